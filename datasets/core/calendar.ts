@@ -1,0 +1,20 @@
+/** Calendar days as v1 writes them (YYYY-MM-DD), with arithmetic done in UTC so no time zone leaks in. */
+
+const DAY_MS = 86_400_000;
+
+export const dayToUtcMs = (day: string): number => Date.parse(`${day}T00:00:00Z`);
+
+export const utcDayOf = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
+
+export const addDays = (day: string, days: number): string => utcDayOf(dayToUtcMs(day) + days * DAY_MS);
+
+/** Whole days from `from` to `to`: 0 for the same day. */
+export const daysBetween = (from: string, to: string): number => Math.round((dayToUtcMs(to) - dayToUtcMs(from)) / DAY_MS);
+
+/** 0 = Monday … 6 = Sunday. */
+export const weekdayOf = (day: string): number => (new Date(dayToUtcMs(day)).getUTCDay() + 6) % 7;
+
+/** Every day from `from` to `to`, both included. */
+export function* eachDay(from: string, to: string): Generator<string> {
+  for (let ms = dayToUtcMs(from), end = dayToUtcMs(to); ms <= end; ms += DAY_MS) yield utcDayOf(ms);
+}

@@ -1,0 +1,90 @@
+import type { z } from 'zod';
+import type { Columns, RowOf } from './column.ts';
+import { completeEndpoint, type Endpoint, type EndpointSpec } from './endpoint.ts';
+import { mergePatch, resolveLinks, type RenderContext } from './render.ts';
+import type { ResourceSpec } from './resource.ts';
+import type { SampleGenerator } from './sample.ts';
+import { extraColumn, type Table, type TableSpec } from './table.ts';
+import type { Text } from './text.ts';
+
+// Each table has its own columns; `any` lets one record hold them all.
+type TableSpecs = Readonly<Record<string, TableSpec<any>>>;
+
+export interface DatasetSpec<T extends TableSpecs> {
+  /** The path segment under /api/public, e.g. `bike-counter`. */
+  readonly name: string;
+  readonly title: Text;
+  readonly description: Text;
+  readonly tables: T;
+  readonly resources: Readonly<Record<string, ResourceSpec<any, any>>>;
+  readonly endpoints: readonly EndpointSpec[];
+  readonly sample: SampleGenerator<T>;
+}
+
+export interface Resource {
+  readonly name: string;
+  readonly table: string;
+  readonly schema: z.ZodType;
+  /** Renders one row, restoring what the upstream sent beyond the spec (`extra`). */
+  readonly render: (row: Record<string, unknown>, context: RenderContext) => unknown;
+}
+
+export interface Dataset {
+  readonly name: string;
+  readonly title: Text;
+  readonly description: Text;
+  /** `/api/public/<name>` */
+  readonly prefix: string;
+  /** `<name>` with `_` for `-`: the prefix of the data set's SQL views, e.g. `bike_counter_readings`. */
+  readonly sqlName: string;
+  readonly tables: Readonly<Record<string, Table>>;
+  readonly resources: Readonly<Record<string, Resource>>;
+  readonly endpoints: readonly Endpoint[];
+  readonly sample: SampleGenerator<TableSpecs>;
+}
+
+/** Completes a data set's declaration: table names, the `extra` column, full endpoint paths. */
+export function defineDataset<T extends TableSpecs>(spec: DatasetSpec<T>): Dataset {
+  if (!/^[a-z][a-z0-9-]*$/.test(spec.name)) throw new Error(`data set name "${spec.name}" must be lower-case kebab-case`);
+  const prefix = `/api/public/${spec.name}`;
+  const tables = Object.fromEntries(
+    Object.entries(spec.tables).map(([name, table]) => [
+      name,
+      { ...table, name, columns: { ...table.columns, extra: extraColumn } } as Table,
+    ]),
+  );
+  const tableNameOf = (table: TableSpec<Columns>) => {
+    const entry = Object.entries(spec.tables).find(([, candidate]) => candidate === table);
+    if (!entry) throw new Error(`${spec.name}: a resource is stored in a table the data set does not declare`);
+    return entry[0];
+  };
+  const resources = Object.fromEntries(
+    Object.entries(spec.resources).map(([name, resource]) => [
+      name,
+      {
+        name,
+        table: tableNameOf(resource.table),
+        schema: resource.schema,
+        render: (row: Record<string, unknown>, context: RenderContext) => {
+          const rendered = resource.render(row as RowOf<Columns>, context);
+          return row.extra == null ? rendered : mergePatch(rendered, resolveLinks(row.extra, context));
+        },
+      } satisfies Resource,
+    ]),
+  );
+  const endpoints = spec.endpoints.map((endpoint) => completeEndpoint(prefix, endpoint));
+  const paths = endpoints.map((e) => e.fullPath);
+  const repeated = paths.find((path, i) => paths.indexOf(path) !== i);
+  if (repeated) throw new Error(`${spec.name}: endpoint ${repeated} is declared twice`);
+  return {
+    name: spec.name,
+    title: spec.title,
+    description: spec.description,
+    prefix,
+    sqlName: spec.name.replaceAll('-', '_'),
+    tables,
+    resources,
+    endpoints,
+    sample: spec.sample as unknown as SampleGenerator<TableSpecs>,
+  };
+}

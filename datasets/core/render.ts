@@ -1,0 +1,68 @@
+import { formatInstant } from './zoned-time.ts';
+
+/** The spec's own placeholder for the service address; stored JSON keeps links relative to it. */
+export const BASE_URL_TOKEN = '{base_url}';
+
+export type Query = Readonly<Record<string, string | number | undefined>>;
+
+/**
+ * What a rendering function needs beyond the row: where links point and which time zone instants
+ * are shown in. The server links to itself; the static builder links into its file tree.
+ */
+export interface RenderContext {
+  readonly timeZone: string;
+  /** The address a client follows for a v1 path and query, e.g. `/api/public/rcn/transactions/X`. */
+  link(path: string, query?: Query): string;
+  /** An instant (epoch ms) in ISO 8601 with the offset of `timeZone`. */
+  time(ms: number): string;
+}
+
+export function queryString(query: Query = {}): string {
+  const pairs = Object.entries(query).filter((pair): pair is [string, string | number] => pair[1] !== undefined);
+  return pairs.length ? `?${new URLSearchParams(pairs.map(([k, v]): [string, string] => [k, String(v)]))}` : '';
+}
+
+/** Links are absolute: `baseUrl` + path + query. */
+export function renderContext(options: { baseUrl: string; timeZone?: string }): RenderContext {
+  const base = options.baseUrl.replace(/\/+$/, '');
+  const timeZone = options.timeZone ?? 'UTC';
+  return {
+    timeZone,
+    link: (path, query) => `${base}${path}${queryString(query)}`,
+    time: (ms) => formatInstant(ms, timeZone),
+  };
+}
+
+/**
+ * Stored JSON (shapes the spec does not show) keeps links as `{base_url}/api/...`; rendering turns
+ * them into links of the context. Anything else is returned as it is.
+ */
+export function resolveLinks(value: unknown, context: RenderContext): unknown {
+  if (typeof value === 'string') {
+    if (!value.startsWith(BASE_URL_TOKEN)) return value;
+    const rest = value.slice(BASE_URL_TOKEN.length);
+    const hash = rest.indexOf('#');
+    const target = hash < 0 ? rest : rest.slice(0, hash);
+    const question = target.indexOf('?');
+    const path = question < 0 ? target : target.slice(0, question);
+    const query = question < 0 ? undefined : Object.fromEntries(new URLSearchParams(target.slice(question + 1)));
+    return context.link(path, query) + (hash < 0 ? '' : rest.slice(hash));
+  }
+  if (Array.isArray(value)) return value.map((item) => resolveLinks(item, context));
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolveLinks(v, context)]));
+  }
+  return value;
+}
+
+/** RFC 7386 JSON merge patch: how a row's `extra` restores what the upstream sent beyond the spec. */
+export function mergePatch(target: unknown, patch: unknown): unknown {
+  if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) return patch;
+  const result: Record<string, unknown> =
+    target !== null && typeof target === 'object' && !Array.isArray(target) ? { ...(target as object) } : {};
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete result[key];
+    else result[key] = mergePatch(result[key], value);
+  }
+  return result;
+}

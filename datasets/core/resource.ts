@@ -1,0 +1,20 @@
+import type { z } from 'zod';
+import type { Columns, RowOf } from './column.ts';
+import type { RenderContext } from './render.ts';
+import type { TableSpec } from './table.ts';
+
+/**
+ * A v1 resource stored one per row of a table: its schema (the spec's fields) and the one function
+ * that renders a row as that resource, shared by the server and the static builder.
+ */
+export interface ResourceSpec<C extends Columns = Columns, S extends z.ZodType = z.ZodType> {
+  readonly table: TableSpec<C>;
+  readonly schema: S;
+  readonly render: (row: RowOf<C>, context: RenderContext) => z.output<S>;
+}
+
+export const defineResource = <C extends Columns, S extends z.ZodType>(
+  table: TableSpec<C>,
+  schema: S,
+  render: (row: RowOf<C>, context: RenderContext) => z.output<S>,
+): ResourceSpec<C, S> => ({ table, schema, render });

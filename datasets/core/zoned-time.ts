@@ -1,0 +1,91 @@
+/**
+ * Instants shown in an IANA time zone, as v1 requires (`timezone` parameter, ISO 8601 with offset).
+ * Offsets are looked up through Intl once per UTC day and zone, because rendering millions of
+ * readings must not call Intl for each.
+ */
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function formatterFor(timeZone: string): Intl.DateTimeFormat {
+  let formatter = formatters.get(timeZone);
+  if (!formatter) {
+    formatter = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    });
+    formatters.set(timeZone, formatter);
+  }
+  return formatter;
+}
+
+/** The zone's canonical name, or undefined when it is not an IANA zone this runtime knows. */
+export function canonicalTimeZone(name: string): string | undefined {
+  if (!/^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/.test(name)) return undefined;
+  try {
+    return new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
+  } catch {
+    return undefined;
+  }
+}
+
+function exactOffsetMinutes(ms: number, timeZone: string): number {
+  const fields: Record<string, number> = {};
+  for (const part of formatterFor(timeZone).formatToParts(ms)) fields[part.type] = Number(part.value);
+  const wall = Date.UTC(fields.year!, fields.month! - 1, fields.day!, fields.hour!, fields.minute!, fields.second!);
+  return Math.round((wall - Math.floor(ms / 1000) * 1000) / 60_000);
+}
+
+/** Per zone and UTC day: the day's offset when it holds all day, or null on a transition day. */
+const dayOffsets = new Map<string, Map<number, number | null>>();
+
+/** Minutes east of UTC in `timeZone` at the instant `ms` (Europe/Warsaw: 60 in winter, 120 in summer). */
+export function offsetMinutes(ms: number, timeZone: string): number {
+  if (timeZone === 'UTC') return 0;
+  let days = dayOffsets.get(timeZone);
+  if (!days) dayOffsets.set(timeZone, (days = new Map()));
+  const dayIndex = Math.floor(ms / 86_400_000);
+  let offset = days.get(dayIndex);
+  if (offset === undefined) {
+    const start = exactOffsetMinutes(dayIndex * 86_400_000, timeZone);
+    const end = exactOffsetMinutes((dayIndex + 1) * 86_400_000 - 1000, timeZone);
+    offset = start === end ? start : null;
+    days.set(dayIndex, offset);
+  }
+  return offset ?? exactOffsetMinutes(ms, timeZone);
+}
+
+const pad = (n: number) => String(n).padStart(2, '0');
+
+export function formatOffset(minutes: number): string {
+  const abs = Math.abs(minutes);
+  return `${minutes < 0 ? '-' : '+'}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`;
+}
+
+/** `2025-03-30T03:00:00+02:00`: whole seconds unless the instant has milliseconds. */
+export function formatInstant(ms: number, timeZone: string): string {
+  const offset = offsetMinutes(ms, timeZone);
+  const local = new Date(ms + offset * 60_000).toISOString();
+  const millis = local.slice(19, 23);
+  return local.slice(0, 19) + (millis === '.000' ? '' : millis) + formatOffset(offset);
+}
+
+/** The local calendar day of an instant in `timeZone`. */
+export const zonedDayOf = (ms: number, timeZone: string): string =>
+  new Date(ms + offsetMinutes(ms, timeZone) * 60_000).toISOString().slice(0, 10);
+
+/** The local hour (0–23) of an instant in `timeZone`. */
+export const zonedHourOf = (ms: number, timeZone: string): number =>
+  new Date(ms + offsetMinutes(ms, timeZone) * 60_000).getUTCHours();
+
+/** The first instant of a local calendar day: how v1 reads `from`/`to` days in a `timezone`. */
+export function zonedDayStart(day: string, timeZone: string): number {
+  const wall = Date.parse(`${day}T00:00:00Z`);
+  const guess = wall - offsetMinutes(wall, timeZone) * 60_000;
+  return wall - offsetMinutes(guess, timeZone) * 60_000;
+}
