@@ -1,0 +1,98 @@
+import { z } from 'zod';
+import type { EndpointSpec } from '../core/endpoint.ts';
+import { doc } from '../core/field.ts';
+import * as param from '../core/param.ts';
+import { text } from '../core/text.ts';
+import { dictionaries } from './dictionaries.ts';
+import { dictionaryPayload, pagination, property, propertySummary, transaction } from './resources.ts';
+
+const limit = param.integer(
+  { min: 1, max: 100, default: 100 },
+  'Maximum number of records to return, 1 to 100; default 100.',
+  'Maksymalna liczba zwracanych rekordów, od 1 do 100; domyślnie 100.',
+);
+const offset = param.integer(
+  { min: 0, max: 1_000_000_000, default: 0 },
+  'Number of records to skip; default 0.',
+  'Liczba pomijanych rekordów; domyślnie 0.',
+);
+const code = (en: string, pl: string) => param.integer({ min: 0, max: 32_767 }, en, pl);
+const grossPriceFrom = param.decimal('Minimum gross price (decimal), inclusive.', 'Minimalna cena brutto (liczba dziesiętna), włącznie.');
+const grossPriceTo = param.decimal('Maximum gross price (decimal), inclusive.', 'Maksymalna cena brutto (liczba dziesiętna), włącznie.');
+
+const page = <T extends z.ZodType>(item: T) =>
+  z.object({
+    items: doc(z.array(item), 'The records of this page, in a stable order.', 'Rekordy tej strony, w stałej kolejności.'),
+    pagination: doc(pagination, 'Where this page sits in the whole list.', 'Położenie tej strony w całej liście.'),
+  });
+
+export const endpoints: readonly EndpointSpec[] = [
+  {
+    path: '/transactions',
+    summary: text('Bounded, filtered list of transactions', 'Ograniczona, filtrowana lista transakcji'),
+    params: {
+      limit,
+      offset,
+      transactionIdentifier: param.text('Transaction identifier assigned in the register, exactly.', 'Oznaczenie transakcji nadane w rejestrze, dokładnie.'),
+      documentDateFrom: param.day('Earliest document date, YYYY-MM-DD, inclusive.', 'Najwcześniejsza data dokumentu, RRRR-MM-DD, włącznie.'),
+      documentDateTo: param.day('Latest document date, YYYY-MM-DD, inclusive.', 'Najpóźniejsza data dokumentu, RRRR-MM-DD, włącznie.'),
+      grossPriceFrom,
+      grossPriceTo,
+      transactionType: code('Transaction type code (dictionary transaction-types).', 'Kod rodzaju transakcji (słownik transaction-types).'),
+      marketType: code('Market type code (dictionary market-types).', 'Kod rodzaju rynku (słownik market-types).'),
+      sellerPartyType: code('Seller party type code (dictionary party-types).', 'Kod rodzaju strony sprzedającej (słownik party-types).'),
+      buyerPartyType: code('Buyer party type code (dictionary party-types).', 'Kod rodzaju strony kupującej (słownik party-types).'),
+    },
+    response: page(transaction),
+  },
+  {
+    path: '/transactions/{transactionGmlId}',
+    summary: text('One transaction with its property references', 'Jedna transakcja z odwołaniami do nieruchomości'),
+    params: { transactionGmlId: param.text('Transaction GML identifier.', 'Identyfikator GML transakcji.', { required: true }) },
+    response: transaction,
+  },
+  {
+    path: '/properties',
+    summary: text('Bounded, filtered list of properties', 'Ograniczona, filtrowana lista nieruchomości'),
+    params: {
+      limit,
+      offset,
+      grossPriceFrom,
+      grossPriceTo,
+      landAreaFrom: param.decimal('Minimum land area in m², inclusive.', 'Minimalna powierzchnia gruntu w m², włącznie.'),
+      landAreaTo: param.decimal('Maximum land area in m², inclusive.', 'Maksymalna powierzchnia gruntu w m², włącznie.'),
+      propertyType: code('Property type code (dictionary property-types).', 'Kod rodzaju nieruchomości (słownik property-types).'),
+      propertyRightType: code('Property right type code (dictionary property-right-types).', 'Kod rodzaju prawa (słownik property-right-types).'),
+      transactionGmlId: param.text('Only the properties of this transaction (transaction GML identifier).', 'Tylko nieruchomości tej transakcji (identyfikator GML transakcji).'),
+      parcelIdentifier: param.text('Full cadastral parcel identifier, exactly, e.g. 146510_8.0001.123/4.', 'Pełny identyfikator działki ewidencyjnej, dokładnie, np. 146510_8.0001.123/4.'),
+      address: param.text(
+        'Part of a locality, street or building number of any of the property’s addresses; case-insensitive.',
+        'Fragment miejscowości, ulicy lub numeru porządkowego dowolnego adresu nieruchomości; bez rozróżniania wielkości liter.',
+        { maxLength: 200 },
+      ),
+      bbox: param.bbox(
+        'EPSG:4326 bounding box minLongitude,minLatitude,maxLongitude,maxLatitude; properties whose parcels, buildings or units intersect it.',
+        'Prostokąt w EPSG:4326 minDługość,minSzerokość,maxDługość,maxSzerokość; nieruchomości, których działki, budynki lub lokale go przecinają.',
+      ),
+    },
+    response: page(propertySummary),
+  },
+  {
+    path: '/properties/{propertyGmlId}',
+    summary: text('One property with related transactions, parcels, buildings and units', 'Jedna nieruchomość z powiązanymi transakcjami, działkami, budynkami i lokalami'),
+    params: { propertyGmlId: param.text('Property GML identifier.', 'Identyfikator GML nieruchomości.', { required: true }) },
+    response: property,
+  },
+  {
+    path: '/dictionaries',
+    summary: text('The list of dictionaries used by the data', 'Lista słowników używanych w danych'),
+    response: dictionaryPayload,
+  },
+  ...dictionaries.map(
+    (dictionary): EndpointSpec => ({
+      path: `/dictionaries/${dictionary.name}`,
+      summary: text(`Codes, canonical values and labels: ${dictionary.label.en}`, `Kody, wartości kanoniczne i etykiety: ${dictionary.label.pl}`),
+      response: dictionaryPayload,
+    }),
+  ),
+];

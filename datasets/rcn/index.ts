@@ -1,0 +1,26 @@
+import { defineDataset } from '../core/dataset.ts';
+import { defineResource } from '../core/resource.ts';
+import { text } from '../core/text.ts';
+import { endpoints } from './endpoints.ts';
+import { renderDictionary, renderProperty, renderPropertySummary, renderTransaction } from './render.ts';
+import { dictionaryPayload, property, propertySummary, transaction } from './resources.ts';
+import { generate } from './sample.ts';
+import * as tables from './tables.ts';
+
+export const rcn = defineDataset({
+  name: 'rcn',
+  title: text('Real-estate price register', 'Rejestr cen nieruchomości'),
+  description: text(
+    'Property transactions with their properties (parcels, buildings, units, addresses and geometry) and the code dictionaries the data uses.',
+    'Transakcje nieruchomościami wraz z nieruchomościami (działki, budynki, lokale, adresy i geometria) oraz słowniki kodów używane w danych.',
+  ),
+  tables,
+  resources: {
+    transaction: defineResource(tables.transactions, transaction, renderTransaction),
+    propertySummary: defineResource(tables.properties, propertySummary, renderPropertySummary),
+    property: defineResource(tables.properties, property, renderProperty),
+    dictionary: defineResource(tables.dictionaries, dictionaryPayload, renderDictionary),
+  },
+  endpoints,
+  sample: generate,
+});
