@@ -1,0 +1,26 @@
+import { defineDataset } from '../core/dataset.ts';
+import { defineResource } from '../core/resource.ts';
+import { text } from '../core/text.ts';
+import { endpoints } from './endpoints.ts';
+import { renderHistoryReading, renderLiveReading, renderSensor, renderStation } from './render.ts';
+import { historyReading, liveReading, sensor, station } from './resources.ts';
+import { generate } from './sample.ts';
+import * as tables from './tables.ts';
+
+export const airQuality = defineDataset({
+  name: 'air-quality',
+  title: text('Air quality', 'Jakość powietrza'),
+  description: text(
+    'Active stations, sensor definitions (units, labels, display ranges), hourly history per station and sensor, and captures of the latest readings.',
+    'Aktywne stacje, definicje czujników (jednostki, etykiety, zakresy wyświetlania), historia godzinowa według stacji i czujnika oraz zapisy najnowszych odczytów.',
+  ),
+  tables,
+  resources: {
+    station: defineResource(tables.stations, station, renderStation),
+    sensor: defineResource(tables.sensors, sensor, renderSensor),
+    reading: defineResource(tables.readings, historyReading, renderHistoryReading),
+    liveReading: defineResource(tables.live_readings, liveReading, renderLiveReading),
+  },
+  endpoints,
+  sample: generate,
+});

@@ -1,0 +1,37 @@
+import { z } from 'zod';
+import type { EndpointSpec } from '../core/endpoint.ts';
+import * as param from '../core/param.ts';
+import { text } from '../core/text.ts';
+import { counter, counterReadings } from './resources.ts';
+
+const counterId = param.text('Counter identifier (the id of a Counter).', 'Identyfikator licznika (id obiektu Counter).', { required: true });
+
+export const endpoints: readonly EndpointSpec[] = [
+  {
+    path: '/counters',
+    summary: text('Counters with location, provider and operating range', 'Liczniki z położeniem, operatorem i okresem działania'),
+    response: z.array(counter),
+  },
+  {
+    path: '/counters/{counterId}',
+    summary: text('One counter', 'Jeden licznik'),
+    params: { counterId },
+    response: counter,
+    extension: text(
+      'Not in the v1 spec: odsnap adds it so that uri and counterUri resolve to the counter.',
+      'Nie ma go w specyfikacji v1: odsnap dodaje go, aby uri i counterUri prowadziły do licznika.',
+    ),
+  },
+  {
+    path: '/counters/{counterId}/readings',
+    summary: text('Hourly readings of one counter in a date range', 'Godzinowe odczyty jednego licznika z zakresu dat'),
+    params: {
+      counterId,
+      from: param.day('First day of the range, YYYY-MM-DD. Required.', 'Pierwszy dzień zakresu, RRRR-MM-DD. Wymagany.', { required: true }),
+      to: param.day('Last day of the range, YYYY-MM-DD. Required.', 'Ostatni dzień zakresu, RRRR-MM-DD. Wymagany.', { required: true }),
+      timezone: param.timezone('IANA time zone used to read the range and to show timestamps; default UTC.', 'Strefa czasowa IANA do odczytu zakresu i prezentacji czasu; domyślnie UTC.'),
+    },
+    rules: [param.dayOrder('from', 'to')],
+    response: counterReadings,
+  },
+];

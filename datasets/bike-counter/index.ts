@@ -1,0 +1,24 @@
+import { defineDataset } from '../core/dataset.ts';
+import { defineResource } from '../core/resource.ts';
+import { text } from '../core/text.ts';
+import { endpoints } from './endpoints.ts';
+import { renderCounter, renderReading } from './render.ts';
+import { counter, counterReading } from './resources.ts';
+import { generate } from './sample.ts';
+import * as tables from './tables.ts';
+
+export const bikeCounter = defineDataset({
+  name: 'bike-counter',
+  title: text('Bicycle traffic counters', 'Liczniki ruchu rowerowego'),
+  description: text(
+    'Counters with location and operating range, and hourly historical readings per counter.',
+    'Liczniki z położeniem i okresem działania oraz godzinowe odczyty historyczne każdego licznika.',
+  ),
+  tables,
+  resources: {
+    counter: defineResource(tables.counters, counter, renderCounter),
+    reading: defineResource(tables.readings, counterReading, renderReading),
+  },
+  endpoints,
+  sample: generate,
+});

@@ -1,0 +1,76 @@
+import { z } from 'zod';
+import type { EndpointSpec } from '../core/endpoint.ts';
+import { doc } from '../core/field.ts';
+import * as param from '../core/param.ts';
+import { text } from '../core/text.ts';
+import { bike, liveBike, liveZone, ride, season, zone } from './resources.ts';
+
+const resolvable = text(
+  'Not in the v1 spec: odsnap adds it so that every uri in the responses resolves to its resource.',
+  'Nie ma go w specyfikacji v1: odsnap dodaje go, aby każdy uri w odpowiedziach prowadził do zasobu.',
+);
+
+export const endpoints: readonly EndpointSpec[] = [
+  {
+    path: '/bikes',
+    summary: text('The bicycle inventory', 'Spis rowerów'),
+    response: z.array(bike),
+  },
+  {
+    path: '/bikes/{number}',
+    summary: text('One bicycle of the inventory', 'Jeden rower ze spisu'),
+    params: { number: param.text('Public bicycle number.', 'Publiczny numer roweru.', { required: true }) },
+    response: bike,
+    extension: resolvable,
+  },
+  {
+    path: '/zones',
+    summary: text('Stored zones', 'Przechowywane strefy'),
+    response: z.array(zone),
+  },
+  {
+    path: '/zones/{zoneId}',
+    summary: text('One stored zone', 'Jedna przechowywana strefa'),
+    params: { zoneId: param.text('Zone identifier.', 'Identyfikator strefy.', { required: true }) },
+    response: zone,
+    extension: resolvable,
+  },
+  {
+    path: '/seasons',
+    summary: text('Yearly season statistics', 'Roczne statystyki sezonów'),
+    response: z.array(season),
+  },
+  {
+    path: '/seasons/{year}',
+    summary: text('Statistics of one season', 'Statystyki jednego sezonu'),
+    params: { year: param.integer({ min: 1900, max: 9999 }, 'Year of the season.', 'Rok sezonu.', { required: true }) },
+    response: season,
+    extension: resolvable,
+  },
+  {
+    path: '/rides',
+    summary: text('Anonymised completed rides in a date range', 'Zanonimizowane zakończone przejazdy z zakresu dat'),
+    params: {
+      from: param.day('First day of the range, YYYY-MM-DD. Required.', 'Pierwszy dzień zakresu, RRRR-MM-DD. Wymagany.', { required: true }),
+      to: param.day('Last day of the range, YYYY-MM-DD. Required; the range covers at most 366 days.', 'Ostatni dzień zakresu, RRRR-MM-DD. Wymagany; zakres obejmuje najwyżej 366 dni.', { required: true }),
+      timezone: param.timezone('IANA time zone used to read the range and to show timestamps; default UTC.', 'Strefa czasowa IANA do odczytu zakresu i prezentacji czasu; domyślnie UTC.'),
+      page: param.integer({ min: 1, max: 1_000_000, default: 1 }, 'Page number, from 1; default 1.', 'Numer strony, od 1; domyślnie 1.'),
+      pageSize: param.integer({ min: 1, max: 500, default: 100 }, 'Rides per page, 1 to 500; default 100.', 'Przejazdy na stronę, od 1 do 500; domyślnie 100.'),
+    },
+    rules: [param.dayOrder('from', 'to'), param.maxDaySpan('from', 'to', 366)],
+    response: z.object({
+      data: doc(z.array(ride), 'Rides of this page, ordered by start.', 'Przejazdy tej strony, według początku.'),
+      page: doc(z.number().int(), 'Applied page number.', 'Zastosowany numer strony.'),
+      pageSize: doc(z.number().int(), 'Applied page size.', 'Zastosowany rozmiar strony.'),
+      hasNextPage: doc(z.boolean(), 'Whether a further page holds rides.', 'Czy kolejna strona zawiera przejazdy.'),
+    }),
+  },
+  {
+    path: '/live',
+    summary: text('Current availability and locations of public bicycles, and public zones', 'Bieżąca dostępność i położenie publicznych rowerów oraz publiczne strefy'),
+    response: z.object({
+      bikes: doc(z.array(liveBike), 'Public bicycles on the live map.', 'Publiczne rowery na mapie na żywo.'),
+      zones: doc(z.array(liveZone), 'Public zones on the live map.', 'Publiczne strefy na mapie na żywo.'),
+    }),
+  },
+];

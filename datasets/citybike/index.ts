@@ -1,0 +1,28 @@
+import { defineDataset } from '../core/dataset.ts';
+import { defineResource } from '../core/resource.ts';
+import { text } from '../core/text.ts';
+import { endpoints } from './endpoints.ts';
+import { renderBike, renderLiveBike, renderLiveZone, renderRide, renderSeason, renderZone } from './render.ts';
+import { bike, liveBike, liveZone, ride, season, zone } from './resources.ts';
+import { generate } from './sample.ts';
+import * as tables from './tables.ts';
+
+export const citybike = defineDataset({
+  name: 'citybike',
+  title: text('City bike share', 'Rower miejski'),
+  description: text(
+    'The stored inventory of bicycles and zones, yearly season statistics, anonymised completed rides, and captures of the live map of public bicycles and zones.',
+    'Przechowywany spis rowerów i stref, roczne statystyki sezonów, zanonimizowane zakończone przejazdy oraz zapisy mapy na żywo publicznych rowerów i stref.',
+  ),
+  tables,
+  resources: {
+    bike: defineResource(tables.bikes, bike, renderBike),
+    zone: defineResource(tables.zones, zone, renderZone),
+    season: defineResource(tables.seasons, season, renderSeason),
+    ride: defineResource(tables.rides, ride, renderRide),
+    liveBike: defineResource(tables.live_bikes, liveBike, renderLiveBike),
+    liveZone: defineResource(tables.live_zones, liveZone, renderLiveZone),
+  },
+  endpoints,
+  sample: generate,
+});

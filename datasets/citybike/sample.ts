@@ -1,0 +1,233 @@
+import type { RowOf } from '../core/column.ts';
+import { addDays, daysBetween, eachDay, weekdayOf } from '../core/calendar.ts';
+import type { Random } from '../core/random.ts';
+import { city, distanceKm, offsetPosition, pickDistrict, positionNear, streetsOf, type Position } from '../core/sample-city.ts';
+import { cyclingFactor, cyclingHours, cyclingMonths, weatherOn } from '../core/sample-weather.ts';
+import { defaultUntil, type SampleContext, type SampleGenerator, type Scale } from '../core/sample.ts';
+import { zonedDayStart } from '../core/zoned-time.ts';
+import type * as tables from './tables.ts';
+
+/**
+ * The sample bike share: a fleet that grows by a few per cent a year, zones that open, close or
+ * come for one summer, and rides from March to November that follow commute hours, weather and
+ * the distance between zones. Season statistics are summed from the rides themselves.
+ */
+
+const sizes: Record<Scale, { bikes: number; zones: number; ridesPerDay: number }> = {
+  tiny: { bikes: 40, zones: 12, ridesPerDay: 10 },
+  small: { bikes: 400, zones: 60, ridesPerDay: 74 },
+  city: { bikes: 3200, zones: 330, ridesPerDay: 3050 },
+};
+
+/** Fleet mix (share, %) and typical door-to-door speed (km/h) per bicycle type. */
+const bikeTypes = [['standard', 91, 10.5], ['electric', 6, 15], ['tandem', 1.5, 8.5], ['child', 1.5, 7.5]] as const;
+
+const landmarks = [
+  'Metro Centrum', 'Dworzec Centralny', 'Plac Zbawiciela', 'Rondo ONZ', 'Plac Bankowy', 'Metro Politechnika',
+  'Plac Trzech Krzyży', 'Uniwersytet Warszawski', 'Metro Świętokrzyska', 'Plac Konstytucji', 'Most Poniatowskiego',
+  'Stadion Narodowy', 'Dworzec Wschodni', 'Metro Dworzec Gdański', 'Plac Wilsona', 'Park Skaryszewski',
+  'Pole Mokotowskie', 'Metro Wilanowska', 'Bulwary Wiślane', 'Centrum Nauki Kopernik',
+];
+
+const SEASON_START = '03-01';
+const SEASON_END = '11-30';
+
+interface PoolZone extends Position {
+  readonly id: string;
+  readonly name: string;
+  readonly activeFrom: string;
+  /** Last day in service, if the zone closes at all (it may be after the sample's today). */
+  readonly closesAfter: string | null;
+  readonly temporary: boolean;
+  readonly popularity: number;
+}
+
+function zonePool(context: SampleContext): PoolZone[] {
+  const names = new Set<string>();
+  const startYear = Number(context.start.slice(0, 4));
+  const size = Math.round(sizes[context.scale].zones * 1.25);
+  return Array.from({ length: size }, (_, i) => {
+    const random = context.random('citybike', 'zone', i);
+    const landmark = landmarks[i];
+    const district = pickDistrict(random, (d) => d.population * d.priceLevel > 60);
+    const place = landmark ? positionNear(random, city.centre, 3) : positionNear(random, district, district.radiusKm * 0.8);
+    const [a, b] = [random.pick(streetsOf(district)), random.pick(streetsOf(district))].map((s) => s.replace(/^(ul|al|pl)\. /, ''));
+    let name = landmark ?? `${a} / ${b}`;
+    while (names.has(name)) name += ' II';
+    names.add(name);
+    // Every city has at least one temporary and one retired zone, even the tiny one.
+    const kind = i === size - 1 ? 'temporary' : i === size - 2 ? 'retired'
+      : random.weighted([['founding', 75], ['added', 12], ['temporary', 6], ['retired', 7]] as const);
+    const founded = addDays(context.start, -random.int(30, 800));
+    const someDay = addDays(context.start, random.int(0, daysBetween(context.start, i === size - 2 ? defaultUntil : '2026-12-31')));
+    const summerYear = i === size - 1 ? Number(defaultUntil.slice(0, 4)) : random.int(startYear, 2026);
+    const summer = `${summerYear}-05-${String(random.int(1, 28)).padStart(2, '0')}`;
+    const [activeFrom, closesAfter] =
+      kind === 'founding' ? [founded, null]
+      : kind === 'added' ? [someDay, null]
+      : kind === 'temporary' ? [summer, addDays(summer, random.int(30, 100))]
+      : [founded, someDay];
+    return {
+      id: random.uuid(), name, activeFrom, closesAfter, temporary: kind === 'temporary',
+      popularity: random.logNormal(landmark ? 2.5 : 1, 0.5), ...place,
+    };
+  });
+}
+
+const inService = (zone: PoolZone, day: string) => zone.activeFrom <= day && (zone.closesAfter === null || day <= zone.closesAfter);
+
+/** Bicycles in service in a year: the fleet grows 4 % a year towards the scale's size. */
+const fleetIn = (context: SampleContext, year: number) =>
+  Math.max(Math.round(sizes[context.scale].bikes * 0.6), Math.round(sizes[context.scale].bikes * (1 + 0.04 * (year - 2025))));
+
+function bikeAt(context: SampleContext, index: number) {
+  const random = context.random('citybike', 'bike', index);
+  const [type, , speed] = random.weighted(bikeTypes.map((t) => [t, t[1]] as const));
+  return { number: String(61_000 + index * 3 + random.int(0, 2)), type, speed };
+}
+
+/** Cumulative weights for drawing zones, remade only when the zones in service change. */
+class ZoneDraw {
+  private readonly cumulative: Float64Array;
+  private readonly neighbours = new Map<number, Float64Array>();
+  constructor(readonly zones: readonly PoolZone[]) {
+    this.cumulative = cumulate(zones.map((z) => z.popularity));
+  }
+  start(random: Random): number {
+    return search(this.cumulative, random.next());
+  }
+  /** A destination: popular zones near the start are likelier. */
+  finish(from: number, random: Random): number {
+    let weights = this.neighbours.get(from);
+    if (!weights) {
+      const a = this.zones[from]!;
+      weights = cumulate(this.zones.map((b, i) => (i === from ? 0 : b.popularity * Math.exp(-distanceKm(a, b) / 2.2))));
+      this.neighbours.set(from, weights);
+    }
+    return search(weights, random.next());
+  }
+}
+
+function cumulate(weights: readonly number[]): Float64Array {
+  const out = new Float64Array(weights.length);
+  let sum = 0;
+  weights.forEach((w, i) => (out[i] = sum += w));
+  return out.map((v) => v / sum);
+}
+
+function search(cumulative: Float64Array, u: number): number {
+  let lo = 0, hi = cumulative.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (cumulative[mid]! <= u) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+const hourDraws = { weekday: cumulate(cyclingHours.weekday), weekend: cumulate(cyclingHours.weekend) };
+const round = (value: number, decimals: number) => Math.round(value * 10 ** decimals) / 10 ** decimals;
+
+type RideRow = RowOf<typeof tables.rides.columns>;
+
+function rideOn(day: string, dayStart: number, draw: ZoneDraw, random: Random, context: SampleContext, year: number): RideRow {
+  const weekend = weekdayOf(day) >= 5;
+  const hour = search(weekend ? hourDraws.weekend : hourDraws.weekday, random.next());
+  const startedAt = dayStart + (hour * 3600 + random.int(0, 3599)) * 1000;
+  const from = draw.start(random);
+  const bike = bikeAt(context, random.int(0, fleetIn(context, year) - 1));
+  const u = random.next();
+  const to = u < 0.06 ? null : u < 0.14 ? from : draw.finish(from, random);
+  const straight = to === null ? 0 : distanceKm(draw.zones[from]!, draw.zones[to]!);
+  const distance = round(Math.min(25, to === null ? random.logNormal(2.5, 0.6) : to === from ? random.logNormal(3, 0.5) : Math.max(0.4, straight * random.between(1.2, 1.5))), 2);
+  const speed = Math.min(bike.speed * 1.5, Math.max(bike.speed * 0.6, random.normal(bike.speed, 1.8)));
+  const seconds = Math.round((distance / speed) * 3600 + random.between(20, 180));
+  return {
+    season_year: year,
+    started_zone_id: draw.zones[from]!.id,
+    finished_zone_id: to === null ? null : draw.zones[to]!.id,
+    started_at: startedAt,
+    finished_at: startedAt + seconds * 1000,
+    distance,
+    average_speed: round(distance / (seconds / 3600), 2),
+    rating: random.chance(0.15) ? random.weighted([[5, 55], [4, 25], [3, 10], [2, 5], [1, 5]] as const) : null,
+  };
+}
+
+export const generate: SampleGenerator<typeof tables> = (context, out) => {
+  const pool = zonePool(context);
+  const closedBy = (zone: PoolZone, day: string) => (zone.closesAfter !== null && (zone.temporary || zone.closesAfter <= day) ? zone.closesAfter : null);
+  for (const zone of pool.filter((z) => z.activeFrom <= context.until)) {
+    out.zones.write({
+      id: zone.id, name: zone.name, active_from: zone.activeFrom, active_to: closedBy(zone, context.until),
+      temporary: zone.temporary, lat: zone.lat, lon: zone.lon,
+    });
+  }
+  const untilYear = Number(context.until.slice(0, 4));
+  for (let i = 0; i < fleetIn(context, untilYear); i++) {
+    const { number, type } = bikeAt(context, i);
+    out.bikes.write({ number, type });
+  }
+
+  let draw: ZoneDraw | undefined;
+  let drawKey = '';
+  for (let year = Number(context.start.slice(0, 4)); year <= untilYear; year++) {
+    const from = [`${year}-${SEASON_START}`, context.start].sort()[1]!;
+    const to = [`${year}-${SEASON_END}`, context.until].sort()[0]!;
+    if (from > to) continue;
+    let rides = 0, distance = 0, seconds = 0;
+    for (const day of eachDay(from, to)) {
+      const zones = pool.filter((z) => inService(z, day));
+      const key = zones.map((z) => z.id).join();
+      if (key !== drawKey) [draw, drawKey] = [new ZoneDraw(zones), key];
+      const weekday = weekdayOf(day);
+      const rate = sizes[context.scale].ridesPerDay * cyclingMonths[Number(day.slice(5, 7)) - 1]! * (weekday < 5 ? 1.05 : 0.85) * cyclingFactor(weatherOn(context, day));
+      const random = context.random('citybike', 'rides', day);
+      const dayStart = zonedDayStart(day, city.timeZone);
+      for (let i = 0, n = random.poisson(rate); i < n; i++) {
+        const ride = rideOn(day, dayStart, draw!, random, context, year);
+        if (ride.finished_at >= context.now) continue; // not completed yet
+        out.rides.write(ride);
+        rides++;
+        distance += ride.distance;
+        seconds += (ride.finished_at - ride.started_at) / 1000;
+      }
+    }
+    const days = daysBetween(from, to) + 1;
+    const bikes = fleetIn(context, year);
+    const zones = pool.filter((z) => z.activeFrom <= to && (z.closesAfter === null || z.closesAfter >= from)).length;
+    const totalDistanceKm = round(distance, 2);
+    const totalDurationMin = round(seconds / 60, 2);
+    out.seasons.write({
+      year, active_from: from, active_to: to, days, rides_count: rides, bikes_count: bikes, zones_count: zones,
+      total_distance_km: totalDistanceKm,
+      total_duration_min: totalDurationMin,
+      rides_per_day: round(rides / days, 3),
+      rides_per_bike_per_day: round(rides / bikes / days, 3),
+      rides_per_station_per_day: round(rides / zones / days, 3),
+      distance_per_bike_per_day_km: round(totalDistanceKm / bikes / days, 3),
+      duration_per_bike_per_day_min: round(totalDurationMin / bikes / days, 3),
+    });
+  }
+  writeLiveMap(context, pool.filter((z) => inService(z, context.until)), out);
+};
+
+/** The live map at the sample's "now": where each bicycle stands and which zones are open. */
+function writeLiveMap(context: SampleContext, zones: readonly PoolZone[], out: Parameters<SampleGenerator<typeof tables>>[1]) {
+  const random = context.random('citybike', 'live', context.until);
+  const draw = new ZoneDraw(zones);
+  for (let i = 0; i < fleetIn(context, Number(context.until.slice(0, 4))); i++) {
+    const { number, type } = bikeAt(context, i);
+    const spot = random.chance(0.9) ? zones[draw.start(random)]! : positionNear(random, pickDistrict(random), 2);
+    const { lat, lon } = positionNear(random, spot, 0.03);
+    out.live_bikes.write({ captured_at: context.now, number, available: random.chance(0.82), type, lat, lon });
+  }
+  for (const zone of zones) {
+    const radius = random.between(25, 45);
+    const area = Array.from({ length: 7 }, (_, k) => {
+      const p = offsetPosition(zone, radius * Math.cos((k * Math.PI) / 3), radius * Math.sin((k * Math.PI) / 3));
+      return [p.lon, p.lat];
+    });
+    out.live_zones.write({ captured_at: context.now, name: zone.name, type: zone.temporary ? 'temporary' : 'zone', lat: zone.lat, lon: zone.lon, area });
+  }
+}
