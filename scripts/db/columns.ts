@@ -1,0 +1,69 @@
+import type { Column, Columns } from '../../datasets/core/column.ts';
+import { quoteIdentifier } from './duckdb.ts';
+
+/**
+ * How each column kind crosses between Parquet and JS rows: the SQL that reads it into its JS
+ * value, and the type and SQL that take it from newline-delimited JSON into its Parquet type.
+ */
+
+export function readExpression(name: string, column: Column): string {
+  const q = quoteIdentifier(name);
+  switch (column.kind) {
+    case 'day':
+      return `strftime(${q}, '%Y-%m-%d') AS ${q}`;
+    case 'instant':
+      return `CAST(epoch_ms(${q}) AS DOUBLE) AS ${q}`;
+    case 'decimal':
+    case 'json':
+      return `CAST(${q} AS VARCHAR) AS ${q}`;
+    default:
+      return q;
+  }
+}
+
+export const readList = (columns: Columns) => Object.entries(columns).map(([name, c]) => readExpression(name, c)).join(', ');
+
+/** Turns a row as DuckDB returns it for `readList` into the table's JS row. */
+export function decodeRow(row: Record<string, unknown>, columns: Columns): Record<string, unknown> {
+  for (const [name, column] of Object.entries(columns)) {
+    const value = row[name];
+    if (column.kind === 'json' && typeof value === 'string') row[name] = JSON.parse(value);
+    else if (typeof value === 'bigint') row[name] = Number(value);
+  }
+  return row;
+}
+
+/** The type a column has in the JSON lines a table writer stages. */
+export function stagingType(column: Column): string {
+  switch (column.kind) {
+    case 'day':
+    case 'decimal':
+      return 'VARCHAR';
+    case 'instant':
+      return 'BIGINT';
+    default:
+      return column.sqlType;
+  }
+}
+
+export function writeExpression(name: string, column: Column): string {
+  const q = quoteIdentifier(name);
+  switch (column.kind) {
+    case 'day':
+    case 'decimal':
+      return `CAST(${q} AS ${column.sqlType}) AS ${q}`;
+    case 'instant':
+      return `make_timestamptz(${q} * 1000) AS ${q}`;
+    default:
+      return q;
+  }
+}
+
+/** A total order: the declared sort first, then every other column, so equal keys still sort the same way every run. */
+export function totalOrder(columns: Columns, sortBy: readonly string[]): string {
+  const rest = Object.keys(columns).filter((name) => !sortBy.includes(name));
+  const scalar = (name: string) => ['varchar', 'integer', 'double', 'boolean', 'day', 'instant', 'decimal'].includes(columns[name]!.kind);
+  return [...sortBy, ...rest]
+    .map((name) => (scalar(name) ? quoteIdentifier(name) : `CAST(${quoteIdentifier(name)} AS VARCHAR)`))
+    .join(', ');
+}

@@ -1,0 +1,35 @@
+import { readlink } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+
+/**
+ * A data directory:
+ *
+ *   current -> snapshots/<id>        the snapshot readers use, swapped atomically
+ *   snapshots/<id>/manifest.json     immutable snapshots
+ *   snapshots/<id>/<data set>/<table>/<key>=<value>/…/part-0.parquet
+ *   .staging/                        snapshots being written; never read
+ */
+export const dataLayout = (dataDir: string) => {
+  const root = resolve(dataDir);
+  return {
+    root,
+    current: join(root, 'current'),
+    snapshots: join(root, 'snapshots'),
+    snapshot: (id: string) => join(root, 'snapshots', id),
+    staging: join(root, '.staging'),
+  };
+};
+
+/** Where the data directory is: `--data`, else ODSNAP_DATA, else ./data. */
+export const defaultDataDir = () => process.env.ODSNAP_DATA || 'data';
+
+/** The id of the current snapshot, or undefined when the directory has none yet. */
+export async function currentSnapshotId(dataDir: string): Promise<string | undefined> {
+  try {
+    const target = await readlink(dataLayout(dataDir).current);
+    return target.split('/').pop();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}

@@ -1,0 +1,53 @@
+import { join } from 'node:path';
+import type { Dataset } from '../../datasets/core/dataset.ts';
+import { decodeRow, readList } from '../db/columns.ts';
+import { quoteIdentifier, quoteString, type Database } from '../db/duckdb.ts';
+import { currentSnapshotId, dataLayout } from './layout.ts';
+import { readManifest, type Manifest } from './manifest.ts';
+
+export interface Snapshot {
+  readonly id: string;
+  readonly dir: string;
+  readonly manifest: Manifest;
+}
+
+/** The current snapshot of a data directory, or the one named by `id`. */
+export async function openSnapshot(dataDir: string, id?: string): Promise<Snapshot> {
+  const chosen = id ?? (await currentSnapshotId(dataDir));
+  if (!chosen) throw new Error(`${dataLayout(dataDir).root} holds no snapshot yet; make one with "odsnap sample" or "odsnap pull"`);
+  const dir = dataLayout(dataDir).snapshot(chosen);
+  return { id: chosen, dir, manifest: await readManifest(dir) };
+}
+
+/** Absolute paths of a table's Parquet files. */
+export function tableFiles(snapshot: Snapshot, dataset: string, table: string): string[] {
+  const entry = snapshot.manifest.datasets[dataset]?.tables[table];
+  if (!entry) throw new Error(`snapshot ${snapshot.id} has no table ${dataset}/${table}`);
+  return entry.files.map((file) => join(snapshot.dir, file.path));
+}
+
+/** SQL for a table's rows: the Parquet files as they are, without hive columns from the paths. */
+export const tableSource = (files: readonly string[]) =>
+  `read_parquet([${files.map(quoteString).join(', ')}], hive_partitioning = false)`;
+
+/** `<data set>_<table>` views over a snapshot, e.g. rcn_transactions, bike_counter_readings. */
+export async function createViews(db: Database, snapshot: Snapshot, datasets: readonly Dataset[]): Promise<string[]> {
+  const names: string[] = [];
+  for (const dataset of datasets) {
+    for (const table of Object.values(dataset.tables)) {
+      const name = `${dataset.sqlName}_${table.name}`;
+      await db.run(`CREATE OR REPLACE VIEW ${quoteIdentifier(name)} AS SELECT * FROM ${tableSource(tableFiles(snapshot, dataset.name, table.name))}`);
+      names.push(name);
+    }
+  }
+  return names;
+}
+
+/** Every row of a table as JS rows (decimals and days as text, instants as epoch ms). For tests and small tables. */
+export async function readTable(db: Database, snapshot: Snapshot, dataset: Dataset, tableName: string, where = 'true'): Promise<Record<string, unknown>[]> {
+  const table = dataset.tables[tableName];
+  if (!table) throw new Error(`${dataset.name} has no table ${tableName}`);
+  const order = table.sortBy.map(quoteIdentifier).join(', ');
+  const rows = await db.rows(`SELECT ${readList(table.columns)} FROM ${tableSource(tableFiles(snapshot, dataset.name, tableName))} WHERE ${where} ORDER BY ${order}`);
+  return rows.map((row) => decodeRow(row, table.columns));
+}

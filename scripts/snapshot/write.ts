@@ -1,0 +1,93 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdir, rename, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Dataset } from '../../datasets/core/dataset.ts';
+import { openDatabase, type Database } from '../db/duckdb.ts';
+import { dataLayout } from './layout.ts';
+import { attributionFor, LAYOUT_VERSION, licence, MANIFEST_FILE, type Manifest, type SnapshotSource } from './manifest.ts';
+import { TableWriter } from './table-writer.ts';
+
+/** Table writers of a snapshot being written, by data set name and table name. */
+export type SnapshotTables = Readonly<Record<string, Readonly<Record<string, TableWriter>>>>;
+
+export interface WriteSnapshotOptions {
+  readonly dataDir: string;
+  readonly datasets: readonly Dataset[];
+  readonly source: SnapshotSource;
+  /** Epoch ms; the sample passes its own clock so that its snapshots are reproducible. */
+  readonly createdAt: number;
+  readonly log?: (line: string) => void;
+}
+
+export interface WrittenSnapshot {
+  readonly id: string;
+  readonly dir: string;
+  readonly manifest: Manifest;
+}
+
+/**
+ * Writes a snapshot under a temporary name, then publishes it: renames it into `snapshots/` and
+ * swaps the `current` link in one rename. A failure before that leaves `current` as it was.
+ */
+export async function writeSnapshot(options: WriteSnapshotOptions, fill: (tables: SnapshotTables) => Promise<void>): Promise<WrittenSnapshot> {
+  const layout = dataLayout(options.dataDir);
+  const staging = join(layout.staging, `${process.pid}-${randomBytes(4).toString('hex')}`);
+  const stagedSnapshot = join(staging, 'snapshot');
+  await mkdir(stagedSnapshot, { recursive: true });
+  let db: Database | undefined;
+  try {
+    const tables: Record<string, Record<string, TableWriter>> = {};
+    for (const dataset of options.datasets) {
+      tables[dataset.name] = {};
+      for (const table of Object.values(dataset.tables)) {
+        const rowsDir = join(staging, 'rows', dataset.name, table.name);
+        await mkdir(rowsDir, { recursive: true });
+        tables[dataset.name]![table.name] = new TableWriter(table, `${dataset.name}/${table.name}`, rowsDir);
+      }
+    }
+    await fill(tables);
+
+    db = await openDatabase({ memoryLimit: '1GB' });
+    const datasets: Manifest['datasets'] = {};
+    for (const [datasetName, writers] of Object.entries(tables)) {
+      datasets[datasetName] = { tables: {} };
+      for (const [tableName, writer] of Object.entries(writers)) {
+        options.log?.(`writing ${datasetName}/${tableName}: ${writer.rows.toLocaleString('en')} rows`);
+        datasets[datasetName]!.tables[tableName] = await writer.finish(db, stagedSnapshot);
+      }
+    }
+
+    const createdAt = new Date(options.createdAt).toISOString();
+    const fingerprint = createHash('sha256').update(JSON.stringify({ source: options.source, createdAt, datasets })).digest('hex');
+    const id = `${createdAt.replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${fingerprint.slice(0, 8)}`;
+    const manifest: Manifest = {
+      layoutVersion: LAYOUT_VERSION,
+      id,
+      createdAt,
+      source: options.source,
+      licence: licence(attributionFor(options.source)),
+      datasets,
+    };
+    await writeFile(join(stagedSnapshot, MANIFEST_FILE), JSON.stringify(manifest, null, 2) + '\n');
+
+    const dir = layout.snapshot(id);
+    await mkdir(layout.snapshots, { recursive: true });
+    // The id fingerprints the content: a snapshot already there under this id is this snapshot.
+    if (!(await exists(dir))) await rename(stagedSnapshot, dir);
+    await makeCurrent(options.dataDir, id);
+    return { id, dir, manifest };
+  } finally {
+    db?.close();
+    await rm(staging, { recursive: true, force: true });
+  }
+}
+
+/** Points `current` at a snapshot with one atomic rename of a fresh link. */
+export async function makeCurrent(dataDir: string, id: string): Promise<void> {
+  const layout = dataLayout(dataDir);
+  const link = join(layout.root, `.current-${process.pid}-${randomBytes(4).toString('hex')}`);
+  await symlink(join('snapshots', id), link);
+  await rename(link, layout.current);
+}
+
+const exists = (path: string) => stat(path).then(() => true, () => false);
