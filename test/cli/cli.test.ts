@@ -1,0 +1,61 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { commands, main } from '../../scripts/cli.ts';
+import { capture } from '../fixtures/output.ts';
+
+const run = async (...argv: string[]) => {
+  const output = capture();
+  const code = await main(argv, output);
+  return { code, out: output.out(), err: output.err() };
+};
+
+describe('odsnap', () => {
+  it('lists every command in --help', async () => {
+    const { code, out } = await run('--help');
+    expect(code).toBe(0);
+    for (const command of commands) expect(out).toContain(command.name);
+  });
+
+  it.each(commands.map((c) => [c.name, c] as const))('%s --help shows every option and exits 0', async (name, command) => {
+    const { code, out } = await run(name, '--help');
+    expect(code).toBe(0);
+    expect(out).toContain(`Usage: odsnap ${name}`);
+    for (const option of Object.keys(command.options)) expect(out).toContain(`--${option}`);
+  });
+
+  /** Bad command lines: each answered with one line on stderr and exit code 2. */
+  const badArguments: [string[], string][] = [
+    [['frobnicate'], 'unknown command "frobnicate"'],
+    [['sample', '--scale', 'huge'], '--scale must be one of tiny, small, city'],
+    [['sample', '--seed', 'x'], '--seed must be a whole number'],
+    [['sample', '--until', '2024-13-45'], '--until must be a date, YYYY-MM-DD'],
+    [['sample', '--colour'], "Unknown option '--colour'"],
+    [['sample', 'extra'], "Unexpected argument 'extra'"],
+    [['verify', '--data'], "Option '--data <value>' argument missing"],
+  ];
+
+  it.each(badArguments)('answers %j with one line and exit code 2', async (argv, message) => {
+    const { code, err, out } = await run(...argv);
+    expect(code).toBe(2);
+    expect(out).toBe('');
+    expect(err).toContain(message);
+    expect(err.trimEnd().split('\n')).toHaveLength(1);
+  });
+
+  it('says where a data directory holds no snapshot, with exit code 1', async () => {
+    const empty = await mkdtemp(join(tmpdir(), 'odsnap-empty-'));
+    const { code, err } = await run('verify', '--data', empty);
+    await rm(empty, { recursive: true });
+    expect(code).toBe(1);
+    expect(err).toContain('holds no snapshot yet; make one with "odsnap sample" or "odsnap pull"');
+  });
+
+  it('runs as a real process through bin/odsnap.js', async () => {
+    const { stdout } = await promisify(execFile)(process.execPath, ['bin/odsnap.js', 'sample', '--help']);
+    expect(stdout).toContain('Usage: odsnap sample');
+  });
+});

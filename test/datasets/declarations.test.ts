@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { datasets } from '../../datasets/index.ts';
+import { datasetContract } from '../fixtures/dataset-contract.ts';
+
+/** Spec section 4: every endpoint of v1. */
+const specPaths = [
+  '/api/public/rcn/transactions',
+  '/api/public/rcn/transactions/{transactionGmlId}',
+  '/api/public/rcn/properties',
+  '/api/public/rcn/properties/{propertyGmlId}',
+  '/api/public/rcn/dictionaries',
+  ...['transaction-types', 'market-types', 'party-types', 'property-types', 'property-right-types', 'land-uses',
+    'local-plan-designations', 'building-types', 'unit-functions'].map((name) => `/api/public/rcn/dictionaries/${name}`),
+  '/api/public/citybike/bikes',
+  '/api/public/citybike/zones',
+  '/api/public/citybike/seasons',
+  '/api/public/citybike/rides',
+  '/api/public/citybike/live',
+  '/api/public/bike-counter/counters',
+  '/api/public/bike-counter/counters/{counterId}/readings',
+  '/api/public/air-quality/stations',
+  '/api/public/air-quality/sensors',
+  '/api/public/air-quality/history/{stationId}/{sensorCode}',
+  '/api/public/air-quality/live',
+  '/api/public/air-quality/live/{deviceId}',
+];
+
+/** Spec section 4: the query parameters of each endpoint that has any. */
+const specParams: Record<string, string[]> = {
+  '/api/public/rcn/transactions': ['limit', 'offset', 'transactionIdentifier', 'documentDateFrom', 'documentDateTo', 'grossPriceFrom', 'grossPriceTo', 'transactionType', 'marketType', 'sellerPartyType', 'buyerPartyType'],
+  '/api/public/rcn/properties': ['limit', 'offset', 'grossPriceFrom', 'grossPriceTo', 'landAreaFrom', 'landAreaTo', 'propertyType', 'propertyRightType', 'transactionGmlId', 'parcelIdentifier', 'address', 'bbox'],
+  '/api/public/citybike/rides': ['from', 'to', 'timezone', 'page', 'pageSize'],
+  '/api/public/bike-counter/counters/{counterId}/readings': ['from', 'to', 'timezone'],
+  '/api/public/air-quality/history/{stationId}/{sensorCode}': ['from', 'to', 'timezone'],
+};
+
+describe('the data-set registry', () => {
+  it('declares every endpoint of spec section 4, and marks each endpoint beyond it as an extension', () => {
+    const declared = datasets.flatMap((d) => d.endpoints);
+    expect(declared.map((e) => e.fullPath)).toEqual(expect.arrayContaining(specPaths));
+    for (const endpoint of declared) {
+      if (specPaths.includes(endpoint.fullPath)) expect(endpoint.extension, endpoint.fullPath).toBeUndefined();
+      else expect(endpoint.extension?.en, `${endpoint.fullPath} is not in the spec`).toBeTruthy();
+    }
+  });
+
+  it('declares the spec parameters of every endpoint, and version on all of them', () => {
+    const declared = datasets.flatMap((d) => d.endpoints);
+    for (const [path, names] of Object.entries(specParams)) {
+      const endpoint = declared.find((e) => e.fullPath === path)!;
+      expect(Object.keys(endpoint.params), path).toEqual(expect.arrayContaining(names));
+    }
+    for (const endpoint of declared) expect(Object.keys(endpoint.params)).toContain('version');
+  });
+});
+
+describe.each(datasets.map((d) => [d.name, d] as const))('data set %s', (_, dataset) => datasetContract(dataset));
