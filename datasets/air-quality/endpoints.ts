@@ -15,6 +15,8 @@ const stationId = param.text(
   { required: true },
 );
 
+const range = param.dayRange();
+
 export const endpoints: readonly EndpointSpec[] = [
   {
     path: '/stations',
@@ -46,11 +48,9 @@ export const endpoints: readonly EndpointSpec[] = [
     params: {
       stationId,
       sensorCode: param.text('Sensor code from the sensors endpoint.', 'Kod czujnika z punktu sensors.', { required: true }),
-      from: param.day('Start date, YYYY-MM-DD. Required.', 'Data początkowa, RRRR-MM-DD. Wymagana.', { required: true }),
-      to: param.day('End date, YYYY-MM-DD, inclusive. Required.', 'Data końcowa, RRRR-MM-DD, włącznie. Wymagana.', { required: true }),
-      timezone: param.timezone('IANA time zone used to read the dates and to show timestamps; default UTC.', 'Strefa czasowa IANA do odczytu dat i prezentacji czasu; domyślnie UTC.'),
+      ...range.params,
     },
-    rules: [param.dayOrder('from', 'to')],
+    rules: range.rules,
     response: z.object({ readings: doc(z.array(historyReading), 'Hourly readings in the range, oldest first; hours without data are absent.', 'Godzinowe odczyty z zakresu, od najstarszego; godzin bez danych brak.') }),
   },
   {

@@ -6,6 +6,8 @@ import { counter, counterReadings } from './resources.ts';
 
 const counterId = param.text('Counter identifier (the id of a Counter).', 'Identyfikator licznika (id obiektu Counter).', { required: true });
 
+const range = param.dayRange();
+
 export const endpoints: readonly EndpointSpec[] = [
   {
     path: '/counters',
@@ -27,11 +29,9 @@ export const endpoints: readonly EndpointSpec[] = [
     summary: text('Hourly readings of one counter in a date range', 'Godzinowe odczyty jednego licznika z zakresu dat'),
     params: {
       counterId,
-      from: param.day('First day of the range, YYYY-MM-DD. Required.', 'Pierwszy dzień zakresu, RRRR-MM-DD. Wymagany.', { required: true }),
-      to: param.day('Last day of the range, YYYY-MM-DD. Required.', 'Ostatni dzień zakresu, RRRR-MM-DD. Wymagany.', { required: true }),
-      timezone: param.timezone('IANA time zone used to read the range and to show timestamps; default UTC.', 'Strefa czasowa IANA do odczytu zakresu i prezentacji czasu; domyślnie UTC.'),
+      ...range.params,
     },
-    rules: [param.dayOrder('from', 'to')],
+    rules: range.rules,
     response: counterReadings,
   },
 ];

@@ -10,6 +10,9 @@ const resolvable = text(
   'Nie ma go w specyfikacji v1: odsnap dodaje go, aby każdy uri w odpowiedziach prowadził do zasobu.',
 );
 
+/** Section 8: a rides range covers at most 366 days. */
+const ridesRange = param.dayRange({ maxDays: 366 });
+
 export const endpoints: readonly EndpointSpec[] = [
   {
     path: '/bikes',
@@ -51,13 +54,11 @@ export const endpoints: readonly EndpointSpec[] = [
     path: '/rides',
     summary: text('Anonymised completed rides in a date range', 'Zanonimizowane zakończone przejazdy z zakresu dat'),
     params: {
-      from: param.day('First day of the range, YYYY-MM-DD. Required.', 'Pierwszy dzień zakresu, RRRR-MM-DD. Wymagany.', { required: true }),
-      to: param.day('Last day of the range, YYYY-MM-DD. Required; the range covers at most 366 days.', 'Ostatni dzień zakresu, RRRR-MM-DD. Wymagany; zakres obejmuje najwyżej 366 dni.', { required: true }),
-      timezone: param.timezone('IANA time zone used to read the range and to show timestamps; default UTC.', 'Strefa czasowa IANA do odczytu zakresu i prezentacji czasu; domyślnie UTC.'),
+      ...ridesRange.params,
       page: param.integer({ min: 1, max: 1_000_000, default: 1 }, 'Page number, from 1; default 1.', 'Numer strony, od 1; domyślnie 1.'),
       pageSize: param.integer({ min: 1, max: 500, default: 100 }, 'Rides per page, 1 to 500; default 100.', 'Przejazdy na stronę, od 1 do 500; domyślnie 100.'),
     },
-    rules: [param.dayOrder('from', 'to'), param.maxDaySpan('from', 'to', 366)],
+    rules: ridesRange.rules,
     response: z.object({
       data: doc(z.array(ride), 'Rides of this page, ordered by start.', 'Przejazdy tej strony, według początku.'),
       page: doc(z.number().int(), 'Applied page number.', 'Zastosowany numer strony.'),

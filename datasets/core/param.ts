@@ -137,3 +137,25 @@ export const maxDaySpan = (from: string, to: string, maxDays: number): ParamRule
       ? `must be at most ${maxDays - 1} days after ${from} (${from}..${to} covers at most ${maxDays} days)`
       : undefined,
 });
+
+/** The `from`, `to` and `timezone` parameters of a date-range endpoint, with their rules. */
+export function dayRange(options: { maxDays?: number } = {}): { params: z.ZodRawShape; rules: ParamRule[] } {
+  const limit = options.maxDays
+    ? { en: `; the range covers at most ${options.maxDays} days`, pl: `; zakres obejmuje najwyżej ${options.maxDays} dni` }
+    : { en: '', pl: '' };
+  return {
+    params: {
+      from: day('First day of the range, YYYY-MM-DD. Required.', 'Pierwszy dzień zakresu, RRRR-MM-DD. Wymagany.', { required: true }),
+      to: day(
+        `Last day of the range, YYYY-MM-DD, included. Required${limit.en}.`,
+        `Ostatni dzień zakresu, RRRR-MM-DD, włącznie. Wymagany${limit.pl}.`,
+        { required: true },
+      ),
+      timezone: timezone(
+        'IANA time zone used to read the range and to show timestamps; default UTC.',
+        'Strefa czasowa IANA do odczytu zakresu i prezentacji czasu; domyślnie UTC.',
+      ),
+    },
+    rules: [dayOrder('from', 'to'), ...(options.maxDays ? [maxDaySpan('from', 'to', options.maxDays)] : [])],
+  };
+}
