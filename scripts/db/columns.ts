@@ -58,12 +58,3 @@ export function writeExpression(name: string, column: Column): string {
       return q;
   }
 }
-
-/** A total order: the declared sort first, then every other column, so equal keys still sort the same way every run. */
-export function totalOrder(columns: Columns, sortBy: readonly string[]): string {
-  const rest = Object.keys(columns).filter((name) => !sortBy.includes(name));
-  const scalar = (name: string) => ['varchar', 'integer', 'double', 'boolean', 'day', 'instant', 'decimal'].includes(columns[name]!.kind);
-  return [...sortBy, ...rest]
-    .map((name) => (scalar(name) ? quoteIdentifier(name) : `CAST(${quoteIdentifier(name)} AS VARCHAR)`))
-    .join(', ');
-}

@@ -13,12 +13,15 @@ export interface DatabaseOptions {
   readonly threads?: number;
   /** DuckDB memory limit, e.g. '1GB'. */
   readonly memoryLimit?: string;
+  /** Where DuckDB spills what does not fit; by default it would use ./.tmp of the working directory. */
+  readonly spillDir?: string;
 }
 
 export async function openDatabase(options: DatabaseOptions = {}): Promise<Database> {
   const config: Record<string, string> = {};
   if (options.threads) config.threads = String(options.threads);
   if (options.memoryLimit) config.memory_limit = options.memoryLimit;
+  if (options.spillDir) config.temp_directory = options.spillDir;
   const instance = await DuckDBInstance.create(':memory:', config);
   const connection = await instance.connect();
   // Instants are stored as TIMESTAMPTZ; show them in UTC whatever the machine's zone.

@@ -2,52 +2,78 @@ import { createHash } from 'node:crypto';
 import { appendFileSync, createReadStream } from 'node:fs';
 import { mkdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { compareKeys, keyOf, rowOrder, type SortKey } from '../../datasets/core/row-order.ts';
 import type { Table } from '../../datasets/core/table.ts';
-import { stagingType, totalOrder, writeExpression } from '../db/columns.ts';
+import { stagingType, writeExpression } from '../db/columns.ts';
 import { quoteIdentifier, quoteString, type Database } from '../db/duckdb.ts';
 import type { FileManifest, TableManifest } from './manifest.ts';
+import { sortStagedRows } from './staged-rows.ts';
 
 /**
  * Writes one table of a snapshot. Rows are routed to their partition and staged as JSON lines;
- * `finish` turns each partition into one Parquet file with a single ordered COPY, which DuckDB
- * writes byte-for-byte the same on every run (its multi-threaded PARTITION_BY does not).
+ * `finish` puts each partition in order and turns it into one Parquet file with a single COPY,
+ * which DuckDB writes byte-for-byte the same on every run (its multi-threaded PARTITION_BY does
+ * not), streaming, in the order of the lines.
  */
 
 const FLUSH_BYTES = 256 * 1024;
+/** Bytes of staged rows per Parquet row group: what DuckDB holds per writing thread. */
+const ROW_GROUP_BYTES = 32 * 1024 * 1024;
+const MAX_ROW_GROUP_ROWS = 122_880;
 const NULL_PARTITION = '__HIVE_DEFAULT_PARTITION__';
 
 interface Partition {
   readonly values: Record<string, string>;
+  /** e.g. `counter_id=abc/year=2024`, empty for an unpartitioned table. */
+  readonly path: string;
   readonly staged: string;
   buffer: string[];
   bufferedBytes: number;
+  stagedBytes: number;
   rows: number;
   min: number | string | null;
   max: number | string | null;
+  /** Rows mostly arrive in order (time series); only a partition that did not is re-sorted. */
+  lastKey: SortKey | null;
+  inOrder: boolean;
 }
 
 export class TableWriter {
   private readonly partitions = new Map<string, Partition>();
   rows = 0;
+  private readonly order: readonly string[];
+  /** The UTC day of the last instant turned into a partition, and its ISO date: most rows share it. */
+  private isoDay = { day: NaN, iso: '' };
 
   /** `tableDir` is relative to the snapshot, e.g. `bike-counter/readings`. */
   constructor(
     readonly table: Table,
     readonly tableDir: string,
     private readonly stagingDir: string,
-  ) {}
+  ) {
+    this.order = rowOrder(table);
+  }
 
   write(row: Record<string, unknown>): void {
     const values = this.partitionOf(row);
-    const key = Object.entries(values).map(([name, value]) => `${name}=${encodeURIComponent(value)}`).join('/');
-    let partition = this.partitions.get(key);
+    const lookup = values.join('\u0000');
+    let partition = this.partitions.get(lookup);
     if (!partition) {
-      partition = { values, staged: join(this.stagingDir, `${this.partitions.size}.jsonl`), buffer: [], bufferedBytes: 0, rows: 0, min: null, max: null };
-      this.partitions.set(key, partition);
+      partition = {
+        values: Object.fromEntries((this.table.partitionBy ?? []).map((p, i) => [p.name, values[i]!])),
+        path: (this.table.partitionBy ?? []).map((p, i) => `${p.name}=${encodeURIComponent(values[i]!)}`).join('/'),
+        staged: join(this.stagingDir, `${this.partitions.size}.jsonl`), buffer: [], bufferedBytes: 0, stagedBytes: 0,
+        rows: 0, min: null, max: null, lastKey: null, inOrder: true,
+      };
+      this.partitions.set(lookup, partition);
     }
+    const sortKey = keyOf(row, this.order);
+    if (partition.inOrder && partition.lastKey && compareKeys(partition.lastKey, sortKey) > 0) partition.inOrder = false;
+    partition.lastKey = sortKey;
     const line = JSON.stringify(row);
     partition.buffer.push(line);
     partition.bufferedBytes += line.length;
+    partition.stagedBytes += line.length + 1;
     partition.rows++;
     this.rows++;
     const time = this.table.timeColumn ? (row[this.table.timeColumn] as number | string | null) : null;
@@ -58,18 +84,20 @@ export class TableWriter {
     if (partition.bufferedBytes >= FLUSH_BYTES) this.flush(partition);
   }
 
-  private partitionOf(row: Record<string, unknown>): Record<string, string> {
-    const values: Record<string, string> = {};
-    for (const p of this.table.partitionBy ?? []) {
+  private partitionOf(row: Record<string, unknown>): string[] {
+    return (this.table.partitionBy ?? []).map((p) => {
       const value = row[p.column];
-      if (value === null || value === undefined) values[p.name] = NULL_PARTITION;
-      else if (!p.part) values[p.name] = String(value);
-      else {
-        const iso = typeof value === 'number' ? new Date(value).toISOString() : String(value);
-        values[p.name] = p.part === 'year' ? iso.slice(0, 4) : iso.slice(5, 7);
-      }
-    }
-    return values;
+      if (value === null || value === undefined) return NULL_PARTITION;
+      if (!p.part) return String(value);
+      const iso = typeof value === 'number' ? this.isoDate(value) : String(value);
+      return p.part === 'year' ? iso.slice(0, 4) : iso.slice(5, 7);
+    });
+  }
+
+  private isoDate(ms: number): string {
+    const day = Math.floor(ms / 86_400_000);
+    if (day !== this.isoDay.day) this.isoDay = { day, iso: new Date(day * 86_400_000).toISOString() };
+    return this.isoDay.iso;
   }
 
   private flush(partition: Partition): void {
@@ -87,20 +115,21 @@ export class TableWriter {
     const columns = Object.entries(this.table.columns);
     const staging = `{${columns.map(([name, c]) => `${quoteString(name)}: ${quoteString(stagingType(c))}`).join(', ')}}`;
     const select = columns.map(([name, c]) => writeExpression(name, c)).join(', ');
-    const order = totalOrder(this.table.columns, this.table.sortBy);
     const files: FileManifest[] = [];
-    const keys = [...this.partitions.keys()].sort();
+    const partitions: (Partition | undefined)[] = [...this.partitions.values()].sort((a, b) => (a.path < b.path ? -1 : 1));
     // A table without rows still gets one (empty) file, so every reader learns its schema.
-    if (keys.length === 0) keys.push('');
-    for (const key of keys) {
-      const partition = this.partitions.get(key);
-      const path = [this.tableDir, key, 'part-0.parquet'].filter(Boolean).join('/');
+    if (partitions.length === 0) partitions.push(undefined);
+    for (const partition of partitions) {
+      const path = [this.tableDir, partition?.path, 'part-0.parquet'].filter(Boolean).join('/');
       const target = join(snapshotDir, path);
       await mkdir(join(target, '..'), { recursive: true });
+      if (partition && !partition.inOrder) await sortStagedRows(partition.staged, this.order);
       const from = partition
         ? `read_json(${quoteString(partition.staged)}, format = 'newline_delimited', columns = ${staging})`
         : `(SELECT ${columns.map(([name, c]) => `CAST(NULL AS ${stagingType(c)}) AS ${quoteIdentifier(name)}`).join(', ')} LIMIT 0)`;
-      await db.run(`COPY (SELECT ${select} FROM ${from} ORDER BY ${order}) TO ${quoteString(target)} (FORMAT parquet, COMPRESSION zstd)`);
+      // Wide rows (JSON details) get smaller row groups, so memory stays bounded whatever the table.
+      const rowGroup = partition ? Math.min(MAX_ROW_GROUP_ROWS, Math.max(2048, Math.floor((ROW_GROUP_BYTES * partition.rows) / partition.stagedBytes))) : MAX_ROW_GROUP_ROWS;
+      await db.run(`COPY (SELECT ${select} FROM ${from}) TO ${quoteString(target)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${rowGroup})`);
       if (partition) await rm(partition.staged);
       files.push({
         path,

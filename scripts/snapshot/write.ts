@@ -47,7 +47,7 @@ export async function writeSnapshot(options: WriteSnapshotOptions, fill: (tables
     }
     await fill(tables);
 
-    db = await openDatabase({ memoryLimit: '1GB' });
+    db = await openDatabase({ memoryLimit: '400MB', spillDir: join(staging, 'spill') });
     const datasets: Manifest['datasets'] = {};
     for (const [datasetName, writers] of Object.entries(tables)) {
       datasets[datasetName] = { tables: {} };

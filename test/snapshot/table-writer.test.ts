@@ -1,0 +1,94 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { column, nullable } from '../../datasets/core/column.ts';
+import { defineTable, extraColumn, type Table } from '../../datasets/core/table.ts';
+import { text } from '../../datasets/core/text.ts';
+import { decodeRow, readList } from '../../scripts/db/columns.ts';
+import { openDatabase, quoteString, type Database } from '../../scripts/db/duckdb.ts';
+import { TableWriter } from '../../scripts/snapshot/table-writer.ts';
+
+const doc = text('x', 'x');
+const spec = defineTable({
+  doc,
+  columns: {
+    station: column.varchar(doc),
+    at: column.instant(doc),
+    value: nullable(column.double(doc)),
+    note: nullable(column.json(doc)),
+  },
+  key: ['station', 'at'],
+  partitionBy: [{ name: 'station', column: 'station' }, { name: 'year', column: 'at', part: 'year' }],
+  sortBy: ['at'],
+  timeColumn: 'at',
+});
+const table: Table = { ...spec, name: 'readings', columns: { ...spec.columns, extra: extraColumn } };
+
+let dir: string;
+let db: Database;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'odsnap-writer-'));
+  db = await openDatabase();
+});
+afterEach(async () => {
+  db.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const at = (iso: string) => Date.parse(iso);
+const read = async (path: string) =>
+  (await db.rows(`SELECT ${readList(table.columns)} FROM read_parquet(${quoteString(join(dir, 'out', path))})`)).map((r) => decodeRow(r, table.columns));
+
+describe('TableWriter', () => {
+  it('writes one file per partition, each in the declared order however the rows arrived', async () => {
+    const writer = new TableWriter(table, 'air/readings', dir);
+    const rows = [
+      { station: 'b', at: at('2025-01-01T02:00:00Z'), value: 3, note: null },
+      { station: 'a', at: at('2025-01-01T01:00:00Z'), value: 2, note: { why: 'late' } },
+      { station: 'a', at: at('2024-12-31T23:00:00Z'), value: 1, note: null },
+      { station: 'a', at: at('2025-01-01T00:00:00Z'), value: null, note: null },
+    ];
+    for (const row of rows) writer.write(row);
+    const manifest = await writer.finish(db, join(dir, 'out'));
+    expect(manifest.rows).toBe(4);
+    expect(manifest.files.map((f) => [f.path, f.rows, f.min, f.max])).toEqual([
+      ['air/readings/station=a/year=2024/part-0.parquet', 1, '2024-12-31T23:00:00.000Z', '2024-12-31T23:00:00.000Z'],
+      ['air/readings/station=a/year=2025/part-0.parquet', 2, '2025-01-01T00:00:00.000Z', '2025-01-01T01:00:00.000Z'],
+      ['air/readings/station=b/year=2025/part-0.parquet', 1, '2025-01-01T02:00:00.000Z', '2025-01-01T02:00:00.000Z'],
+    ]);
+    expect(await read('air/readings/station=a/year=2025/part-0.parquet')).toEqual([
+      { station: 'a', at: at('2025-01-01T00:00:00Z'), value: null, note: null, extra: null },
+      { station: 'a', at: at('2025-01-01T01:00:00Z'), value: 2, note: { why: 'late' }, extra: null },
+    ]);
+  });
+
+  it('gives a table without rows one empty file, so readers still learn its schema', async () => {
+    const manifest = await new TableWriter(table, 'air/readings', dir).finish(db, join(dir, 'out'));
+    expect(manifest.files).toMatchObject([{ path: 'air/readings/part-0.parquet', rows: 0 }]);
+    const columns = await db.rows<{ column_name: string; column_type: string }>(
+      `DESCRIBE SELECT * FROM read_parquet(${quoteString(join(dir, 'out', 'air/readings/part-0.parquet'))})`,
+    );
+    expect(columns.map((c) => `${c.column_name} ${c.column_type}`)).toEqual([
+      'station VARCHAR', 'at TIMESTAMP WITH TIME ZONE', 'value DOUBLE', 'note JSON', 'extra JSON',
+    ]);
+  });
+
+  it('keeps partition values that are not safe in a path inside one directory level', async () => {
+    const writer = new TableWriter(table, 'air/readings', dir);
+    writer.write({ station: '../x/y z', at: at('2025-06-01T00:00:00Z'), value: 1, note: null });
+    const manifest = await writer.finish(db, join(dir, 'out'));
+    expect(manifest.files[0]!.path).toBe('air/readings/station=..%2Fx%2Fy%20z/year=2025/part-0.parquet');
+    expect(manifest.files[0]!.partition).toEqual({ station: '../x/y z', year: '2025' });
+  });
+
+  it('writes the same bytes for the same rows in another arrival order', async () => {
+    const rows = Array.from({ length: 5000 }, (_, i) => ({ station: 's', at: at('2025-03-01T00:00:00Z') + ((i * 7919) % 5000) * 3_600_000, value: i, note: null }));
+    const first = new TableWriter(table, 't', await mkdtemp(join(dir, 'a-')));
+    for (const row of rows) first.write(row);
+    const second = new TableWriter(table, 't', await mkdtemp(join(dir, 'b-')));
+    for (const row of [...rows].reverse()) second.write(row);
+    const [a, b] = [await first.finish(db, join(dir, 'one')), await second.finish(db, join(dir, 'two'))];
+    expect(a.files.map((f) => f.sha256)).toEqual(b.files.map((f) => f.sha256));
+  });
+});
