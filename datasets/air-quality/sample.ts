@@ -5,7 +5,10 @@ import { weatherOn, type Weather } from '../core/sample-weather.ts';
 import type { SampleContext, SampleGenerator, Scale } from '../core/sample.ts';
 import { zonedDayStart, zonedHourOf } from '../core/zoned-time.ts';
 import { sensorDefinitions } from './sensors.ts';
+import type { RowOf } from '../core/column.ts';
+import { inRowOrder } from '../core/row-order.ts';
 import type * as tables from './tables.ts';
+import { readings as readingsTable } from './tables.ts';
 
 /**
  * The sample's air: GIOŚ reference stations measuring pollutants and low-cost sensors measuring
@@ -136,16 +139,24 @@ export const generate: SampleGenerator<typeof tables> = (context, out) => {
       station_id: site.row.id,
       error: site.liveFails ? { code: 'PROVIDER_TIMEOUT', message: 'The provider did not answer within 10 s.' } : null,
     });
+    // A station's readings are held for one UTC year, its partition, and written in the table's order.
+    let year: RowOf<typeof tables.readings.columns>[] = [];
+    const writeYear = () => {
+      for (const row of inRowOrder(readingsTable, year)) out.readings.write(row);
+      year = [];
+    };
     for (const day of site.row.history_enabled ? eachDay(context.start, context.until) : []) {
       if (context.random('air-quality', 'outage', site.row.id, day).chance(0.004)) continue;
       const gaps = context.random('air-quality', 'gaps', site.row.id, day);
       for (const [hour, values] of hoursOf(context, site, day)) {
+        if (year.length && new Date(hour).getUTCFullYear() !== new Date(year[0]!.read_at).getUTCFullYear()) writeYear();
         for (const code of site.sensors) {
           if (gaps.chance(0.01) || hour >= context.now) continue;
-          out.readings.write({ station_id: site.row.id, sensor_code: code, read_at: hour, value: rounded(code, values[code]!) });
+          year.push({ station_id: site.row.id, sensor_code: code, read_at: hour, value: rounded(code, values[code]!) });
         }
       }
     }
+    writeYear();
     if (site.liveFails) continue;
     for (const [hour, values] of hoursOf(context, site, context.until)) {
       if (hour !== lastHour) continue;

@@ -5,7 +5,9 @@ import { city, distanceKm, offsetPosition, pickDistrict, positionNear, streetsOf
 import { cyclingFactor, cyclingHours, cyclingMonths, weatherOn } from '../core/sample-weather.ts';
 import { defaultUntil, type SampleContext, type SampleGenerator, type Scale } from '../core/sample.ts';
 import { zonedDayStart } from '../core/zoned-time.ts';
+import { inRowOrder } from '../core/row-order.ts';
 import type * as tables from './tables.ts';
+import { rides as ridesTable } from './tables.ts';
 
 /**
  * The sample bike share: a fleet that grows by a few per cent a year, zones that open, close or
@@ -130,12 +132,14 @@ const round = (value: number, decimals: number) => Math.round(value * 10 ** deci
 
 type RideRow = RowOf<typeof tables.rides.columns>;
 
-function rideOn(day: string, dayStart: number, draw: ZoneDraw, random: Random, context: SampleContext, year: number): RideRow {
+type Bike = ReturnType<typeof bikeAt>;
+
+function rideOn(day: string, dayStart: number, draw: ZoneDraw, random: Random, fleet: readonly Bike[], year: number): RideRow {
   const weekend = weekdayOf(day) >= 5;
   const hour = search(weekend ? hourDraws.weekend : hourDraws.weekday, random.next());
   const startedAt = dayStart + (hour * 3600 + random.int(0, 3599)) * 1000;
   const from = draw.start(random);
-  const bike = bikeAt(context, random.int(0, fleetIn(context, year) - 1));
+  const bike = fleet[random.int(0, fleet.length - 1)]!;
   const u = random.next();
   const to = u < 0.06 ? null : u < 0.14 ? from : draw.finish(from, random);
   const straight = to === null ? 0 : distanceKm(draw.zones[from]!, draw.zones[to]!);
@@ -172,6 +176,7 @@ export const generate: SampleGenerator<typeof tables> = (context, out) => {
   let draw: ZoneDraw | undefined;
   let drawKey = '';
   for (let year = Number(context.start.slice(0, 4)); year <= untilYear; year++) {
+    const fleet = Array.from({ length: fleetIn(context, year) }, (_, i) => bikeAt(context, i));
     const from = [`${year}-${SEASON_START}`, context.start].sort()[1]!;
     const to = [`${year}-${SEASON_END}`, context.until].sort()[0]!;
     if (from > to) continue;
@@ -184,9 +189,10 @@ export const generate: SampleGenerator<typeof tables> = (context, out) => {
       const rate = sizes[context.scale].ridesPerDay * cyclingMonths[Number(day.slice(5, 7)) - 1]! * (weekday < 5 ? 1.05 : 0.85) * cyclingFactor(weatherOn(context, day));
       const random = context.random('citybike', 'rides', day);
       const dayStart = zonedDayStart(day, city.timeZone);
-      for (let i = 0, n = random.poisson(rate); i < n; i++) {
-        const ride = rideOn(day, dayStart, draw!, random, context, year);
-        if (ride.finished_at >= context.now) continue; // not completed yet
+      const completed = Array.from({ length: random.poisson(rate) }, () => rideOn(day, dayStart, draw!, random, fleet, year))
+        .filter((ride) => ride.finished_at < context.now);
+      // Written in the table's order, so the snapshot writer need not sort them again.
+      for (const ride of inRowOrder(ridesTable, completed)) {
         out.rides.write(ride);
         rides++;
         distance += ride.distance;
