@@ -30,13 +30,17 @@ export const startCommand = defineCommand({
       });
       id = snapshot.id;
     }
+    const hints = [
+      [`npx odsnap verify --data ${options.data}`, 're-check every file against the manifest'],
+      ['npx odsnap --help', 'every command'],
+    ];
+    const width = Math.max(...hints.map(([command]) => command!.length));
     output.out(
       [
         '',
         `Snapshot ${id} is ready in ${options.data}/current.`,
         'Try:',
-        `  npx odsnap verify --data ${options.data}     re-check every file against the manifest`,
-        `  npx odsnap --help                     all commands`,
+        ...hints.map(([command, what]) => `  ${command!.padEnd(width)}  ${what}`),
         '',
         'Coming next in odsnap: serve (the v1 API and SQL over this snapshot), pull, the static build and the site.',
         '',

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -52,6 +52,11 @@ describe('odsnap', () => {
     await rm(empty, { recursive: true });
     expect(code).toBe(1);
     expect(err).toContain('holds no snapshot yet; make one with "odsnap sample" or "odsnap pull"');
+  });
+
+  it('has every command in the README', async () => {
+    const readme = await readFile('README.md', 'utf8');
+    for (const command of commands) expect(readme).toContain(`odsnap ${command.name}`);
   });
 
   it('runs as a real process through bin/odsnap.js', async () => {
