@@ -1,9 +1,10 @@
 import type { RowOf } from '../core/column.ts';
+import { apiPrefix } from '../core/dataset.ts';
 import type { RenderContext } from '../core/render.ts';
 import type { HistoryReading, LiveReading, Sensor, Station } from './resources.ts';
 import type * as tables from './tables.ts';
 
-export const prefix = '/api/public/air-quality';
+export const prefix = apiPrefix('air-quality');
 
 export const stationPath = (id: string) => `${prefix}/stations/${encodeURIComponent(id)}`;
 export const sensorPath = (code: string) => `${prefix}/sensors/${encodeURIComponent(code)}`;

@@ -1,9 +1,10 @@
 import type { RowOf } from '../core/column.ts';
+import { apiPrefix } from '../core/dataset.ts';
 import type { RenderContext } from '../core/render.ts';
 import type { Counter, CounterReading } from './resources.ts';
 import type * as tables from './tables.ts';
 
-export const prefix = '/api/public/bike-counter';
+export const prefix = apiPrefix('bike-counter');
 
 export const counterPath = (id: string) => `${prefix}/counters/${encodeURIComponent(id)}`;
 export const readingsPath = (id: string) => `${counterPath(id)}/readings`;

@@ -1,9 +1,10 @@
 import type { RowOf } from '../core/column.ts';
+import { apiPrefix } from '../core/dataset.ts';
 import type { RenderContext } from '../core/render.ts';
 import type { Bike, LiveBike, LiveZone, Ride, Season, Zone } from './resources.ts';
 import type * as tables from './tables.ts';
 
-export const prefix = '/api/public/citybike';
+export const prefix = apiPrefix('citybike');
 
 const segment = encodeURIComponent;
 export const bikePath = (number: string) => `${prefix}/bikes/${segment(number)}`;

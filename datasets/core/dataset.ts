@@ -43,10 +43,13 @@ export interface Dataset {
   readonly sample: SampleGenerator<TableSpecs>;
 }
 
+/** Where a data set's endpoints live: `/api/public/<name>`. */
+export const apiPrefix = (name: string) => `/api/public/${name}`;
+
 /** Completes a data set's declaration: table names, the `extra` column, full endpoint paths. */
 export function defineDataset<T extends TableSpecs>(spec: DatasetSpec<T>): Dataset {
   if (!/^[a-z][a-z0-9-]*$/.test(spec.name)) throw new Error(`data set name "${spec.name}" must be lower-case kebab-case`);
-  const prefix = `/api/public/${spec.name}`;
+  const prefix = apiPrefix(spec.name);
   const tables = Object.fromEntries(
     Object.entries(spec.tables).map(([name, table]) => [
       name,

@@ -1,9 +1,10 @@
 import type { RowOf } from '../core/column.ts';
+import { apiPrefix } from '../core/dataset.ts';
 import { resolveLinks, type RenderContext } from '../core/render.ts';
 import type { Property, PropertySummary, Transaction } from './resources.ts';
 import type { dictionaries, properties, transactions } from './tables.ts';
 
-export const prefix = '/api/public/rcn';
+export const prefix = apiPrefix('rcn');
 
 type TransactionRow = RowOf<typeof transactions.columns>;
 type PropertyRow = RowOf<typeof properties.columns>;
