@@ -1,6 +1,6 @@
 import { addDays, dayToUtcMs, eachDay, weekdayOf } from '../core/calendar.ts';
 import type { Random } from '../core/random.ts';
-import { city, pickDistrict, positionNear, streetsOf } from '../core/sample-city.ts';
+import { city, pickDistrict, positionNear, slugOf, streetsOf } from '../core/sample-city.ts';
 import { weatherOn, type Weather } from '../core/sample-weather.ts';
 import type { SampleContext, SampleGenerator, Scale } from '../core/sample.ts';
 import { zonedDayStart, zonedHourOf } from '../core/zoned-time.ts';
@@ -30,9 +30,6 @@ const referenceKinds = [
 ] as const;
 const lowCostSensors = ['PM10', 'PM25', 'TEMP', 'HUMIDITY', 'PRESSURE'] as const;
 
-const slug = (name: string) =>
-  name.normalize('NFD').replace(/[\u0300-\u036f]/g, '').replace(/ł/g, 'l').replace(/Ł/g, 'L').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
-
 interface Site {
   readonly row: {
     id: string; provider: string; external_id: string; name: string; address: string; city: string; source: string;
@@ -52,13 +49,13 @@ function sitesOf(context: SampleContext): Site[] {
     const district = pickDistrict(random);
     const street = random.pick(streetsOf(district));
     let name = `${city.name}, ${street}`;
-    while (taken.has(slug(name))) name += ` ${random.int(2, 99)}`;
-    taken.add(slug(name));
+    while (taken.has(slugOf(name))) name += ` ${random.int(2, 99)}`;
+    taken.add(slugOf(name));
     const [kind, sensors] = isReference ? referenceKinds[i % referenceKinds.length]! : ['low-cost', lowCostSensors];
     const { lat, lon } = positionNear(random, district, district.radiusKm * 0.6);
     return {
       row: {
-        id: slug(name),
+        id: slugOf(name),
         provider: isReference ? 'GIOŚ' : 'Airly',
         external_id: String(isReference ? 400 + i * 37 + random.int(0, 30) : 80_000 + i * 113 + random.int(0, 100)),
         name,

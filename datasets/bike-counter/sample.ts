@@ -1,5 +1,5 @@
 import { addDays, daysBetween, eachDay, weekdayOf } from '../core/calendar.ts';
-import { city, pickDistrict, positionNear, streetsOf } from '../core/sample-city.ts';
+import { city, pickDistrict, positionNear, slugOf, streetsOf } from '../core/sample-city.ts';
 import { cyclingFactor, cyclingHours, cyclingMonths, weatherOn } from '../core/sample-weather.ts';
 import { defaultUntil, type SampleContext, type SampleGenerator, type Scale } from '../core/sample.ts';
 import { zonedDayStart, zonedHourOf } from '../core/zoned-time.ts';
@@ -21,9 +21,6 @@ const sites = [
 ];
 const leisure = /Wał|Bulwary|Wybrzeże/;
 
-const slug = (name: string) =>
-  name.normalize('NFD').replace(/[\u0300-\u036f]/g, '').replace(/ł/g, 'l').replace(/Ł/g, 'L').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
-
 interface Site {
   readonly id: string;
   readonly name: string;
@@ -44,7 +41,7 @@ function siteOf(context: SampleContext, index: number, taken: Set<string>): Site
   const random = context.random('bike-counter', 'counter', index);
   const district = pickDistrict(random, (d) => !d.suburban);
   const name = sites[index] ?? `${random.pick(streetsOf(district))} (${district.name})`;
-  let id = slug(name);
+  let id = slugOf(name);
   while (taken.has(id)) id += '-2';
   taken.add(id);
   const telraam = index % 5 === 4;

@@ -111,6 +111,10 @@ export function rectangleRing(centre: Position, width: number, depth: number, an
   });
 }
 
+/** An identifier made from a Polish name: `Most Świętokrzyski` → `most-swietokrzyski`. */
+export const slugOf = (name: string) =>
+  name.normalize('NFD').replace(/[\u0300-\u036f]/g, '').replace(/[łŁ]/g, 'l').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+
 export const pickDistrict = (random: Random, filter: (d: District) => boolean = () => true): District =>
   random.weighted(city.districts.filter(filter).map((d) => [d, d.population] as const));
 
