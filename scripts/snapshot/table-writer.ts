@@ -17,8 +17,12 @@ import { sortStagedRows } from './staged-rows.ts';
  */
 
 const FLUSH_BYTES = 256 * 1024;
-/** Bytes of staged rows per Parquet row group: what DuckDB holds per writing thread. */
-const ROW_GROUP_BYTES = 32 * 1024 * 1024;
+/**
+ * Bytes of staged rows per Parquet row group. Small enough that a lookup of one wide row (a
+ * property with its details) decompresses little, and that DuckDB holds little per writing thread;
+ * narrow rows still get tens of thousands of rows per group. DuckDB's minimum is 2048 rows.
+ */
+const ROW_GROUP_BYTES = 4 * 1024 * 1024;
 const MAX_ROW_GROUP_ROWS = 122_880;
 const NULL_PARTITION = '__HIVE_DEFAULT_PARTITION__';
 
