@@ -1,10 +1,12 @@
 import { helpOf, parseCommandLine, processOutput, UsageError, type Command, type Output } from './cli/command.ts';
 import { sampleCommand } from './commands/sample.ts';
+import { serveCommand } from './commands/serve.ts';
+import { sqlCommand } from './commands/sql.ts';
 import { startCommand } from './commands/start.ts';
 import { verifyCommand } from './commands/verify.ts';
 
 /** Every odsnap command, in the order --help lists them. */
-export const commands: readonly Command[] = [startCommand, sampleCommand, verifyCommand];
+export const commands: readonly Command[] = [startCommand, sampleCommand, serveCommand, sqlCommand, verifyCommand];
 
 function overview(): string {
   const width = Math.max(...commands.map((c) => c.name.length));

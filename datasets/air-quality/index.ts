@@ -2,8 +2,8 @@ import { defineDataset } from '../core/dataset.ts';
 import { defineResource } from '../core/resource.ts';
 import { text } from '../core/text.ts';
 import { endpoints } from './endpoints.ts';
-import { renderHistoryReading, renderLiveReading, renderSensor, renderStation } from './render.ts';
-import { historyReading, liveReading, sensor, station } from './resources.ts';
+import { renderHistoryReading, renderLiveReading, renderLiveStation, renderSensor, renderStation } from './render.ts';
+import { historyReading, liveReading, liveStation, sensor, station } from './resources.ts';
 import { generate } from './sample.ts';
 import * as tables from './tables.ts';
 
@@ -19,6 +19,7 @@ export const airQuality = defineDataset({
     station: defineResource(tables.stations, station, renderStation),
     sensor: defineResource(tables.sensors, sensor, renderSensor),
     reading: defineResource(tables.readings, historyReading, renderHistoryReading),
+    liveStation: defineResource(tables.live_stations, liveStation, renderLiveStation),
     liveReading: defineResource(tables.live_readings, liveReading, renderLiveReading),
   },
   endpoints,

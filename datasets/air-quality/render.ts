@@ -1,7 +1,7 @@
 import type { RowOf } from '../core/column.ts';
 import { apiPrefix } from '../core/dataset.ts';
 import type { RenderContext } from '../core/render.ts';
-import type { HistoryReading, LiveReading, Sensor, Station } from './resources.ts';
+import type { HistoryReading, LiveReading, LiveStation, Sensor, Station } from './resources.ts';
 import type * as tables from './tables.ts';
 
 export const prefix = apiPrefix('air-quality');
@@ -50,10 +50,10 @@ export const renderLiveReading = (row: RowOf<typeof tables.live_readings.columns
   sensorCode: row.sensor_code,
 });
 
-/** A live station entry: the station's capture row and its readings. */
-export const renderLiveStation = (row: RowOf<typeof tables.live_stations.columns>, readings: LiveReading[], context: RenderContext) => ({
+/** A live station entry; its readings come from another table, and the live answer fills them in. */
+export const renderLiveStation = (row: RowOf<typeof tables.live_stations.columns>, context: RenderContext): LiveStation => ({
   uri: context.link(stationPath(row.station_id)),
   stationId: row.station_id,
-  readings,
+  readings: [],
   error: row.error ?? null,
 });

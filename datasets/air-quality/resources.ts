@@ -85,3 +85,4 @@ export type Station = z.infer<typeof station>;
 export type Sensor = z.infer<typeof sensor>;
 export type HistoryReading = z.infer<typeof historyReading>;
 export type LiveReading = z.infer<typeof liveReading>;
+export type LiveStation = z.infer<typeof liveStation>;

@@ -18,36 +18,42 @@ export const endpoints: readonly EndpointSpec[] = [
     path: '/bikes',
     summary: text('The bicycle inventory', 'Spis rowerów'),
     response: z.array(bike),
+    answer: { kind: 'list', resource: 'bike' },
   },
   {
     path: '/bikes/{number}',
     summary: text('One bicycle of the inventory', 'Jeden rower ze spisu'),
     params: { number: param.text('Public bicycle number.', 'Publiczny numer roweru.', { required: true }) },
     response: bike,
+    answer: { kind: 'item', resource: 'bike', param: 'number', match: ['number'] },
     extension: resolvable,
   },
   {
     path: '/zones',
     summary: text('Stored zones', 'Przechowywane strefy'),
     response: z.array(zone),
+    answer: { kind: 'list', resource: 'zone' },
   },
   {
     path: '/zones/{zoneId}',
     summary: text('One stored zone', 'Jedna przechowywana strefa'),
     params: { zoneId: param.text('Zone identifier.', 'Identyfikator strefy.', { required: true }) },
     response: zone,
+    answer: { kind: 'item', resource: 'zone', param: 'zoneId', match: ['id'] },
     extension: resolvable,
   },
   {
     path: '/seasons',
     summary: text('Yearly season statistics', 'Roczne statystyki sezonów'),
     response: z.array(season),
+    answer: { kind: 'list', resource: 'season' },
   },
   {
     path: '/seasons/{year}',
     summary: text('Statistics of one season', 'Statystyki jednego sezonu'),
     params: { year: param.integer({ min: 1900, max: 9999 }, 'Year of the season.', 'Rok sezonu.', { required: true }) },
     response: season,
+    answer: { kind: 'item', resource: 'season', param: 'year', match: ['year'] },
     extension: resolvable,
   },
   {
@@ -65,6 +71,7 @@ export const endpoints: readonly EndpointSpec[] = [
       pageSize: doc(z.number().int(), 'Applied page size.', 'Zastosowany rozmiar strony.'),
       hasNextPage: doc(z.boolean(), 'Whether a further page holds rides.', 'Czy kolejna strona zawiera przejazdy.'),
     }),
+    answer: { kind: 'numbered-page', resource: 'ride', time: 'started_at' },
   },
   {
     path: '/live',
@@ -73,5 +80,13 @@ export const endpoints: readonly EndpointSpec[] = [
       bikes: doc(z.array(liveBike), 'Public bicycles on the live map.', 'Publiczne rowery na mapie na żywo.'),
       zones: doc(z.array(liveZone), 'Public zones on the live map.', 'Publiczne strefy na mapie na żywo.'),
     }),
+    answer: {
+      kind: 'custom',
+      reads: ['liveBike', 'liveZone'],
+      answer: async (query) => ({
+        bikes: (await query.latest('liveBike')).map((row) => query.render('liveBike', row)),
+        zones: (await query.latest('liveZone')).map((row) => query.render('liveZone', row)),
+      }),
+    },
   },
 ];

@@ -25,6 +25,8 @@ export interface Resource {
   readonly name: string;
   readonly table: string;
   readonly schema: z.ZodType;
+  /** Columns the rendering never reads. */
+  readonly omits: readonly string[];
   /** Renders one row, restoring what the upstream sent beyond the spec (`extra`). */
   readonly render: (row: Record<string, unknown>, context: RenderContext) => unknown;
 }
@@ -68,6 +70,7 @@ export function defineDataset<T extends TableSpecs>(spec: DatasetSpec<T>): Datas
         name,
         table: tableNameOf(resource.table),
         schema: resource.schema,
+        omits: resource.omits ?? [],
         render: (row: Record<string, unknown>, context: RenderContext) => {
           const rendered = resource.render(row as RowOf<Columns>, context);
           return row.extra == null ? rendered : mergePatch(rendered, resolveLinks(row.extra, context));

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Answer } from './answer.ts';
 import { version, type ParamRule } from './param.ts';
 import type { Text } from './text.ts';
 
@@ -11,6 +12,8 @@ export interface EndpointSpec {
   readonly rules?: readonly ParamRule[];
   /** The response body. */
   readonly response: z.ZodType;
+  /** How it is answered from the tables. */
+  readonly answer: Answer;
   /** Set on endpoints odsnap adds to the spec's, saying why. */
   readonly extension?: Text;
 }

@@ -39,6 +39,7 @@ export const text = (en: string, pl: string, options: ParamOptions & { maxLength
     z
       .string({ error: mustBe('text') })
       .min(1, { error: 'must not be empty' })
+      .regex(/^[^\u0000-\u001f\u007f]*$/, { error: 'must not contain control characters' })
       .max(maxLength, { error: `must be at most ${maxLength} characters` }),
     en,
     pl,

@@ -11,10 +11,13 @@ export interface ResourceSpec<C extends Columns = Columns, S extends z.ZodType =
   readonly table: TableSpec<C>;
   readonly schema: S;
   readonly render: (row: RowOf<C>, context: RenderContext) => z.output<S>;
+  /** Columns the rendering never reads (a list form leaving out details), so engines need not load them. */
+  readonly omits?: readonly (keyof C & string)[];
 }
 
 export const defineResource = <C extends Columns, S extends z.ZodType>(
   table: TableSpec<C>,
   schema: S,
   render: (row: RowOf<C>, context: RenderContext) => z.output<S>,
-): ResourceSpec<C, S> => ({ table, schema, render });
+  options: { omits?: readonly (keyof C & string)[] } = {},
+): ResourceSpec<C, S> => ({ table, schema, render, ...options });

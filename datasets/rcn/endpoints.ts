@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { filter } from '../core/answer.ts';
 import type { EndpointSpec } from '../core/endpoint.ts';
 import { doc } from '../core/field.ts';
 import * as param from '../core/param.ts';
@@ -19,6 +20,12 @@ const offset = param.integer(
 const code = (en: string, pl: string) => param.integer({ min: 0, max: 32_767 }, en, pl);
 const grossPriceFrom = param.decimal('Minimum gross price (decimal), inclusive.', 'Minimalna cena brutto (liczba dziesiętna), włącznie.');
 const grossPriceTo = param.decimal('Maximum gross price (decimal), inclusive.', 'Maksymalna cena brutto (liczba dziesiętna), włącznie.');
+
+/** A property's outlines for the bbox filter: parcel and building rings, and unit points as one-position rings. */
+const propertyShapes = `list_concat(
+  coalesce(list_transform(TRY_CAST(json_extract(parcels, '$[*].geometry.coordinates') AS DOUBLE[][][][]), p -> p[1]), []),
+  coalesce(list_transform(TRY_CAST(json_extract(buildings, '$[*].geometry.coordinates') AS DOUBLE[][][][]), p -> p[1]), []),
+  coalesce(list_transform(TRY_CAST(json_extract(units, '$[*].location.coordinates') AS DOUBLE[][]), q -> [q]), []))`;
 
 const page = <T extends z.ZodType>(item: T) =>
   z.object({
@@ -44,12 +51,28 @@ export const endpoints: readonly EndpointSpec[] = [
       buyerPartyType: code('Buyer party type code (dictionary party-types).', 'Kod rodzaju strony kupującej (słownik party-types).'),
     },
     response: page(transaction),
+    answer: {
+      kind: 'page',
+      resource: 'transaction',
+      filters: {
+        transactionIdentifier: filter.equals('transaction_identifier'),
+        documentDateFrom: filter.atLeast('document_date'),
+        documentDateTo: filter.atMost('document_date'),
+        grossPriceFrom: filter.atLeast('gross_price'),
+        grossPriceTo: filter.atMost('gross_price'),
+        transactionType: filter.equals('transaction_type_code'),
+        marketType: filter.equals('market_type_code'),
+        sellerPartyType: filter.equals('seller_party_type_code'),
+        buyerPartyType: filter.equals('buyer_party_type_code'),
+      },
+    },
   },
   {
     path: '/transactions/{transactionGmlId}',
     summary: text('One transaction with its property references', 'Jedna transakcja z odwołaniami do nieruchomości'),
     params: { transactionGmlId: param.text('Transaction GML identifier.', 'Identyfikator GML transakcji.', { required: true }) },
     response: transaction,
+    answer: { kind: 'item', resource: 'transaction', param: 'transactionGmlId', match: ['transaction_gml_id'] },
   },
   {
     path: '/properties',
@@ -76,23 +99,42 @@ export const endpoints: readonly EndpointSpec[] = [
       ),
     },
     response: page(propertySummary),
+    answer: {
+      kind: 'page',
+      resource: 'propertySummary',
+      filters: {
+        grossPriceFrom: filter.atLeast('gross_price'),
+        grossPriceTo: filter.atMost('gross_price'),
+        landAreaFrom: filter.atLeast('land_area_m2'),
+        landAreaTo: filter.atMost('land_area_m2'),
+        propertyType: filter.equals('property_type_code'),
+        propertyRightType: filter.equals('property_right_type_code'),
+        transactionGmlId: filter.listContains('transaction_ids'),
+        parcelIdentifier: filter.listContains('parcel_ids'),
+        address: filter.partOfAny('address_parts'),
+        bbox: filter.intersects(['min_lon', 'min_lat', 'max_lon', 'max_lat'], propertyShapes),
+      },
+    },
   },
   {
     path: '/properties/{propertyGmlId}',
     summary: text('One property with related transactions, parcels, buildings and units', 'Jedna nieruchomość z powiązanymi transakcjami, działkami, budynkami i lokalami'),
     params: { propertyGmlId: param.text('Property GML identifier.', 'Identyfikator GML nieruchomości.', { required: true }) },
     response: property,
+    answer: { kind: 'item', resource: 'property', param: 'propertyGmlId', match: ['property_gml_id'] },
   },
   {
     path: '/dictionaries',
     summary: text('The list of dictionaries used by the data', 'Lista słowników używanych w danych'),
     response: dictionaryPayload,
+    answer: { kind: 'document', resource: 'dictionary', where: { path: '/dictionaries' } },
   },
   ...dictionaries.map(
     (dictionary): EndpointSpec => ({
       path: `/dictionaries/${dictionary.name}`,
       summary: text(`Codes, canonical values and labels: ${dictionary.label.en}`, `Kody, wartości kanoniczne i etykiety: ${dictionary.label.pl}`),
       response: dictionaryPayload,
+      answer: { kind: 'document', resource: 'dictionary', where: { path: `/dictionaries/${dictionary.name}` } },
     }),
   ),
 ];

@@ -17,7 +17,7 @@ export const rcn = defineDataset({
   tables,
   resources: {
     transaction: defineResource(tables.transactions, transaction, renderTransaction),
-    propertySummary: defineResource(tables.properties, propertySummary, renderPropertySummary),
+    propertySummary: defineResource(tables.properties, propertySummary, renderPropertySummary, { omits: ['parcels', 'buildings', 'units'] }),
     property: defineResource(tables.properties, property, renderProperty),
     dictionary: defineResource(tables.dictionaries, dictionaryPayload, renderDictionary),
   },

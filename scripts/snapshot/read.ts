@@ -31,7 +31,7 @@ export const tableSource = (files: readonly string[]) =>
   `read_parquet([${files.map(quoteString).join(', ')}], hive_partitioning = false)`;
 
 /** `<data set>_<table>` views over a snapshot, e.g. rcn_transactions, bike_counter_readings. */
-export async function createViews(db: Database, snapshot: Snapshot, datasets: readonly Dataset[]): Promise<string[]> {
+export async function createViews(db: Pick<Database, 'run'>, snapshot: Snapshot, datasets: readonly Dataset[]): Promise<string[]> {
   const names: string[] = [];
   for (const dataset of datasets) {
     for (const table of Object.values(dataset.tables)) {

@@ -1,0 +1,54 @@
+import { z } from 'zod';
+import { datasets } from '../../datasets/index.ts';
+import { startServer } from '../../server/index.ts';
+import { sqlHandler } from '../../server/sql/handler.ts';
+import { defineCommand } from '../cli/command.ts';
+import { defaultDataDir } from '../snapshot/layout.ts';
+
+export const serveCommand = defineCommand({
+  name: 'serve',
+  summary: 'Answer the whole v1 interface, and read-only SQL, over the current snapshot.',
+  description:
+    'Every endpoint and filter of the v1 spec, so existing v1 clients can point here. Follows the data\n' +
+    'directory: when a new snapshot becomes current it takes over without a restart. Logs one JSON line\n' +
+    'per request on stdout. Ctrl-C lets running requests finish, then stops.',
+  options: {
+    data: { type: 'string', value: 'DIR', description: 'data directory (or ODSNAP_DATA)', default: defaultDataDir() },
+    port: { type: 'string', value: 'PORT', description: 'port to listen on', default: '4321' },
+    host: { type: 'string', value: 'HOST', description: 'address to listen on', default: '127.0.0.1' },
+    'public-url': { type: 'string', value: 'URL', description: 'address clients use, for links (default: taken from each request)' },
+    quiet: { type: 'boolean', description: 'no request log lines' },
+  },
+  schema: z.object({
+    data: z.string().min(1),
+    port: z.string().regex(/^\d{1,5}$/, { error: 'must be a port number' }).transform(Number).pipe(z.number().max(65_535, { error: 'must be a port number' })),
+    host: z.string().min(1),
+    'public-url': z.url({ protocol: /^https?$/, error: 'must be an http(s) address' }).optional(),
+    quiet: z.boolean().optional(),
+  }),
+  async run(options, output) {
+    const server = await startServer({
+      dataDir: options.data,
+      datasets,
+      port: options.port,
+      host: options.host,
+      publicUrl: options['public-url'],
+      log: (line) => {
+        if (line.level === 'error' || line.event || !options.quiet) output.out(`${JSON.stringify(line)}\n`);
+      },
+      extra: (host) => [sqlHandler(host, datasets)],
+    });
+    output.err(`odsnap: serving snapshot ${server.host.current.id} at ${server.url}\n`);
+    await new Promise<void>((resolve) => {
+      const stop = () => {
+        output.err('odsnap: stopping; letting running requests finish\n');
+        process.off('SIGINT', stop);
+        process.off('SIGTERM', stop);
+        void server.close().then(resolve);
+      };
+      process.on('SIGINT', stop);
+      process.on('SIGTERM', stop);
+    });
+    return 0;
+  },
+});

@@ -1,0 +1,41 @@
+import type { DuckDBValue } from '@duckdb/node-api';
+import type { Answer, Query } from '../../datasets/core/answer.ts';
+import { rowOrder } from '../../datasets/core/row-order.ts';
+import { decodeRow } from '../../scripts/db/columns.ts';
+import { quoteIdentifier } from '../../scripts/db/duckdb.ts';
+import { castParam, columnsFor, resourceOf, selectList, type AnswerRequest } from './request.ts';
+
+type Of<K extends Answer['kind']> = Extract<Answer, { kind: K }>;
+
+/** The snapshot as a custom answer sees it. */
+function queryFor(request: AnswerRequest): Query {
+  const read = async (name: string, where: Readonly<Record<string, string | number>>, latest: boolean) => {
+    const resource = resourceOf(request.dataset, name);
+    const table = request.dataset.tables[resource.table]!;
+    const values: DuckDBValue[] = [];
+    const bind = (value: DuckDBValue) => `$${values.push(value)}`;
+    const conditions = Object.entries(where).map(([column, value]) => `${quoteIdentifier(column)} = ${castParam(table.columns[column]!, bind(value))}`);
+    let files = request.served.files(request.dataset, resource.table, { equal: where });
+    if (latest) {
+      if (!table.timeColumn) throw new Error(`${request.dataset.name}/${table.name} has no time column to find its latest rows by`);
+      const newest = request.served.snapshot.manifest.datasets[request.dataset.name]!.tables[table.name]!.files.reduce<string | null>((max, f) => (f.max && (!max || f.max > max) ? f.max : max), null);
+      if (newest) files = request.served.files(request.dataset, resource.table, { equal: where, from: Date.parse(newest) });
+      const source = request.served.source(request.dataset, resource, files);
+      conditions.push(`${quoteIdentifier(table.timeColumn)} = (SELECT max(${quoteIdentifier(table.timeColumn)}) FROM ${source})`);
+    }
+    const columns = columnsFor(request, resource);
+    const rows = await request.connection.rows(
+      `SELECT ${selectList(columns)} FROM ${request.served.source(request.dataset, resource, files)}${conditions.length ? ` WHERE ${conditions.join(' AND ')}` : ''} ORDER BY ${rowOrder(table).map(quoteIdentifier).join(', ')}`,
+      values,
+    );
+    const decoded = Object.fromEntries(columns);
+    return rows.map((row) => decodeRow(row, decoded));
+  };
+  return {
+    rows: (resource, where = {}) => read(resource, where, false),
+    latest: (resource, where = {}) => read(resource, where, true),
+    render: (resource, row) => resourceOf(request.dataset, resource).render(row, request.context),
+  };
+}
+
+export const answerCustom = (request: AnswerRequest, answer: Of<'custom'>) => answer.answer(queryFor(request), request.params, request.context);

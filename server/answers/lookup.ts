@@ -1,0 +1,51 @@
+import type { Answer } from '../../datasets/core/answer.ts';
+import { NotFound } from '../../datasets/core/answer.ts';
+import { rowOrder } from '../../datasets/core/row-order.ts';
+import { quoteIdentifier } from '../../scripts/db/duckdb.ts';
+import { castParam, columnsFor, renderRows, resourceOf, selectList, type AnswerRequest } from './request.ts';
+
+type Of<K extends Answer['kind']> = Extract<Answer, { kind: K }>;
+
+/** Every row of a (small) table, in table order. */
+export async function answerList(request: AnswerRequest, answer: Of<'list'>): Promise<unknown[]> {
+  const resource = resourceOf(request.dataset, answer.resource);
+  const table = request.dataset.tables[resource.table]!;
+  const rows = await request.connection.rows(
+    `SELECT ${selectList(columnsFor(request, resource))} FROM ${request.served.source(request.dataset, resource)} ORDER BY ${rowOrder(table).map(quoteIdentifier).join(', ')}`,
+  );
+  return renderRows(request, resource, rows);
+}
+
+/** The first row whose `match` columns, tried in order, hold the value; undefined when none does. */
+export async function findRow(request: AnswerRequest, resourceName: string, match: readonly string[], value: unknown) {
+  const resource = resourceOf(request.dataset, resourceName);
+  const table = request.dataset.tables[resource.table]!;
+  const columns = columnsFor(request, resource);
+  for (const column of match) {
+    const files = request.served.files(request.dataset, resource.table, { equal: { [column]: value } });
+    const rows = await request.connection.rows(
+      `SELECT ${selectList(columns)} FROM ${request.served.source(request.dataset, resource, files)} WHERE ${quoteIdentifier(column)} = ${castParam(table.columns[column]!, '$1')} LIMIT 1`,
+      [value as string | number],
+    );
+    if (rows[0]) return { resource, row: rows[0] };
+  }
+  return undefined;
+}
+
+export async function answerItem(request: AnswerRequest, answer: Of<'item'>): Promise<unknown> {
+  const value = request.params[answer.param];
+  const found = await findRow(request, answer.resource, answer.match, value);
+  if (!found) throw new NotFound(answer.param, `no ${answer.resource} has ${answer.match.join(' or ')} ${JSON.stringify(value)}`);
+  return renderRows(request, found.resource, [found.row])[0];
+}
+
+export async function answerDocument(request: AnswerRequest, answer: Of<'document'>): Promise<unknown> {
+  const resource = resourceOf(request.dataset, answer.resource);
+  const where = Object.keys(answer.where).map((column, i) => `${quoteIdentifier(column)} = $${i + 1}`).join(' AND ');
+  const rows = await request.connection.rows(
+    `SELECT ${selectList(columnsFor(request, resource))} FROM ${request.served.source(request.dataset, resource)} WHERE ${where}`,
+    Object.values(answer.where),
+  );
+  if (!rows[0]) throw new NotFound('path', `this snapshot holds no ${request.path}`);
+  return renderRows(request, resource, rows)[0];
+}

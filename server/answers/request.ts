@@ -1,0 +1,59 @@
+import type { Dataset, Resource } from '../../datasets/core/dataset.ts';
+import type { Endpoint } from '../../datasets/core/endpoint.ts';
+import type { RenderContext } from '../../datasets/core/render.ts';
+import type { Column } from '../../datasets/core/column.ts';
+import { decodeRow, readExpression } from '../../scripts/db/columns.ts';
+import type { PooledConnection } from '../connection-pool.ts';
+import type { ServedSnapshot } from '../served-snapshot.ts';
+
+/** Everything an answer needs for one request. */
+export interface AnswerRequest {
+  readonly served: ServedSnapshot;
+  readonly dataset: Dataset;
+  readonly endpoint: Endpoint;
+  /** The request's path, e.g. `/api/public/rcn/transactions`. */
+  readonly path: string;
+  /** Parameters parsed by the endpoint's declaration. */
+  readonly params: Readonly<Record<string, unknown>>;
+  /** Query parameters as the client wrote them, for links to other pages. */
+  readonly query: Readonly<Record<string, string>>;
+  readonly context: RenderContext;
+  readonly connection: PooledConnection;
+}
+
+export function resourceOf(dataset: Dataset, name: string): Resource {
+  const resource = dataset.resources[name];
+  if (!resource) throw new Error(`${dataset.name} has no resource ${name}`);
+  return resource;
+}
+
+/** The columns to select for a resource from wherever its rows are read. */
+export function columnsFor(request: AnswerRequest, resource: Resource): [string, Column][] {
+  const table = request.dataset.tables[resource.table]!;
+  const memory = request.served.memoryTable(request.dataset, resource);
+  return Object.entries(table.columns).filter(([name]) => !memory || memory.columns.includes(name));
+}
+
+export const selectList = (columns: readonly [string, Column][]) => columns.map(([name, column]) => readExpression(name, column)).join(', ');
+
+/** Turns DuckDB rows into table rows and renders them as the resource. */
+export function renderRows(request: AnswerRequest, resource: Resource, rows: Record<string, unknown>[]): unknown[] {
+  const columns = Object.fromEntries(columnsFor(request, resource));
+  return rows.map((row) => resource.render(decodeRow(row, columns), request.context));
+}
+
+/** SQL comparing a column with a bound value of the column's own type. */
+export function castParam(column: Column, placeholder: string): string {
+  switch (column.kind) {
+    case 'decimal':
+      return `CAST(${placeholder} AS DECIMAL(19,4))`;
+    case 'day':
+    case 'integer':
+    case 'double':
+    case 'varchar':
+    case 'boolean':
+      return `CAST(${placeholder} AS ${column.sqlType})`;
+    default:
+      return placeholder;
+  }
+}

@@ -1,0 +1,124 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Dataset } from '../datasets/core/dataset.ts';
+import { NotFound } from '../datasets/core/answer.ts';
+import { renderContext } from '../datasets/core/render.ts';
+import { answer } from './answers/index.ts';
+import { invalidParameter, methodNotAllowed, notFound, Problem, problemBody } from './http/problem.ts';
+import { corsHeaders, send } from './http/respond.ts';
+import { createRouter, MalformedPath } from './router.ts';
+import type { SnapshotHost } from './snapshot-host.ts';
+
+export interface AppOptions {
+  readonly datasets: readonly Dataset[];
+  readonly host: SnapshotHost;
+  /** Where clients reach the service; links are built on it. Default: the request's own Host. */
+  readonly publicUrl?: string;
+  /** One structured line per request. */
+  readonly log?: (line: Record<string, unknown>) => void;
+  /** Further handlers tried before the v1 routes, e.g. SQL; answer undefined to pass. */
+  readonly extra?: readonly ExtraHandler[];
+}
+
+/** A handler for paths beyond the v1 endpoints; returns false when the path is not its own. */
+export type ExtraHandler = (request: IncomingMessage, response: ServerResponse, url: URL, base: string) => Promise<number | false>;
+
+/** Longest request target accepted; longer ones get 414. */
+const MAX_URL_LENGTH = 8192;
+const API_CACHE = 'public, max-age=60';
+
+export function createApp(options: AppOptions) {
+  const route = createRouter(options.datasets);
+
+  const baseOf = (request: IncomingMessage) => {
+    if (options.publicUrl) return options.publicUrl.replace(/\/+$/, '');
+    const host = request.headers.host;
+    return `http://${host && /^[A-Za-z0-9.\-:[\]]{1,255}$/.test(host) ? host : 'localhost'}`;
+  };
+
+  async function handle(request: IncomingMessage, response: ServerResponse, base: string): Promise<number> {
+    const target = request.url ?? '/';
+    if (target.length > MAX_URL_LENGTH) throw new Problem(414, 'uri-too-long', 'URI too long', `request targets are limited to ${MAX_URL_LENGTH} characters`);
+    if (request.method === 'OPTIONS') {
+      response.writeHead(204, { ...corsHeaders, 'access-control-allow-methods': 'GET, HEAD, OPTIONS', 'access-control-allow-headers': '*', 'access-control-max-age': '86400', allow: 'GET, HEAD, OPTIONS' }).end();
+      return 0;
+    }
+    if (request.method !== 'GET' && request.method !== 'HEAD') throw methodNotAllowed(request.method ?? '');
+    const url = new URL(target, 'http://request.invalid');
+    for (const extra of options.extra ?? []) {
+      const sent = await extra(request, response, url, base);
+      if (sent !== false) return sent;
+    }
+    if (url.pathname === '/healthz') {
+      const body = { status: 'ok', snapshot: options.host.current.id };
+      return send(request, response, { status: 200, type: 'application/json', content: Buffer.from(JSON.stringify(body)), cacheControl: 'no-store' });
+    }
+    const found = route(url.pathname);
+    if (!found) throw notFound(`no endpoint at ${url.pathname}`);
+
+    const query: Record<string, string> = {};
+    for (const [name, value] of url.searchParams) {
+      if (name in query) throw invalidParameter(name, `${name} is given more than once`);
+      query[name] = value;
+    }
+    const parsed = found.endpoint.parse({ ...query, ...found.params });
+    if (!parsed.success) {
+      const errors = parsed.error.issues.map((issue) => ({ param: String(issue.path[0] ?? ''), detail: `${String(issue.path[0] ?? 'request')} ${issue.message}` }));
+      throw invalidParameter(errors[0]!.param, errors[0]!.detail, errors);
+    }
+
+    const { served, release } = options.host.lease();
+    try {
+      const params = parsed.data;
+      const context = renderContext({ baseUrl: base, timeZone: (params.timezone as string | undefined) ?? 'UTC' });
+      const body = await served.use((connection) =>
+        answer({ served, dataset: found.dataset, endpoint: found.endpoint, path: url.pathname, params, query, context, connection }),
+      );
+      return await send(request, response, {
+        status: 200,
+        type: 'application/json; charset=utf-8',
+        content: Buffer.from(JSON.stringify(body)),
+        cacheControl: API_CACHE,
+        identity: [served.id, base, url.pathname, url.search],
+        headers: { 'x-odsnap-snapshot': served.id },
+      });
+    } finally {
+      release();
+    }
+  }
+
+  return async function listener(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const started = performance.now();
+    const base = baseOf(request);
+    let bytes = 0;
+    try {
+      bytes = await handle(request, response, base);
+    } catch (error) {
+      const problem =
+        error instanceof Problem ? error
+        : error instanceof NotFound ? notFound(error.message, error.param)
+        : error instanceof MalformedPath ? invalidParameter('path', error.message)
+        : error instanceof TypeError && /Invalid URL/.test(error.message) ? new Problem(400, 'bad-request', 'Bad request', 'the request target is not a valid URL')
+        : undefined;
+      if (!problem) options.log?.({ level: 'error', error: (error as Error).stack ?? String(error), path: request.url });
+      const reported = problem ?? new Problem(500, 'internal-error', 'Internal error', 'the server failed to answer; the failure is logged');
+      if (!response.headersSent) {
+        bytes = await send(request, response, {
+          status: reported.status,
+          type: 'application/problem+json',
+          content: Buffer.from(JSON.stringify(problemBody(reported, base, (request.url ?? '/').slice(0, 2048)))),
+          cacheControl: 'no-store',
+          headers: reported.headers,
+        });
+      } else response.destroy();
+    } finally {
+      options.log?.({
+        time: new Date().toISOString(),
+        method: request.method,
+        path: (request.url ?? '/').split('?')[0]!.slice(0, 2048),
+        status: response.statusCode,
+        ms: Math.round((performance.now() - started) * 100) / 100,
+        bytes,
+      });
+    }
+  };
+}

@@ -1,0 +1,66 @@
+import type { DuckDBConnection, DuckDBInstance, DuckDBPreparedStatement, DuckDBValue } from '@duckdb/node-api';
+
+/** A connection lent to one request at a time, keeping its prepared statements between requests. */
+export class PooledConnection {
+  private readonly statements = new Map<string, DuckDBPreparedStatement>();
+
+  constructor(readonly connection: DuckDBConnection) {}
+
+  /** Rows of a statement prepared once per connection and SQL text; `values` bind to $1, $2, … */
+  async rows(sql: string, values: readonly DuckDBValue[] = []): Promise<Record<string, unknown>[]> {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = await this.connection.prepare(sql);
+      if (this.statements.size >= 256) this.statements.clear();
+      this.statements.set(sql, statement);
+    }
+    statement.clearBindings();
+    if (values.length) statement.bind([...values]);
+    return (await statement.runAndReadAll()).getRowObjectsJS() as Record<string, unknown>[];
+  }
+
+  close(): void {
+    this.statements.clear();
+    this.connection.closeSync();
+  }
+}
+
+/** Connections to one DuckDB, handed out one request each; callers wait when all are busy. */
+export class ConnectionPool {
+  private readonly idle: PooledConnection[] = [];
+  private readonly waiting: ((connection: PooledConnection) => void)[] = [];
+  private created = 0;
+
+  constructor(
+    private readonly instance: DuckDBInstance,
+    private readonly size: number,
+    private readonly prepare: (connection: DuckDBConnection) => Promise<void> = async () => {},
+  ) {}
+
+  async use<T>(work: (connection: PooledConnection) => Promise<T>): Promise<T> {
+    const connection = await this.acquire();
+    try {
+      return await work(connection);
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next(connection);
+      else this.idle.push(connection);
+    }
+  }
+
+  private async acquire(): Promise<PooledConnection> {
+    const idle = this.idle.pop();
+    if (idle) return idle;
+    if (this.created < this.size) {
+      this.created++;
+      const connection = await this.instance.connect();
+      await this.prepare(connection);
+      return new PooledConnection(connection);
+    }
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  close(): void {
+    for (const connection of this.idle.splice(0)) connection.close();
+  }
+}

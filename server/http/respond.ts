@@ -1,0 +1,87 @@
+import { createHash } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { promisify } from 'node:util';
+import { brotliCompress, constants, gzip } from 'node:zlib';
+
+/**
+ * Sending a body the way HTTP clients and caches expect: compressed when asked (br before gzip),
+ * with a strong ETag per representation, conditional 304s, CORS for public data, and no body for
+ * HEAD.
+ */
+
+const compressors = {
+  br: promisify((input: Buffer, done: (error: Error | null, result: Buffer) => void) =>
+    brotliCompress(input, { params: { [constants.BROTLI_PARAM_QUALITY]: 4, [constants.BROTLI_PARAM_SIZE_HINT]: input.length } }, done)),
+  gzip: promisify((input: Buffer, done: (error: Error | null, result: Buffer) => void) => gzip(input, { level: 6 }, done)),
+};
+
+export type Encoding = 'br' | 'gzip' | 'identity';
+
+/** Bodies smaller than this are sent as they are: compressing them saves less than it costs. */
+const COMPRESS_FROM = 1024;
+
+/** The best encoding the client accepts, by Accept-Encoding and its q-values. */
+export function negotiate(acceptEncoding: string | undefined): Encoding {
+  if (!acceptEncoding) return 'identity';
+  const accepted = new Map<string, number>();
+  for (const part of acceptEncoding.split(',')) {
+    const [name, ...options] = part.trim().toLowerCase().split(';');
+    const q = options.map((o) => o.trim()).find((o) => o.startsWith('q='));
+    accepted.set(name!, q ? Number(q.slice(2)) || 0 : 1);
+  }
+  const quality = (name: string) => accepted.get(name) ?? accepted.get('*') ?? 0;
+  if (quality('br') > 0) return 'br';
+  if (quality('gzip') > 0) return 'gzip';
+  return 'identity';
+}
+
+/** A strong validator for the representation: what it answers, from which snapshot, in which encoding. */
+export const etagOf = (parts: readonly string[], encoding: Encoding) =>
+  `"${createHash('sha1').update(parts.join('\n')).digest('base64url').slice(0, 22)}${encoding === 'identity' ? '' : `-${encoding}`}"`;
+
+export function matches(ifNoneMatch: string | undefined, etag: string): boolean {
+  if (!ifNoneMatch) return false;
+  return ifNoneMatch.split(',').some((tag) => {
+    const t = tag.trim();
+    return t === '*' || t === etag || t === `W/${etag}`;
+  });
+}
+
+export const corsHeaders = {
+  'access-control-allow-origin': '*',
+  'access-control-expose-headers': 'ETag, Content-Length, Content-Range',
+};
+
+export interface Body {
+  readonly status: number;
+  readonly type: string;
+  readonly content: Buffer;
+  readonly cacheControl: string;
+  /** What the response stands for; with the encoding it makes the ETag. Absent: no ETag. */
+  readonly identity?: readonly string[];
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** Sends a body; returns the bytes written. */
+export async function send(request: IncomingMessage, response: ServerResponse, body: Body): Promise<number> {
+  const encoding = body.content.length >= COMPRESS_FROM ? negotiate(request.headers['accept-encoding']) : 'identity';
+  const etag = body.identity ? etagOf(body.identity, encoding) : undefined;
+  const headers: Record<string, string> = {
+    ...corsHeaders,
+    'content-type': body.type,
+    'cache-control': body.cacheControl,
+    vary: 'Accept-Encoding',
+    ...(etag ? { etag } : {}),
+    ...body.headers,
+  };
+  if (etag && body.status === 200 && matches(request.headers['if-none-match'], etag)) {
+    response.writeHead(304, headers).end();
+    return 0;
+  }
+  const content = encoding === 'identity' ? body.content : await compressors[encoding](body.content);
+  if (encoding !== 'identity') headers['content-encoding'] = encoding;
+  headers['content-length'] = String(content.length);
+  response.writeHead(body.status, headers);
+  response.end(request.method === 'HEAD' ? undefined : content);
+  return request.method === 'HEAD' ? 0 : content.length;
+}

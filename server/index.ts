@@ -1,0 +1,67 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import type { Dataset } from '../datasets/core/dataset.ts';
+import { createApp, type ExtraHandler } from './app.ts';
+import { SnapshotHost } from './snapshot-host.ts';
+import type { ServedSnapshotOptions } from './served-snapshot.ts';
+
+export interface ServerOptions extends ServedSnapshotOptions {
+  readonly dataDir: string;
+  readonly datasets: readonly Dataset[];
+  readonly port?: number;
+  readonly host?: string;
+  readonly publicUrl?: string;
+  /** Follow the data directory's current snapshot (default true). */
+  readonly watch?: boolean;
+  readonly log?: (line: Record<string, unknown>) => void;
+  readonly extra?: (host: SnapshotHost) => readonly ExtraHandler[];
+}
+
+export interface RunningServer {
+  /** Where it listens, e.g. http://127.0.0.1:4321 */
+  readonly url: string;
+  readonly host: SnapshotHost;
+  readonly server: Server;
+  /** Stops accepting, lets running requests finish, then releases the snapshot. */
+  close(): Promise<void>;
+}
+
+/** A bare problem body for requests too broken to reach the app (oversized headers, garbage). */
+function rejectBroken(error: NodeJS.ErrnoException, socket: Socket): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const [status, title] = error.code === 'HPE_HEADER_OVERFLOW' ? [431, 'Request header fields too large'] : [400, 'Bad request'];
+  const body = JSON.stringify({ type: 'about:blank', title, status, detail: error.code === 'HPE_HEADER_OVERFLOW' ? 'request headers are limited to 16 KiB' : 'the request is not valid HTTP/1.1' });
+  socket.end(`HTTP/1.1 ${status} ${title}\r\ncontent-type: application/problem+json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+}
+
+export async function startServer(options: ServerOptions): Promise<RunningServer> {
+  const host = await SnapshotHost.open(options.dataDir, options.datasets, { ...options, log: options.log });
+  if (options.watch !== false) host.watch();
+  const listener = createApp({ datasets: options.datasets, host, publicUrl: options.publicUrl, log: options.log, extra: options.extra?.(host) });
+  const server = createServer({ maxHeaderSize: 16 * 1024, requestTimeout: 30_000, headersTimeout: 10_000, keepAliveTimeout: 5_000 }, (request, response) => {
+    void listener(request, response);
+  });
+  server.on('clientError', rejectBroken);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 4321, options.host ?? '127.0.0.1', () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${shown}:${address.port}`,
+    host,
+    server,
+    async close() {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const timer = setTimeout(() => server.closeAllConnections(), 10_000);
+      await closed;
+      clearTimeout(timer);
+      await host.close();
+    },
+  };
+}
