@@ -1,0 +1,90 @@
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { raw } from '../fixtures/raw-http.ts';
+import { startTestServer, type TestServer } from '../fixtures/server.ts';
+
+let server: TestServer;
+beforeAll(async () => (server = await startTestServer()));
+afterAll(() => server.close());
+
+const path = '/api/public/rcn/transactions?limit=20';
+
+describe('HTTP', () => {
+  it('compresses with br or gzip as the client asks, to the same JSON', async () => {
+    const plain = await raw(`${server.url}${path}`);
+    const br = await raw(`${server.url}${path}`, { headers: { 'accept-encoding': 'gzip, deflate, br' } });
+    const gz = await raw(`${server.url}${path}`, { headers: { 'accept-encoding': 'gzip;q=1, br;q=0' } });
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(br.headers['content-encoding']).toBe('br');
+    expect(gz.headers['content-encoding']).toBe('gzip');
+    expect(brotliDecompressSync(br.body).equals(plain.body)).toBe(true);
+    expect(gunzipSync(gz.body).equals(plain.body)).toBe(true);
+    expect(br.body.length).toBeLessThan(plain.body.length / 3);
+    expect(br.headers.vary).toBe('Accept-Encoding');
+  });
+
+  it('gives each representation a strong ETag, stable for the snapshot, and 304 when it still matches', async () => {
+    const first = await raw(`${server.url}${path}`, { headers: { 'accept-encoding': 'br' } });
+    const again = await raw(`${server.url}${path}`, { headers: { 'accept-encoding': 'br' } });
+    const plain = await raw(`${server.url}${path}`);
+    const etag = first.headers.etag as string;
+    expect(etag).toMatch(/^"[^"]+"$/);
+    expect(again.headers.etag).toBe(etag);
+    expect(plain.headers.etag).not.toBe(etag);
+    const revalidated = await raw(`${server.url}${path}`, { headers: { 'accept-encoding': 'br', 'if-none-match': etag } });
+    expect(revalidated.status).toBe(304);
+    expect(revalidated.body.length).toBe(0);
+    expect(revalidated.headers.etag).toBe(etag);
+    expect((await raw(`${server.url}${path}`, { headers: { 'if-none-match': '"other"' } })).status).toBe(200);
+  });
+
+  it('answers HEAD with the headers of GET and no body', async () => {
+    const get = await raw(`${server.url}${path}`);
+    const head = await raw(`${server.url}${path}`, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(head.body.length).toBe(0);
+    for (const name of ['content-type', 'content-length', 'etag', 'cache-control']) expect(head.headers[name], name).toBe(get.headers[name]);
+  });
+
+  it('allows any origin, on answers and on errors, and answers CORS preflight', async () => {
+    expect((await raw(`${server.url}${path}`)).headers['access-control-allow-origin']).toBe('*');
+    expect((await raw(`${server.url}/api/public/nope`)).headers['access-control-allow-origin']).toBe('*');
+    const preflight = await raw(`${server.url}${path}`, { method: 'OPTIONS', headers: { origin: 'https://example.org', 'access-control-request-method': 'GET' } });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers['access-control-allow-methods']).toContain('GET');
+  });
+
+  it('says how long answers may be cached, and never caches errors', async () => {
+    expect((await raw(`${server.url}${path}`)).headers['cache-control']).toMatch(/max-age=\d+/);
+    expect((await raw(`${server.url}/api/public/rcn/transactions?limit=0`)).headers['cache-control']).toBe('no-store');
+  });
+
+  it('reports health and the snapshot it serves', async () => {
+    const health = await server.json('/healthz');
+    expect(health).toEqual({ status: 'ok', snapshot: server.host.current.id });
+  });
+
+  it('logs one line per request with method, path, status and time', async () => {
+    server.logs.length = 0;
+    await raw(`${server.url}/api/public/citybike/bikes?x=1`);
+    await raw(`${server.url}/api/public/nope`);
+    expect(server.logs).toMatchObject([
+      { method: 'GET', path: '/api/public/citybike/bikes', status: 200, ms: expect.any(Number) },
+      { method: 'GET', path: '/api/public/nope', status: 404, ms: expect.any(Number) },
+    ]);
+  });
+});
+
+describe('shutdown', () => {
+  it('lets a running request finish, then refuses new ones', async () => {
+    const stopping = await startTestServer();
+    const slow = raw(`${stopping.url}/api/sql?q=${encodeURIComponent('SELECT sum(hash(i)) AS h FROM range(60000000) t(i)')}`);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const closed = stopping.close();
+    const answered = await slow;
+    await closed;
+    expect(answered.status).toBe(200);
+    expect(JSON.parse(answered.body.toString()).rows).toHaveLength(1);
+    await expect(raw(`${stopping.url}/healthz`)).rejects.toThrow(/ECONNREFUSED/);
+  });
+});
