@@ -36,7 +36,7 @@ describe('GET /api/sql', () => {
 
     const parquet = await sql(query, 'parquet');
     expect(parquet.headers['content-type']).toBe('application/vnd.apache.parquet');
-    const file = parquet.body.buffer.slice(parquet.body.byteOffset, parquet.body.byteOffset + parquet.body.length);
+    const file = new Uint8Array(parquet.body).buffer;
     const fromParquet = await parquetReadObjects({ file, compressors });
     expect(fromParquet.map((r) => Number(r.n))).toEqual(json.map((r) => r.n));
 
