@@ -1,7 +1,12 @@
 import type { DuckDBConnection, DuckDBInstance, DuckDBPreparedStatement, DuckDBValue } from '@duckdb/node-api';
 
+/** What answers run their SQL through: a pooled connection, or anything that records or times it. */
+export interface StatementRunner {
+  rows(sql: string, values?: readonly DuckDBValue[]): Promise<Record<string, unknown>[]>;
+}
+
 /** A connection lent to one request at a time, keeping its prepared statements between requests. */
-export class PooledConnection {
+export class PooledConnection implements StatementRunner {
   private readonly statements = new Map<string, DuckDBPreparedStatement>();
 
   constructor(readonly connection: DuckDBConnection) {}

@@ -1,7 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Dataset } from '../datasets/core/dataset.ts';
+import { apiIndex } from './api-index.ts';
 import { createApp, type ExtraHandler } from './app.ts';
+import { sqlHandler } from './sql/handler.ts';
+import type { SqlLimits } from './sql/sandbox.ts';
 import { SnapshotHost } from './snapshot-host.ts';
 import type { ServedSnapshotOptions } from './served-snapshot.ts';
 
@@ -14,6 +17,8 @@ export interface ServerOptions extends ServedSnapshotOptions {
   /** Follow the data directory's current snapshot (default true). */
   readonly watch?: boolean;
   readonly log?: (line: Record<string, unknown>) => void;
+  readonly sqlLimits?: SqlLimits;
+  /** Handlers for paths beyond the API, tried first (the static tree, the site). */
   readonly extra?: (host: SnapshotHost) => readonly ExtraHandler[];
 }
 
@@ -40,7 +45,8 @@ function rejectBroken(error: NodeJS.ErrnoException, socket: Socket): void {
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const host = await SnapshotHost.open(options.dataDir, options.datasets, { ...options, log: options.log });
   if (options.watch !== false) host.watch();
-  const listener = createApp({ datasets: options.datasets, host, publicUrl: options.publicUrl, log: options.log, extra: options.extra?.(host) });
+  const extra = [...(options.extra?.(host) ?? []), apiIndex(host, options.datasets), sqlHandler(host, options.datasets, options.sqlLimits)];
+  const listener = createApp({ datasets: options.datasets, host, publicUrl: options.publicUrl, log: options.log, extra });
   const server = createServer({ maxHeaderSize: 16 * 1024, requestTimeout: 30_000, headersTimeout: 10_000, keepAliveTimeout: 5_000 }, (request, response) => {
     void listener(request, response);
   });

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { answerProblems } from './answer-check.ts';
 import type { Columns, RowOf } from './column.ts';
 import { completeEndpoint, type Endpoint, type EndpointSpec } from './endpoint.ts';
 import { mergePatch, resolveLinks, type RenderContext } from './render.ts';
@@ -79,6 +80,10 @@ export function defineDataset<T extends TableSpecs>(spec: DatasetSpec<T>): Datas
     ]),
   );
   const endpoints = spec.endpoints.map((endpoint) => completeEndpoint(prefix, endpoint));
+  for (const endpoint of endpoints) {
+    const problems = answerProblems(endpoint.answer, Object.keys(endpoint.params), resources, tables);
+    if (problems.length) throw new Error(`${endpoint.fullPath}: its answer ${problems.join('; ')}`);
+  }
   const paths = endpoints.map((e) => e.fullPath);
   const repeated = paths.find((path, i) => paths.indexOf(path) !== i);
   if (repeated) throw new Error(`${spec.name}: endpoint ${repeated} is declared twice`);

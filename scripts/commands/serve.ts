@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { datasets } from '../../datasets/index.ts';
-import { startServer } from '../../server/index.ts';
-import { sqlHandler } from '../../server/sql/handler.ts';
+import { startServer, type RunningServer } from '../../server/index.ts';
 import { defineCommand } from '../cli/command.ts';
 import { defaultDataDir } from '../snapshot/layout.ts';
 
@@ -36,19 +35,23 @@ export const serveCommand = defineCommand({
       log: (line) => {
         if (line.level === 'error' || line.event || !options.quiet) output.out(`${JSON.stringify(line)}\n`);
       },
-      extra: (host) => [sqlHandler(host, datasets)],
     });
     output.err(`odsnap: serving snapshot ${server.host.current.id} at ${server.url}\n`);
-    await new Promise<void>((resolve) => {
-      const stop = () => {
-        output.err('odsnap: stopping; letting running requests finish\n');
-        process.off('SIGINT', stop);
-        process.off('SIGTERM', stop);
-        void server.close().then(resolve);
-      };
-      process.on('SIGINT', stop);
-      process.on('SIGTERM', stop);
-    });
+    await untilStopped(server, output.err);
     return 0;
   },
 });
+
+/** Runs until Ctrl-C or SIGTERM, then lets running requests finish. */
+export function untilStopped(server: RunningServer, say: (text: string) => void): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const stop = () => {
+      say('odsnap: stopping; letting running requests finish\n');
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      void server.close().then(resolve);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}

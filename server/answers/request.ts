@@ -3,7 +3,7 @@ import type { Endpoint } from '../../datasets/core/endpoint.ts';
 import type { RenderContext } from '../../datasets/core/render.ts';
 import type { Column } from '../../datasets/core/column.ts';
 import { decodeRow, readExpression } from '../../scripts/db/columns.ts';
-import type { PooledConnection } from '../connection-pool.ts';
+import type { StatementRunner } from '../connection-pool.ts';
 import type { ServedSnapshot } from '../served-snapshot.ts';
 
 /** Everything an answer needs for one request. */
@@ -18,7 +18,7 @@ export interface AnswerRequest {
   /** Query parameters as the client wrote them, for links to other pages. */
   readonly query: Readonly<Record<string, string>>;
   readonly context: RenderContext;
-  readonly connection: PooledConnection;
+  readonly connection: StatementRunner;
 }
 
 export function resourceOf(dataset: Dataset, name: string): Resource {

@@ -55,3 +55,29 @@ describe('the data-set registry', () => {
 });
 
 describe.each(datasets.map((d) => [d.name, d] as const))('data set %s', (_, dataset) => datasetContract(dataset));
+
+describe('defineDataset', () => {
+  const base = datasets.find((d) => d.name === 'bike-counter')!;
+  const wrong: [string, object, string][] = [
+    ['a resource it does not have', { kind: 'list', resource: 'nope' }, 'names resource "nope", which the data set does not declare'],
+    ['a column its table lacks', { kind: 'item', resource: 'counter', param: 'counterId', match: ['nope'] }, 'names column "nope", which table counters does not have'],
+    ['a parameter the endpoint lacks', { kind: 'item', resource: 'counter', param: 'nope', match: ['id'] }, 'needs parameter "nope", which the endpoint does not declare'],
+  ];
+
+  it.each(wrong)('refuses an answer that names %s, saying what to fix', async (_, answer, message) => {
+    const { defineDataset } = await import('../../datasets/core/dataset.ts');
+    const { text } = await import('../../datasets/core/text.ts');
+    const endpoint = base.endpoints.find((e) => e.path === '/counters/{counterId}')!;
+    expect(() =>
+      defineDataset({
+        name: 'broken',
+        title: text('x', 'x'),
+        description: text('x', 'x'),
+        tables: { counters: base.tables.counters!, readings: base.tables.readings! },
+        resources: { counter: { table: base.tables.counters!, schema: endpoint.response, render: () => ({}) } },
+        endpoints: [{ ...endpoint, params: { counterId: endpoint.params.counterId! }, answer: answer as never }],
+        sample: () => {},
+      }),
+    ).toThrow(`/api/public/broken/counters/{counterId}: its answer ${message}`);
+  });
+});

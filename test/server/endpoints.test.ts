@@ -97,6 +97,16 @@ describe('the server', () => {
     }
   });
 
+  it('lists every data set and endpoint, the snapshot and its licence at / and /api/public', async () => {
+    for (const path of ['/', '/api/public']) {
+      const index = await server.json(path);
+      expect(index.snapshot.id).toBe(server.host.current.id);
+      expect(index.licence.id).toBe('CC-BY-4.0');
+      expect(index.datasets.flatMap((d: { endpoints: { path: string }[] }) => d.endpoints.map((e) => e.path))).toEqual(datasets.flatMap((d) => d.endpoints.map((e) => e.fullPath)));
+      for (const dataset of index.datasets) for (const endpoint of dataset.endpoints) if (endpoint.url) expect((await server.fetch(endpoint.url)).status).toBe(200);
+    }
+  });
+
   it('builds links on --public-url when one is given', async () => {
     const behindProxy = await startTestServer({ publicUrl: 'https://data.example.org/odsnap' });
     try {

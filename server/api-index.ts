@@ -1,0 +1,38 @@
+import type { Dataset } from '../datasets/core/dataset.ts';
+import type { ExtraHandler } from './app.ts';
+import { send } from './http/respond.ts';
+import type { SnapshotHost } from './snapshot-host.ts';
+
+/** `GET /` and `GET /api/public`: what this service holds and every endpoint it answers, with links. */
+export function apiIndex(host: SnapshotHost, datasets: readonly Dataset[]): ExtraHandler {
+  return async (request, response, url, base) => {
+    if (url.pathname !== '/' && url.pathname !== '/api/public') return false;
+    const { manifest } = host.current.snapshot;
+    const body = {
+      snapshot: { id: manifest.id, createdAt: manifest.createdAt, source: manifest.source },
+      licence: manifest.licence,
+      datasets: datasets.map((dataset) => ({
+        name: dataset.name,
+        title: dataset.title,
+        description: dataset.description,
+        endpoints: dataset.endpoints.map((endpoint) => ({
+          path: endpoint.fullPath,
+          summary: endpoint.summary,
+          // A link only where no parameter is required, so following it answers.
+          ...(endpoint.parse({}).success ? { url: `${base}${endpoint.fullPath}` } : {}),
+          parameters: Object.keys(endpoint.params),
+          ...(endpoint.extension ? { extension: endpoint.extension } : {}),
+        })),
+      })),
+      sql: { url: `${base}/api/sql`, example: `${base}/api/sql?q=${encodeURIComponent('SELECT count(*) FROM rcn_transactions')}`, formats: ['json', 'csv', 'parquet', 'arrow'] },
+      health: `${base}/healthz`,
+    };
+    return send(request, response, {
+      status: 200,
+      type: 'application/json; charset=utf-8',
+      content: Buffer.from(JSON.stringify(body, null, 2)),
+      cacheControl: 'public, max-age=60',
+      identity: [host.current.id, base, 'index'],
+    });
+  };
+}
