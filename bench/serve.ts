@@ -21,7 +21,7 @@ import { ServedSnapshot } from '../server/served-snapshot.ts';
 import { cityDataDir, ms, percentile } from './city.ts';
 
 const PER_SCENARIO = 200;
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const PORT = 4391;
 
 type Rows = Record<string, unknown>[];

@@ -1,4 +1,5 @@
 import type { DuckDBConnection, DuckDBInstance, DuckDBPreparedStatement, DuckDBValue } from '@duckdb/node-api';
+import { releaseResult } from './native-memory.ts';
 
 /** What answers run their SQL through: a pooled connection, or anything that records or times it. */
 export interface StatementRunner {
@@ -21,7 +22,17 @@ export class PooledConnection implements StatementRunner {
     }
     statement.clearBindings();
     if (values.length) statement.bind([...values]);
-    return (await statement.runAndReadAll()).getRowObjectsJS() as Record<string, unknown>[];
+    const result = await statement.runAndReadAll();
+    // Column by column is about three times faster than the binding's row objects.
+    const names = result.columnNames();
+    const columns = result.getColumnsJS();
+    const rows: Record<string, unknown>[] = Array.from({ length: result.currentRowCount }, () => ({}));
+    names.forEach((name, c) => {
+      const values = columns[c]!;
+      for (let r = 0; r < rows.length; r++) rows[r]![name] = values[r];
+    });
+    releaseResult();
+    return rows;
   }
 
   close(): void {

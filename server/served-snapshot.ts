@@ -1,18 +1,25 @@
 import { join } from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
+import { DuckDBInstance, listValue, type DuckDBValue } from '@duckdb/node-api';
 import type { Dataset, Resource } from '../datasets/core/dataset.ts';
-import { rowOrder } from '../datasets/core/row-order.ts';
-import type { Table } from '../datasets/core/table.ts';
-import { quoteIdentifier } from '../scripts/db/duckdb.ts';
+import { quoteIdentifier, quoteString } from '../scripts/db/duckdb.ts';
 import type { FileManifest } from '../scripts/snapshot/manifest.ts';
 import { createViews, tableSource, type Snapshot } from '../scripts/snapshot/read.ts';
 import { ConnectionPool, type PooledConnection } from './connection-pool.ts';
+import { ensureServeDatabase, filterColumns, SCHEMA, storagePlan } from './serve-database.ts';
+
+export { SHAPES_COLUMN, textColumn } from './serve-database.ts';
+
+/** What the serving database file is attached as, and the in-memory schema of page copies. */
+const STORED = 'stored';
+const PAGES = 'pages';
 
 /**
- * A snapshot opened for answering requests: one DuckDB with a view per table, the tables that
- * lists page over copied into memory in list order (so a page is a scan that stops early, not a
- * sort), indexes on the keys single resources are looked up by, and a pool of connections.
- * Requests lease it, so a newer snapshot can take over while the last requests on it finish.
+ * A snapshot opened for answering requests: its serving database (read-only, see
+ * serve-database.ts), the columns page filters read copied into memory (uncompressed, in the
+ * stored table's row order, so a row's position there is its row number in the stored table),
+ * views over its Parquet files, a pool of connections, and the files each request needs, chosen
+ * from the manifest. Requests lease it, so a newer snapshot can take over while the last
+ * requests on it finish.
  */
 
 export interface ServedSnapshotOptions {
@@ -20,19 +27,6 @@ export interface ServedSnapshotOptions {
   readonly threads?: number;
   readonly connections?: number;
 }
-
-/** A table kept in memory: its DuckDB name and the columns it holds. */
-export interface MemoryTable {
-  readonly name: string;
-  readonly columns: readonly string[];
-}
-
-/** Derived columns filters need: the text of a list column, a row's shapes. */
-export const textColumn = (column: string) => `${column}__text`;
-export const SHAPES_COLUMN = '__shapes';
-
-/** Tables this small are kept in memory whole: reading them is then as cheap as a lookup. */
-const SMALL_TABLE_BYTES = 4 * 1024 * 1024;
 
 export class ServedSnapshot {
   private leases = 0;
@@ -46,7 +40,12 @@ export class ServedSnapshot {
     readonly datasets: readonly Dataset[],
     private readonly instance: DuckDBInstance,
     private readonly pool: ConnectionPool,
-    private readonly memory: ReadonlyMap<string, MemoryTable>,
+    /** Stored tables by `<data set>/<table>`. */
+    private readonly stored: ReadonlySet<string>,
+    /** Tables whose pages are read from memory, by `<data set>/<table>`. */
+    private readonly paged: ReadonlySet<string>,
+    /** `<file catalog>.served`, where stored tables are. */
+    private readonly storedSchema: string,
   ) {}
 
   get id(): string {
@@ -54,38 +53,49 @@ export class ServedSnapshot {
   }
 
   static async open(snapshot: Snapshot, datasets: readonly Dataset[], options: ServedSnapshotOptions = {}): Promise<ServedSnapshot> {
+    const path = await ensureServeDatabase(snapshot, datasets);
     const instance = await DuckDBInstance.create(':memory:', {
-      memory_limit: options.memoryLimit ?? '320MB',
+      memory_limit: options.memoryLimit ?? '160MB',
+      temp_directory: snapshot.cacheDir,
+      // Give freed memory back to the system sooner: the server lives long, and its RSS is watched.
+      allocator_flush_threshold: '4MB', allocator_background_threads: 'true',
       threads: String(options.threads ?? 2),
     });
+    const stored = new Set<string>();
+    const paged = new Set<string>();
     const setup = await instance.connect();
-    const memory = new Map<string, MemoryTable>();
+    const storedSchema = `${STORED}.${SCHEMA}`;
     try {
-      await setup.run(`SET TimeZone = 'UTC'`);
-      await setup.run(`SET parquet_metadata_cache = true`);
+      // Read-only, so several servers may share the file; views and page copies live in memory,
+      // in the instance's own database, which every connection shares.
+      await setup.run(`ATTACH ${quoteString(path)} AS ${STORED} (READ_ONLY)`);
+      await setup.run(`CREATE SCHEMA ${PAGES}`);
       await createViews({ run: (sql) => setup.run(sql).then(() => undefined) }, snapshot, datasets);
       for (const dataset of datasets) {
         for (const table of Object.values(dataset.tables)) {
-          const plan = memoryPlan(dataset, table, snapshot);
-          if (!plan) continue;
-          const name = `memory_${dataset.sqlName}_${table.name}`;
-          await setup.run(`CREATE TABLE ${quoteIdentifier(name)} AS SELECT ${plan.select} FROM ${quoteIdentifier(`${dataset.sqlName}_${table.name}`)} ORDER BY ${rowOrder(table).map(quoteIdentifier).join(', ')}`);
-          for (const column of plan.indexed) await setup.run(`CREATE INDEX ${quoteIdentifier(`${name}_${column}`)} ON ${quoteIdentifier(name)} (${quoteIdentifier(column)})`);
-          memory.set(`${dataset.name}/${table.name}`, { name, columns: plan.columns });
+          if (!storagePlan(dataset, table, snapshot)) continue;
+          stored.add(`${dataset.name}/${table.name}`);
+          const columns = filterColumns(dataset, table);
+          if (!columns) continue;
+          const name = `${dataset.sqlName}_${table.name}`;
+          await setup.run(`CREATE TABLE ${PAGES}.${quoteIdentifier(name)} AS SELECT ${columns.map(quoteIdentifier).join(', ')} FROM ${storedSchema}.${quoteIdentifier(name)}`);
+          paged.add(`${dataset.name}/${table.name}`);
         }
       }
     } finally {
       setup.closeSync();
     }
-    const pool = new ConnectionPool(instance, options.connections ?? 4, (connection) => connection.run(`SET TimeZone = 'UTC'`).then(() => undefined));
-    return new ServedSnapshot(snapshot, datasets, instance, pool, memory);
+    const prepare = async (connection: Awaited<ReturnType<DuckDBInstance['connect']>>) => {
+      await connection.run(`SET TimeZone = 'UTC'`);
+      await connection.run(`SET parquet_metadata_cache = true`);
+    };
+    const pool = new ConnectionPool(instance, options.connections ?? 4, prepare);
+    return new ServedSnapshot(snapshot, datasets, instance, pool, stored, paged, storedSchema);
   }
 
-  /** The in-memory copy of a table, if it has one holding every column the resource renders. */
-  memoryTable(dataset: Dataset, resource: Resource): MemoryTable | undefined {
-    const table = this.memory.get(`${dataset.name}/${resource.table}`);
-    const needed = Object.keys(dataset.tables[resource.table]!.columns).filter((c) => !resource.omits.includes(c));
-    return table && needed.every((c) => table.columns.includes(c)) ? table : undefined;
+  /** Whether a table's rows are in the serving database (else only in Parquet files). */
+  isStored(dataset: Dataset, tableName: string): boolean {
+    return this.stored.has(`${dataset.name}/${tableName}`);
   }
 
   /** A table's Parquet files, narrowed by partition values and by the min/max of its time column. */
@@ -102,11 +112,40 @@ export class ServedSnapshot {
     return (chosen.length ? chosen : entry.files.slice(0, 1)).map((file) => join(this.snapshot.dir, file.path));
   }
 
-  /** SQL naming where a table's rows are: its in-memory copy, chosen files, or its view. */
-  source(dataset: Dataset, resource: Resource, files?: readonly string[]): string {
-    const memory = this.memoryTable(dataset, resource);
-    if (memory) return quoteIdentifier(memory.name);
-    return files ? tableSource(files) : quoteIdentifier(`${dataset.sqlName}_${resource.table}`);
+  /**
+   * SQL naming where a resource's rows are: its stored table, or else the chosen Parquet files,
+   * bound as one list parameter so that the statement's text, and its prepared plan, stay the same
+   * whichever files a request needs.
+   */
+  source(dataset: Dataset, resource: Resource, files?: readonly string[], bind?: (value: DuckDBValue) => string): string {
+    const name = quoteIdentifier(`${dataset.sqlName}_${resource.table}`);
+    if (this.isStored(dataset, resource.table)) return `${this.storedSchema}.${name}`;
+    if (!files) return name;
+    return bind ? `read_parquet(${bind(listValue([...files]))}::VARCHAR[], hive_partitioning = false)` : tableSource(files);
+  }
+
+  /** The in-memory copy of what a table's page filters read; rows match the stored table's by row number. */
+  filtered(dataset: Dataset, tableName: string): string {
+    if (!this.paged.has(`${dataset.name}/${tableName}`)) throw new Error(`${dataset.name}/${tableName} is not paged`);
+    return `${PAGES}.${quoteIdentifier(`${dataset.sqlName}_${tableName}`)}`;
+  }
+
+  /** Lookups in small tables, remembered: a snapshot never changes, and a round trip to DuckDB costs more than the row. */
+  private readonly remembered = new Map<string, Promise<unknown>>();
+
+  /** Whether a table is small enough for its lookups to be remembered. */
+  isSmall(dataset: Dataset, tableName: string): boolean {
+    return this.snapshot.manifest.datasets[dataset.name]!.tables[tableName]!.rows <= 10_000;
+  }
+
+  remember<T>(key: string, compute: () => Promise<T>): Promise<T> {
+    let found = this.remembered.get(key);
+    if (!found) {
+      if (this.remembered.size >= 10_000) this.remembered.clear();
+      this.remembered.set(key, (found = compute()));
+      found.catch(() => this.remembered.delete(key));
+    }
+    return found as Promise<T>;
   }
 
   /** Opens something once per snapshot, on first use; it is closed with the snapshot. */
@@ -120,7 +159,7 @@ export class ServedSnapshot {
     return this.pool.use(work);
   }
 
-  /** A request starts on this snapshot; `release` when it ends. */
+  /** A request starts on this snapshot; call the returned function when it ends. */
   lease(): () => void {
     this.leases++;
     let released = false;
@@ -146,32 +185,3 @@ export class ServedSnapshot {
     this.instance.closeSync();
   }
 }
-
-interface MemoryPlan {
-  readonly select: string;
-  readonly columns: string[];
-  readonly indexed: string[];
-}
-
-/**
- * Which tables live in memory and with what: a table a page answer pages over (without the
- * columns its resource omits, plus what its filters derive), and any small table whole. Keys
- * that item answers look up get an index.
- */
-function memoryPlan(dataset: Dataset, table: Table, snapshot: Snapshot): MemoryPlan | undefined {
-  const pages = dataset.endpoints.flatMap((e) => (e.answer.kind === 'page' && dataset.resources[e.answer.resource]!.table === table.name ? [e.answer] : []));
-  const bytes = snapshot.manifest.datasets[dataset.name]!.tables[table.name]!.files.reduce((n, f) => n + f.bytes, 0);
-  if (!pages.length && bytes > SMALL_TABLE_BYTES) return undefined;
-  const omitted = pages.length ? pages.map((p) => dataset.resources[p.resource]!.omits).reduce((a, b) => a.filter((c) => b.includes(c))) : [];
-  const columns = Object.keys(table.columns).filter((c) => !omitted.includes(c));
-  const derived: string[] = [];
-  for (const filter of pages.flatMap((p) => Object.values(p.filters))) {
-    if (filter.kind === 'partOfAny') derived.push(`lower(array_to_string(${quoteIdentifier(filter.column)}, chr(1))) AS ${quoteIdentifier(textColumn(filter.column))}`);
-    if (filter.kind === 'intersects') derived.push(`${filter.shapes} AS ${quoteIdentifier(SHAPES_COLUMN)}`);
-  }
-  const indexed = dataset.endpoints.flatMap((e) =>
-    e.answer.kind === 'item' && dataset.resources[e.answer.resource]!.table === table.name ? [...e.answer.match] : [],
-  );
-  return { select: [...columns.map(quoteIdentifier), ...derived].join(', '), columns, indexed: [...new Set(indexed)] };
-}
-

@@ -17,8 +17,8 @@ export type Filter =
   | { readonly kind: 'partOfAny'; readonly column: string }
   /**
    * The parameter (a bounding box) intersects the row's shapes: `extent` columns bound them, and
-   * `shapes` is SQL over the row giving its outlines as DOUBLE[][][] (rings of [lon, lat]; a point
-   * is a ring of one position).
+   * `shapes` is SQL over the row giving its outlines as DOUBLE[][], one list per ring of its
+   * coordinates in order, [lon, lat, lon, lat, …] (a point is a ring of one position).
    */
   | { readonly kind: 'intersects'; readonly extent: readonly [string, string, string, string]; readonly shapes: string };
 

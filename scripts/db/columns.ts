@@ -23,14 +23,15 @@ export function readExpression(name: string, column: Column): string {
 
 export const readList = (columns: Columns) => Object.entries(columns).map(([name, c]) => readExpression(name, c)).join(', ');
 
-/** Turns a row as DuckDB returns it for `readList` into the table's JS row. */
-export function decodeRow(row: Record<string, unknown>, columns: Columns): Record<string, unknown> {
+/** The table's JS row for a row as DuckDB returns it for `readList` (which it leaves as it was). */
+export function decodeRow(row: Readonly<Record<string, unknown>>, columns: Columns): Record<string, unknown> {
+  const decoded: Record<string, unknown> = { ...row };
   for (const [name, column] of Object.entries(columns)) {
     const value = row[name];
-    if (column.kind === 'json' && typeof value === 'string') row[name] = JSON.parse(value);
-    else if (typeof value === 'bigint') row[name] = Number(value);
+    if (column.kind === 'json' && typeof value === 'string') decoded[name] = JSON.parse(value);
+    else if (typeof value === 'bigint') decoded[name] = Number(value);
   }
-  return row;
+  return decoded;
 }
 
 /** The type a column has in the JSON lines a table writer stages. */

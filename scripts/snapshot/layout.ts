@@ -7,6 +7,8 @@ import { join, resolve } from 'node:path';
  *   current -> snapshots/<id>        the snapshot readers use, swapped atomically
  *   snapshots/<id>/manifest.json     immutable snapshots
  *   snapshots/<id>/<data set>/<table>/<key>=<value>/…/part-0.parquet
+ *   cache/<id>/                      what readers derive from a snapshot (e.g. the server's
+ *                                    database); safe to delete, made again when needed
  *   .staging/                        snapshots being written; never read
  */
 export const dataLayout = (dataDir: string) => {
@@ -16,6 +18,7 @@ export const dataLayout = (dataDir: string) => {
     current: join(root, 'current'),
     snapshots: join(root, 'snapshots'),
     snapshot: (id: string) => join(root, 'snapshots', id),
+    cache: (id: string) => join(root, 'cache', id),
     staging: join(root, '.staging'),
   };
 };

@@ -8,6 +8,8 @@ import { readManifest, type Manifest } from './manifest.ts';
 export interface Snapshot {
   readonly id: string;
   readonly dir: string;
+  /** Where derived files of this snapshot may be kept. */
+  readonly cacheDir: string;
   readonly manifest: Manifest;
 }
 
@@ -15,8 +17,9 @@ export interface Snapshot {
 export async function openSnapshot(dataDir: string, id?: string): Promise<Snapshot> {
   const chosen = id ?? (await currentSnapshotId(dataDir));
   if (!chosen) throw new Error(`${dataLayout(dataDir).root} holds no snapshot yet; make one with "odsnap sample" or "odsnap pull"`);
-  const dir = dataLayout(dataDir).snapshot(chosen);
-  return { id: chosen, dir, manifest: await readManifest(dir) };
+  const layout = dataLayout(dataDir);
+  const dir = layout.snapshot(chosen);
+  return { id: chosen, dir, cacheDir: layout.cache(chosen), manifest: await readManifest(dir) };
 }
 
 /** Absolute paths of a table's Parquet files. */

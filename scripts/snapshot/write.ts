@@ -5,6 +5,7 @@ import type { Dataset } from '../../datasets/core/dataset.ts';
 import { openDatabase, type Database } from '../db/duckdb.ts';
 import { dataLayout } from './layout.ts';
 import { attributionFor, LAYOUT_VERSION, licence, MANIFEST_FILE, type Manifest, type SnapshotSource } from './manifest.ts';
+import type { Snapshot } from './read.ts';
 import { TableWriter } from './table-writer.ts';
 
 /** Table writers of a snapshot being written, by data set name and table name. */
@@ -19,11 +20,7 @@ export interface WriteSnapshotOptions {
   readonly log?: (line: string) => void;
 }
 
-export interface WrittenSnapshot {
-  readonly id: string;
-  readonly dir: string;
-  readonly manifest: Manifest;
-}
+export type WrittenSnapshot = Snapshot;
 
 /**
  * Writes a snapshot under a temporary name, then publishes it: renames it into `snapshots/` and
@@ -75,7 +72,7 @@ export async function writeSnapshot(options: WriteSnapshotOptions, fill: (tables
     // The id fingerprints the content: a snapshot already there under this id is this snapshot.
     if (!(await exists(dir))) await rename(stagedSnapshot, dir);
     await makeCurrent(options.dataDir, id);
-    return { id, dir, manifest };
+    return { id, dir, cacheDir: layout.cache(id), manifest };
   } finally {
     db?.close();
     await rm(staging, { recursive: true, force: true });

@@ -20,12 +20,12 @@ function queryFor(request: AnswerRequest): Query {
       if (!table.timeColumn) throw new Error(`${request.dataset.name}/${table.name} has no time column to find its latest rows by`);
       const newest = request.served.snapshot.manifest.datasets[request.dataset.name]!.tables[table.name]!.files.reduce<string | null>((max, f) => (f.max && (!max || f.max > max) ? f.max : max), null);
       if (newest) files = request.served.files(request.dataset, resource.table, { equal: where, from: Date.parse(newest) });
-      const source = request.served.source(request.dataset, resource, files);
+      const source = request.served.source(request.dataset, resource, files, bind);
       conditions.push(`${quoteIdentifier(table.timeColumn)} = (SELECT max(${quoteIdentifier(table.timeColumn)}) FROM ${source})`);
     }
     const columns = columnsFor(request, resource);
     const rows = await request.connection.rows(
-      `SELECT ${selectList(columns)} FROM ${request.served.source(request.dataset, resource, files)}${conditions.length ? ` WHERE ${conditions.join(' AND ')}` : ''} ORDER BY ${rowOrder(table).map(quoteIdentifier).join(', ')}`,
+      `SELECT ${selectList(columns)} FROM ${request.served.source(request.dataset, resource, files, bind)}${conditions.length ? ` WHERE ${conditions.join(' AND ')}` : ''} ORDER BY ${rowOrder(table).map(quoteIdentifier).join(', ')}`,
       values,
     );
     const decoded = Object.fromEntries(columns);

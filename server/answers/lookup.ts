@@ -1,3 +1,4 @@
+import type { DuckDBValue } from '@duckdb/node-api';
 import type { Answer } from '../../datasets/core/answer.ts';
 import { NotFound } from '../../datasets/core/answer.ts';
 import { rowOrder } from '../../datasets/core/row-order.ts';
@@ -17,15 +18,25 @@ export async function answerList(request: AnswerRequest, answer: Of<'list'>): Pr
 }
 
 /** The first row whose `match` columns, tried in order, hold the value; undefined when none does. */
-export async function findRow(request: AnswerRequest, resourceName: string, match: readonly string[], value: unknown) {
+export function findRow(request: AnswerRequest, resourceName: string, match: readonly string[], value: unknown) {
+  const resource = resourceOf(request.dataset, resourceName);
+  const lookup = () => lookUp(request, resourceName, match, value);
+  return request.served.isSmall(request.dataset, resource.table)
+    ? request.served.remember(JSON.stringify([request.dataset.name, resourceName, match, value]), lookup)
+    : lookup();
+}
+
+async function lookUp(request: AnswerRequest, resourceName: string, match: readonly string[], value: unknown) {
   const resource = resourceOf(request.dataset, resourceName);
   const table = request.dataset.tables[resource.table]!;
   const columns = columnsFor(request, resource);
   for (const column of match) {
+    const values: DuckDBValue[] = [];
+    const bind = (v: DuckDBValue) => `$${values.push(v)}`;
     const files = request.served.files(request.dataset, resource.table, { equal: { [column]: value } });
     const rows = await request.connection.rows(
-      `SELECT ${selectList(columns)} FROM ${request.served.source(request.dataset, resource, files)} WHERE ${quoteIdentifier(column)} = ${castParam(table.columns[column]!, '$1')} LIMIT 1`,
-      [value as string | number],
+      `SELECT ${selectList(columns)} FROM ${request.served.source(request.dataset, resource, files, bind)} WHERE ${quoteIdentifier(column)} = ${castParam(table.columns[column]!, bind(value as string | number))} LIMIT 1`,
+      values,
     );
     if (rows[0]) return { resource, row: rows[0] };
   }

@@ -9,14 +9,14 @@ import { castParam, renderRows, resourceOf, columnsFor, selectList, type AnswerR
 type Of<K extends Answer['kind']> = Extract<Answer, { kind: K }>;
 
 /**
- * Offset pages of a table kept in memory in list order: the filters narrow it, the page is the
- * scan's rows after `offset` (no sort: DuckDB keeps insertion order without ORDER BY), and the
- * total comes from the same statement.
+ * Offset pages in list order, in one statement: the filters run over the in-memory copy of the
+ * columns they read, giving the matching row numbers and their count; the page's rows are then
+ * read from the stored table, which holds rows in list order, by those row numbers.
  */
 export async function answerPage(request: AnswerRequest, answer: Of<'page'>) {
   const resource = resourceOf(request.dataset, answer.resource);
   const table = request.dataset.tables[resource.table]!;
-  const source = request.served.source(request.dataset, resource);
+  const source = request.served.filtered(request.dataset, resource.table);
   const conditions: string[] = [];
   const values: DuckDBValue[] = [];
   const bind = (value: DuckDBValue) => `$${values.push(value)}`;
@@ -28,14 +28,18 @@ export async function answerPage(request: AnswerRequest, answer: Of<'page'>) {
     if (filter.kind === 'intersects') box = { filter, value: value as BoundingBox };
     else conditions.push(condition(filter, value as string | number, table.columns[filter.column]!, bind));
   }
-  if (box) conditions.push(await boxCondition(request, table.key?.[0], box.filter, box.value, source, conditions, values, bind));
+  if (box) conditions.push(await boxCondition(request, box.filter, box.value, source, conditions, values, bind));
 
   const where = conditions.length ? conditions.join(' AND ') : 'true';
   const limit = request.params.limit as number;
   const offset = request.params.offset as number;
-  const page = `LIMIT ${bind(limit)} OFFSET ${bind(offset)}`;
+  const stored = request.served.source(request.dataset, resource);
   const rows = await request.connection.rows(
-    `SELECT (SELECT count(*) FROM ${source} WHERE ${where}) AS "__total", ${selectList(columnsFor(request, resource))} FROM ${source} WHERE ${where} ${page}`,
+    `WITH hit AS MATERIALIZED (SELECT rowid AS r FROM ${source} WHERE ${where}),
+      page AS (SELECT r FROM hit ORDER BY r LIMIT ${bind(limit)} OFFSET ${bind(offset)})
+    SELECT (SELECT count(*) FROM hit) AS "__total", ${selectList(columnsFor(request, resource))} FROM ${stored}
+    WHERE rowid BETWEEN (SELECT min(r) FROM page) AND (SELECT max(r) FROM page) AND rowid IN (SELECT r FROM page)
+    ORDER BY rowid`,
     values,
   );
   const total = rows[0]
@@ -63,13 +67,12 @@ function condition(filter: Exclude<Filter, { kind: 'intersects' }>, value: strin
 }
 
 /**
- * Rows whose extent lies inside the box intersect it; rows whose extent only overlaps it are
- * tested shape by shape here, and the page then takes those that passed. A row without shapes
- * is taken on its extent.
+ * Rows whose extent lies in the box, or with a vertex in it, intersect it: SQL finds those. The
+ * few left whose extent only overlaps the box (a box inside a parcel, or crossing it between
+ * vertices) are tested shape by shape here. A row without shapes is taken on its extent.
  */
 async function boxCondition(
   request: AnswerRequest,
-  key: string | undefined,
   filter: Extract<Filter, { kind: 'intersects' }>,
   box: BoundingBox,
   source: string,
@@ -77,19 +80,21 @@ async function boxCondition(
   values: readonly DuckDBValue[],
   bind: (v: DuckDBValue) => string,
 ): Promise<string> {
-  if (!key) throw new Error(`${request.dataset.name}: an intersects filter needs a table with a key`);
   const [minLon, minLat, maxLon, maxLat] = filter.extent.map(quoteIdentifier);
   const b = { minLon: bind(box.minLon), minLat: bind(box.minLat), maxLon: bind(box.maxLon), maxLat: bind(box.maxLat) };
   const overlaps = `${minLon} <= ${b.maxLon} AND ${maxLon} >= ${b.minLon} AND ${minLat} <= ${b.maxLat} AND ${maxLat} >= ${b.minLat}`;
   const within = `${minLon} >= ${b.minLon} AND ${maxLon} <= ${b.maxLon} AND ${minLat} >= ${b.minLat} AND ${maxLat} <= ${b.maxLat}`;
-  const edge = await request.connection.rows(
-    `SELECT ${quoteIdentifier(key)} AS "key", ${quoteIdentifier(SHAPES_COLUMN)} AS "shapes" FROM ${source} WHERE ${[...conditions, overlaps, `NOT (${within})`].join(' AND ')}`,
+  const shapes = quoteIdentifier(SHAPES_COLUMN);
+  const vertexIn = `list_bool_or(list_transform(${shapes}, ring -> list_bool_or(list_transform(range(1, len(ring), 2), i -> ring[i] BETWEEN ${b.minLon} AND ${b.maxLon} AND ring[i + 1] BETWEEN ${b.minLat} AND ${b.maxLat}))))`;
+  const undecided = await request.connection.rows(
+    `SELECT rowid AS "row", ${shapes} AS "shapes" FROM ${source} WHERE ${[...conditions, overlaps, `NOT (${within})`, `NOT coalesce(${vertexIn}, false)`].join(' AND ')}`,
     [...values],
   );
-  const hits = edge.filter((row) => {
-    const shapes = (row.shapes ?? []) as [number, number][][];
-    return shapes.length === 0 || shapesIntersectBox(shapes, box);
+  const hits = undecided.filter((row) => {
+    const rings = ((row.shapes ?? []) as number[][]).map((flat) => Array.from({ length: flat.length / 2 }, (_, i): [number, number] => [flat[2 * i]!, flat[2 * i + 1]!]));
+    return rings.length === 0 || shapesIntersectBox(rings, box);
   });
-  if (!hits.length) return `(${within})`;
-  return `(${within} OR list_contains(${bind(listValue(hits.map((row) => row.key as string)))}, ${quoteIdentifier(key)}))`;
+  const decided = `${overlaps} AND (${within} OR coalesce(${vertexIn}, false))`;
+  if (!hits.length) return `(${decided})`;
+  return `((${decided}) OR list_contains(${bind(listValue(hits.map((row) => row.row as bigint)))}, rowid))`;
 }

@@ -27,11 +27,9 @@ export function resourceOf(dataset: Dataset, name: string): Resource {
   return resource;
 }
 
-/** The columns to select for a resource from wherever its rows are read. */
+/** The columns a resource's rendering reads: the storage is columnar, so the rest is never touched. */
 export function columnsFor(request: AnswerRequest, resource: Resource): [string, Column][] {
-  const table = request.dataset.tables[resource.table]!;
-  const memory = request.served.memoryTable(request.dataset, resource);
-  return Object.entries(table.columns).filter(([name]) => !memory || memory.columns.includes(name));
+  return Object.entries(request.dataset.tables[resource.table]!.columns).filter(([name]) => !resource.omits.includes(name));
 }
 
 export const selectList = (columns: readonly [string, Column][]) => columns.map(([name, column]) => readExpression(name, column)).join(', ');

@@ -38,8 +38,9 @@ export async function answerSeries(request: AnswerRequest, answer: Of<'series'>)
   conditions.push(timeCondition(answer.time, range, bind));
   const narrowed = table.timeColumn === answer.time ? { equal, from: range[0], to: range[1] } : { equal };
   const files = request.served.files(request.dataset, resource.table, narrowed);
+  const from = request.served.source(request.dataset, resource, files, bind);
   const rows = await request.connection.rows(
-    `SELECT ${selectList(columnsFor(request, resource))} FROM ${request.served.source(request.dataset, resource, files)} WHERE ${conditions.join(' AND ')} ORDER BY ${quoteIdentifier(answer.time)}`,
+    `SELECT ${selectList(columnsFor(request, resource))} FROM ${from} WHERE ${conditions.join(' AND ')} ORDER BY ${quoteIdentifier(answer.time)}`,
     values,
   );
   return answer.envelope(renderRows(request, resource, rows), request.params, request.context);
@@ -60,8 +61,9 @@ export async function answerNumberedPage(request: AnswerRequest, answer: Of<'num
   const files = table.timeColumn === answer.time
     ? request.served.files(request.dataset, resource.table, { from: range[0], to: range[1] })
     : request.served.files(request.dataset, resource.table);
+  const from = request.served.source(request.dataset, resource, files, bind);
   const rows = await request.connection.rows(
-    `SELECT ${selectList(columnsFor(request, resource))} FROM ${request.served.source(request.dataset, resource, files)} WHERE ${timeCondition(answer.time, range, bind)} LIMIT ${bind(pageSize + 1)} OFFSET ${bind((page - 1) * pageSize)}`,
+    `SELECT ${selectList(columnsFor(request, resource))} FROM ${from} WHERE ${timeCondition(answer.time, range, bind)} LIMIT ${bind(pageSize + 1)} OFFSET ${bind((page - 1) * pageSize)}`,
     values,
   );
   return { data: renderRows(request, resource, rows.slice(0, pageSize)), page, pageSize, hasNextPage: rows.length > pageSize };

@@ -2,6 +2,7 @@ import { DuckDBInstance, StatementType, type DuckDBConnection } from '@duckdb/no
 import type { Dataset } from '../../datasets/core/dataset.ts';
 import { quoteString } from '../../scripts/db/duckdb.ts';
 import { createViews, type Snapshot } from '../../scripts/snapshot/read.ts';
+import { releaseResult } from '../native-memory.ts';
 
 /**
  * Read-only SQL over a snapshot's views. DuckDB itself is locked down: it may read files under the
@@ -88,6 +89,7 @@ export class SqlSandbox {
           if (bytes > limits.maxBytes) throw new SqlRefused(`the result is larger than ${Math.round(limits.maxBytes / 1024 / 1024)} MiB; select fewer rows or columns`);
         }
       }
+      releaseResult();
       return { columns, rows };
     } catch (error) {
       if (error instanceof SqlRefused) throw error;
