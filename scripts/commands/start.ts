@@ -46,13 +46,17 @@ export const startCommand = defineCommand({
       },
     });
     const url = server.url.replace('127.0.0.1', 'localhost');
+    const hints = [
+      [`${url}/api/public`, 'every data set and endpoint'],
+      [`${url}/api/public/rcn/transactions?limit=5`, 'the v1 API'],
+      [`${url}/api/sql?q=SELECT+count(*)+FROM+citybike_rides`, 'read-only SQL'],
+    ];
+    const width = Math.max(...hints.map(([address]) => address!.length));
     output.out(
       [
         '',
         `odsnap is serving snapshot ${id} at ${url}`,
-        `  ${url}/api/public                         every data set and endpoint`,
-        `  ${url}/api/public/rcn/transactions?limit=5  the v1 API`,
-        `  ${url}/api/sql?q=SELECT+count(*)+FROM+citybike_rides`,
+        ...hints.map(([address, what]) => `  ${address!.padEnd(width)}  ${what}`),
         '',
         'Coming next in odsnap: pull from any v1 upstream, the static build and the site. Ctrl-C stops.',
         '',
