@@ -4,6 +4,7 @@ import { text } from '../core/text.ts';
 import { endpoints } from './endpoints.ts';
 import { renderHistoryReading, renderLiveReading, renderLiveStation, renderSensor, renderStation } from './render.ts';
 import { historyReading, liveReading, liveStation, sensor, station } from './resources.ts';
+import { parseHistoryReading, parseLiveReading, parseLiveStation, parseSensor, parseStation } from './parse.ts';
 import { generate } from './sample.ts';
 import * as tables from './tables.ts';
 
@@ -16,11 +17,11 @@ export const airQuality = defineDataset({
   ),
   tables,
   resources: {
-    station: defineResource(tables.stations, station, renderStation),
-    sensor: defineResource(tables.sensors, sensor, renderSensor),
-    reading: defineResource(tables.readings, historyReading, renderHistoryReading),
-    liveStation: defineResource(tables.live_stations, liveStation, renderLiveStation),
-    liveReading: defineResource(tables.live_readings, liveReading, renderLiveReading),
+    station: defineResource(tables.stations, station, renderStation, { parse: parseStation }),
+    sensor: defineResource(tables.sensors, sensor, renderSensor, { parse: parseSensor }),
+    reading: defineResource(tables.readings, historyReading, renderHistoryReading, { parse: parseHistoryReading }),
+    liveStation: defineResource(tables.live_stations, liveStation, renderLiveStation, { parse: parseLiveStation }),
+    liveReading: defineResource(tables.live_readings, liveReading, renderLiveReading, { parse: parseLiveReading }),
   },
   endpoints,
   sample: generate,

@@ -4,6 +4,7 @@ import { text } from '../core/text.ts';
 import { endpoints } from './endpoints.ts';
 import { renderCounter, renderReading } from './render.ts';
 import { counter, counterReading } from './resources.ts';
+import { parseCounter, parseReading } from './parse.ts';
 import { generate } from './sample.ts';
 import * as tables from './tables.ts';
 
@@ -16,8 +17,8 @@ export const bikeCounter = defineDataset({
   ),
   tables,
   resources: {
-    counter: defineResource(tables.counters, counter, renderCounter),
-    reading: defineResource(tables.readings, counterReading, renderReading),
+    counter: defineResource(tables.counters, counter, renderCounter, { parse: parseCounter }),
+    reading: defineResource(tables.readings, counterReading, renderReading, { parse: parseReading }),
   },
   endpoints,
   sample: generate,

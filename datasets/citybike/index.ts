@@ -4,6 +4,7 @@ import { text } from '../core/text.ts';
 import { endpoints } from './endpoints.ts';
 import { renderBike, renderLiveBike, renderLiveZone, renderRide, renderSeason, renderZone } from './render.ts';
 import { bike, liveBike, liveZone, ride, season, zone } from './resources.ts';
+import { parseBike, parseLiveBike, parseLiveZone, parseRide, parseSeason, parseZone } from './parse.ts';
 import { generate } from './sample.ts';
 import * as tables from './tables.ts';
 
@@ -16,12 +17,12 @@ export const citybike = defineDataset({
   ),
   tables,
   resources: {
-    bike: defineResource(tables.bikes, bike, renderBike),
-    zone: defineResource(tables.zones, zone, renderZone),
-    season: defineResource(tables.seasons, season, renderSeason),
-    ride: defineResource(tables.rides, ride, renderRide),
-    liveBike: defineResource(tables.live_bikes, liveBike, renderLiveBike),
-    liveZone: defineResource(tables.live_zones, liveZone, renderLiveZone),
+    bike: defineResource(tables.bikes, bike, renderBike, { parse: parseBike }),
+    zone: defineResource(tables.zones, zone, renderZone, { parse: parseZone }),
+    season: defineResource(tables.seasons, season, renderSeason, { parse: parseSeason }),
+    ride: defineResource(tables.rides, ride, renderRide, { parse: parseRide }),
+    liveBike: defineResource(tables.live_bikes, liveBike, renderLiveBike, { parse: parseLiveBike }),
+    liveZone: defineResource(tables.live_zones, liveZone, renderLiveZone, { parse: parseLiveZone }),
   },
   endpoints,
   sample: generate,

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { answerProblems } from './answer-check.ts';
 import type { Columns, RowOf } from './column.ts';
 import { completeEndpoint, type Endpoint, type EndpointSpec } from './endpoint.ts';
+import type { ParseContext } from './parse.ts';
 import { mergePatch, resolveLinks, type RenderContext } from './render.ts';
 import type { ResourceSpec } from './resource.ts';
 import type { SampleGenerator } from './sample.ts';
@@ -30,6 +31,8 @@ export interface Resource {
   readonly omits: readonly string[];
   /** Renders one row, restoring what the upstream sent beyond the spec (`extra`). */
   readonly render: (row: Record<string, unknown>, context: RenderContext) => unknown;
+  /** The row for an upstream record, without `extra`; absent for resources never stored from one. */
+  readonly parse?: (record: unknown, context: ParseContext) => Record<string, unknown>;
 }
 
 export interface Dataset {
@@ -72,6 +75,7 @@ export function defineDataset<T extends TableSpecs>(spec: DatasetSpec<T>): Datas
         table: tableNameOf(resource.table),
         schema: resource.schema,
         omits: resource.omits ?? [],
+        parse: resource.parse as Resource['parse'],
         render: (row: Record<string, unknown>, context: RenderContext) => {
           const rendered = resource.render(row as RowOf<Columns>, context);
           return row.extra == null ? rendered : mergePatch(rendered, resolveLinks(row.extra, context));

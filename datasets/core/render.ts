@@ -66,3 +66,14 @@ export function mergePatch(target: unknown, patch: unknown): unknown {
   }
   return result;
 }
+
+/** The inverse of resolveLinks: an upstream's absolute links (under `base`) made relative to {base_url}. */
+export function relativeLinks(value: unknown, base: string): unknown {
+  const root = base.replace(/\/+$/, '');
+  if (typeof value === 'string') return value === root || value.startsWith(`${root}/`) ? BASE_URL_TOKEN + value.slice(root.length) : value;
+  if (Array.isArray(value)) return value.map((item) => relativeLinks(item, base));
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, relativeLinks(v, base)]));
+  }
+  return value;
+}

@@ -4,6 +4,7 @@ import { text } from '../core/text.ts';
 import { endpoints } from './endpoints.ts';
 import { renderDictionary, renderProperty, renderPropertySummary, renderTransaction } from './render.ts';
 import { dictionaryPayload, property, propertySummary, transaction } from './resources.ts';
+import { parseDictionary, parseProperty, parseTransaction } from './parse.ts';
 import { generate } from './sample.ts';
 import * as tables from './tables.ts';
 
@@ -16,10 +17,10 @@ export const rcn = defineDataset({
   ),
   tables,
   resources: {
-    transaction: defineResource(tables.transactions, transaction, renderTransaction),
+    transaction: defineResource(tables.transactions, transaction, renderTransaction, { parse: parseTransaction }),
     propertySummary: defineResource(tables.properties, propertySummary, renderPropertySummary, { omits: ['parcels', 'buildings', 'units'] }),
-    property: defineResource(tables.properties, property, renderProperty),
-    dictionary: defineResource(tables.dictionaries, dictionaryPayload, renderDictionary),
+    property: defineResource(tables.properties, property, renderProperty, { parse: parseProperty }),
+    dictionary: defineResource(tables.dictionaries, dictionaryPayload, renderDictionary, { parse: parseDictionary }),
   },
   endpoints,
   sample: generate,

@@ -1,0 +1,25 @@
+import type { RowOf } from '../core/column.ts';
+import type { ParseContext } from '../core/parse.ts';
+import type { Counter, CounterReading } from './resources.ts';
+import type * as tables from './tables.ts';
+
+/** How upstream counter records become rows: the inverses of render.ts. */
+
+export const parseCounter = (c: Counter): RowOf<typeof tables.counters.columns> => ({
+  id: c.id,
+  name: c.name,
+  provider: c.provider,
+  external_id: c.externalId,
+  lat: c.location.lat,
+  lon: c.location.lon,
+  active_from: Date.parse(c.activeFrom),
+  active_to: c.activeTo === null ? null : Date.parse(c.activeTo),
+  last_synchronized_at: Date.parse(c.lastSynchronizedAt),
+});
+
+/** A reading does not name its counter: the request's path does. */
+export const parseReading = (r: CounterReading, context: ParseContext): RowOf<typeof tables.readings.columns> => ({
+  counter_id: context.params.counterId!,
+  read_at: Date.parse(r.readAt),
+  value: r.value,
+});
