@@ -25,5 +25,14 @@ export const citybike = defineDataset({
     liveZone: defineResource(tables.live_zones, liveZone, renderLiveZone, { parse: parseLiveZone }),
   },
   endpoints,
+  // Rides are asked per season, a week at a time: small windows keep a window's pages in memory
+  // cheap while costing only one short last page each.
+  crawl: [
+    { kind: 'list', path: '/bikes' },
+    { kind: 'list', path: '/zones' },
+    { kind: 'list', path: '/seasons' },
+    { kind: 'windows', path: '/rides', over: { resource: 'season', from: 'active_from', to: 'active_to' }, days: 7, pageSize: 500 },
+    { kind: 'capture', path: '/live', parts: [{ field: 'bikes', resource: 'liveBike' }, { field: 'zones', resource: 'liveZone' }] },
+  ],
   sample: generate,
 });

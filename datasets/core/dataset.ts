@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { answerProblems } from './answer-check.ts';
 import type { Columns, RowOf } from './column.ts';
+import { crawlProblems, type CrawlPlan } from './crawl.ts';
 import { completeEndpoint, type Endpoint, type EndpointSpec } from './endpoint.ts';
 import type { ParseContext } from './parse.ts';
 import { mergePatch, resolveLinks, type RenderContext } from './render.ts';
@@ -20,6 +21,8 @@ export interface DatasetSpec<T extends TableSpecs> {
   readonly tables: T;
   readonly resources: Readonly<Record<string, ResourceSpec<any, any>>>;
   readonly endpoints: readonly EndpointSpec[];
+  /** How pull fetches the data set from an upstream. */
+  readonly crawl: CrawlPlan;
   readonly sample: SampleGenerator<T>;
 }
 
@@ -46,6 +49,7 @@ export interface Dataset {
   readonly tables: Readonly<Record<string, Table>>;
   readonly resources: Readonly<Record<string, Resource>>;
   readonly endpoints: readonly Endpoint[];
+  readonly crawl: CrawlPlan;
   readonly sample: SampleGenerator<TableSpecs>;
 }
 
@@ -88,6 +92,12 @@ export function defineDataset<T extends TableSpecs>(spec: DatasetSpec<T>): Datas
     const problems = answerProblems(endpoint.answer, Object.keys(endpoint.params), resources, tables);
     if (problems.length) throw new Error(`${endpoint.fullPath}: its answer ${problems.join('; ')}`);
   }
+  const columnsOf = (resource: string) => {
+    const table = resources[resource] && tables[resources[resource].table];
+    return table && Object.keys(table.columns);
+  };
+  const crawlMistakes = crawlProblems(spec.crawl, endpoints, resources, columnsOf);
+  if (crawlMistakes.length) throw new Error(`${spec.name}: its crawl plan ${crawlMistakes.join('; ')}`);
   const paths = endpoints.map((e) => e.fullPath);
   const repeated = paths.find((path, i) => paths.indexOf(path) !== i);
   if (repeated) throw new Error(`${spec.name}: endpoint ${repeated} is declared twice`);
@@ -100,6 +110,7 @@ export function defineDataset<T extends TableSpecs>(spec: DatasetSpec<T>): Datas
     tables,
     resources,
     endpoints,
+    crawl: spec.crawl,
     sample: spec.sample as unknown as SampleGenerator<TableSpecs>,
   };
 }

@@ -23,5 +23,12 @@ export const rcn = defineDataset({
     dictionary: defineResource(tables.dictionaries, dictionaryPayload, renderDictionary, { parse: parseDictionary }),
   },
   endpoints,
+  // Transactions come whole in their list; properties' list leaves out parcels, buildings and
+  // units, so each new or changed property is fetched on its own.
+  crawl: [
+    { kind: 'documents' },
+    { kind: 'pages', path: '/transactions', id: 'transactionGmlId', limit: 100 },
+    { kind: 'pages', path: '/properties', id: 'propertyGmlId', limit: 100, detail: '/properties/{propertyGmlId}' },
+  ],
   sample: generate,
 });

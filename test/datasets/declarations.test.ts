@@ -76,8 +76,40 @@ describe('defineDataset', () => {
         tables: { counters: base.tables.counters!, readings: base.tables.readings! },
         resources: { counter: { table: base.tables.counters!, schema: endpoint.response, render: () => ({}) } },
         endpoints: [{ ...endpoint, params: { counterId: endpoint.params.counterId! }, answer: answer as never }],
+        crawl: [],
         sample: () => {},
       }),
     ).toThrow(`/api/public/broken/counters/{counterId}: its answer ${message}`);
+  });
+
+  const wrongSteps: [string, object, string][] = [
+    ['an endpoint it does not declare', { kind: 'list', path: '/nope' }, 'crawls /nope, which the data set does not declare'],
+    ['an endpoint answered otherwise', { kind: 'list', path: '/counters/{counterId}' }, 'crawls /counters/{counterId} as a list endpoint, but it is answered as item'],
+    [
+      'a span column the parent lacks',
+      { kind: 'series', path: '/counters/{counterId}/readings', field: 'readings', days: 92, span: { from: 'nope', to: 'active_to' } },
+      'reads column "nope" of counter, which its table does not have',
+    ],
+  ];
+
+  it.each(wrongSteps)('refuses a crawl step that names %s', async (_, step, message) => {
+    const { defineDataset } = await import('../../datasets/core/dataset.ts');
+    const { defineResource } = await import('../../datasets/core/resource.ts');
+    const tables = await import('../../datasets/bike-counter/tables.ts');
+    const { endpoints } = await import('../../datasets/bike-counter/endpoints.ts');
+    const counter = base.resources.counter!, reading = base.resources.reading!;
+    expect(() =>
+      defineDataset({
+        ...base,
+        name: 'broken',
+        tables,
+        resources: {
+          counter: defineResource(tables.counters, counter.schema, counter.render as never, { parse: counter.parse as never }),
+          reading: defineResource(tables.readings, reading.schema, reading.render as never, { parse: reading.parse as never }),
+        },
+        endpoints,
+        crawl: [step as never],
+      }),
+    ).toThrow(`broken: its crawl plan ${message}`);
   });
 });
