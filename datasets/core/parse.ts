@@ -41,11 +41,14 @@ export function patchOf(original: unknown, rendered: unknown, ignore: ReadonlySe
   const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
   if (!isObject(original) || !isObject(rendered)) return sameValue(original, rendered) ? undefined : original;
   const patch: Record<string, unknown> = {};
+  // A field rendered as undefined is absent, as it is once the resource is JSON.
   for (const [key, value] of Object.entries(original)) {
     if (linkFields.has(key) || ignore.has(key)) continue;
-    const part = key in rendered ? patchOf(value, rendered[key]) : value;
+    const part = rendered[key] !== undefined ? patchOf(value, rendered[key]) : value;
     if (part !== undefined) patch[key] = part;
   }
-  for (const key of Object.keys(rendered)) if (!(key in original) && !linkFields.has(key) && !ignore.has(key)) patch[key] = null;
+  for (const [key, value] of Object.entries(rendered)) {
+    if (value !== undefined && !(key in original) && !linkFields.has(key) && !ignore.has(key)) patch[key] = null;
+  }
   return Object.keys(patch).length ? patch : undefined;
 }

@@ -6,6 +6,8 @@ export interface Database {
   /** Rows as plain JS objects (BIGINT as bigint; cast in SQL where a number is wanted). */
   rows<T = Record<string, unknown>>(sql: string, params?: DuckDBValue[]): Promise<T[]>;
   run(sql: string, params?: DuckDBValue[]): Promise<void>;
+  /** Rows in batches as DuckDB produces them, for results too large to hold at once. */
+  stream<T = Record<string, unknown>>(sql: string, params?: DuckDBValue[]): AsyncGenerator<T[]>;
   close(): void;
 }
 
@@ -34,6 +36,10 @@ export async function openDatabase(options: DatabaseOptions = {}): Promise<Datab
     },
     async run(sql: string, params?: DuckDBValue[]) {
       await connection.run(sql, params);
+    },
+    async *stream<T>(sql: string, params?: DuckDBValue[]) {
+      const result = await connection.stream(sql, params);
+      for await (const rows of result.yieldRowObjectJs()) yield rows as T[];
     },
     close() {
       connection.closeSync();

@@ -35,6 +35,14 @@ const source = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('pull'), upstream: z.string() }),
 ]);
 
+/** Records a pull could not store because they failed validation: kept verbatim, one JSON line each, with the reason. */
+const quarantineEntry = z.object({
+  records: z.number().int().positive(),
+  path: z.string(),
+  bytes: z.number().int().nonnegative(),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+});
+
 export const manifestSchema = z.object({
   layoutVersion: z.literal(LAYOUT_VERSION),
   id: z.string(),
@@ -42,11 +50,14 @@ export const manifestSchema = z.object({
   source,
   licence: z.object({ id: z.string(), name: z.string(), url: z.url(), attribution: z.string() }),
   datasets: z.record(z.string(), z.object({ tables: z.record(z.string(), tableEntry) })),
+  /** By data set; absent when nothing was quarantined. */
+  quarantine: z.record(z.string(), quarantineEntry).optional(),
 });
 
 export type Manifest = z.infer<typeof manifestSchema>;
 export type TableManifest = z.infer<typeof tableEntry>;
 export type FileManifest = z.infer<typeof fileEntry>;
+export type QuarantineManifest = z.infer<typeof quarantineEntry>;
 export type SnapshotSource = z.infer<typeof source>;
 
 export const licence = (attribution: string): Manifest['licence'] => ({

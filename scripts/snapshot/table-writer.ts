@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { appendFileSync, createReadStream } from 'node:fs';
-import { mkdir, rm, stat } from 'node:fs/promises';
+import { copyFile, link, mkdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { compareKeys, keyOf, rowOrder, type SortKey } from '../../datasets/core/row-order.ts';
 import type { Table } from '../../datasets/core/table.ts';
@@ -44,6 +44,8 @@ interface Partition {
 
 export class TableWriter {
   private readonly partitions = new Map<string, Partition>();
+  /** Files of an earlier snapshot taken as they are, with where they are now. */
+  private readonly carried: { readonly file: FileManifest; readonly from: string }[] = [];
   rows = 0;
   private readonly order: readonly string[];
   /** The UTC day of the last instant turned into a partition, and its ISO date: most rows share it. */
@@ -88,6 +90,21 @@ export class TableWriter {
     if (partition.bufferedBytes >= FLUSH_BYTES) this.flush(partition);
   }
 
+  /** Whether rows were written into the partition with these values (a file's `partition`). */
+  hasPartition(values: Readonly<Record<string, string>>): boolean {
+    return this.partitions.has((this.table.partitionBy ?? []).map((p) => values[p.name]).join('\u0000'));
+  }
+
+  /**
+   * Takes a file of an earlier snapshot into this one unchanged (a hard link, not a copy), for a
+   * partition that gets no rows here.
+   */
+  carry(file: FileManifest, from: string): void {
+    if (this.hasPartition(file.partition)) throw new Error(`${this.tableDir}: ${file.path} is carried into a partition that also has new rows`);
+    this.carried.push({ file, from });
+    this.rows += file.rows;
+  }
+
   private partitionOf(row: Record<string, unknown>): string[] {
     return (this.table.partitionBy ?? []).map((p) => {
       const value = row[p.column];
@@ -122,7 +139,16 @@ export class TableWriter {
     const files: FileManifest[] = [];
     const partitions: (Partition | undefined)[] = [...this.partitions.values()].sort((a, b) => (a.path < b.path ? -1 : 1));
     // A table without rows still gets one (empty) file, so every reader learns its schema.
-    if (partitions.length === 0) partitions.push(undefined);
+    if (partitions.length === 0 && this.carried.length === 0) partitions.push(undefined);
+    for (const { file, from } of this.carried) {
+      const target = join(snapshotDir, file.path);
+      await mkdir(join(target, '..'), { recursive: true });
+      await link(from, target).catch((error: NodeJS.ErrnoException) => {
+        if (error.code === 'EXDEV' || error.code === 'EPERM') return copyFile(from, target);
+        throw error;
+      });
+      files.push(file);
+    }
     for (const partition of partitions) {
       const path = [this.tableDir, partition?.path, 'part-0.parquet'].filter(Boolean).join('/');
       const target = join(snapshotDir, path);
@@ -145,6 +171,7 @@ export class TableWriter {
         max: timeText(partition?.max ?? null),
       });
     }
+    files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     return {
       rows: this.rows,
       columns: columns.map(([name, c]) => ({ name, type: c.sqlType, nullable: c.nullable })),

@@ -36,6 +36,14 @@ export async function verifySnapshot(snapshotDir: string, onFile?: (path: string
       }
     }
   }
+  for (const entry of Object.values(manifest.quarantine ?? {})) {
+    listed.add(entry.path);
+    const path = join(snapshotDir, entry.path);
+    const info = await stat(path).catch(() => undefined);
+    if (!info) mismatches.push(`${entry.path}: missing`);
+    else if (info.size !== entry.bytes || (await sha256Of(path)) !== entry.sha256) mismatches.push(`${entry.path}: differs from the manifest`);
+    else [files, bytes] = [files + 1, bytes + info.size];
+  }
   for (const path of await filesUnder(snapshotDir)) {
     if (!listed.has(path)) mismatches.push(`${path}: not in the manifest`);
   }

@@ -1,10 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, rename, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { link, mkdir, rename, rm, stat, symlink, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Dataset } from '../../datasets/core/dataset.ts';
 import { openDatabase, type Database } from '../db/duckdb.ts';
 import { dataLayout } from './layout.ts';
 import { attributionFor, LAYOUT_VERSION, licence, MANIFEST_FILE, type Manifest, type SnapshotSource } from './manifest.ts';
+import { verifySnapshot } from './verify.ts';
 import type { Snapshot } from './read.ts';
 import { TableWriter } from './table-writer.ts';
 
@@ -18,15 +19,25 @@ export interface WriteSnapshotOptions {
   /** Epoch ms; the sample passes its own clock so that its snapshots are reproducible. */
   readonly createdAt: number;
   readonly log?: (line: string) => void;
+  /** An earlier snapshot in the same directory: files that come out byte-identical to its own are hard links to them. */
+  readonly previous?: Snapshot;
 }
+
+/** What filling a snapshot adds to its manifest besides the tables. */
+export type Additions = Partial<Pick<Manifest, 'quarantine'>>;
 
 export type WrittenSnapshot = Snapshot;
 
 /**
- * Writes a snapshot under a temporary name, then publishes it: renames it into `snapshots/` and
- * swaps the `current` link in one rename. A failure before that leaves `current` as it was.
+ * Writes a snapshot under a temporary name, verifies every file against the manifest, then
+ * publishes it: renames it into `snapshots/` and swaps the `current` link in one rename. A
+ * failure before that leaves `current` as it was. `fill` writes the tables' rows, and may put
+ * further files into the staged snapshot directory it is given, listed in what it returns.
  */
-export async function writeSnapshot(options: WriteSnapshotOptions, fill: (tables: SnapshotTables) => Promise<void>): Promise<WrittenSnapshot> {
+export async function writeSnapshot(
+  options: WriteSnapshotOptions,
+  fill: (tables: SnapshotTables, snapshotDir: string) => Promise<Additions | void>,
+): Promise<WrittenSnapshot> {
   const layout = dataLayout(options.dataDir);
   const staging = join(layout.staging, `${process.pid}-${randomBytes(4).toString('hex')}`);
   const stagedSnapshot = join(staging, 'snapshot');
@@ -42,7 +53,7 @@ export async function writeSnapshot(options: WriteSnapshotOptions, fill: (tables
         tables[dataset.name]![table.name] = new TableWriter(table, `${dataset.name}/${table.name}`, rowsDir);
       }
     }
-    await fill(tables);
+    const additions = (await fill(tables, stagedSnapshot)) ?? {};
 
     db = await openDatabase({ memoryLimit: '400MB', spillDir: join(staging, 'spill') });
     const datasets: Manifest['datasets'] = {};
@@ -53,6 +64,7 @@ export async function writeSnapshot(options: WriteSnapshotOptions, fill: (tables
         datasets[datasetName]!.tables[tableName] = await writer.finish(db, stagedSnapshot);
       }
     }
+    if (options.previous) await linkUnchanged(stagedSnapshot, datasets, options.previous);
 
     const createdAt = new Date(options.createdAt).toISOString();
     const fingerprint = createHash('sha256').update(JSON.stringify({ source: options.source, createdAt, datasets })).digest('hex');
@@ -64,8 +76,11 @@ export async function writeSnapshot(options: WriteSnapshotOptions, fill: (tables
       source: options.source,
       licence: licence(attributionFor(options.source)),
       datasets,
+      ...additions,
     };
     await writeFile(join(stagedSnapshot, MANIFEST_FILE), JSON.stringify(manifest, null, 2) + '\n');
+    const check = await verifySnapshot(stagedSnapshot);
+    if (check.mismatches.length) throw new Error(`the new snapshot does not match its manifest, so it was not published: ${check.mismatches.slice(0, 5).join('; ')}`);
 
     const dir = layout.snapshot(id);
     await mkdir(layout.snapshots, { recursive: true });
@@ -85,6 +100,27 @@ export async function makeCurrent(dataDir: string, id: string): Promise<void> {
   const link = join(layout.root, `.current-${process.pid}-${randomBytes(4).toString('hex')}`);
   await symlink(join('snapshots', id), link);
   await rename(link, layout.current);
+}
+
+/** Replaces each new file that is byte-for-byte a file of `previous` (same path and sha256) with a hard link to it. */
+async function linkUnchanged(snapshotDir: string, datasets: Manifest['datasets'], previous: Snapshot): Promise<void> {
+  const before = new Map<string, string>();
+  for (const dataset of Object.values(previous.manifest.datasets)) {
+    for (const table of Object.values(dataset.tables)) for (const file of table.files) before.set(file.path, file.sha256);
+  }
+  for (const dataset of Object.values(datasets)) {
+    for (const table of Object.values(dataset.tables)) {
+      for (const file of table.files) {
+        if (before.get(file.path) !== file.sha256) continue;
+        const target = join(snapshotDir, file.path);
+        const source = join(previous.dir, file.path);
+        const [a, b] = await Promise.all([stat(target), stat(source).catch(() => undefined)]);
+        if (!b || a.ino === b.ino) continue;
+        await unlink(target);
+        await link(source, target);
+      }
+    }
+  }
 }
 
 const exists = (path: string) => stat(path).then(() => true, () => false);

@@ -1,0 +1,113 @@
+import { closeSync, createReadStream, ftruncateSync, fstatSync, openSync, readSync, writeSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+
+/**
+ * The checkpoint of a pull: an append-only file with one line per finished unit of work (a
+ * page, a window, a detail), holding what the unit found. A unit's line is written in one write
+ * once the unit is complete, so a pull killed at any moment leaves whole lines and at most one
+ * torn last line, which opening cuts off. A resumed pull skips every unit already in the journal;
+ * the snapshot is built from the lines alone.
+ *
+ * A line is `key TAB meta TAB payload`, each JSON (which never holds a raw tab), so that opening
+ * a journal reads keys and metas without parsing the rows.
+ */
+
+/** A record that failed validation, kept as it came with the reason. */
+export interface Quarantined {
+  readonly resource: string;
+  readonly url: string;
+  readonly reason: string;
+  readonly record: unknown;
+}
+
+export interface Payload {
+  readonly dataset?: string;
+  /** Rows by table name, each row as its values in the table's column order. */
+  readonly rows?: Readonly<Record<string, readonly unknown[][]>>;
+  readonly quarantined?: readonly Quarantined[];
+}
+
+export interface Entry<M = unknown> extends Payload {
+  readonly key: string;
+  readonly meta: M;
+}
+
+interface Place {
+  readonly meta: unknown;
+  readonly offset: number;
+  readonly length: number;
+}
+
+export class Journal {
+  private readonly places = new Map<string, Place>();
+  private size = 0;
+
+  private constructor(
+    readonly path: string,
+    private readonly fd: number,
+  ) {}
+
+  /** Opens (or creates) a journal, indexing its lines and cutting off a torn last one. */
+  static async open(path: string): Promise<Journal> {
+    const journal = new Journal(path, openSync(path, 'a+'));
+    let offset = 0;
+    const input = createReadStream(path, { encoding: 'utf8' });
+    const fileSize = fstatSync(journal.fd).size;
+    for await (const line of createInterface({ input, crlfDelay: Infinity })) {
+      const length = Buffer.byteLength(line) + 1;
+      if (offset + length > fileSize) break; // the last line has no newline: torn
+      const [key, meta] = line.split('\t', 2);
+      journal.places.set(JSON.parse(key!), { meta: JSON.parse(meta!), offset, length });
+      offset += length;
+    }
+    if (offset < fileSize) ftruncateSync(journal.fd, offset);
+    journal.size = offset;
+    return journal;
+  }
+
+  get units(): number {
+    return this.places.size;
+  }
+
+  has(key: string): boolean {
+    return this.places.has(key);
+  }
+
+  meta<M>(key: string): M | undefined {
+    return this.places.get(key)?.meta as M | undefined;
+  }
+
+  /** Appends a finished unit in one write. */
+  append<M>(entry: Entry<M>): void {
+    const { key, meta, ...payload } = entry;
+    const line = Buffer.from(`${JSON.stringify(key)}\t${JSON.stringify(meta ?? null)}\t${JSON.stringify(payload)}\n`);
+    for (let written = 0; written < line.length; ) written += writeSync(this.fd, line, written, line.length - written, this.size + written);
+    this.places.set(key, { meta, offset: this.size, length: line.length });
+    this.size += line.length;
+  }
+
+  /** One unit's whole entry, read back from the file. */
+  read<M>(key: string): Entry<M> | undefined {
+    const place = this.places.get(key);
+    if (!place) return undefined;
+    const buffer = Buffer.alloc(place.length);
+    readSync(this.fd, buffer, 0, place.length, place.offset);
+    return parseLine(buffer.toString('utf8', 0, place.length - 1)) as Entry<M>;
+  }
+
+  /** Every entry in the order written. */
+  async *entries(): AsyncGenerator<Entry> {
+    const input = createReadStream(this.path, { encoding: 'utf8', end: Math.max(0, this.size - 1) });
+    for await (const line of createInterface({ input, crlfDelay: Infinity })) if (line) yield parseLine(line);
+  }
+
+  close(): void {
+    closeSync(this.fd);
+  }
+}
+
+function parseLine(line: string): Entry {
+  const first = line.indexOf('\t');
+  const second = line.indexOf('\t', first + 1);
+  return { key: JSON.parse(line.slice(0, first)), meta: JSON.parse(line.slice(first + 1, second)), ...JSON.parse(line.slice(second + 1)) };
+}

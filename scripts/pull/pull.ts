@@ -1,0 +1,192 @@
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Dataset } from '../../datasets/core/dataset.ts';
+import { dataLayout } from '../snapshot/layout.ts';
+import type { WrittenSnapshot } from '../snapshot/write.ts';
+import { buildSnapshot } from './build.ts';
+import { DatasetCrawl, type TablePlan } from './crawler.ts';
+import { Journal } from './journal.ts';
+import { Previous } from './previous.ts';
+import type { PullReport } from './report.ts';
+import { Upstream, type UpstreamOptions } from './upstream.ts';
+
+/**
+ * A pull: crawl the chosen data sets from an upstream into the journal, then build a snapshot
+ * from it and make that current. The journal and the run's settings live in `<data>/.pull/`
+ * until the snapshot is published, so a pull that stops for any reason is resumed by running it
+ * again with the same arguments; only then is the directory removed.
+ */
+
+export interface PullOptions {
+  readonly dataDir: string;
+  /** The upstream's base URL. */
+  readonly from: string;
+  /** Every data set a snapshot holds. */
+  readonly datasets: readonly Dataset[];
+  /** Names of the data sets to pull; the others are carried from the previous snapshot. */
+  readonly only?: readonly string[];
+  /** Fetch everything again rather than only what is new since the previous snapshot. */
+  readonly full?: boolean;
+  readonly upstream?: Partial<Omit<UpstreamOptions, 'baseUrl' | 'onRetry'>>;
+  readonly report: PullReport;
+  /** The pull's clock (epoch ms); tests set it. */
+  readonly now?: () => number;
+}
+
+export interface PullResult {
+  readonly ok: boolean;
+  readonly snapshot?: WrittenSnapshot;
+  readonly failures: readonly string[];
+  readonly resumed: boolean;
+  readonly requests: number;
+  readonly retries: number;
+  readonly bytes: number;
+  readonly quarantined: number;
+  readonly seconds: number;
+  /** Rows of each table of the new snapshot, and how many of them came from the previous one. */
+  readonly tables: readonly { readonly table: string; readonly rows: number; readonly carried: number }[];
+}
+
+interface RunSettings {
+  readonly upstream: string;
+  readonly datasets: readonly string[];
+  readonly full: boolean;
+  readonly previous: string | null;
+  /** Epoch ms; the snapshot's creation time and the crawl's "today", kept when resumed. */
+  readonly startedAt: number;
+}
+
+export async function pull(options: PullOptions): Promise<PullResult> {
+  const started = Date.now();
+  const now = options.now ?? Date.now;
+  const report = options.report;
+  const layout = dataLayout(options.dataDir);
+  const runDir = join(layout.root, '.pull');
+  await mkdir(runDir, { recursive: true });
+  const unlock = await lock(runDir);
+  const upstreamUrl = options.from.replace(/\/+$/, '');
+  const chosen = options.datasets.filter((d) => !options.only || options.only.includes(d.name));
+
+  let previous: Previous | undefined;
+  const client = new Upstream({
+    ...options.upstream,
+    baseUrl: upstreamUrl,
+    onRetry: ({ url, attempt, reason, waitMs }) => {
+      const dataset = chosen.find((d) => new URL(url).pathname.includes(`${d.prefix}/`) || new URL(url).pathname.endsWith(d.prefix));
+      if (dataset) report.tally(dataset.name).retries++;
+      report.event('retry', { url, attempt, reason, waitSeconds: Math.round(waitMs / 100) / 10 });
+    },
+  });
+  let journal: Journal | undefined;
+  try {
+    const opened = await Previous.open(options.dataDir, upstreamUrl, join(runDir, 'spill'));
+    if (typeof opened === 'string') report.event('full pull', { reason: opened });
+    else previous = opened;
+
+    const wanted: Omit<RunSettings, 'startedAt'> = {
+      upstream: upstreamUrl,
+      datasets: chosen.map((d) => d.name),
+      full: Boolean(options.full),
+      previous: previous?.id ?? null,
+    };
+    const settingsFile = join(runDir, 'run.json');
+    const journalFile = join(runDir, 'journal.ndjson');
+    const earlier = await readFile(settingsFile, 'utf8').then((text) => JSON.parse(text) as RunSettings, () => undefined);
+    const resumed = earlier !== undefined && sameRun(earlier, wanted);
+    const settings: RunSettings = resumed ? earlier : { ...wanted, startedAt: now() };
+    if (!resumed) {
+      if (earlier) report.event('discarding an interrupted pull', { reason: 'it was started with other arguments or on another snapshot', ...earlier });
+      await rm(journalFile, { force: true });
+      await writeFile(settingsFile, JSON.stringify(settings, null, 2) + '\n');
+    }
+    journal = await Journal.open(journalFile);
+    if (resumed) report.event('resuming', { units: journal.units, startedAt: new Date(settings.startedAt).toISOString() });
+
+    const concurrency = options.upstream?.concurrency ?? 4;
+    const crawls = chosen.map(
+      (dataset) =>
+        new DatasetCrawl({
+          dataset,
+          upstream: client,
+          upstreamUrl,
+          journal: journal!,
+          previous: settings.full ? undefined : previous,
+          startedAt: settings.startedAt,
+          parallel: concurrency * 2,
+          tally: report.tally(dataset.name),
+          log: (event, fields) => report.event(event, fields),
+        }),
+    );
+    report.start();
+    const failures: string[] = [];
+    try {
+      await Promise.all(crawls.map((crawl) => crawl.run()));
+    } catch (error) {
+      failures.push((error as Error).message);
+    } finally {
+      report.stop();
+    }
+    failures.push(...crawls.flatMap((crawl) => crawl.failures));
+    const totals = {
+      resumed,
+      requests: client.stats.requests,
+      retries: client.stats.retries,
+      bytes: client.stats.bytes,
+      quarantined: [...report.tallies.values()].reduce((sum, t) => sum + t.quarantined, 0),
+    };
+    if (failures.length) {
+      return { ok: false, failures, ...totals, seconds: (Date.now() - started) / 1000, tables: [] };
+    }
+
+    report.event('building the snapshot', { units: journal.units });
+    const plans = new Map<string, ReadonlyMap<string, TablePlan>>(crawls.map((crawl, i) => [chosen[i]!.name, crawl.plans]));
+    const built = await buildSnapshot({
+      dataDir: options.dataDir,
+      datasets: options.datasets,
+      plans,
+      journal,
+      previous,
+      upstream: upstreamUrl,
+      createdAt: settings.startedAt,
+      log: (line) => report.event(line),
+    });
+    journal.close();
+    journal = undefined;
+    await rm(runDir, { recursive: true, force: true });
+    const tables = Object.entries(built.snapshot.manifest.datasets).flatMap(([dataset, { tables }]) =>
+      Object.entries(tables).map(([name, table]) => ({ table: `${dataset}/${name}`, rows: table.rows, carried: built.carriedRows[`${dataset}/${name}`] ?? 0 })),
+    );
+    return { ok: true, snapshot: built.snapshot, failures: [], ...totals, seconds: (Date.now() - started) / 1000, tables };
+  } finally {
+    journal?.close();
+    previous?.close();
+    client.close();
+    await unlock();
+  }
+}
+
+const sameRun = (earlier: RunSettings, wanted: Omit<RunSettings, 'startedAt'>) =>
+  earlier.upstream === wanted.upstream &&
+  earlier.full === wanted.full &&
+  earlier.previous === wanted.previous &&
+  earlier.datasets.join() === wanted.datasets.join();
+
+/** One pull at a time per data directory; a lock left by a pull that died is taken over. */
+async function lock(runDir: string): Promise<() => Promise<void>> {
+  const file = join(runDir, 'lock');
+  const holder = await readFile(file, 'utf8').then(Number, () => undefined);
+  if (holder && holder !== process.pid && alive(holder)) {
+    throw new Error(`another pull (process ${holder}) is working on this data directory; wait for it or stop it`);
+  }
+  await writeFile(file, String(process.pid));
+  return () => rm(file, { force: true });
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
