@@ -2,7 +2,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Dataset } from '../../datasets/core/dataset.ts';
 import { dataLayout } from '../snapshot/layout.ts';
-import type { WrittenSnapshot } from '../snapshot/write.ts';
+import { isAlive, type WrittenSnapshot } from '../snapshot/write.ts';
 import { buildSnapshot } from './build.ts';
 import { DatasetCrawl, type TablePlan } from './crawler.ts';
 import { Journal } from './journal.ts';
@@ -175,18 +175,9 @@ const sameRun = (earlier: RunSettings, wanted: Omit<RunSettings, 'startedAt'>) =
 async function lock(runDir: string): Promise<() => Promise<void>> {
   const file = join(runDir, 'lock');
   const holder = await readFile(file, 'utf8').then(Number, () => undefined);
-  if (holder && holder !== process.pid && alive(holder)) {
+  if (holder && holder !== process.pid && isAlive(holder)) {
     throw new Error(`another pull (process ${holder}) is working on this data directory; wait for it or stop it`);
   }
   await writeFile(file, String(process.pid));
   return () => rm(file, { force: true });
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { link, mkdir, rename, rm, stat, symlink, unlink, writeFile } from 'node:fs/promises';
+import { link, mkdir, readdir, rename, rm, stat, symlink, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Dataset } from '../../datasets/core/dataset.ts';
 import { openDatabase, type Database } from '../db/duckdb.ts';
@@ -39,6 +39,7 @@ export async function writeSnapshot(
   fill: (tables: SnapshotTables, snapshotDir: string) => Promise<Additions | void>,
 ): Promise<WrittenSnapshot> {
   const layout = dataLayout(options.dataDir);
+  await removeAbandoned(layout.staging);
   const staging = join(layout.staging, `${process.pid}-${randomBytes(4).toString('hex')}`);
   const stagedSnapshot = join(staging, 'snapshot');
   await mkdir(stagedSnapshot, { recursive: true });
@@ -120,6 +121,24 @@ async function linkUnchanged(snapshotDir: string, datasets: Manifest['datasets']
         await link(source, target);
       }
     }
+  }
+}
+
+/** Removes what writers that died (killed, crashed) left in staging; a live writer's directory is left alone. */
+async function removeAbandoned(staging: string): Promise<void> {
+  const entries = await readdir(staging).catch(() => [] as string[]);
+  for (const entry of entries) {
+    const pid = Number(entry.split('-')[0]);
+    if (Number.isInteger(pid) && pid > 0 && !isAlive(pid)) await rm(join(staging, entry), { recursive: true, force: true });
+  }
+}
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

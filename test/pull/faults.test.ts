@@ -1,0 +1,116 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../../scripts/cli.ts';
+import { openSnapshot, type Snapshot } from '../../scripts/snapshot/read.ts';
+import { startFaultProxy, type Fault, type FaultProxy } from '../fixtures/fault-proxy.ts';
+import { capture } from '../fixtures/output.ts';
+import { differences, pullFrom, tempDir } from '../fixtures/pull.ts';
+import { startTestServer, type TestServer } from '../fixtures/server.ts';
+import { tinySnapshot } from '../fixtures/tiny.ts';
+
+/**
+ * The upstream through a proxy that throttles, fails, stalls, resets, cuts bodies short, sends a
+ * record that is not valid and moves a record to a page already read while the list is paged.
+ */
+
+const TRANSACTIONS = '/api/public/rcn/transactions';
+
+let upstream: TestServer;
+let proxy: FaultProxy;
+let pulled: Awaited<ReturnType<typeof pullFrom>>;
+let snapshot: Snapshot;
+let dataDir: string;
+
+/** Each fault kind this many times, each on a different URL, on the first request for it. */
+const budget: Record<string, number> = { '429': 2, '500': 2, '503': 2, stall: 1, reset: 3, truncate: 3, malformed: 2 };
+const faults: Record<string, Fault> = {
+  '429': { kind: 'status', status: 429, retryAfter: '1' },
+  '500': { kind: 'status', status: 500 },
+  '503': { kind: 'status', status: 503 },
+  stall: { kind: 'stall' },
+  reset: { kind: 'reset' },
+  truncate: { kind: 'truncate' },
+  malformed: { kind: 'malformed' },
+};
+
+beforeAll(async () => {
+  upstream = await startTestServer();
+  // The transactions as the upstream lists them, and as it lists them once one has moved forward.
+  const listed = (await upstream.json(`${TRANSACTIONS}?limit=100`)).items.concat((await upstream.json(`${TRANSACTIONS}?limit=100&offset=100`)).items);
+  expect(listed.length).toBeGreaterThan(150);
+  const moved = [...listed.slice(0, 50), listed[150], ...listed.slice(50, 150), ...listed.slice(151)];
+  let firstPageServed = false;
+
+  const seen = new Set<string>();
+  const left = { ...budget };
+  const kinds = Object.keys(budget);
+  let distinct = 0;
+  let invalidReadingUrl: string | undefined;
+  proxy = await startFaultProxy(upstream.url, ({ url }) => {
+    const key = url.pathname + url.search;
+    if (url.pathname === TRANSACTIONS) {
+      const offset = Number(url.searchParams.get('offset') ?? 0);
+      const limit = Number(url.searchParams.get('limit') ?? 100);
+      const list = firstPageServed ? moved : listed;
+      if (offset === 0) firstPageServed = true;
+      return { kind: 'rewrite', body: () => ({ items: list.slice(offset, offset + limit), pagination: { limit, offset, total: list.length, next: null } }) };
+    }
+    if (url.pathname === '/api/public/citybike/bikes') return { kind: 'rewrite', body: (bikes: unknown[]) => [...bikes, { number: 42, note: 'not a bicycle' }] };
+    if (/\/counters\/[^/]+\/readings$/.test(url.pathname) && (invalidReadingUrl ??= key) === key) {
+      return { kind: 'rewrite', body: (answer: { readings: unknown[] }) => ({ ...answer, readings: [...answer.readings, { readAt: 'yesterday', value: 'many' }] }) };
+    }
+    if (seen.has(key)) return undefined;
+    seen.add(key);
+    if (distinct++ % 3 !== 1) return undefined;
+    const kind = kinds.find((k) => left[k]! > 0);
+    if (!kind) return undefined;
+    left[kind]!--;
+    return faults[kind];
+  });
+  dataDir = await tempDir('faults');
+  pulled = await pullFrom(proxy.url, dataDir, { upstream: { timeoutMs: 1_000, concurrency: 4 } });
+  snapshot = await openSnapshot(dataDir);
+}, 60_000);
+
+afterAll(async () => {
+  await proxy.close();
+  await upstream.close();
+});
+
+describe('pulling through a faulty network and a changing upstream', () => {
+  it('met every kind of fault, and retried', () => {
+    expect(proxy.injected).toMatchObject({ status: 6, stall: 1, reset: 3, truncate: 3, malformed: 2 });
+    expect(pulled.retries).toBeGreaterThanOrEqual(13);
+    expect(pulled.log).toContain('"event":"retry"');
+  });
+
+  it('still gets exactly the rows of the sample', async () => {
+    expect(pulled.failures).toEqual([]);
+    expect(await differences(await tinySnapshot(), snapshot)).toEqual([]);
+  });
+
+  it('finds the record that moved to a page already read, by reading the list again', () => {
+    expect(pulled.log).toMatch(/"event":"gap","dataset":"rcn","path":"\/transactions","round":1/);
+  });
+
+  it('quarantines the invalid records verbatim with the reason, counted in the manifest and the summary', async () => {
+    expect(pulled.quarantined).toBe(2);
+    expect(snapshot.manifest.quarantine).toMatchObject({ citybike: { records: 1 }, 'bike-counter': { records: 1 } });
+    const bikes = (await readFile(join(snapshot.dir, snapshot.manifest.quarantine!.citybike!.path), 'utf8')).trim().split('\n').map((line) => JSON.parse(line));
+    expect(bikes).toEqual([{ resource: 'bike', url: expect.stringContaining('/api/public/citybike/bikes?version=v1'), reason: expect.stringContaining('number'), record: { number: 42, note: 'not a bicycle' } }]);
+  });
+});
+
+describe('an upstream that stays down', () => {
+  it('fails with a clear error, exit code 1, and leaves the current snapshot as it was', async () => {
+    const before = (await openSnapshot(dataDir)).id;
+    const output = capture();
+    const code = await main(['pull', '--from', 'http://127.0.0.1:9', '--data', dataDir, '--retries', '1', '--timeout', '2'], output);
+    expect(code).toBe(1);
+    expect(output.err()).toMatch(/pull failed/);
+    expect(output.err()).toMatch(/looks down: 3 requests in a row failed \(last: ECONNREFUSED/);
+    expect(output.err()).toMatch(/the current snapshot is unchanged; run the same command again to resume/);
+    expect((await openSnapshot(dataDir)).id).toBe(before);
+  });
+});
