@@ -19,17 +19,29 @@ export const linkFields: ReadonlySet<string> = new Set([
 ]);
 
 const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
+const NOTHING: ReadonlySet<string> = new Set();
 
-const sameValue = (a: unknown, b: unknown): boolean => {
+// Written with plain loops and no inner functions: this runs for every record a pull stores.
+
+const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/** Two strings naming the same instant, whatever their offsets. */
+const sameInstant = (a: string, b: string): boolean =>
+  a.length >= 16 && b.length >= 16 && a[10] === 'T' && b[10] === 'T' && INSTANT.test(a) && INSTANT.test(b) && Date.parse(a) === Date.parse(b);
+
+function sameValue(a: unknown, b: unknown): boolean {
   if (a === b) return true;
-  if (typeof a === 'string' && typeof b === 'string' && INSTANT.test(a) && INSTANT.test(b)) return Date.parse(a) === Date.parse(b);
-  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((item, i) => sameValue(item, b[i]));
-  if (a && b && typeof a === 'object' && typeof b === 'object' && !Array.isArray(a) && !Array.isArray(b)) {
-    const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
-    return [...keys].every((key) => linkFields.has(key) || sameValue((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]));
+  if (typeof a === 'string') return typeof b === 'string' && sameInstant(a, b);
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameValue(a[i], b[i])) return false;
+    return true;
   }
-  return false;
-};
+  if (!isRecord(a) || !isRecord(b)) return false;
+  for (const key in a) if (!linkFields.has(key) && !sameValue(a[key], b[key])) return false;
+  for (const key in b) if (!(key in a) && b[key] !== undefined && !linkFields.has(key)) return false;
+  return true;
+}
 
 /**
  * What an upstream record holds beyond its row rendered again, as an RFC 7386 merge patch: fields
@@ -37,18 +49,18 @@ const sameValue = (a: unknown, b: unknown): boolean => {
  * them) and instants compare by the moment they name, whatever offset they are written in.
  * Undefined when the row renders the record exactly.
  */
-export function patchOf(original: unknown, rendered: unknown, ignore: ReadonlySet<string> = new Set()): unknown {
-  const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
-  if (!isObject(original) || !isObject(rendered)) return sameValue(original, rendered) ? undefined : original;
-  const patch: Record<string, unknown> = {};
+export function patchOf(original: unknown, rendered: unknown, ignore: ReadonlySet<string> = NOTHING): unknown {
+  if (!isRecord(original) || !isRecord(rendered)) return sameValue(original, rendered) ? undefined : original;
+  let patch: Record<string, unknown> | undefined;
   // A field rendered as undefined is absent, as it is once the resource is JSON.
-  for (const [key, value] of Object.entries(original)) {
+  for (const key in original) {
     if (linkFields.has(key) || ignore.has(key)) continue;
+    const value = original[key];
     const part = rendered[key] !== undefined ? patchOf(value, rendered[key]) : value;
-    if (part !== undefined) patch[key] = part;
+    if (part !== undefined) (patch ??= {})[key] = part;
   }
-  for (const [key, value] of Object.entries(rendered)) {
-    if (value !== undefined && !(key in original) && !linkFields.has(key) && !ignore.has(key)) patch[key] = null;
+  for (const key in rendered) {
+    if (rendered[key] !== undefined && !(key in original) && !linkFields.has(key) && !ignore.has(key)) (patch ??= {})[key] = null;
   }
-  return Object.keys(patch).length ? patch : undefined;
+  return patch;
 }

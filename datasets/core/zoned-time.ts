@@ -67,12 +67,27 @@ export function formatOffset(minutes: number): string {
   return `${minutes < 0 ? '-' : '+'}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`;
 }
 
-/** `2025-03-30T03:00:00+02:00`: whole seconds unless the instant has milliseconds. */
+const offsetTexts = new Map<number, string>();
+const twoDigits = Array.from({ length: 60 }, (_, i) => String(i).padStart(2, '0'));
+/** The last local day formatted, and its text: consecutive instants (hourly readings) mostly share one. */
+let lastDay = { index: NaN, text: '' };
+
+/**
+ * `2025-03-30T03:00:00+02:00`: whole seconds unless the instant has milliseconds. Built from
+ * cached parts rather than through Date, as the server and pull format millions of readings.
+ */
 export function formatInstant(ms: number, timeZone: string): string {
   const offset = offsetMinutes(ms, timeZone);
-  const local = new Date(ms + offset * 60_000).toISOString();
-  const millis = local.slice(19, 23);
-  return local.slice(0, 19) + (millis === '.000' ? '' : millis) + formatOffset(offset);
+  let suffix = offsetTexts.get(offset);
+  if (suffix === undefined) offsetTexts.set(offset, (suffix = formatOffset(offset)));
+  const local = ms + offset * 60_000;
+  const dayIndex = Math.floor(local / 86_400_000);
+  if (dayIndex !== lastDay.index) lastDay = { index: dayIndex, text: new Date(dayIndex * 86_400_000).toISOString().slice(0, 11) };
+  const inDay = local - dayIndex * 86_400_000;
+  const seconds = Math.floor(inDay / 1000);
+  const time = `${twoDigits[Math.floor(seconds / 3600)]}:${twoDigits[Math.floor(seconds / 60) % 60]}:${twoDigits[seconds % 60]}`;
+  const millis = inDay % 1000;
+  return `${lastDay.text}${time}${millis === 0 ? '' : `.${String(millis).padStart(3, '0')}`}${suffix}`;
 }
 
 /** The local calendar day of an instant in `timeZone`. */
