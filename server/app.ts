@@ -115,6 +115,7 @@ export function createApp(options: AppOptions) {
         time: new Date().toISOString(),
         method: request.method,
         path: (request.url ?? '/').split('?')[0]!.slice(0, 2048),
+        query: (request.url ?? '').split('?')[1]?.slice(0, 2048) ?? '',
         status: response.statusCode,
         ms: Math.round((performance.now() - started) * 100) / 100,
         bytes,

@@ -64,13 +64,13 @@ describe('HTTP', () => {
     expect(health).toEqual({ status: 'ok', snapshot: server.host.current.id });
   });
 
-  it('logs one line per request with method, path, status and time', async () => {
+  it('logs one line per request with method, path, query, status and time', async () => {
     server.logs.length = 0;
     await raw(`${server.url}/api/public/citybike/bikes?x=1`);
     await raw(`${server.url}/api/public/nope`);
     expect(server.logs).toMatchObject([
-      { method: 'GET', path: '/api/public/citybike/bikes', status: 200, ms: expect.any(Number) },
-      { method: 'GET', path: '/api/public/nope', status: 404, ms: expect.any(Number) },
+      { method: 'GET', path: '/api/public/citybike/bikes', query: 'x=1', status: 200, ms: expect.any(Number) },
+      { method: 'GET', path: '/api/public/nope', query: '', status: 404, ms: expect.any(Number) },
     ]);
   });
 });
