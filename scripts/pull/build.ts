@@ -8,12 +8,13 @@ import { sha256Of } from '../snapshot/table-writer.ts';
 import type { TableWriter } from '../snapshot/table-writer.ts';
 import { writeSnapshot, type WrittenSnapshot } from '../snapshot/write.ts';
 import type { TablePlan } from './crawler.ts';
-import { rowObject } from './ingest.ts';
 import type { Journal } from './journal.ts';
+import { Dedupe, Normalizer } from './normalize.ts';
 import type { Previous } from './previous.ts';
 
 /**
- * Turns a finished crawl into a snapshot: every row the journal holds, plus what each table's plan
+ * Turns a finished crawl into a snapshot: the rows of every record the journal holds (normalized:
+ * validated, parsed, deduplicated within each unit), plus what each table's plan
  * takes from the previous snapshot — details unchanged since, readings before where this pull
  * started again, whole partitions nothing touched (hard-linked, not rewritten), and the tables
  * of data sets not pulled this time. Quarantined records go to `quarantine/<data set>.ndjson`.
@@ -34,6 +35,8 @@ export interface BuildOptions {
 
 export interface Built {
   readonly snapshot: WrittenSnapshot;
+  /** Records that failed validation, by data set. */
+  readonly quarantined: Record<string, number>;
   /** Rows taken from the previous snapshot, by `<data set>/<table>`, and files linked as they were. */
   readonly carriedRows: Record<string, number>;
   readonly linkedFiles: number;
@@ -42,7 +45,9 @@ export interface Built {
 export async function buildSnapshot(options: BuildOptions): Promise<Built> {
   const { previous } = options;
   const carriedRows: Record<string, number> = {};
+  const quarantined: Record<string, number> = {};
   let linkedFiles = 0;
+  const normalizers = new Map(options.datasets.map((d) => [d.name, new Normalizer(d, options.upstream)]));
   const snapshot = await writeSnapshot(
     {
       dataDir: options.dataDir,
@@ -53,21 +58,27 @@ export async function buildSnapshot(options: BuildOptions): Promise<Built> {
       previous: previous?.snapshot,
     },
     async (writers, snapshotDir) => {
-      const quarantined = new Map<string, number>();
       let entries = 0;
       for await (const entry of options.journal.entries()) {
-        const dataset = options.datasets.find((d) => d.name === entry.dataset);
-        if (!dataset) continue;
-        for (const [tableName, rows] of Object.entries(entry.rows ?? {})) {
-          const writer = writers[dataset.name]![tableName]!;
-          for (const values of rows) writer.write(rowObject(writer.table, values));
+        const normalizer = entry.dataset && normalizers.get(entry.dataset);
+        if (!normalizer) continue;
+        const writerOf = writers[entry.dataset!]!;
+        const dedupes = new Map<string, Dedupe>();
+        const rejected: string[] = [];
+        for (const batch of entry.batches ?? []) {
+          normalizer.batch(batch, entry.answers?.[batch.answer], (result) => {
+            if (!result.ok) return void rejected.push(JSON.stringify(result.quarantined) + '\n');
+            let dedupe = dedupes.get(result.table.name);
+            if (!dedupe) dedupes.set(result.table.name, (dedupe = new Dedupe(result.table)));
+            if (dedupe.keep(result.row)) writerOf[result.table.name]!.write(result.row);
+          });
         }
-        if (entry.quarantined?.length) {
+        if (rejected.length) {
           mkdirSync(join(snapshotDir, 'quarantine'), { recursive: true });
-          appendFileSync(join(snapshotDir, quarantinePath(dataset.name)), entry.quarantined.map((q) => JSON.stringify(q) + '\n').join(''));
-          quarantined.set(dataset.name, (quarantined.get(dataset.name) ?? 0) + entry.quarantined.length);
+          appendFileSync(join(snapshotDir, quarantinePath(entry.dataset!)), rejected.join(''));
+          quarantined[entry.dataset!] = (quarantined[entry.dataset!] ?? 0) + rejected.length;
         }
-        if (++entries % 1000 === 0) options.log(`replayed ${entries.toLocaleString('en')} of ${options.journal.units.toLocaleString('en')} units`);
+        if (++entries % 2000 === 0) options.log(`normalized ${entries.toLocaleString('en')} of ${options.journal.units.toLocaleString('en')} units`);
       }
 
       if (previous) {
@@ -84,15 +95,15 @@ export async function buildSnapshot(options: BuildOptions): Promise<Built> {
       }
 
       const quarantine: Record<string, QuarantineManifest> = {};
-      for (const [name, records] of quarantined) {
+      for (const [name, records] of Object.entries(quarantined)) {
         const path = quarantinePath(name);
         const file = join(snapshotDir, path);
         quarantine[name] = { records, path, bytes: statSync(file).size, sha256: await sha256Of(file) };
       }
-      return quarantined.size ? { quarantine } : {};
+      return Object.keys(quarantine).length ? { quarantine } : {};
     },
   );
-  return { snapshot, carriedRows, linkedFiles };
+  return { snapshot, quarantined, carriedRows, linkedFiles };
 }
 
 const quarantinePath = (dataset: string) => `quarantine/${dataset}.ndjson`;

@@ -1,19 +1,20 @@
-import { addDays, utcDayOf, dayToUtcMs } from '../../datasets/core/calendar.ts';
+import { addDays, dayToUtcMs, utcDayOf } from '../../datasets/core/calendar.ts';
 import type { CapturePart, CrawlStep, Span } from '../../datasets/core/crawl.ts';
 import type { Dataset } from '../../datasets/core/dataset.ts';
 import type { Endpoint } from '../../datasets/core/endpoint.ts';
-import type { Table } from '../../datasets/core/table.ts';
 import { fingerprint } from './fingerprint.ts';
-import { Ingest, rowObject, rowValues, type Where } from './ingest.ts';
-import type { Journal, Quarantined } from './journal.ts';
+import { RawJson, type Batch, type Journal } from './journal.ts';
+import { Normalizer } from './normalize.ts';
 import { seriesKey, type Previous } from './previous.ts';
-import type { Upstream } from './upstream.ts';
+import type { Answer, GetOptions, Upstream } from './upstream.ts';
 
 /**
  * Runs one data set's crawl plan against an upstream. Work is cut into units (a page, a window of
- * a series, a detail), each recorded in the journal when complete; a unit already there is not
- * fetched again, so a killed pull resumes where it stopped. What each table's new snapshot holds
- * beside this pull's rows (carried details, earlier readings) is returned as a plan per table.
+ * a series, a detail), each recorded in the journal with the answers it got once complete; a unit
+ * already there is not fetched again, so a killed pull resumes where it stopped. Records are not
+ * parsed here (the build does it, see normalize.ts), so a crawl spends its time fetching. What each
+ * table of the new snapshot takes from the previous one (carried details, earlier readings) is
+ * returned as a plan per table.
  */
 
 /** How a table of the new snapshot is made from this pull's rows and the previous snapshot. */
@@ -31,6 +32,7 @@ export type TablePlan =
 export interface Tally {
   requests: number;
   retries: number;
+  /** Records received (validated when the snapshot is built). */
   records: number;
   quarantined: number;
   /** Units of work known so far and finished, fetched or found in the journal. */
@@ -55,25 +57,28 @@ export interface CrawlOptions {
 
 /** Days re-fetched before a series' latest reading, for data that arrives late. */
 export const OVERLAP_DAYS = 2;
+/** Rounds of reading an offset-paged list before a gap against its total counts as a failure. */
+const MAX_ROUNDS = 3;
 
+/** What a unit found: its answers, where the records are in them, and what later units need to know. */
 interface Found<M> {
   readonly meta: M;
-  readonly rows?: readonly Record<string, unknown>[];
-  readonly table?: Table;
-  readonly more?: readonly { table: Table; rows: readonly Record<string, unknown>[] }[];
-  readonly quarantined?: readonly Quarantined[];
+  readonly answers?: readonly (RawJson | unknown)[];
+  readonly batches?: readonly Batch[];
 }
+
+type BatchPlace = Omit<Batch, 'answer' | 'params' | 'path' | 'url' | 'fetchedAt'>;
 
 export class DatasetCrawl {
   readonly plans = new Map<string, TablePlan>();
   readonly failures: string[] = [];
-  private readonly ingest: Ingest;
+  private readonly normalizer: Normalizer;
   private readonly today: string;
-  /** Rows of the resources earlier steps fetched, which later steps fan out over. */
+  /** Rows of the resources list steps fetched, which later steps fan out over. */
   private readonly fetched = new Map<string, Record<string, unknown>[]>();
 
   constructor(private readonly options: CrawlOptions) {
-    this.ingest = new Ingest(options.dataset, options.upstreamUrl);
+    this.normalizer = new Normalizer(options.dataset, options.upstreamUrl);
     this.today = utcDayOf(options.startedAt);
   }
 
@@ -111,28 +116,32 @@ export class DatasetCrawl {
     const endpoints = this.options.dataset.endpoints.filter((e) => e.answer.kind === 'document');
     this.planned(endpoints.length);
     await this.each(endpoints, async (endpoint) => {
-      const resource = (endpoint.answer as { resource: string }).resource;
-      this.plans.set(this.ingest.resource(resource).table, { kind: 'replace' });
+      const resource = resourceOf(endpoint);
+      this.plans.set(this.normalizer.table(resource).name, { kind: 'replace' });
       await this.unit(`GET ${endpoint.fullPath}`, async () => {
-        const answer = await this.get(endpoint.fullPath, {}, { shape: (body) => (isObject(body) ? undefined : 'not an object') });
-        return this.records(resource, [answer.body], { params: {}, path: endpoint.path, url: answer.url, fetchedAt: Date.now() }, null);
+        const got = await this.get(endpoint.fullPath, {}, { shape: objectShape });
+        return this.found(got, endpoint.path, {}, [{ resource, document: true }], { records: 1 });
       });
     });
   }
 
   private async list(path: string): Promise<void> {
     const endpoint = this.endpoint(path);
-    const resource = (endpoint.answer as { resource: string }).resource;
-    const table = this.ingest.table(resource);
-    this.plans.set(table.name, { kind: 'replace' });
+    const resource = resourceOf(endpoint);
+    this.plans.set(this.normalizer.table(resource).name, { kind: 'replace' });
     this.planned(1);
     const key = `GET ${endpoint.fullPath}`;
     await this.unit(key, async () => {
-      const answer = await this.get(endpoint.fullPath, {}, { shape: (body) => (Array.isArray(body) ? undefined : 'not an array') });
-      return this.records(resource, answer.body as unknown[], { params: {}, path, url: answer.url, fetchedAt: Date.now() }, new Dedupe(table));
+      const got = await this.get(endpoint.fullPath, {}, { shape: (body) => (Array.isArray(body) ? undefined : 'not an array') });
+      return this.found(got, path, {}, [{ resource }], { records: (got.body as unknown[]).length });
     });
+    // Later steps fan out over these rows, so they are normalized now (lists are short).
     const entry = this.options.journal.read(key)!;
-    this.fetched.set(resource, (entry.rows?.[table.name] ?? []).map((values) => rowObject(table, values)));
+    const rows: Record<string, unknown>[] = [];
+    for (const batch of entry.batches ?? []) {
+      this.normalizer.batch(batch, entry.answers?.[batch.answer], (result) => result.ok && rows.push(result.row));
+    }
+    this.fetched.set(resource, rows);
   }
 
   /**
@@ -142,39 +151,26 @@ export class DatasetCrawl {
    */
   private async pages(step: Extract<CrawlStep, { kind: 'pages' }>): Promise<void> {
     const endpoint = this.endpoint(step.path);
-    const resource = (endpoint.answer as { resource: string }).resource;
+    const resource = resourceOf(endpoint);
     const detail = step.detail ? this.endpoint(step.detail) : undefined;
-    /** Every id seen, with the listed item's fingerprint when details are fetched for it (null: invalid). */
+    /** Every id seen, with the listed item's fingerprint when details are fetched. */
     const seen = new Map<string, string | null>();
     let total = 0;
     const page = async (round: number, offset: number) => {
-      const query = { limit: step.limit, offset };
-      const key = `GET ${endpoint.fullPath}?limit=${step.limit}&offset=${offset} round ${round}`;
       const meta = await this.unit<PageMeta>(
-        key,
+        `GET ${endpoint.fullPath}?limit=${step.limit}&offset=${offset} round ${round}`,
         async () => {
-          const answer = await this.get(endpoint.fullPath, query, { shape: pageShape });
-          const body = answer.body as { items: unknown[]; pagination: { total: number } };
-          const where: Where = { params: {}, path: step.path, url: answer.url, fetchedAt: Date.now() };
+          const got = await this.get(endpoint.fullPath, { limit: step.limit, offset }, { shape: pageShape });
+          const body = got.body as { items: unknown[]; pagination: { total: number } };
           const fresh = body.items.filter((item) => !seen.has(idOf(item, step.id)));
-          for (const item of fresh) seen.set(idOf(item, step.id), null);
-          if (!detail) return { ...this.records(resource, fresh, where, null), meta: { total: body.pagination.total, ids: fresh.map((i) => idOf(i, step.id)) } };
-          // The listed form is only checked here; the stored row comes from the detail.
-          const quarantined: Quarantined[] = [];
-          const ids: [string, string | null][] = fresh.map((item) => {
-            const checked = this.options.dataset.resources[resource]!.schema.safeParse(item);
-            if (!checked.success) quarantined.push({ resource, url: answer.url, reason: checked.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '), record: item });
-            const print = checked.success ? fingerprint(item) : null;
-            seen.set(idOf(item, step.id), print);
-            return [idOf(item, step.id), print];
-          });
-          this.options.tally.quarantined += quarantined.length;
-          return { meta: { total: body.pagination.total, ids: [], items: ids }, quarantined };
+          const items = fresh.map((item): [string, string | null] => [idOf(item, step.id), detail ? fingerprint(item) : null]);
+          for (const [id, print] of items) seen.set(id, print);
+          // An answer with items seen before is stored without them; the usual one as it came.
+          const answer = fresh.length === body.items.length ? got : { ...got, body: { ...body, items: fresh }, text: undefined };
+          const batch: BatchPlace = { resource, field: 'items', ...(detail ? { checkOnly: true } : {}) };
+          return this.found(answer, step.path, {}, [batch], { total: body.pagination.total, items, records: fresh.length });
         },
-        (meta) => {
-          for (const id of meta.ids) seen.set(id, null);
-          for (const [id, print] of meta.items ?? []) seen.set(id, print);
-        },
+        (meta) => meta.items.forEach(([id, print]) => seen.set(id, print)),
       );
       total = Math.max(total, meta.total);
       return meta;
@@ -182,14 +178,13 @@ export class DatasetCrawl {
 
     for (let round = 1; round <= MAX_ROUNDS; round++) {
       this.planned(1);
-      const first = await page(round, 0);
-      total = first.total;
+      total = (await page(round, 0)).total;
       const offsets: number[] = [];
       for (let offset = step.limit; offset < total; offset += step.limit) offsets.push(offset);
       this.planned(offsets.length);
       await this.each(offsets, (offset) => page(round, offset).then(() => undefined));
-      // A list that grew while paged has pages past the first answer's total.
-      for (let offset = offsets.length ? offsets.at(-1)! + step.limit : step.limit; offset < total; offset += step.limit) {
+      // A list that grew while it was paged has pages past the first answer's total.
+      for (let offset = (offsets.at(-1) ?? 0) + step.limit; offset < total; offset += step.limit) {
         this.planned(1);
         await page(round, offset);
       }
@@ -199,17 +194,16 @@ export class DatasetCrawl {
     }
 
     if (!detail) {
-      this.plans.set(this.ingest.resource(resource).table, { kind: 'replace' });
+      this.plans.set(this.normalizer.table(resource).name, { kind: 'replace' });
       return;
     }
-    const detailResource = (detail.answer as { resource: string }).resource;
-    const table = this.ingest.table(detailResource);
+    const detailResource = resourceOf(detail);
+    const table = this.normalizer.table(detailResource);
     const previous = this.options.previous ? await this.options.previous.fingerprints(this.options.dataset, resource, step.id, this.options.upstreamUrl) : new Map<string, string>();
     const carry = new Set<string>();
     const wanted: string[] = [];
     for (const [id, print] of seen) {
-      if (print === null) continue;
-      if (previous.get(id) === print) carry.add(id);
+      if (print !== null && previous.get(id) === print) carry.add(id);
       else wanted.push(id);
     }
     this.plans.set(table.name, { kind: 'refresh', key: table.key![0]!, carry });
@@ -217,10 +211,10 @@ export class DatasetCrawl {
     this.planned(wanted.length);
     await this.each(wanted, async (id) => {
       const path = detail.fullPath.replace(`{${step.id}}`, encodeURIComponent(id));
-      await this.unit<{ rows?: number; gone?: boolean }>(`GET ${path}`, async () => {
-        const answer = await this.get(path, {}, { notFound: true, shape: (body) => (isObject(body) ? undefined : 'not an object') });
-        if (answer.status === 404) return { meta: { gone: true } };
-        return this.records(detailResource, [answer.body], { params: { [step.id]: id }, path: detail.path, url: answer.url, fetchedAt: Date.now() }, null);
+      await this.unit<{ records?: number; gone?: boolean }>(`GET ${path}`, async () => {
+        const got = await this.get(path, {}, { notFound: true, shape: objectShape });
+        if (got.status === 404) return { meta: { gone: true } };
+        return this.found(got, detail.path, { [step.id]: id }, [{ resource: detailResource, document: true }], { records: 1 });
       });
     });
   }
@@ -228,48 +222,48 @@ export class DatasetCrawl {
   /** Numbered pages in from/to windows over the spans of the rows of `over`, after the previous pull's latest. */
   private async windows(step: Extract<CrawlStep, { kind: 'windows' }>): Promise<void> {
     const endpoint = this.endpoint(step.path);
-    const answer = endpoint.answer as { resource: string; time: string };
-    const table = this.ingest.table(answer.resource);
-    const marks = await this.watermarks(table, [], answer.time);
-    const latest = marks.get(seriesKey([]));
+    const { resource, time } = endpoint.answer as { resource: string; time: string };
+    const table = this.normalizer.table(resource);
+    const latest = (await this.watermarks(table.name, [], time)).get(seriesKey([]));
     const start = latest === undefined ? undefined : addDays(utcDayOf(latest), -OVERLAP_DAYS);
     const spans = merge(this.parentsOf(step.over.resource).map((row) => this.span(row, step.over)));
     const windows = spans.flatMap(([from, to]) => forwardWindows(start && start > from ? start : from, to, step.days));
     // Previous rows from the first window asked on are replaced by what it brings.
     const cutoffs = new Map(start && windows.length ? [[seriesKey([]), dayToUtcMs(windows[0]![0])]] : []);
-    this.plans.set(table.name, this.appendOrReplace([], answer.time, cutoffs));
+    this.plans.set(table.name, this.appendOrReplace([], time, cutoffs));
     this.planned(windows.length);
     await this.each(windows, async ([from, to]) => {
       await this.unit(`GET ${endpoint.fullPath}?from=${from}&to=${to}&pageSize=${step.pageSize}`, async () => {
-        const dedupe = new Dedupe(table);
-        const rows: Record<string, unknown>[] = [];
-        const quarantined: Quarantined[] = [];
+        const answers: RawJson[] = [];
+        const batches: Batch[] = [];
+        let records = 0;
         for (let page = 1; ; page++) {
           const got = await this.get(endpoint.fullPath, { from, to, page, pageSize: step.pageSize }, { shape: numberedPageShape });
           const body = got.body as { data: unknown[]; hasNextPage: boolean };
-          const found = this.records(answer.resource, body.data, { params: { from, to }, path: step.path, url: got.url, fetchedAt: Date.now() }, dedupe);
-          rows.push(...found.rows);
-          quarantined.push(...found.quarantined);
-          // An upstream saying there is more while sending nothing would page forever.
+          batches.push({ resource, field: 'data', answer: answers.length, params: { from, to }, path: step.path, url: got.url, fetchedAt: Date.now() });
+          answers.push(new RawJson(got.text));
+          records += body.data.length;
+          // An upstream saying there is more while sending nothing would be paged forever.
           if (!body.hasNextPage || body.data.length === 0) break;
         }
-        return { meta: { rows: rows.length }, rows, table, quarantined };
+        this.options.tally.records += records;
+        return { meta: { records }, answers, batches };
       });
     });
   }
 
   /**
-   * A series per combination of parents, in windows: from where the previous pull left off (less
-   * an overlap), else across the first parent's span, else backwards from today until two
-   * windows in a row are empty.
+   * A series per combination of parents, in windows: from shortly before where the previous pull
+   * left off, else across the first parent's span, else backwards from today until two windows
+   * in a row are empty.
    */
   private async series(step: Extract<CrawlStep, { kind: 'series' }>): Promise<void> {
     const endpoint = this.endpoint(step.path);
     if (endpoint.answer.kind !== 'series') return;
     const { parents, resource, time } = endpoint.answer;
-    const table = this.ingest.table(resource);
+    const table = this.normalizer.table(resource);
     const columns = parents.map((p) => p.column);
-    const marks = await this.watermarks(table, columns, time);
+    const marks = await this.watermarks(table.name, columns, time);
     const lists = parents.map((parent) =>
       this.parentsOf(parent.resource).filter((row) => Object.entries(step.where?.[parent.param] ?? {}).every(([column, value]) => row[column] === value)),
     );
@@ -295,11 +289,12 @@ export class DatasetCrawl {
     await this.each(jobs, async (job) => {
       const params = Object.fromEntries(parents.map((p, i) => [p.param, job.values[i]!]));
       const path = parents.reduce((p, parent, i) => p.replace(`{${parent.param}}`, encodeURIComponent(job.values[i]!)), endpoint.fullPath);
-      const window = async ([from, to]: [string, string]) =>
-        this.unit<{ rows: number }>(`GET ${path}?from=${from}&to=${to}`, async () => {
-          const got = await this.get(path, { from, to }, { shape: (body) => (isObject(body) && Array.isArray(body[step.field]) ? undefined : `no array "${step.field}"`) });
-          const found = this.records(resource, (got.body as Record<string, unknown[]>)[step.field]!, { params: { ...params, from, to }, path: step.path, url: got.url, fetchedAt: Date.now() }, new Dedupe(table));
-          return found;
+      const shape = (body: unknown) => (isObject(body) && Array.isArray(body[step.field]) ? undefined : `no array "${step.field}"`);
+      const window = ([from, to]: [string, string]) =>
+        this.unit<{ records: number }>(`GET ${path}?from=${from}&to=${to}`, async () => {
+          const got = await this.get(path, { from, to }, { shape });
+          const records = (got.body as Record<string, unknown[]>)[step.field]!.length;
+          return this.found(got, step.path, { ...params, from, to }, [{ resource, field: step.field }], { records });
         });
       if (job.windows) {
         this.planned(job.windows.length);
@@ -309,7 +304,7 @@ export class DatasetCrawl {
         for (let to = this.today, empty = 0; empty < 2; to = addDays(to, -step.days)) {
           this.planned(1);
           const meta = await window([addDays(to, 1 - step.days), to]);
-          empty = meta.rows === 0 ? empty + 1 : 0;
+          empty = meta.records === 0 ? empty + 1 : 0;
         }
       }
       this.options.tally.done++;
@@ -319,59 +314,30 @@ export class DatasetCrawl {
   /** The present, captured once per pull; a resumed pull keeps the capture it already made. */
   private async capture(step: Extract<CrawlStep, { kind: 'capture' }>): Promise<void> {
     const endpoint = this.endpoint(step.path);
-    for (const part of step.parts) {
-      for (const resource of [part.resource, ...(part.children ?? []).map((c) => c.resource)]) {
-        this.plans.set(this.ingest.table(resource).name, { kind: 'append', series: [], time: '', cutoffs: new Map() });
-      }
-    }
+    const places: BatchPlace[] = step.parts.flatMap((part) => [
+      { resource: part.resource, field: part.field, ...(part.children?.length ? { ignore: part.children.map((c) => c.field) } : {}) },
+      ...(part.children ?? []).map((child) => ({ resource: child.resource, field: part.field, within: { field: child.field, param: child.param, from: child.from } })),
+    ]);
+    for (const place of places) this.plans.set(this.normalizer.table(place.resource).name, { kind: 'append', series: [], time: '', cutoffs: new Map() });
     this.planned(1);
     await this.unit(`GET ${endpoint.fullPath} capture`, async () => {
       const got = await this.get(endpoint.fullPath, {}, { shape: (body) => captureShape(body, step.parts) });
-      const fetchedAt = Date.now();
-      const body = got.body as Record<string, Record<string, unknown>[]>;
-      const more: { table: Table; rows: Record<string, unknown>[] }[] = [];
-      const quarantined: Quarantined[] = [];
-      const where: Where = { params: {}, path: step.path, url: got.url, fetchedAt };
-      for (const part of step.parts) {
-        const children = part.children ?? [];
-        const ignore = new Set(children.map((c) => c.field));
-        const found = this.records(part.resource, body[part.field]!, where, new Dedupe(this.ingest.table(part.resource)), ignore);
-        more.push({ table: this.ingest.table(part.resource), rows: found.rows });
-        quarantined.push(...found.quarantined);
-        for (const child of children) {
-          const table = this.ingest.table(child.resource);
-          const dedupe = new Dedupe(table);
-          const rows: Record<string, unknown>[] = [];
-          for (const entry of body[part.field]!) {
-            const records = isObject(entry) && Array.isArray(entry[child.field]) ? (entry[child.field] as unknown[]) : [];
-            const childWhere = { ...where, params: { [child.param]: String(entry[child.from]) } };
-            const got = this.records(child.resource, records, childWhere, dedupe);
-            rows.push(...got.rows);
-            quarantined.push(...got.quarantined);
-          }
-          more.push({ table, rows });
-        }
-      }
-      return { meta: { capturedAt: fetchedAt }, more, quarantined };
+      const records = step.parts.reduce((n, part) => n + ((got.body as Record<string, unknown[]>)[part.field]?.length ?? 0), 0);
+      return this.found(got, step.path, {}, places, { capturedAt: Date.now(), records });
     });
   }
 
   // ---- the machinery ------------------------------------------------------------------------
 
-  /** Validated, parsed, deduplicated rows of records, and the records that failed, quarantined. */
-  private records(resource: string, records: readonly unknown[], where: Where, dedupe: Dedupe | null, ignore?: ReadonlySet<string>) {
-    const rows: Record<string, unknown>[] = [];
-    const quarantined: Quarantined[] = [];
-    const table = this.ingest.table(resource);
-    for (const record of records) {
-      const result = this.ingest.record(resource, record, where, ignore);
-      if (!result.ok) quarantined.push({ resource, url: where.url, reason: result.reason, record });
-      else if (!dedupe || dedupe.keep(result.row)) rows.push(result.row);
-    }
-    this.options.tally.records += rows.length;
-    this.options.tally.quarantined += quarantined.length;
-    if (quarantined.length) this.options.log('quarantined', { dataset: this.options.dataset.name, url: where.url, records: quarantined.length, reason: quarantined[0]!.reason });
-    return { meta: { rows: rows.length }, rows, table, quarantined };
+  /** A unit's result from one answer, kept as the text it came in. */
+  private found<M extends { records?: number }>(got: Answer | (Omit<Answer, 'text'> & { text?: string }), path: string, params: Record<string, string>, places: readonly BatchPlace[], meta: M): Found<M> {
+    const fetchedAt = Date.now();
+    this.options.tally.records += meta.records ?? 0;
+    return {
+      meta,
+      answers: [got.text === undefined ? got.body : new RawJson(got.text)],
+      batches: places.map((place) => ({ ...place, answer: 0, params, path, url: got.url, fetchedAt })),
+    };
   }
 
   /** Runs a unit unless the journal has it; `replay` rebuilds in-memory state from a journalled unit's meta. */
@@ -385,18 +351,12 @@ export class DatasetCrawl {
       return meta;
     }
     const found = await work();
-    const rows: Record<string, unknown[][]> = {};
-    const tables = [...(found.table && found.rows ? [{ table: found.table, rows: found.rows }] : []), ...(found.more ?? [])];
-    for (const { table, rows: list } of tables) {
-      if (list.length) (rows[table.name] ??= []).push(...list.map((row) => rowValues(table, row)));
-    }
-    const quarantined = found.quarantined?.length ? { quarantined: found.quarantined } : {};
-    journal.append({ key, meta: found.meta, dataset: this.options.dataset.name, rows, ...quarantined });
+    journal.append({ key, meta: found.meta, dataset: this.options.dataset.name, batches: found.batches ?? [], answers: found.answers ?? [] });
     tally.done++;
     return found.meta;
   }
 
-  private get(path: string, query: Record<string, string | number>, options: Parameters<Upstream['get']>[2]) {
+  private get(path: string, query: Record<string, string | number>, options: GetOptions) {
     this.options.tally.requests++;
     return this.options.upstream.get(path, query, options);
   }
@@ -443,8 +403,8 @@ export class DatasetCrawl {
     return rows;
   }
 
-  private watermarks(table: Table, columns: readonly string[], time: string) {
-    return this.options.previous?.watermarks(this.options.dataset, table.name, columns, time) ?? Promise.resolve(new Map<string, number>());
+  private watermarks(table: string, columns: readonly string[], time: string) {
+    return this.options.previous?.watermarks(this.options.dataset, table, columns, time) ?? Promise.resolve(new Map<string, number>());
   }
 
   /** The UTC days a parent row spans, a day wider on each side: spans given in local days reach into the next UTC day. */
@@ -457,25 +417,11 @@ export class DatasetCrawl {
 
 interface PageMeta {
   readonly total: number;
-  /** Ids kept from this page (rows stored from the list). */
-  readonly ids: readonly string[];
-  /** Ids kept with their fingerprints (details fetched separately). */
-  readonly items?: readonly [string, string | null][];
+  /** Ids first seen on this page, with the item's fingerprint when details are fetched. */
+  readonly items: readonly [string, string | null][];
 }
 
-const MAX_ROUNDS = 3;
-
-/** Keeps the first row of each key (or, in a table without one, of each identical row). */
-class Dedupe {
-  private readonly seen = new Set<string>();
-  constructor(private readonly table: Table) {}
-  keep(row: Record<string, unknown>): boolean {
-    const key = this.table.key ? JSON.stringify(this.table.key.map((c) => row[c])) : JSON.stringify(row);
-    if (this.seen.has(key)) return false;
-    this.seen.add(key);
-    return true;
-  }
-}
+const resourceOf = (endpoint: Endpoint) => (endpoint.answer as { resource: string }).resource;
 
 const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 
@@ -483,6 +429,8 @@ function idOf(item: unknown, field: string): string {
   const id = isObject(item) ? item[field] : undefined;
   return typeof id === 'string' || typeof id === 'number' ? String(id) : JSON.stringify(item);
 }
+
+const objectShape = (body: unknown) => (isObject(body) ? undefined : 'not an object');
 
 const pageShape = (body: unknown) =>
   isObject(body) && Array.isArray(body.items) && isObject(body.pagination) && typeof body.pagination.total === 'number' ? undefined : 'no items with a pagination total';

@@ -3,7 +3,9 @@ import { createInterface } from 'node:readline';
 
 /**
  * The checkpoint of a pull: an append-only file with one line per finished unit of work (a
- * page, a window, a detail), holding what the unit found. A unit's line is written in one write
+ * page, a window, a detail), holding the upstream's answers as they came and where in them the
+ * records of each resource are (normalized into rows only when the snapshot is built, see
+ * normalize.ts). A unit's line is written in one write
  * once the unit is complete, so a pull killed at any moment leaves whole lines and at most one
  * torn last line, which opening cuts off. A resumed pull skips every unit already in the journal;
  * the snapshot is built from the lines alone.
@@ -20,11 +22,45 @@ export interface Quarantined {
   readonly record: unknown;
 }
 
+/** Where the records of one resource are in a stored answer, and the request that brought them. */
+export interface Batch {
+  readonly resource: string;
+  /** Which of the unit's answers. */
+  readonly answer: number;
+  /** The field of the answer holding the records; absent when the answer is the array itself. */
+  readonly field?: string;
+  /** The answer is the one record (a document). */
+  readonly document?: boolean;
+  /** Records are in an array inside each entry of `field`; `param` is filled from the entry's field `from`. */
+  readonly within?: { readonly field: string; readonly param: string; readonly from: string };
+  /** Fields of each record that other batches store (child arrays), left out of its `extra`. */
+  readonly ignore?: readonly string[];
+  /** Validated, not stored: a list form whose full resource is fetched on its own. */
+  readonly checkOnly?: boolean;
+  /** Path and query parameters of the request, e.g. { counterId: 'x', from: …, to: … }. */
+  readonly params: Readonly<Record<string, string>>;
+  /** The request's endpoint path relative to the data set. */
+  readonly path: string;
+  readonly url: string;
+  /** Epoch ms of the answer: the capture time of live data. */
+  readonly fetchedAt: number;
+}
+
+/** An answer kept as the JSON text the upstream sent, written into the journal as it is. */
+export class RawJson {
+  constructor(readonly json: string) {}
+
+  /** The text for a journal line, which may hold no line break (JSON allows them between tokens). */
+  get line(): string {
+    return /[\r\n]/.test(this.json) ? JSON.stringify(JSON.parse(this.json)) : this.json;
+  }
+}
+
 export interface Payload {
   readonly dataset?: string;
-  /** Rows by table name, each row as its values in the table's column order. */
-  readonly rows?: Readonly<Record<string, readonly unknown[][]>>;
-  readonly quarantined?: readonly Quarantined[];
+  readonly batches?: readonly Batch[];
+  /** The unit's answers; a batch points into one of them. */
+  readonly answers?: readonly unknown[];
 }
 
 export interface Entry<M = unknown> extends Payload {
@@ -77,10 +113,13 @@ export class Journal {
     return this.places.get(key)?.meta as M | undefined;
   }
 
-  /** Appends a finished unit in one write. */
-  append<M>(entry: Entry<M>): void {
-    const { key, meta, ...payload } = entry;
-    const line = Buffer.from(`${JSON.stringify(key)}\t${JSON.stringify(meta ?? null)}\t${JSON.stringify(payload)}\n`);
+  /** Appends a finished unit in one write; answers given as RawJson go in as the text they are. */
+  append<M>(entry: Omit<Entry<M>, 'answers'> & { answers?: readonly (RawJson | unknown)[] }): void {
+    const { key, meta, answers = [], ...payload } = entry;
+    const texts = answers.map((answer) => (answer instanceof RawJson ? answer.line : JSON.stringify(answer)));
+    const head = JSON.stringify(payload).slice(0, -1);
+    const body = `${head}${head.length > 1 ? ',' : ''}"answers":[${texts.join(',')}]}`;
+    const line = Buffer.from(`${JSON.stringify(key)}\t${JSON.stringify(meta ?? null)}\t${body}\n`);
     for (let written = 0; written < line.length; ) written += writeSync(this.fd, line, written, line.length - written, this.size + written);
     this.places.set(key, { meta, offset: this.size, length: line.length });
     this.size += line.length;

@@ -132,10 +132,9 @@ export async function pull(options: PullOptions): Promise<PullResult> {
       requests: client.stats.requests,
       retries: client.stats.retries,
       bytes: client.stats.bytes,
-      quarantined: [...report.tallies.values()].reduce((sum, t) => sum + t.quarantined, 0),
     };
     if (failures.length) {
-      return { ok: false, failures, ...totals, seconds: (Date.now() - started) / 1000, tables: [] };
+      return { ok: false, failures, ...totals, quarantined: 0, seconds: (Date.now() - started) / 1000, tables: [] };
     }
 
     report.event('building the snapshot', { units: journal.units });
@@ -150,13 +149,15 @@ export async function pull(options: PullOptions): Promise<PullResult> {
       createdAt: settings.startedAt,
       log: (line) => report.event(line),
     });
+    for (const [name, count] of Object.entries(built.quarantined)) report.tally(name).quarantined = count;
     journal.close();
     journal = undefined;
     await rm(runDir, { recursive: true, force: true });
     const tables = Object.entries(built.snapshot.manifest.datasets).flatMap(([dataset, { tables }]) =>
       Object.entries(tables).map(([name, table]) => ({ table: `${dataset}/${name}`, rows: table.rows, carried: built.carriedRows[`${dataset}/${name}`] ?? 0 })),
     );
-    return { ok: true, snapshot: built.snapshot, failures: [], ...totals, seconds: (Date.now() - started) / 1000, tables };
+    const quarantined = Object.values(built.quarantined).reduce((sum, n) => sum + n, 0);
+    return { ok: true, snapshot: built.snapshot, failures: [], ...totals, quarantined, seconds: (Date.now() - started) / 1000, tables };
   } finally {
     journal?.close();
     previous?.close();

@@ -55,6 +55,8 @@ export interface Answer {
   readonly status: number;
   /** Parsed JSON; undefined for a 404. */
   readonly body: unknown;
+  /** The JSON text as sent (decompressed). */
+  readonly text: string;
   readonly url: string;
 }
 
@@ -176,7 +178,7 @@ export class Upstream {
           this.stats.bytes += received;
           if (!response.complete) return reject(new AttemptFailure('the answer ended early', true));
           const status = response.statusCode ?? 0;
-          if (status === 404 && notFoundAllowed) return resolve({ status, body: undefined, url });
+          if (status === 404 && notFoundAllowed) return resolve({ status, body: undefined, text: '', url });
           const body = Buffer.concat(chunks);
           if (status !== 200) {
             const retryable = status === 408 || status === 425 || status === 429 || status >= 500;
@@ -185,9 +187,10 @@ export class Upstream {
           }
           const encoding = response.headers['content-encoding'];
           (encoding === 'gzip' ? unzip(body) : Promise.resolve(body)).then(
-            (text) => {
+            (bytes) => {
               try {
-                resolve({ status, body: JSON.parse(text.toString('utf8')), url });
+                const text = bytes.toString('utf8');
+                resolve({ status, body: JSON.parse(text), text, url });
               } catch (error) {
                 reject(new AttemptFailure(`the answer is not JSON: ${describe(error)}`, true));
               }
