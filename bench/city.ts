@@ -1,19 +1,22 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { defaultSeed, defaultUntil } from '../datasets/core/sample.ts';
+import { defaultSeed, defaultUntil, type Scale } from '../datasets/core/sample.ts';
 import { datasets } from '../datasets/index.ts';
 import { generateSample } from '../scripts/sample/generate.ts';
 import { dataLayout } from '../scripts/snapshot/layout.ts';
 
 /** The city-scale sample benchmarks run on, generated once into .cache/ and reused. */
-export async function cityDataDir(): Promise<string> {
-  const dataDir = join(process.cwd(), '.cache', 'bench', 'city');
+export const cityDataDir = () => sampleDataDir('city');
+
+/** A sample at the given scale, generated once into .cache/bench/<scale> and reused. */
+export async function sampleDataDir(scale: Scale): Promise<string> {
+  const dataDir = join(process.cwd(), '.cache', 'bench', scale);
   if (existsSync(dataLayout(dataDir).current)) return dataDir;
-  console.error('generating the city sample once for benchmarks (2–3 minutes)…');
+  console.error(`generating the ${scale} sample once for benchmarks${scale === 'city' ? ' (2–3 minutes)' : ''}…`);
   await generateSample({
     dataDir,
     datasets,
-    settings: { scale: 'city', seed: defaultSeed, until: defaultUntil },
+    settings: { scale, seed: defaultSeed, until: defaultUntil },
     step: (text) => console.error(`  ${text}`),
   });
   return dataDir;

@@ -1,0 +1,152 @@
+/**
+ * npm run bench:pull [-- small|city] — a full pull from the local upstream, beside the upstream's
+ * own capacity measured in the same run.
+ *
+ * The sample city is served by `odsnap serve` in its own process; `odsnap pull` crawls it in
+ * another, into a fresh data directory, while this process samples the pull's peak RSS. The
+ * upstream logs every request (path and query), so afterwards exactly the requests the pull
+ * made are replayed against it by autocannon at the pull's concurrency, with the same headers:
+ * that is what the upstream can serve of this mix with no client work at all. Reports requests/s
+ * and records/s of the crawl, their ratio to that capacity (target ≥ 0.8×), the time to write
+ * the snapshot, and the peak RSS (target < 1 GiB at city scale).
+ */
+import { spawn } from 'node:child_process';
+import { createReadStream } from 'node:fs';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import autocannon from 'autocannon';
+import { Random } from '../datasets/core/random.ts';
+import type { Scale } from '../datasets/core/sample.ts';
+import { sampleDataDir } from './city.ts';
+
+const PORT = 4392;
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
+const CAPACITY_SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
+const scales = (process.argv.slice(2).length ? process.argv.slice(2) : ['small', 'city']) as Scale[];
+
+async function startUpstream(dataDir: string, logFile: string) {
+  const { openSync } = await import('node:fs');
+  const log = openSync(logFile, 'w');
+  const child = spawn(process.execPath, ['bin/odsnap.js', 'serve', '--data', dataDir, '--port', String(PORT)], { stdio: ['ignore', log, 'inherit'] });
+  for (let i = 0; i < 600; i++) {
+    try {
+      if ((await fetch(`http://127.0.0.1:${PORT}/healthz`)).ok) return child;
+    } catch {
+      /* not up yet */
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  child.kill();
+  throw new Error('the upstream did not start');
+}
+
+/** Runs the pull in its own process, sampling its peak RSS; returns its timeline from its JSON log lines. */
+async function runPull(dataDir: string) {
+  const started = Date.now();
+  const child = spawn(process.execPath, ['bin/odsnap.js', 'pull', '--from', `http://127.0.0.1:${PORT}`, '--data', dataDir, '--concurrency', String(CONCURRENCY)], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let peakKiB = 0;
+  const sampler = setInterval(async () => {
+    const status = await readFile(`/proc/${child.pid}/status`, 'utf8').catch(() => '');
+    peakKiB = Math.max(peakKiB, Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0));
+  }, 100);
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
+  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  clearInterval(sampler);
+  if (code !== 0) throw new Error(`the pull failed (exit ${code}):\n${stderr.slice(-3000)}`);
+  // The crawl runs from the pull's first event (after start-up) to "building the snapshot".
+  const events = stderr.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { time: string; event: string; dataset: string; requests: number; records: number });
+  const at = (event: string) => Date.parse(events.find((e) => e.event === event)!.time);
+  const last = new Map(events.filter((e) => e.event === 'progress').map((p) => [p.dataset, p]));
+  return {
+    startSeconds: (at('pulling') - started) / 1000,
+    crawlSeconds: (at('building the snapshot') - at('pulling')) / 1000,
+    buildSeconds: (Date.now() - at('building the snapshot')) / 1000,
+    requests: [...last.values()].reduce((n, p) => n + p.requests, 0),
+    records: [...last.values()].reduce((n, p) => n + p.records, 0),
+    peakMiB: peakKiB / 1024,
+    summary: stderr.slice(stderr.lastIndexOf('\npulled in')).trim(),
+  };
+}
+
+/** The API requests the upstream logged, in order. */
+async function loggedRequests(logFile: string): Promise<string[]> {
+  const paths: string[] = [];
+  for await (const line of createInterface({ input: createReadStream(logFile), crlfDelay: Infinity })) {
+    if (!line.startsWith('{')) continue;
+    const entry = JSON.parse(line) as { path?: string; query?: string };
+    if (entry.path?.startsWith('/api/public/')) paths.push(entry.query ? `${entry.path}?${entry.query}` : entry.path);
+  }
+  return paths;
+}
+
+/** What the upstream serves of these requests, shuffled, with nothing but autocannon on the other side. */
+async function capacity(paths: readonly string[]) {
+  const random = new Random('bench-pull');
+  const shuffled = [...paths];
+  for (let i = shuffled.length - 1; i > 0; i--) {
+    const j = random.int(0, i);
+    [shuffled[i], shuffled[j]] = [shuffled[j]!, shuffled[i]!];
+  }
+  const result = await autocannon({
+    url: `http://127.0.0.1:${PORT}`,
+    connections: CONCURRENCY,
+    duration: CAPACITY_SECONDS,
+    headers: { accept: 'application/json', 'accept-encoding': 'gzip' },
+    requests: shuffled.map((path) => ({ method: 'GET', path })),
+  });
+  return { reqPerSec: result.requests.average, errors: result.errors + result.non2xx };
+}
+
+const rows: Record<string, unknown>[] = [];
+for (const scale of scales) {
+  const sampleDir = await sampleDataDir(scale);
+  const pulledDir = join(process.cwd(), '.cache', 'bench', `pulled-${scale}`);
+  await rm(pulledDir, { recursive: true, force: true });
+  const logFile = join(process.cwd(), '.cache', 'bench', `upstream-${scale}.log`);
+  console.error(`${scale}: upstream on :${PORT}, pulling with concurrency ${CONCURRENCY}…`);
+  const upstream = await startUpstream(sampleDir, logFile);
+  try {
+    const pulled = await runPull(pulledDir);
+    console.error(pulled.summary);
+    const paths = await loggedRequests(logFile);
+    console.error(`${scale}: replaying the pull's ${paths.length.toLocaleString('en')} requests for ${CAPACITY_SECONDS} s…`);
+    const upstreamCapacity = await capacity(paths);
+    const pullRate = pulled.requests / pulled.crawlSeconds;
+    rows.push({
+      scale,
+      requests: pulled.requests,
+      records: pulled.records,
+      crawlSeconds: pulled.crawlSeconds,
+      buildSeconds: pulled.buildSeconds,
+      pullReqPerSec: pullRate,
+      pullRecordsPerSec: pulled.records / pulled.crawlSeconds,
+      upstreamReqPerSec: upstreamCapacity.reqPerSec,
+      upstreamRecordsPerSec: (upstreamCapacity.reqPerSec * pulled.records) / pulled.requests,
+      ratio: pullRate / upstreamCapacity.reqPerSec,
+      peakMiB: pulled.peakMiB,
+      errors: upstreamCapacity.errors,
+    });
+  } finally {
+    upstream.kill('SIGTERM');
+    await new Promise((resolve) => upstream.on('exit', resolve));
+  }
+}
+
+const table = [
+  `| scale | requests | records | crawl s | pull req/s | upstream req/s | ratio | pull records/s | upstream records/s | snapshot written in s | pull peak RSS MiB |`,
+  '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+  ...rows.map(
+    (r: any) =>
+      `| ${r.scale} | ${r.requests.toLocaleString('en')} | ${r.records.toLocaleString('en')} | ${r.crawlSeconds.toFixed(1)} | ${Math.round(r.pullReqPerSec)} | ${Math.round(r.upstreamReqPerSec)} | ${r.ratio.toFixed(2)}× | ` +
+      `${Math.round(r.pullRecordsPerSec).toLocaleString('en')} | ${Math.round(r.upstreamRecordsPerSec).toLocaleString('en')} | ${r.buildSeconds.toFixed(1)} | ${Math.round(r.peakMiB)} |`,
+  ),
+  '',
+  `Concurrency ${CONCURRENCY} for both; upstream capacity is autocannon replaying the pull's own requests (shuffled) for ${CAPACITY_SECONDS} s, same headers, same machine.`,
+].join('\n');
+console.log(table);
+await mkdir('bench/results', { recursive: true });
+await writeFile(join('bench/results', `pull-${new Date().toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify({ concurrency: CONCURRENCY, rows }, null, 2));
