@@ -4,13 +4,16 @@
  *
  * The sample city is served by `odsnap serve` in its own process; `odsnap pull` crawls it in
  * another, into a fresh data directory, while this process samples the pull's peak RSS. The
- * upstream logs every request (path and query), so afterwards exactly the requests the pull
- * made are replayed against it by autocannon at the pull's concurrency, with the same headers:
- * that is what the upstream can serve of this mix with no client work at all. Reports requests/s
- * and records/s of the crawl, their ratio to that capacity (target ≥ 0.8×), the time to write
- * the snapshot, and the peak RSS (target < 1 GiB at city scale).
+ * upstream logs every request (path and query). Then the upstream is restarted, so it is in the
+ * state the pull found it in (the server remembers lookups in small tables), and exactly the
+ * requests the pull made (or a uniform sample of 40,000 of them, BENCH_REPLAY) are replayed
+ * against it, each once, shuffled, by autocannon over as many
+ * connections as the pull used, with the same headers: that is what the upstream can serve of
+ * this mix with no client work at all. Reports requests/s and records/s of the crawl, their ratio
+ * to that capacity (target ≥ 0.8×), the time to write the snapshot, and the peak RSS (target
+ * < 1 GiB at city scale).
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createReadStream } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -22,8 +25,15 @@ import { sampleDataDir } from './city.ts';
 
 const PORT = 4392;
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
-const CAPACITY_SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
+/** Requests replayed at most: a uniform sample of a big crawl measures the same mix in less time. */
+const REPLAY_AT_MOST = Number(process.env.BENCH_REPLAY ?? 40_000);
 const scales = (process.argv.slice(2).length ? process.argv.slice(2) : ['small', 'city']) as Scale[];
+
+async function stop(upstream: ChildProcess) {
+  if (upstream.exitCode !== null) return;
+  upstream.kill('SIGTERM');
+  await new Promise((resolve) => upstream.on('exit', resolve));
+}
 
 async function startUpstream(dataDir: string, logFile: string) {
   const { openSync } = await import('node:fs');
@@ -83,7 +93,12 @@ async function loggedRequests(logFile: string): Promise<string[]> {
   return paths;
 }
 
-/** What the upstream serves of these requests, shuffled, with nothing but autocannon on the other side. */
+/**
+ * What the upstream serves of these requests, each once, shuffled, with nothing but autocannon
+ * on the other side. autocannon would send its whole request list down every connection (each
+ * request `CONCURRENCY` times, mostly answered from what the server remembers), so each
+ * connection gets its own share of the list instead.
+ */
 async function capacity(paths: readonly string[]) {
   const random = new Random('bench-pull');
   const shuffled = [...paths];
@@ -91,14 +106,23 @@ async function capacity(paths: readonly string[]) {
     const j = random.int(0, i);
     [shuffled[i], shuffled[j]] = [shuffled[j]!, shuffled[i]!];
   }
-  const result = await autocannon({
-    url: `http://127.0.0.1:${PORT}`,
-    connections: CONCURRENCY,
-    duration: CAPACITY_SECONDS,
-    headers: { accept: 'application/json', 'accept-encoding': 'gzip' },
-    requests: shuffled.map((path) => ({ method: 'GET', path })),
-  });
-  return { reqPerSec: result.requests.average, errors: result.errors + result.non2xx };
+  const sample = shuffled.slice(0, REPLAY_AT_MOST);
+  const shares = Array.from({ length: CONCURRENCY }, (_, c) => sample.filter((_, i) => i % CONCURRENCY === c));
+  const started = performance.now();
+  const results = await Promise.all(
+    shares.map((share) =>
+      autocannon({
+        url: `http://127.0.0.1:${PORT}`,
+        connections: 1,
+        amount: share.length,
+        headers: { accept: 'application/json', 'accept-encoding': 'gzip' },
+        requests: share.map((path) => ({ method: 'GET', path })),
+      }),
+    ),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  const sent = results.reduce((n, r) => n + r.requests.total, 0);
+  return { reqPerSec: sent / seconds, sent, seconds, errors: results.reduce((n, r) => n + r.errors + r.non2xx, 0) };
 }
 
 const rows: Record<string, unknown>[] = [];
@@ -108,19 +132,26 @@ for (const scale of scales) {
   await rm(pulledDir, { recursive: true, force: true });
   const logFile = join(process.cwd(), '.cache', 'bench', `upstream-${scale}.log`);
   console.error(`${scale}: upstream on :${PORT}, pulling with concurrency ${CONCURRENCY}…`);
-  const upstream = await startUpstream(sampleDir, logFile);
+  let upstream = await startUpstream(sampleDir, logFile);
   try {
     const pulled = await runPull(pulledDir);
     console.error(pulled.summary);
+    await stop(upstream);
     const paths = await loggedRequests(logFile);
-    console.error(`${scale}: replaying the pull's ${paths.length.toLocaleString('en')} requests for ${CAPACITY_SECONDS} s…`);
+    console.error(`${scale}: restarting the upstream and replaying ${Math.min(paths.length, REPLAY_AT_MOST).toLocaleString('en')} of the pull's ${paths.length.toLocaleString('en')} requests…`);
+    upstream = await startUpstream(sampleDir, `${logFile}.replay`);
     const upstreamCapacity = await capacity(paths);
+    const replayed = Math.min(paths.length, REPLAY_AT_MOST);
+    if (upstreamCapacity.sent !== replayed) throw new Error(`the replay sent ${upstreamCapacity.sent} of ${replayed} requests`);
+    if (upstreamCapacity.errors) throw new Error(`${upstreamCapacity.errors} replayed requests failed`);
     const pullRate = pulled.requests / pulled.crawlSeconds;
     rows.push({
       scale,
       requests: pulled.requests,
       records: pulled.records,
       crawlSeconds: pulled.crawlSeconds,
+      replayed: upstreamCapacity.sent,
+      replaySeconds: upstreamCapacity.seconds,
       buildSeconds: pulled.buildSeconds,
       pullReqPerSec: pullRate,
       pullRecordsPerSec: pulled.records / pulled.crawlSeconds,
@@ -131,8 +162,7 @@ for (const scale of scales) {
       errors: upstreamCapacity.errors,
     });
   } finally {
-    upstream.kill('SIGTERM');
-    await new Promise((resolve) => upstream.on('exit', resolve));
+    await stop(upstream);
   }
 }
 
@@ -145,7 +175,7 @@ const table = [
       `${Math.round(r.pullRecordsPerSec).toLocaleString('en')} | ${Math.round(r.upstreamRecordsPerSec).toLocaleString('en')} | ${r.buildSeconds.toFixed(1)} | ${Math.round(r.peakMiB)} |`,
   ),
   '',
-  `Concurrency ${CONCURRENCY} for both; upstream capacity is autocannon replaying the pull's own requests (shuffled) for ${CAPACITY_SECONDS} s, same headers, same machine.`,
+  `Concurrency ${CONCURRENCY} for both; upstream capacity is autocannon replaying the pull's own requests (at most ${REPLAY_AT_MOST.toLocaleString('en')}, a uniform sample), each once, shuffled, against a freshly started upstream; same headers, same machine.`,
 ].join('\n');
 console.log(table);
 await mkdir('bench/results', { recursive: true });
