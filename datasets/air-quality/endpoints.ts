@@ -100,6 +100,6 @@ export const endpoints: readonly EndpointSpec[] = [
     summary: text('Latest readings for one source device', 'Najnowsze odczyty jednego urządzenia źródłowego'),
     params: { deviceId: param.text('External identifier of the measurement device (a station’s externalId).', 'Zewnętrzny identyfikator urządzenia pomiarowego (externalId stacji).', { required: true }) },
     response: z.object({ readings: doc(z.array(liveReading), 'Latest readings of the device, one per sensor.', 'Najnowsze odczyty urządzenia, po jednym na czujnik.') }),
-    answer: { kind: 'custom', reads: ['station', 'liveReading'], answer: liveDevice },
+    answer: { kind: 'custom', reads: ['station', 'liveReading'], answer: liveDevice, each: { deviceId: { resource: 'station', column: 'external_id' } } },
   },
 ];

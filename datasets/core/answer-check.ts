@@ -9,6 +9,7 @@ import type { Table } from './table.ts';
 export function answerProblems(
   answer: Answer,
   params: readonly string[],
+  pathParams: readonly string[],
   resources: Readonly<Record<string, { table: string }>>,
   tables: Readonly<Record<string, Table>>,
 ): string[] {
@@ -26,6 +27,11 @@ export function answerProblems(
   };
   if (answer.kind === 'custom') {
     answer.reads.forEach(tableOf);
+    for (const name of pathParams) {
+      const each = answer.each?.[name];
+      if (!each) problems.push(`does not say where the values of path parameter {${name}} come from (each.${name})`);
+      else column(tableOf(each.resource), each.column);
+    }
     return problems;
   }
   const table = tableOf(answer.resource);

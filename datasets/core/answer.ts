@@ -77,8 +77,22 @@ export type Answer =
       readonly kind: 'custom';
       /** The resources it reads, so their tables are known without running it. */
       readonly reads: readonly string[];
+      /**
+       * For each path parameter, the rows whose column holds the values worth a file in the
+       * static tree (the server answers any value; the tree holds what the snapshot has).
+       */
+      readonly each?: Readonly<Record<string, { readonly resource: string; readonly column: string }>>;
       readonly answer: (query: Query, params: Readonly<Record<string, unknown>>, context: RenderContext) => Promise<unknown>;
     };
+
+/** The body of an offset page, shaped as the spec's register lists are; the server and the static tree both build it. */
+export const offsetPage = (items: unknown[], page: { limit: number; offset: number; total: number; next: string | null }) => ({
+  items,
+  pagination: { limit: page.limit, offset: page.offset, count: items.length, total: page.total, next: page.next },
+});
+
+/** The body of a numbered page, shaped as the spec's rides are. */
+export const numberedPage = (data: unknown[], page: number, pageSize: number, hasNextPage: boolean) => ({ data, page, pageSize, hasNextPage });
 
 /** Thrown by an answer when what a parameter names does not exist: the server answers 404. */
 export class NotFound extends Error {

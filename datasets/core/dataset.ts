@@ -89,7 +89,7 @@ export function defineDataset<T extends TableSpecs>(spec: DatasetSpec<T>): Datas
   );
   const endpoints = spec.endpoints.map((endpoint) => completeEndpoint(prefix, endpoint));
   for (const endpoint of endpoints) {
-    const problems = answerProblems(endpoint.answer, Object.keys(endpoint.params), resources, tables);
+    const problems = answerProblems(endpoint.answer, Object.keys(endpoint.params), endpoint.pathParams, resources, tables);
     if (problems.length) throw new Error(`${endpoint.fullPath}: its answer ${problems.join('; ')}`);
   }
   const columnsOf = (resource: string) => {

@@ -1,5 +1,5 @@
 import { listValue, type DuckDBValue } from '@duckdb/node-api';
-import type { Answer, Filter } from '../../datasets/core/answer.ts';
+import { offsetPage, type Answer, type Filter } from '../../datasets/core/answer.ts';
 import type { BoundingBox } from '../../datasets/core/param.ts';
 import { quoteIdentifier } from '../../scripts/db/duckdb.ts';
 import { SHAPES_COLUMN, textColumn } from '../served-snapshot.ts';
@@ -47,7 +47,7 @@ export async function answerPage(request: AnswerRequest, answer: Of<'page'>) {
     : Number((await request.connection.rows(`SELECT count(*) AS "__total" FROM ${source} WHERE ${where}`, values.slice(0, -2)))[0]!.__total);
   const items = renderRows(request, resource, rows);
   const next = offset + items.length < total ? request.context.link(request.path, { ...request.query, limit, offset: offset + limit }) : null;
-  return { items, pagination: { limit, offset, count: items.length, total, next } };
+  return offsetPage(items, { limit, offset, total, next });
 }
 
 function condition(filter: Exclude<Filter, { kind: 'intersects' }>, value: string | number, column: Parameters<typeof castParam>[0], bind: (v: DuckDBValue) => string): string {

@@ -1,5 +1,5 @@
 import type { DuckDBValue } from '@duckdb/node-api';
-import { NotFound, type Answer } from '../../datasets/core/answer.ts';
+import { NotFound, numberedPage, type Answer } from '../../datasets/core/answer.ts';
 import { addDays } from '../../datasets/core/calendar.ts';
 import { zonedDayStart } from '../../datasets/core/zoned-time.ts';
 import { quoteIdentifier } from '../../scripts/db/duckdb.ts';
@@ -66,5 +66,5 @@ export async function answerNumberedPage(request: AnswerRequest, answer: Of<'num
     `SELECT ${selectList(columnsFor(request, resource))} FROM ${from} WHERE ${timeCondition(answer.time, range, bind)} LIMIT ${bind(pageSize + 1)} OFFSET ${bind((page - 1) * pageSize)}`,
     values,
   );
-  return { data: renderRows(request, resource, rows.slice(0, pageSize)), page, pageSize, hasNextPage: rows.length > pageSize };
+  return numberedPage(renderRows(request, resource, rows.slice(0, pageSize)), page, pageSize, rows.length > pageSize);
 }

@@ -62,6 +62,16 @@ describe('defineDataset', () => {
     ['a resource it does not have', { kind: 'list', resource: 'nope' }, 'names resource "nope", which the data set does not declare'],
     ['a column its table lacks', { kind: 'item', resource: 'counter', param: 'counterId', match: ['nope'] }, 'names column "nope", which table counters does not have'],
     ['a parameter the endpoint lacks', { kind: 'item', resource: 'counter', param: 'nope', match: ['id'] }, 'needs parameter "nope", which the endpoint does not declare'],
+    [
+      'no source for a path parameter (a custom answer)',
+      { kind: 'custom', reads: ['counter'], answer: async () => ({}) },
+      'does not say where the values of path parameter {counterId} come from (each.counterId)',
+    ],
+    [
+      'a column its table lacks as the source of a path parameter',
+      { kind: 'custom', reads: ['counter'], answer: async () => ({}), each: { counterId: { resource: 'counter', column: 'nope' } } },
+      'names column "nope", which table counters does not have',
+    ],
   ];
 
   it.each(wrong)('refuses an answer that names %s, saying what to fix', async (_, answer, message) => {
