@@ -16,7 +16,7 @@ import { Random } from '../datasets/core/random.ts';
 import { datasets } from '../datasets/index.ts';
 import { openSnapshot } from '../scripts/snapshot/read.ts';
 import { answer } from '../server/answers/index.ts';
-import { createRouter } from '../server/router.ts';
+import { createRouter } from '../datasets/core/router.ts';
 import { ServedSnapshot } from '../server/served-snapshot.ts';
 import { cityDataDir, ms, percentile } from './city.ts';
 

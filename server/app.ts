@@ -5,7 +5,7 @@ import { renderContext } from '../datasets/core/render.ts';
 import { answer } from './answers/index.ts';
 import { invalidParameter, methodNotAllowed, notFound, Problem, problemBody } from './http/problem.ts';
 import { corsHeaders, send } from './http/respond.ts';
-import { createRouter, MalformedPath } from './router.ts';
+import { createRouter, MalformedPath } from '../datasets/core/router.ts';
 import type { SnapshotHost } from './snapshot-host.ts';
 
 export interface AppOptions {

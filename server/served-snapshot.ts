@@ -2,8 +2,7 @@ import { join } from 'node:path';
 import { DuckDBInstance, listValue, type DuckDBValue } from '@duckdb/node-api';
 import type { Dataset, Resource } from '../datasets/core/dataset.ts';
 import { quoteIdentifier, quoteString } from '../scripts/db/duckdb.ts';
-import type { FileManifest } from '../scripts/snapshot/manifest.ts';
-import { createViews, tableSource, type Snapshot } from '../scripts/snapshot/read.ts';
+import { chooseFiles, createViews, tableSource, type Narrowing, type Snapshot } from '../scripts/snapshot/read.ts';
 import { ConnectionPool, type PooledConnection } from './connection-pool.ts';
 import { ensureServeDatabase, filterColumns, SCHEMA, storagePlan } from './serve-database.ts';
 
@@ -101,17 +100,8 @@ export class ServedSnapshot {
   }
 
   /** A table's Parquet files, narrowed by partition values and by the min/max of its time column. */
-  files(dataset: Dataset, tableName: string, narrow: { equal?: Readonly<Record<string, unknown>>; from?: number; to?: number } = {}): string[] {
-    const table = dataset.tables[tableName]!;
-    const entry = this.snapshot.manifest.datasets[dataset.name]!.tables[tableName]!;
-    const byValue = (table.partitionBy ?? []).filter((p) => !p.part && narrow.equal && p.column in narrow.equal);
-    const keep = (file: FileManifest) =>
-      byValue.every((p) => file.partition[p.name] === String(narrow.equal![p.column])) &&
-      (narrow.from === undefined || file.max === null || Date.parse(file.max) >= narrow.from) &&
-      (narrow.to === undefined || file.min === null || Date.parse(file.min) < narrow.to);
-    const chosen = entry.files.filter((file) => file.rows > 0 && keep(file));
-    // An empty selection still needs a file, for the columns: the table's first (possibly empty) one.
-    return (chosen.length ? chosen : entry.files.slice(0, 1)).map((file) => join(this.snapshot.dir, file.path));
+  files(dataset: Dataset, tableName: string, narrow: Narrowing = {}): string[] {
+    return chooseFiles(this.snapshot, dataset, tableName, narrow);
   }
 
   /**

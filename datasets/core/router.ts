@@ -1,5 +1,5 @@
-import type { Dataset } from '../datasets/core/dataset.ts';
-import type { Endpoint } from '../datasets/core/endpoint.ts';
+import type { Dataset } from './dataset.ts';
+import type { Endpoint } from './endpoint.ts';
 
 /** Which endpoint a path is, and its path parameters, from the data-set declarations. */
 export interface Route {

@@ -3,7 +3,7 @@ import type { Dataset } from '../../datasets/core/dataset.ts';
 import { decodeRow, readList } from '../db/columns.ts';
 import { quoteIdentifier, quoteString, type Database } from '../db/duckdb.ts';
 import { currentSnapshotId, dataLayout } from './layout.ts';
-import { readManifest, type Manifest } from './manifest.ts';
+import { readManifest, type FileManifest, type Manifest } from './manifest.ts';
 
 export interface Snapshot {
   readonly id: string;
@@ -27,6 +27,30 @@ export function tableFiles(snapshot: Snapshot, dataset: string, table: string): 
   const entry = snapshot.manifest.datasets[dataset]?.tables[table];
   if (!entry) throw new Error(`snapshot ${snapshot.id} has no table ${dataset}/${table}`);
   return entry.files.map((file) => join(snapshot.dir, file.path));
+}
+
+/** Which rows a reader wants: equal column values, instants (epoch ms) in [from, to). */
+export interface Narrowing {
+  readonly equal?: Readonly<Record<string, unknown>>;
+  readonly from?: number;
+  readonly to?: number;
+}
+
+/**
+ * Absolute paths of the files of a table that can hold rows so narrowed, by the manifest's
+ * partition values and time ranges, in manifest order. Never empty: with nothing chosen, the
+ * table's first file still gives its columns.
+ */
+export function chooseFiles(snapshot: Snapshot, dataset: Dataset, tableName: string, narrow: Narrowing = {}): string[] {
+  const table = dataset.tables[tableName]!;
+  const entry = snapshot.manifest.datasets[dataset.name]!.tables[tableName]!;
+  const byValue = (table.partitionBy ?? []).filter((p) => !p.part && narrow.equal && p.column in narrow.equal);
+  const keep = (file: FileManifest) =>
+    byValue.every((p) => file.partition[p.name] === String(narrow.equal![p.column])) &&
+    (narrow.from === undefined || file.max === null || Date.parse(file.max) >= narrow.from) &&
+    (narrow.to === undefined || file.min === null || Date.parse(file.min) < narrow.to);
+  const chosen = entry.files.filter((file) => file.rows > 0 && keep(file));
+  return (chosen.length ? chosen : entry.files.slice(0, 1)).map((file) => join(snapshot.dir, file.path));
 }
 
 /** SQL for a table's rows: the Parquet files as they are, without hive columns from the paths. */
