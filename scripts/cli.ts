@@ -1,4 +1,5 @@
 import { helpOf, parseCommandLine, processOutput, UsageError, type Command, type Output } from './cli/command.ts';
+import { buildCommand } from './commands/build.ts';
 import { pullCommand } from './commands/pull.ts';
 import { sampleCommand } from './commands/sample.ts';
 import { serveCommand } from './commands/serve.ts';
@@ -7,7 +8,7 @@ import { startCommand } from './commands/start.ts';
 import { verifyCommand } from './commands/verify.ts';
 
 /** Every odsnap command, in the order --help lists them. */
-export const commands: readonly Command[] = [startCommand, sampleCommand, pullCommand, serveCommand, sqlCommand, verifyCommand];
+export const commands: readonly Command[] = [startCommand, sampleCommand, pullCommand, buildCommand, serveCommand, sqlCommand, verifyCommand];
 
 function overview(): string {
   const width = Math.max(...commands.map((c) => c.name.length));

@@ -1,0 +1,46 @@
+import { z } from 'zod';
+import { datasets } from '../../datasets/index.ts';
+import { defineCommand } from '../cli/command.ts';
+import { formatBytes, formatCount, Progress } from '../cli/progress.ts';
+import { defaultDataDir } from '../snapshot/layout.ts';
+import { buildStatic } from '../static/build.ts';
+
+export const buildCommand = defineCommand({
+  name: 'build',
+  summary: 'Write the static tree: every v1 endpoint as JSON files, plus the Parquet downloads, for any static host.',
+  description:
+    'Starts at /api/public/index.json; every file answers one v1 request, with links into the tree. JSON files get .gz\n' +
+    'and .br beside them; nginx.conf and _headers say how to serve them. A rebuild rewrites only files whose content\n' +
+    'changed: OUT is a symlink to one of two trees, and the one not in use is updated and then swapped in, so readers\n' +
+    'never see a half-built tree.',
+  options: {
+    data: { type: 'string', value: 'DIR', description: 'data directory whose current snapshot to publish (or ODSNAP_DATA)', default: defaultDataDir() },
+    out: { type: 'string', value: 'DIR', description: 'where the tree goes (a symlink odsnap manages)', default: 'dist' },
+    'base-url': { type: 'string', value: 'URL', description: 'prefix of links in the tree, e.g. https://cdn.example.org/odsnap (default: links from the host\'s root)' },
+  },
+  schema: z.object({
+    data: z.string().min(1),
+    out: z.string().min(1),
+    'base-url': z
+      .string()
+      .refine((value) => /^https?:\/\/[^/]+/.test(value) || value.startsWith('/'), { error: 'must be an http(s) URL or a path starting with /' })
+      .optional(),
+  }),
+  async run(options, output) {
+    const progress = new Progress(output);
+    progress.step(`building the static tree of ${options.data} into ${options.out}`);
+    const result = await buildStatic({
+      dataDir: options.data,
+      out: options.out,
+      datasets,
+      base: options['base-url'],
+      onProgress: ({ endpoint, files }) => progress.update(`${endpoint}: ${formatCount(files)} files`),
+      onStep: (text) => progress.step(text),
+    });
+    progress.step(
+      `${options.out} -> ${result.tree}: snapshot ${result.snapshot}, ${formatCount(result.files)} files; ` +
+        `${formatCount(result.written)} written (${formatBytes(result.bytes)}), ${formatCount(result.linked)} linked, ${formatCount(result.deleted)} deleted, in ${result.seconds.toFixed(1)} s`,
+    );
+    return 0;
+  },
+});

@@ -1,0 +1,168 @@
+import { join } from 'node:path';
+import type { Dataset } from '../../datasets/core/dataset.ts';
+import type { Endpoint } from '../../datasets/core/endpoint.ts';
+import { openDatabase } from '../db/duckdb.ts';
+import { openSnapshot } from '../snapshot/read.ts';
+import { CATALOGUE, DATAPACKAGE, DCAT, writeDownloads } from './downloads.ts';
+import { endpointFiles } from './endpoint-files.ts';
+import { HEADERS_FILE, headersFile, NGINX_SNIPPET, nginxSnippet } from './hosting.ts';
+import { SnapshotRows } from './snapshot-rows.ts';
+import { filePath, PAGE_LIMIT, PAGE_SIZE, requestOf, staticContext, unitKindOf, type Unit } from './tree.ts';
+import { TreeOutput, type TreeCounts } from './tree-output.ts';
+
+/**
+ * `odsnap build`: the static tree of the current snapshot. For every endpoint, every file (see
+ * tree.ts for the layout) and a listing of them; the entry point `/api/public/index.json`; the
+ * downloads; the hosting configuration. Written into the tree not in use, then swapped in.
+ */
+
+export const INDEX = 'api/public/index.json';
+/** Files per page of an endpoint's listing. */
+const LISTING_PAGE = 10_000;
+
+export interface BuildOptions {
+  readonly dataDir: string;
+  readonly out: string;
+  readonly datasets: readonly Dataset[];
+  /** Prefix of links in the tree: '' for root-relative links, or e.g. https://cdn.example.org/odsnap. */
+  readonly base?: string;
+  readonly onProgress?: (event: { endpoint: string; files: number }) => void;
+  readonly onStep?: (text: string) => void;
+}
+
+export interface BuildResult extends TreeCounts {
+  readonly snapshot: string;
+  readonly tree: string;
+  readonly seconds: number;
+}
+
+export async function buildStatic(options: BuildOptions): Promise<BuildResult> {
+  const started = Date.now();
+  const base = (options.base ?? '').replace(/\/+$/, '');
+  const snapshot = await openSnapshot(options.dataDir);
+  const db = await openDatabase({ threads: 2, memoryLimit: '1GB', spillDir: join(snapshot.cacheDir, 'static-spill') });
+  const output = await TreeOutput.open(options.out);
+  try {
+    const rows = new SnapshotRows(db, snapshot);
+    const context = staticContext(options.datasets, base);
+    const described = [];
+    for (const dataset of options.datasets) {
+      const endpoints = [];
+      for (const endpoint of dataset.endpoints) {
+        const listing = new Listing(dataset, endpoint, base, output);
+        for await (const file of endpointFiles({ dataset, endpoint, rows, context })) {
+          await output.write(file.path, JSON.stringify(file.body));
+          await listing.add(file.path);
+          options.onProgress?.({ endpoint: endpoint.fullPath, files: listing.count });
+        }
+        await listing.finish();
+        options.onStep?.(`${endpoint.fullPath}: ${listing.count.toLocaleString('en')} files`);
+        endpoints.push(describeEndpoint(endpoint, base, listing));
+      }
+      described.push({ name: dataset.name, title: dataset.title, description: dataset.description, endpoints });
+    }
+    const downloads = await writeDownloads({ snapshot, datasets: options.datasets, output, base });
+    options.onStep?.(`downloads: ${downloads.files} Parquet files`);
+    const { manifest } = snapshot;
+    const index = {
+      snapshot: { id: manifest.id, createdAt: manifest.createdAt, source: manifest.source },
+      licence: manifest.licence,
+      about:
+        'Every file answers one v1 request with the body the v1 server gives, links pointing into this tree. A file is the request path with .json; ' +
+        `register lists are pages of ${PAGE_LIMIT} at /offset/{offset}.json (the first page is the path itself); rides are by UTC day in pages of ${PAGE_SIZE} at /{day}/{page}.json; ` +
+        'readings and history are by UTC month at /{month}.json. Each endpoint lists its files.',
+      datasets: described,
+      downloads: { catalogue: `${base}/${CATALOGUE}`, datapackage: `${base}/${DATAPACKAGE}`, dcat: `${base}/${DCAT}` },
+    };
+    await output.write(INDEX, JSON.stringify(index, null, 2));
+    await output.write(NGINX_SNIPPET, nginxSnippet(), { compress: false });
+    await output.write(HEADERS_FILE, headersFile(), { compress: false });
+    await output.publish(manifest.id);
+    return { ...output.counts, snapshot: manifest.id, tree: output.dir, seconds: (Date.now() - started) / 1000 };
+  } finally {
+    db.close();
+  }
+}
+
+/** An endpoint's files, listed in pages of 10,000 at `/api/public/index/<data set>/<endpoint>/<n>.json`. */
+class Listing {
+  count = 0;
+  private files: { url: string; request: string }[] = [];
+  private page = 1;
+  private readonly slug: string;
+
+  constructor(
+    private readonly dataset: Dataset,
+    private readonly endpoint: Endpoint,
+    private readonly base: string,
+    private readonly output: TreeOutput,
+  ) {
+    this.slug = endpoint.path.slice(1).replace(/[{}]/g, '').replaceAll('/', '.');
+  }
+
+  url(page: number): string {
+    return `${this.base}/${this.path(page)}`;
+  }
+
+  async add(path: string): Promise<void> {
+    this.count++;
+    this.files.push({ url: `${this.base}/${path.split('/').map(encodeURIComponent).join('/')}`, request: requestFor(this.endpoint, path) });
+    if (this.files.length === LISTING_PAGE) await this.flush(true);
+  }
+
+  async finish(): Promise<void> {
+    if (this.files.length || this.page === 1) await this.flush(false);
+  }
+
+  private path(page: number): string {
+    return `api/public/index/${this.dataset.name}/${this.slug}/${page}.json`;
+  }
+
+  private async flush(more: boolean): Promise<void> {
+    const body = { endpoint: this.endpoint.fullPath, page: this.page, files: this.files, next: more ? this.url(this.page + 1) : null };
+    await this.output.write(this.path(this.page), JSON.stringify(body));
+    this.files = [];
+    this.page++;
+  }
+}
+
+/** The v1 request a file of the endpoint stands for, from its path in the tree. */
+function requestFor(endpoint: Endpoint, path: string): string {
+  const segments = path.replace(/\.json$/, '').split('/');
+  const pattern = endpoint.fullPath.split('/').slice(1);
+  const values: Record<string, string> = {};
+  pattern.forEach((segment, i) => {
+    const name = /^\{(\w+)\}$/.exec(segment)?.[1];
+    if (name) values[name] = segments[i]!;
+  });
+  const rest = segments.slice(pattern.length);
+  const unit: Unit =
+    rest.length === 0
+      ? { kind: 'whole' }
+      : rest[0] === 'offset' && unitKindOf(endpoint) === 'offset'
+        ? { kind: 'offset', offset: Number(rest[1]) }
+        : rest.length === 2
+          ? { kind: 'day', day: rest[0]!, page: Number(rest[1]) }
+          : { kind: 'month', month: rest[0]! };
+  const request = requestOf(endpoint, values, unit);
+  const query = new URLSearchParams(request.query).toString();
+  return `GET ${request.path}${query ? `?${query}` : ''}`;
+}
+
+function describeEndpoint(endpoint: Endpoint, base: string, listing: Listing) {
+  const kind = unitKindOf(endpoint);
+  const placeholders = Object.fromEntries(endpoint.pathParams.map((name) => [name, `{${name}}`]));
+  const unit: Unit = kind === 'offset' ? { kind, offset: 0 } : kind === 'day' ? { kind, day: '{day}', page: 0 } : kind === 'month' ? { kind, month: '{month}' } : { kind };
+  const pattern = `${base}/${filePath(endpoint, placeholders, unit)}`.replace('/offset/0.json', '/offset/{offset}.json').replace('/0.json', '/{page}.json');
+  const standsFor = { whole: '', offset: `?limit=${PAGE_LIMIT}&offset={offset}`, day: `?from={day}&to={day}&page={page}&pageSize=${PAGE_SIZE}`, month: '?from={month}-01&to={last day of month}' }[kind];
+  return {
+    path: endpoint.fullPath,
+    summary: endpoint.summary,
+    ...(endpoint.extension ? { extension: endpoint.extension } : {}),
+    files: listing.count,
+    pattern,
+    ...(kind === 'offset' ? { first: `${base}/${filePath(endpoint, {}, { kind: 'whole' })}` } : {}),
+    standsFor: `GET ${endpoint.fullPath}${standsFor}`,
+    listing: listing.url(1),
+  };
+}

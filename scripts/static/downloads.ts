@@ -1,0 +1,172 @@
+import { join } from 'node:path';
+import type { Column } from '../../datasets/core/column.ts';
+import type { Dataset } from '../../datasets/core/dataset.ts';
+import type { Snapshot } from '../snapshot/read.ts';
+import type { TreeOutput } from './tree-output.ts';
+
+/**
+ * The bulk downloads: every Parquet file of the snapshot under `/downloads/<data set>/<table>/…`
+ * (the snapshot's own partition paths, so URLs stay the same from one snapshot to the next),
+ * and three descriptions of them: odsnap's catalogue (rows, bytes, sha256, partition values and
+ * the time range of each file, so clients can skip files), a Frictionless Data Package and a
+ * DCAT-AP record. All carry the snapshot's licence (CC BY 4.0) and attribution.
+ */
+
+export const DOWNLOADS = 'downloads';
+export const CATALOGUE = `${DOWNLOADS}/catalogue.json`;
+export const DATAPACKAGE = 'datapackage.json';
+export const DCAT = `${DOWNLOADS}/dcat.jsonld`;
+
+export interface DownloadsOptions {
+  readonly snapshot: Snapshot;
+  readonly datasets: readonly Dataset[];
+  readonly output: TreeOutput;
+  /** Prefix of absolute links ('' for root-relative ones). */
+  readonly base: string;
+}
+
+const parquetMediaType = 'application/vnd.apache.parquet';
+
+export async function writeDownloads({ snapshot, datasets, output, base }: DownloadsOptions): Promise<{ files: number; bytes: number }> {
+  const { manifest } = snapshot;
+  let files = 0;
+  let bytes = 0;
+  const tables = datasets.flatMap((dataset) =>
+    Object.values(dataset.tables).map((table) => {
+      const entry = manifest.datasets[dataset.name]!.tables[table.name]!;
+      return { dataset, table, entry, files: entry.files.map((file) => ({ ...file, url: `${base}/${DOWNLOADS}/${dataset.name}/${table.name}/${file.path.split('/').slice(2).join('/')}` })) };
+    }),
+  );
+  for (const { entry, files: tableFiles } of tables) {
+    for (const [i, file] of tableFiles.entries()) {
+      await output.link(file.url.slice(base.length + 1), join(snapshot.dir, entry.files[i]!.path), file.sha256);
+      files++;
+      bytes += file.bytes;
+    }
+  }
+
+  const licence = { id: manifest.licence.id, name: manifest.licence.name, url: manifest.licence.url, attribution: manifest.licence.attribution };
+  const catalogue = {
+    snapshot: { id: manifest.id, createdAt: manifest.createdAt, source: manifest.source },
+    licence,
+    tables: tables.map(({ dataset, table, entry, files: tableFiles }) => ({
+      dataset: dataset.name,
+      table: table.name,
+      sqlName: `${dataset.sqlName}_${table.name}`,
+      description: table.doc,
+      rows: entry.rows,
+      key: entry.key,
+      partitionBy: entry.partitionBy,
+      sortBy: entry.sortBy,
+      timeColumn: entry.timeColumn,
+      columns: Object.entries(table.columns).map(([name, column]) => ({ name, type: column.sqlType, nullable: column.nullable, description: column.doc })),
+      files: tableFiles.map(({ url, rows, bytes: size, sha256, partition, min, max }) => ({ url, rows, bytes: size, sha256, partition, min, max })),
+    })),
+  };
+  await output.write(CATALOGUE, JSON.stringify(catalogue, null, 2));
+
+  const datapackage = {
+    profile: 'data-package',
+    name: `odsnap-${manifest.id.toLowerCase()}`,
+    title: `odsnap snapshot ${manifest.id}`,
+    description: manifest.licence.attribution,
+    version: manifest.id,
+    created: manifest.createdAt,
+    homepage: `${base}/`,
+    licenses: [{ name: licence.id, path: licence.url, title: licence.name }],
+    sources: [{ title: manifest.source.kind === 'pull' ? manifest.source.upstream : 'odsnap sample city', ...(manifest.source.kind === 'pull' ? { path: manifest.source.upstream } : {}) }],
+    resources: tables
+      .filter(({ files: tableFiles }) => tableFiles.length)
+      .map(({ dataset, table, entry, files: tableFiles }) => ({
+        name: `${dataset.sqlName}_${table.name}`.replaceAll('_', '-'),
+        title: `${dataset.title.en}: ${table.name}`,
+        description: table.doc.en,
+        // Relative to this descriptor, which sits at the tree's root.
+        path: tableFiles.map((file) => file.url.slice(base.length + 1)),
+        format: 'parquet',
+        mediatype: parquetMediaType,
+        bytes: tableFiles.reduce((sum, file) => sum + file.bytes, 0),
+        schema: {
+          fields: Object.entries(table.columns).map(([name, column]) => ({ name, type: tableSchemaType(column), description: column.doc.en, constraints: { required: !column.nullable } })),
+          ...(entry.key ? { primaryKey: entry.key } : {}),
+        },
+        licenses: [{ name: licence.id, path: licence.url, title: licence.name }],
+      })),
+  };
+  await output.write(DATAPACKAGE, JSON.stringify(datapackage, null, 2));
+
+  const dcat = {
+    '@context': {
+      dcat: 'http://www.w3.org/ns/dcat#',
+      dct: 'http://purl.org/dc/terms/',
+      foaf: 'http://xmlns.com/foaf/0.1/',
+      xsd: 'http://www.w3.org/2001/XMLSchema#',
+      spdx: 'http://spdx.org/rdf/terms#',
+    },
+    '@id': `${base}/${DCAT}`,
+    '@type': 'dcat:Catalog',
+    'dct:title': [{ '@value': `odsnap snapshot ${manifest.id}`, '@language': 'en' }, { '@value': `Migawka odsnap ${manifest.id}`, '@language': 'pl' }],
+    'dct:description': { '@value': manifest.licence.attribution, '@language': 'en' },
+    'dct:issued': { '@value': manifest.createdAt, '@type': 'xsd:dateTime' },
+    'dct:license': { '@id': licence.url },
+    'dct:rights': manifest.licence.attribution,
+    'dcat:dataset': datasets.map((dataset) => ({
+      '@id': `${base}/${DOWNLOADS}/${dataset.name}`,
+      '@type': 'dcat:Dataset',
+      'dct:identifier': dataset.name,
+      'dct:title': [{ '@value': dataset.title.en, '@language': 'en' }, { '@value': dataset.title.pl, '@language': 'pl' }],
+      'dct:description': [{ '@value': dataset.description.en, '@language': 'en' }, { '@value': dataset.description.pl, '@language': 'pl' }],
+      'dct:license': { '@id': licence.url },
+      'dct:modified': { '@value': manifest.createdAt, '@type': 'xsd:dateTime' },
+      'dcat:distribution': [
+        {
+          '@type': 'dcat:Distribution',
+          'dct:title': 'v1 JSON (static)',
+          'dcat:accessURL': { '@id': `${base}/api/public/index.json` },
+          'dcat:mediaType': 'application/json',
+          'dct:license': { '@id': licence.url },
+        },
+        ...tables
+          .filter((t) => t.dataset === dataset)
+          .flatMap(({ table, files: tableFiles }) =>
+            tableFiles.map((file) => ({
+              '@type': 'dcat:Distribution',
+              'dct:title': `${table.name} ${Object.entries(file.partition).map(([k, v]) => `${k}=${v}`).join(' ')}`.trim(),
+              'dcat:downloadURL': { '@id': file.url },
+              'dcat:accessURL': { '@id': `${base}/${CATALOGUE}` },
+              'dcat:mediaType': parquetMediaType,
+              'dcat:byteSize': { '@value': String(file.bytes), '@type': 'xsd:nonNegativeInteger' },
+              'spdx:checksum': { 'spdx:algorithm': 'sha256', 'spdx:checksumValue': file.sha256 },
+              'dct:license': { '@id': licence.url },
+            })),
+          ),
+      ],
+    })),
+  };
+  await output.write(DCAT, JSON.stringify(dcat, null, 2));
+  return { files, bytes };
+}
+
+/** Frictionless Table Schema type of a column. */
+function tableSchemaType(column: Column): string {
+  switch (column.kind) {
+    case 'integer':
+      return 'integer';
+    case 'double':
+    case 'decimal':
+      return 'number';
+    case 'boolean':
+      return 'boolean';
+    case 'day':
+      return 'date';
+    case 'instant':
+      return 'datetime';
+    case 'list':
+    case 'struct-list':
+      return 'array';
+    case 'json':
+      return 'any';
+    default:
+      return 'string';
+  }
+}

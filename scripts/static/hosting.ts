@@ -1,0 +1,79 @@
+/**
+ * How a web server should serve the tree: precompressed variants with the right Content-Type
+ * and Content-Encoding, caching, CORS (the data is public), and Parquet with its media type
+ * (range requests work on any static file). An nginx snippet, and `_headers` for static hosts
+ * that read it (Netlify, Cloudflare Pages), which compress by themselves.
+ */
+
+export const NGINX_SNIPPET = 'nginx.conf';
+export const HEADERS_FILE = '_headers';
+
+const JSON_CACHE = 'public, max-age=300';
+const DOWNLOAD_CACHE = 'public, max-age=3600';
+const EXPOSED = 'Content-Length, Content-Range, Accept-Ranges, ETag';
+
+export const nginxSnippet = () => `# odsnap's static tree. Include inside the server block whose root is the tree, e.g.
+#   server { listen 8080; root /srv/odsnap/dist; include /srv/odsnap/dist/nginx.conf; }
+# Needs gzip_static (built into Debian's nginx) and brotli_static (Debian package
+# libnginx-mod-http-brotli-static); without the latter, delete the brotli_static line.
+
+charset utf-8;
+charset_types application/json application/ld+json;
+etag on;
+
+location /api/public/ {
+    gzip_static on;
+    brotli_static on;
+    add_header Vary Accept-Encoding always;
+    add_header Access-Control-Allow-Origin "*" always;
+    add_header Cache-Control "${JSON_CACHE}" always;
+    try_files $uri =404;
+}
+
+location /downloads/ {
+    gzip_static on;
+    brotli_static on;
+    add_header Access-Control-Allow-Origin "*" always;
+    add_header Access-Control-Expose-Headers "${EXPOSED}" always;
+    add_header Cache-Control "${DOWNLOAD_CACHE}" always;
+    location ~ \\.parquet$ {
+        default_type application/vnd.apache.parquet;
+        add_header Access-Control-Allow-Origin "*" always;
+        add_header Access-Control-Expose-Headers "${EXPOSED}" always;
+        add_header Cache-Control "${DOWNLOAD_CACHE}" always;
+    }
+    location ~ \\.jsonld$ {
+        default_type application/ld+json;
+        gzip_static on;
+        brotli_static on;
+        add_header Access-Control-Allow-Origin "*" always;
+        add_header Cache-Control "${DOWNLOAD_CACHE}" always;
+    }
+}
+
+location = /datapackage.json {
+    gzip_static on;
+    brotli_static on;
+    add_header Access-Control-Allow-Origin "*" always;
+    add_header Cache-Control "${DOWNLOAD_CACHE}" always;
+}
+`;
+
+export const headersFile = () => `/api/public/*
+  Access-Control-Allow-Origin: *
+  Cache-Control: ${JSON_CACHE}
+
+/downloads/*
+  Access-Control-Allow-Origin: *
+  Access-Control-Expose-Headers: ${EXPOSED}
+  Cache-Control: ${DOWNLOAD_CACHE}
+
+/downloads/*.parquet
+  Content-Type: application/vnd.apache.parquet
+
+/downloads/*.jsonld
+  Content-Type: application/ld+json
+
+/datapackage.json
+  Access-Control-Allow-Origin: *
+`;

@@ -1,0 +1,214 @@
+import { createHash } from 'node:crypto';
+import { link, lstat, mkdir, readdir, readFile, readlink, rename, rm, symlink, unlink, writeFile, copyFile } from 'node:fs/promises';
+import { basename, dirname, join, relative, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { brotliCompress, constants, gzip } from 'node:zlib';
+
+const gzipped = promisify(gzip);
+const brotlied = promisify(brotliCompress);
+
+/**
+ * Where a static tree is written, so that a rebuild rewrites only what changed and readers never
+ * see a mix: `<out>` is a symlink to one of two trees, `.<out>-trees/a` and `…/b`. A build brings
+ * the tree not in use up to date and then points `<out>` at it in one rename: a file whose
+ * content hash is what that tree already holds is left alone; one the tree in use has is
+ * hard-linked from it (with its compressed variants); only content neither has is written and
+ * compressed; files the snapshot no longer has are deleted. A tree's list of files and hashes is
+ * saved only once it is complete; a tree without one (a build was interrupted) starts empty.
+ */
+
+/** Compressed variants written beside each JSON file. */
+export const ENCODINGS = [
+  { suffix: '.gz', encoding: 'gzip', compress: (data: Buffer) => gzipped(data, { level: 9 }) },
+  { suffix: '.br', encoding: 'br', compress: (data: Buffer) => brotlied(data, { params: { [constants.BROTLI_PARAM_QUALITY]: 9, [constants.BROTLI_PARAM_SIZE_HINT]: data.length } }) },
+] as const;
+
+interface TreeState {
+  readonly snapshot: string;
+  /** Path (relative) → content hash, of every file but the compressed variants. */
+  readonly files: Record<string, string>;
+}
+
+export interface TreeCounts {
+  /** Files the tree holds, compressed variants not counted. */
+  files: number;
+  /** Files written (content neither tree had), and bytes written, variants included. */
+  written: number;
+  bytes: number;
+  /** Files hard-linked from the tree in use, variants included. */
+  linked: number;
+  /** Files deleted because the snapshot no longer has them. */
+  deleted: number;
+}
+
+const contentHash = (data: Buffer | string) => createHash('sha1').update(data).digest('base64url');
+
+export class TreeOutput {
+  readonly counts: TreeCounts = { files: 0, written: 0, bytes: 0, linked: 0, deleted: 0 };
+  /** The tree being written, absolute. */
+  readonly dir: string;
+  private readonly stateFile: string;
+  private readonly next: Record<string, string> = {};
+  private readonly madeDirs = new Set<string>();
+  private readonly pending = new Set<Promise<void>>();
+  private failure: unknown;
+
+  private constructor(
+    /** The path readers use: a symlink to the current tree. */
+    readonly out: string,
+    treeName: string,
+    /** What the tree being written holds, if known. */
+    private readonly previous: TreeState | undefined,
+    /** The tree in use and what it holds. */
+    private readonly current: { dir: string; state: TreeState } | undefined,
+  ) {
+    this.dir = join(treesDir(out), treeName);
+    this.stateFile = `${this.dir}.json`;
+  }
+
+  /** Opens the tree not in use for writing. Refuses an `out` that is a directory odsnap did not make. */
+  static async open(out: string): Promise<TreeOutput> {
+    const absolute = resolve(out);
+    const current = await currentTree(absolute);
+    const name = current === 'a' ? 'b' : 'a';
+    const dir = join(treesDir(absolute), name);
+    const state = await readState(dir);
+    const currentDir = current && join(treesDir(absolute), current);
+    const currentState = currentDir && (await readState(currentDir));
+    // From here on the tree is being changed; its saved state would be a lie if the build stopped.
+    await rm(`${dir}.json`, { force: true });
+    await mkdir(dir, { recursive: true });
+    const output = new TreeOutput(absolute, name, state, currentDir && currentState ? { dir: currentDir, state: currentState } : undefined);
+    if (!state) await output.emptyUnknownTree();
+    return output;
+  }
+
+  /** Adds a file (JSON gets .gz and .br beside it); written only when neither tree has this content. */
+  async write(path: string, content: Buffer | string, options: { compress?: boolean } = {}): Promise<void> {
+    if (this.failure) throw this.failure;
+    const hash = contentHash(content);
+    if (path in this.next) throw new Error(`the static tree got ${path} twice`);
+    this.next[path] = hash;
+    this.counts.files++;
+    if (this.previous?.files[path] === hash) return;
+    const compress = options.compress ?? path.endsWith('.json');
+    const task = (this.current?.state.files[path] === hash ? this.linkFromCurrent(path, compress) : this.store(path, Buffer.isBuffer(content) ? content : Buffer.from(content), compress)).then(
+      () => void this.pending.delete(task),
+      (error) => {
+        this.failure ??= error;
+        this.pending.delete(task);
+      },
+    );
+    this.pending.add(task);
+    // Bounded: compression runs on libuv's threads while the caller renders the next files.
+    if (this.pending.size >= 64) await Promise.race(this.pending);
+  }
+
+  /** Adds a file as a hard link to an existing one (e.g. a snapshot's Parquet file), or a copy across file systems. */
+  async link(path: string, source: string, hash: string): Promise<void> {
+    if (path in this.next) throw new Error(`the static tree got ${path} twice`);
+    this.next[path] = hash;
+    this.counts.files++;
+    if (this.previous?.files[path] === hash) return;
+    await this.linkFile(source, join(this.dir, path));
+    this.counts.linked++;
+  }
+
+  /** Waits for every write, deletes what the snapshot no longer has, saves the tree's state and makes it current. */
+  async publish(snapshot: string): Promise<void> {
+    await Promise.all(this.pending);
+    if (this.failure) throw this.failure;
+    for (const path of Object.keys(this.previous?.files ?? {})) {
+      if (path in this.next) continue;
+      await rm(join(this.dir, path), { force: true });
+      for (const { suffix } of ENCODINGS) await rm(join(this.dir, path + suffix), { force: true });
+      this.counts.deleted++;
+    }
+    await writeFile(this.stateFile, JSON.stringify({ snapshot, files: this.next } satisfies TreeState));
+    // A new symlink renamed over the old one: readers see the old tree or the new, never neither.
+    const temporary = `${this.out}.${process.pid}.tmp`;
+    await rm(temporary, { force: true });
+    await symlink(relative(dirname(this.out), this.dir), temporary);
+    await rename(temporary, this.out);
+  }
+
+  private async store(path: string, data: Buffer, compress: boolean): Promise<void> {
+    const target = join(this.dir, path);
+    await this.ensureDir(dirname(target));
+    await replaceFile(target, data);
+    this.counts.written++;
+    this.counts.bytes += data.length;
+    if (!compress) return;
+    for (const { suffix, compress: squeeze } of ENCODINGS) {
+      const packed = await squeeze(data);
+      await replaceFile(target + suffix, packed);
+      this.counts.written++;
+      this.counts.bytes += packed.length;
+    }
+  }
+
+  private async linkFromCurrent(path: string, compress: boolean): Promise<void> {
+    for (const suffix of compress ? ['', ...ENCODINGS.map((e) => e.suffix)] : ['']) {
+      await this.linkFile(join(this.current!.dir, path + suffix), join(this.dir, path + suffix));
+      this.counts.linked++;
+    }
+  }
+
+  /** A hard link in place of whatever is at `target` (a copy across file systems). */
+  private async linkFile(source: string, target: string): Promise<void> {
+    await this.ensureDir(dirname(target));
+    await rm(target, { force: true });
+    await link(source, target).catch(async (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EXDEV') throw error;
+      await copyFile(source, target);
+    });
+  }
+
+  private async ensureDir(dir: string): Promise<void> {
+    if (this.madeDirs.has(dir)) return;
+    await mkdir(dir, { recursive: true });
+    this.madeDirs.add(dir);
+  }
+
+  /** A tree whose state is unknown is emptied: every file will be written again. */
+  private async emptyUnknownTree(): Promise<void> {
+    for (const entry of await readdir(this.dir)) await rm(join(this.dir, entry), { recursive: true, force: true });
+  }
+}
+
+/**
+ * A new file at `path`: the old one is unlinked first, never written into, because it may be a
+ * hard link shared with the tree in use (or with a snapshot).
+ */
+async function replaceFile(path: string, data: Buffer): Promise<void> {
+  await unlink(path).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== 'ENOENT') throw error;
+  });
+  await writeFile(path, data, { flag: 'wx' });
+}
+
+const readState = (tree: string) => readFile(`${tree}.json`, 'utf8').then((text) => JSON.parse(text) as TreeState, () => undefined);
+
+const treesDir = (out: string) => join(dirname(out), `.${basename(out)}-trees`);
+
+/** Which tree `out` points at: 'a', 'b', or undefined when it does not exist yet. */
+async function currentTree(out: string): Promise<'a' | 'b' | undefined> {
+  const stat = await lstat(out).catch(() => undefined);
+  if (!stat) return undefined;
+  if (!stat.isSymbolicLink()) {
+    if (stat.isDirectory() && (await readdir(out)).length === 0) {
+      await rm(out, { recursive: true });
+      return undefined;
+    }
+    throw new Error(`${out} exists and is not a tree odsnap built; move it away or choose another --out`);
+  }
+  const target = basename(await readlink(out));
+  return target === 'a' || target === 'b' ? target : undefined;
+}
+
+/** Removes `out` and both of its trees. */
+export async function removeTrees(out: string): Promise<void> {
+  const absolute = resolve(out);
+  await unlink(absolute).catch(() => undefined);
+  await rm(treesDir(absolute), { recursive: true, force: true });
+}

@@ -1,0 +1,141 @@
+import { existsSync } from 'node:fs';
+import { readdir, readFile, realpath } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { datasets } from '../../datasets/index.ts';
+import { buildStatic, INDEX } from '../../scripts/static/build.ts';
+import { staticContext } from '../../scripts/static/tree.ts';
+import { startTestServer, type TestServer } from '../fixtures/server.ts';
+import { tempDir, tinyDataDir } from '../fixtures/tiny.ts';
+
+/** Every file under a directory, relative, with `/`. */
+async function filesUnder(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  return entries.filter((e) => e.isFile()).map((e) => relative(dir, join(e.parentPath, e.name)).split('\\').join('/'));
+}
+
+const readJson = async (tree: string, url: string) => JSON.parse(await readFile(join(tree, decodeURIComponent(url)), 'utf8'));
+
+/** Strings in a JSON value that are links into the tree (fragments dropped; URI templates are not links). */
+function linksIn(value: unknown, found: string[] = []): string[] {
+  if (typeof value === 'string') {
+    const link = value.split('#')[0]!;
+    if (link.startsWith('/') && !link.includes('{') && /\.(json|jsonld|parquet)$/.test(link)) found.push(link);
+  } else if (Array.isArray(value)) value.forEach((item) => linksIn(item, found));
+  else if (value && typeof value === 'object') Object.values(value).forEach((item) => linksIn(item, found));
+  return found;
+}
+
+describe('the static tree of the tiny city', () => {
+  let out: string;
+  let tree: string;
+  let server: TestServer;
+
+  beforeAll(async () => {
+    out = join(await tempDir('static'), 'dist');
+    await buildStatic({ dataDir: tinyDataDir(), out, datasets });
+    tree = await realpath(out);
+    server = await startTestServer();
+  });
+  afterAll(() => server?.close());
+
+  it('answers, file by file, what the server answers for the request each file stands for', async () => {
+    const context = staticContext(datasets, '');
+    // Server links are absolute; the tree's point at its files. Map one onto the other.
+    const normalise = (value: unknown): unknown => {
+      if (typeof value === 'string' && value.startsWith(server.url)) {
+        const url = new URL(value);
+        return context.fileUrlOf(url.pathname, Object.fromEntries(url.searchParams)) + url.hash;
+      }
+      if (Array.isArray(value)) return value.map(normalise);
+      if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, normalise(v)]));
+      return value;
+    };
+    const index = await readJson(tree, INDEX);
+    let compared = 0;
+    for (const dataset of index.datasets) {
+      for (const endpoint of dataset.endpoints) {
+        const listing = await readJson(tree, endpoint.listing);
+        expect(listing.files.length, endpoint.path).toBe(endpoint.files);
+        // The first, the last, and some between: every kind of file, including the ends of series and pages.
+        const files = listing.files as { url: string; request: string }[];
+        const step = Math.max(1, Math.floor(files.length / 6));
+        const sample = [...new Set([...files.filter((_, i) => i % step === 0), files.at(-1)!])].filter(Boolean);
+        for (const file of sample) {
+          const served = await server.json(file.request.replace(/^GET /, ''));
+          expect(await readJson(tree, file.url), `${file.url} as ${file.request}`).toEqual(normalise(served));
+          compared++;
+        }
+      }
+    }
+    expect(compared).toBeGreaterThan(90);
+  });
+
+  it('has a file for every endpoint of every data set, the ones that take ids included', async () => {
+    const index = await readJson(tree, INDEX);
+    for (const dataset of datasets) {
+      const described = index.datasets.find((d: { name: string }) => d.name === dataset.name);
+      for (const endpoint of dataset.endpoints) {
+        const entry = described.endpoints.find((e: { path: string }) => e.path === endpoint.fullPath);
+        expect(entry?.files, endpoint.fullPath).toBeGreaterThan(0);
+      }
+    }
+  });
+
+  it('reaches every file by following links from the index, and no link is broken', async () => {
+    const seen = new Set<string>([`/${INDEX}`]);
+    const queue = [`/${INDEX}`];
+    const broken: string[] = [];
+    while (queue.length) {
+      const url = queue.pop()!;
+      const path = join(tree, decodeURIComponent(url));
+      if (!existsSync(path)) {
+        broken.push(url);
+        continue;
+      }
+      if (!url.endsWith('.json') && !url.endsWith('.jsonld')) continue;
+      for (const link of linksIn(JSON.parse(await readFile(path, 'utf8')))) {
+        if (!seen.has(link)) {
+          seen.add(link);
+          queue.push(link);
+        }
+      }
+    }
+    expect(broken).toEqual([]);
+    const reached = new Set([...seen].map((url) => decodeURIComponent(url).slice(1)));
+    const published = (await filesUnder(tree)).filter((path) => !/\.(gz|br)$/.test(path) && path !== 'nginx.conf' && path !== '_headers');
+    expect(published.filter((path) => !reached.has(path))).toEqual([]);
+  });
+
+  it('keeps gzip and brotli variants beside every JSON file, with the same content', async () => {
+    const files = (await filesUnder(tree)).filter((path) => path.endsWith('.json'));
+    expect(files.length).toBeGreaterThan(500);
+    for (const path of files) {
+      const plain = await readFile(join(tree, path));
+      expect(gunzipSync(await readFile(join(tree, `${path}.gz`))).equals(plain), `${path}.gz`).toBe(true);
+      expect(brotliDecompressSync(await readFile(join(tree, `${path}.br`))).equals(plain), `${path}.br`).toBe(true);
+    }
+  });
+
+  it('publishes every Parquet file of the snapshot, catalogued with rows, bytes, sha256 and time range', async () => {
+    const catalogue = await readJson(tree, '/downloads/catalogue.json');
+    const manifest = JSON.parse(await readFile(join(await realpath(join(tinyDataDir(), 'current')), 'manifest.json'), 'utf8'));
+    for (const table of catalogue.tables) {
+      const files = manifest.datasets[table.dataset].tables[table.table].files;
+      expect(table.files.map((f: { sha256: string }) => f.sha256)).toEqual(files.map((f: { sha256: string }) => f.sha256));
+      for (const [i, file] of table.files.entries()) {
+        expect(file).toMatchObject({ rows: files[i].rows, bytes: files[i].bytes, partition: files[i].partition, min: files[i].min, max: files[i].max });
+        expect((await readFile(join(tree, file.url))).length).toBe(file.bytes);
+      }
+    }
+    expect(catalogue.licence.id).toBe('CC-BY-4.0');
+    const datapackage = await readJson(tree, '/datapackage.json');
+    expect(datapackage.licenses[0].name).toBe('CC-BY-4.0');
+    expect(datapackage.resources.flatMap((r: { path: string[] }) => r.path).length).toBe(catalogue.tables.reduce((n: number, t: { files: unknown[] }) => n + t.files.length, 0));
+    const dcat = await readJson(tree, '/downloads/dcat.jsonld');
+    expect(dcat['@type']).toBe('dcat:Catalog');
+    expect(dcat['dct:license']['@id']).toBe('https://creativecommons.org/licenses/by/4.0/');
+    expect(dcat['dcat:dataset']).toHaveLength(datasets.length);
+  });
+});

@@ -1,0 +1,86 @@
+import { readdir, readFile, realpath, stat } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { addDays } from '../../datasets/core/calendar.ts';
+import { defaultUntil } from '../../datasets/core/sample.ts';
+import { datasets } from '../../datasets/index.ts';
+import { generateSample } from '../../scripts/sample/generate.ts';
+import { buildStatic, INDEX } from '../../scripts/static/build.ts';
+import { tempDir } from '../fixtures/tiny.ts';
+
+/** Every file of a tree with its inode and content. */
+async function snapshotOf(tree: string): Promise<Map<string, { ino: number; content: Buffer }>> {
+  const files = new Map<string, { ino: number; content: Buffer }>();
+  for (const entry of await readdir(tree, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const path = join(entry.parentPath, entry.name);
+    files.set(relative(tree, path), { ino: (await stat(path)).ino, content: await readFile(path) });
+  }
+  return files;
+}
+
+describe('rebuilding the static tree', () => {
+  let dataDir: string;
+  let out: string;
+
+  beforeAll(async () => {
+    const dir = await tempDir('static-incremental');
+    dataDir = join(dir, 'data');
+    out = join(dir, 'dist');
+    await generateSample({ dataDir, datasets, settings: { scale: 'tiny', seed: 1, until: defaultUntil } });
+  });
+
+  it('writes nothing again when the snapshot has not changed', async () => {
+    const first = await buildStatic({ dataDir, out, datasets });
+    expect(first.written).toBeGreaterThan(2000);
+    const second = await buildStatic({ dataDir, out, datasets });
+    expect({ written: second.written, deleted: second.deleted }).toEqual({ written: 0, deleted: 0 });
+    expect(second.tree).not.toBe(first.tree);
+    const third = await buildStatic({ dataDir, out, datasets });
+    expect({ written: third.written, linked: third.linked, deleted: third.deleted }).toEqual({ written: 0, linked: 0, deleted: 0 });
+  });
+
+  it('after the city grows by a day, writes exactly the files whose content changed', async () => {
+    const before = await snapshotOf(await realpath(out));
+    await generateSample({ dataDir, datasets, settings: { scale: 'tiny', seed: 1, until: addDays(defaultUntil, 1) } });
+    const result = await buildStatic({ dataDir, out, datasets });
+    const after = await snapshotOf(await realpath(out));
+
+    const changed = [...after].filter(([path, file]) => !before.get(path)?.content.equals(file.content)).map(([path]) => path);
+    const rewritten = [...after].filter(([path, file]) => before.get(path)?.ino !== file.ino).map(([path]) => path);
+    expect(rewritten.sort()).toEqual(changed.sort());
+    // A day more of readings and rides: some files, far from all.
+    expect(changed.length).toBeGreaterThan(3);
+    expect(changed.length).toBeLessThan(after.size / 4);
+    expect(JSON.parse(after.get(INDEX)!.content.toString()).snapshot.id).not.toBe(JSON.parse(before.get(INDEX)!.content.toString()).snapshot.id);
+    expect(result.written + result.linked).toBeGreaterThanOrEqual(changed.filter((p) => !p.endsWith('.parquet')).length);
+  });
+
+  it('leaves the tree in use as it was when a build stops half-way, and the next build completes', async () => {
+    const inUse = await realpath(out);
+    const before = await snapshotOf(inUse);
+    await generateSample({ dataDir, datasets, settings: { scale: 'tiny', seed: 1, until: addDays(defaultUntil, 2) } });
+    let files = 0;
+    const stopping = buildStatic({
+      dataDir,
+      out,
+      datasets,
+      onProgress: () => {
+        if (++files === 300) throw new Error('stopped');
+      },
+    });
+    await expect(stopping).rejects.toThrow('stopped');
+    expect(await realpath(out)).toBe(inUse);
+    const untouched = await snapshotOf(inUse);
+    expect([...untouched].every(([path, file]) => before.get(path)?.content.equals(file.content))).toBe(true);
+    expect(untouched.size).toBe(before.size);
+
+    await buildStatic({ dataDir, out, datasets });
+    const fresh = join(await tempDir('static-fresh'), 'dist');
+    await buildStatic({ dataDir, out: fresh, datasets });
+    const resumed = await snapshotOf(await realpath(out));
+    const whole = await snapshotOf(await realpath(fresh));
+    expect([...resumed.keys()].sort()).toEqual([...whole.keys()].sort());
+    for (const [path, file] of whole) expect(resumed.get(path)!.content.equals(file.content), path).toBe(true);
+  });
+});
