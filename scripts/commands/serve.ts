@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { datasets } from '../../datasets/index.ts';
 import { startServer, type RunningServer } from '../../server/index.ts';
+import { staticTree } from '../../server/static-tree.ts';
 import { defineCommand } from '../cli/command.ts';
 import { defaultDataDir } from '../snapshot/layout.ts';
 
@@ -9,13 +10,15 @@ export const serveCommand = defineCommand({
   summary: 'Answer the whole v1 interface, and read-only SQL, over the current snapshot.',
   description:
     'Every endpoint and filter of the v1 spec, so existing v1 clients can point here. Follows the data\n' +
-    'directory: when a new snapshot becomes current it takes over without a restart. Logs one JSON line\n' +
+    'directory: when a new snapshot becomes current it takes over without a restart. Also serves the static\n' +
+    'tree of "odsnap build" (--static), with precompressed variants, ETags and byte ranges. Logs one JSON line\n' +
     'per request on stdout. Ctrl-C lets running requests finish, then stops.',
   options: {
     data: { type: 'string', value: 'DIR', description: 'data directory (or ODSNAP_DATA)', default: defaultDataDir() },
     port: { type: 'string', value: 'PORT', description: 'port to listen on', default: '4321' },
     host: { type: 'string', value: 'HOST', description: 'address to listen on', default: '127.0.0.1' },
     'public-url': { type: 'string', value: 'URL', description: 'address clients use, for links (default: taken from each request)' },
+    static: { type: 'string', value: 'DIR', description: 'the tree "odsnap build" wrote, served beside the API (followed across rebuilds)', default: 'dist' },
     quiet: { type: 'boolean', description: 'no request log lines' },
   },
   schema: z.object({
@@ -23,6 +26,7 @@ export const serveCommand = defineCommand({
     port: z.string().regex(/^\d{1,5}$/, { error: 'must be a port number' }).transform(Number).pipe(z.number().max(65_535, { error: 'must be a port number' })),
     host: z.string().min(1),
     'public-url': z.url({ protocol: /^https?$/, error: 'must be an http(s) address' }).optional(),
+    static: z.string().min(1),
     quiet: z.boolean().optional(),
   }),
   async run(options, output) {
@@ -32,6 +36,7 @@ export const serveCommand = defineCommand({
       port: options.port,
       host: options.host,
       publicUrl: options['public-url'],
+      extra: () => [staticTree(options.static)],
       log: (line) => {
         if (line.level === 'error' || line.event || !options.quiet) output.out(`${JSON.stringify(line)}\n`);
       },

@@ -2,28 +2,11 @@ import { join } from 'node:path';
 import { asyncBufferFromFile, parquetReadObjects } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
 import { describe, expect, it } from 'vitest';
-import type { Column } from '../../datasets/core/column.ts';
 import { datasets } from '../../datasets/index.ts';
 import { decodeRow, readList } from '../../scripts/db/columns.ts';
 import { quoteString } from '../../scripts/db/duckdb.ts';
+import { fromHyparquet } from '../fixtures/hyparquet.ts';
 import { tinySnapshot, withDatabase } from '../fixtures/tiny.ts';
-
-/** hyparquet's value for a column, in the JS form DuckDB reads give (decimals and days as text, instants as ms). */
-function fromHyparquet(value: unknown, column: Column): unknown {
-  if (value === null || value === undefined) return null;
-  switch (column.kind) {
-    case 'day':
-      return (value as Date).toISOString().slice(0, 10);
-    case 'instant':
-      return (value as Date).getTime();
-    case 'decimal':
-      return (value as number).toFixed(Number(/,(\d+)\)/.exec(column.sqlType)![1]));
-    case 'json':
-      return typeof value === 'string' ? JSON.parse(value) : value;
-    default:
-      return typeof value === 'bigint' ? Number(value) : value;
-  }
-}
 
 describe('snapshot Parquet files', () => {
   it('read back the same in hyparquet as in DuckDB, file by file', async () => {

@@ -1,0 +1,235 @@
+import { closeSync, fstatSync, lstatSync, openSync, readlinkSync, readSync, statSync, createReadStream } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { extname, join, resolve, dirname } from 'node:path';
+import type { ExtraHandler } from './app.ts';
+import { corsHeaders, matches, negotiate, type Encoding } from './http/respond.ts';
+
+/**
+ * Serves a tree `odsnap build` wrote (and, later, the site beside it): files as they are, with
+ * the precompressed .br or .gz variant when the client takes it, a validator per file and 304s,
+ * and byte ranges, so DuckDB, duckdb-wasm and hyparquet can read Parquet files remotely. Paths
+ * that are not files of the tree pass on to the API.
+ *
+ * `out` is the symlink odsnap build swaps; it is read again at most every half second, so a
+ * rebuild is served without a restart. Small files are kept in memory (a bounded cache keyed by
+ * the symlink's own inode, which a rebuild replaces).
+ */
+
+const TYPES: Readonly<Record<string, string>> = {
+  '.json': 'application/json; charset=utf-8',
+  '.jsonld': 'application/ld+json; charset=utf-8',
+  '.parquet': 'application/vnd.apache.parquet',
+  '.html': 'text/html; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.wasm': 'application/wasm',
+  '.woff2': 'font/woff2',
+  '.csv': 'text/csv; charset=utf-8',
+  '.txt': 'text/plain; charset=utf-8',
+  '.conf': 'text/plain; charset=utf-8',
+  '.xml': 'application/xml',
+};
+
+/** Files up to this size are kept in memory once read… */
+const CACHE_FILE_BYTES = 512 * 1024;
+/** …up to this much in all. */
+const CACHE_BYTES = 64 * 1024 * 1024;
+const RECHECK_MS = 500;
+
+interface Variant {
+  readonly path: string;
+  readonly size: number;
+  readonly etag: string;
+  /** The bytes, for small files. */
+  readonly content?: Buffer;
+}
+
+interface Entry {
+  readonly type: string;
+  readonly cacheControl: string;
+  readonly identity: Variant;
+  readonly br?: Variant;
+  readonly gzip?: Variant;
+  readonly bytes: number;
+}
+
+export function staticTree(out: string): ExtraHandler & { clear(): void } {
+  const link = resolve(out);
+  let checkedAt = 0;
+  let generation = -1;
+  let root: string | undefined;
+  const cache = new Map<string, Entry | null>();
+  let cachedBytes = 0;
+
+  const currentRoot = () => {
+    const now = Date.now();
+    if (now - checkedAt < RECHECK_MS) return root;
+    checkedAt = now;
+    let ino = 0;
+    try {
+      const stat = lstatSync(link);
+      ino = stat.ino * 1000 + (stat.isSymbolicLink() ? 1 : 0);
+      if (ino !== generation) root = stat.isSymbolicLink() ? resolve(dirname(link), readlinkSync(link)) : link;
+    } catch {
+      root = undefined;
+    }
+    if (ino !== generation) {
+      generation = ino;
+      cache.clear();
+      cachedBytes = 0;
+    }
+    return root;
+  };
+
+  const lookUp = (tree: string, path: string): Entry | null => {
+    let entry = cache.get(path);
+    if (entry !== undefined) return entry;
+    entry = readEntry(join(tree, path), path);
+    if (entry && cachedBytes + entry.bytes > CACHE_BYTES) {
+      cache.clear();
+      cachedBytes = 0;
+    }
+    if (cache.size > 100_000) cache.clear();
+    cache.set(path, entry);
+    cachedBytes += entry?.bytes ?? 0;
+    return entry;
+  };
+
+  const handler = async (request: IncomingMessage, response: ServerResponse, url: URL): Promise<number | false> => {
+    const tree = currentRoot();
+    if (!tree) return false;
+    let path: string;
+    try {
+      path = decodeURIComponent(url.pathname);
+    } catch {
+      return false;
+    }
+    if (path.endsWith('/')) path += 'index.html';
+    // Nothing hidden, nothing outside the tree.
+    if (path.includes('\0') || path.split('/').some((segment) => segment.startsWith('.'))) return false;
+    const entry = lookUp(tree, path);
+    if (!entry) return false;
+    return respond(request, response, entry);
+  };
+  return Object.assign(handler, { clear: () => (checkedAt = 0) });
+}
+
+function variantOf(path: string): Variant | undefined {
+  let stat;
+  try {
+    stat = statSync(path);
+  } catch {
+    return undefined;
+  }
+  if (!stat.isFile()) return undefined;
+  const etag = `"${stat.ino.toString(36)}-${stat.size.toString(36)}-${Math.floor(stat.mtimeMs).toString(36)}"`;
+  return { path, size: stat.size, etag, content: stat.size <= CACHE_FILE_BYTES ? readWhole(path) : undefined };
+}
+
+function readWhole(path: string): Buffer {
+  const fd = openSync(path, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    const buffer = Buffer.allocUnsafe(size);
+    let read = 0;
+    while (read < size) {
+      const n = readSync(fd, buffer, read, size - read, read);
+      if (n === 0) break;
+      read += n;
+    }
+    return buffer.subarray(0, read);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function readEntry(file: string, path: string): Entry | null {
+  const identity = variantOf(file);
+  if (!identity) return null;
+  const extension = extname(path);
+  const compressible = extension === '.json' || extension === '.jsonld' || extension === '.html' || extension === '.js' || extension === '.css' || extension === '.svg';
+  const br = compressible ? variantOf(`${file}.br`) : undefined;
+  const gzip = compressible ? variantOf(`${file}.gz`) : undefined;
+  const bytes = [identity, br, gzip].reduce((sum, v) => sum + (v?.content?.length ?? 0), 0);
+  return {
+    type: TYPES[extension] ?? 'application/octet-stream',
+    cacheControl: path.startsWith('/downloads/') ? 'public, max-age=3600' : path.startsWith('/_astro/') ? 'public, max-age=31536000, immutable' : 'public, max-age=300',
+    identity,
+    ...(br ? { br } : {}),
+    ...(gzip ? { gzip } : {}),
+    bytes,
+  };
+}
+
+/** A single byte range of a `size`-byte file, or 'unsatisfiable'; undefined to send the whole file. */
+function rangeOf(header: string | undefined, size: number): [number, number] | 'unsatisfiable' | undefined {
+  if (!header) return undefined;
+  const match = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  // Several ranges, or another unit: the whole file is a valid answer.
+  if (!match || (match[1] === '' && match[2] === '')) return undefined;
+  let start: number;
+  let end: number;
+  if (match[1] === '') {
+    const suffix = Number(match[2]);
+    if (suffix === 0) return 'unsatisfiable';
+    start = Math.max(0, size - suffix);
+    end = size - 1;
+  } else {
+    start = Number(match[1]);
+    end = match[2] === '' ? size - 1 : Math.min(Number(match[2]), size - 1);
+    if (start > end || start >= size) return 'unsatisfiable';
+  }
+  return [start, end];
+}
+
+async function respond(request: IncomingMessage, response: ServerResponse, entry: Entry): Promise<number> {
+  const rangeHeader = request.headers.range;
+  // Ranges are of the file as it is; only whole answers come compressed.
+  const encoding: Encoding = rangeHeader ? 'identity' : negotiate(request.headers['accept-encoding']);
+  const variant = (encoding === 'br' && entry.br) || (encoding === 'gzip' && entry.gzip) || entry.identity;
+  const headers: Record<string, string | number> = {
+    ...corsHeaders,
+    'content-type': entry.type,
+    'cache-control': entry.cacheControl,
+    'accept-ranges': 'bytes',
+    etag: variant.etag,
+    ...(entry.br || entry.gzip ? { vary: 'Accept-Encoding' } : {}),
+    ...(variant === entry.br ? { 'content-encoding': 'br' } : variant === entry.gzip ? { 'content-encoding': 'gzip' } : {}),
+  };
+  if (matches(request.headers['if-none-match'], variant.etag)) {
+    response.writeHead(304, headers).end();
+    return 0;
+  }
+  let range = rangeOf(rangeHeader, variant.size);
+  const ifRange = request.headers['if-range'];
+  if (range && ifRange && ifRange !== variant.etag) range = undefined;
+  if (range === 'unsatisfiable') {
+    response.writeHead(416, { ...headers, 'content-range': `bytes */${variant.size}`, 'content-length': 0 }).end();
+    return 0;
+  }
+  const [start, end] = range ?? [0, variant.size - 1];
+  const length = Math.max(0, end - start + 1);
+  response.writeHead(range ? 206 : 200, { ...headers, 'content-length': length, ...(range ? { 'content-range': `bytes ${start}-${end}/${variant.size}` } : {}) });
+  if (request.method === 'HEAD' || length === 0) {
+    response.end();
+    return 0;
+  }
+  if (variant.content) {
+    response.end(range ? variant.content.subarray(start, end + 1) : variant.content);
+    return length;
+  }
+  await new Promise<void>((done, fail) => {
+    const stream = createReadStream(variant.path, { start, end });
+    stream.on('error', fail);
+    response.on('close', () => {
+      stream.destroy();
+      done();
+    });
+    stream.pipe(response);
+  });
+  return length;
+}

@@ -1,0 +1,110 @@
+import { readFile, realpath } from 'node:fs/promises';
+import { join } from 'node:path';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { asyncBufferFromUrl, parquetReadObjects } from 'hyparquet';
+import { compressors } from 'hyparquet-compressors';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { datasets } from '../../datasets/index.ts';
+import { decodeRow, readList } from '../../scripts/db/columns.ts';
+import { quoteString } from '../../scripts/db/duckdb.ts';
+import { buildStatic } from '../../scripts/static/build.ts';
+import { staticTree } from '../../server/static-tree.ts';
+import { fromHyparquet } from '../fixtures/hyparquet.ts';
+import { raw } from '../fixtures/raw-http.ts';
+import { startTestServer, type TestServer } from '../fixtures/server.ts';
+import { tempDir, tinyDataDir, withDatabase } from '../fixtures/tiny.ts';
+
+describe('serve with the static tree beside the API', () => {
+  let out: string;
+  let tree: string;
+  let server: TestServer;
+  let catalogue: { tables: { dataset: string; table: string; files: { url: string; rows: number; bytes: number }[] }[] };
+
+  beforeAll(async () => {
+    out = join(await tempDir('serve-static'), 'dist');
+    await buildStatic({ dataDir: tinyDataDir(), out, datasets });
+    tree = await realpath(out);
+    server = await startTestServer({ extra: () => [staticTree(out)] });
+    catalogue = JSON.parse(await readFile(join(tree, 'downloads/catalogue.json'), 'utf8'));
+  });
+  afterAll(() => server?.close());
+
+  const biggest = () => catalogue.tables.flatMap((t) => t.files).sort((a, b) => b.bytes - a.bytes)[0]!;
+
+  it('serves a JSON file as it is, or its br or gzip variant to clients that take one', async () => {
+    const plain = await readFile(join(tree, 'api/public/index.json'));
+    const identity = await raw(server.url, { path: '/api/public/index.json', headers: { 'accept-encoding': 'identity' } });
+    expect(identity.status).toBe(200);
+    expect(identity.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(identity.headers['access-control-allow-origin']).toBe('*');
+    expect(identity.body.equals(plain)).toBe(true);
+
+    const br = await raw(server.url, { path: '/api/public/index.json', headers: { 'accept-encoding': 'gzip, br' } });
+    expect(br.headers['content-encoding']).toBe('br');
+    expect(br.headers.vary).toBe('Accept-Encoding');
+    expect(brotliDecompressSync(br.body).equals(plain)).toBe(true);
+
+    const gzip = await raw(server.url, { path: '/api/public/index.json', headers: { 'accept-encoding': 'gzip' } });
+    expect(gzip.headers['content-encoding']).toBe('gzip');
+    expect(gunzipSync(gzip.body).equals(plain)).toBe(true);
+    expect(new Set([identity.headers.etag, br.headers.etag, gzip.headers.etag]).size).toBe(3);
+  });
+
+  it('answers 304 to a client that has the file, per variant', async () => {
+    const first = await raw(server.url, { path: '/api/public/index.json', headers: { 'accept-encoding': 'br' } });
+    const again = await raw(server.url, { path: '/api/public/index.json', headers: { 'accept-encoding': 'br', 'if-none-match': first.headers.etag as string } });
+    expect(again.status).toBe(304);
+    expect(again.body.length).toBe(0);
+  });
+
+  it('answers byte ranges of a Parquet file with 206, and 416 past its end', async () => {
+    const file = biggest();
+    const head = await raw(server.url, { path: file.url, headers: { range: 'bytes=0-3' } });
+    expect(head.status).toBe(206);
+    expect(head.headers['content-range']).toBe(`bytes 0-3/${file.bytes}`);
+    expect(head.headers['content-type']).toBe('application/vnd.apache.parquet');
+    expect(head.body.toString()).toBe('PAR1');
+    const tail = await raw(server.url, { path: file.url, headers: { range: 'bytes=-4' } });
+    expect(tail.status).toBe(206);
+    expect(tail.body.toString()).toBe('PAR1');
+    const middle = await raw(server.url, { path: file.url, headers: { range: `bytes=100-${file.bytes + 50}` } });
+    expect(middle.body.equals((await readFile(join(tree, file.url))).subarray(100))).toBe(true);
+    const past = await raw(server.url, { path: file.url, headers: { range: `bytes=${file.bytes}-` } });
+    expect(past.status).toBe(416);
+    expect(past.headers['content-range']).toBe(`bytes */${file.bytes}`);
+  });
+
+  it('lets hyparquet read a download over HTTP by ranges, with the rows DuckDB reads', async () => {
+    const file = catalogue.tables.filter((t) => t.dataset === 'rcn' && t.table === 'properties').flatMap((t) => t.files)[0]!;
+    const table = datasets.find((d) => d.name === 'rcn')!.tables.properties!;
+    const statuses: number[] = [];
+    // Watches what hyparquet asks for; the requests are real ones to the server.
+    const watching: typeof fetch = async (input, init) => {
+      const response = await fetch(input, init);
+      statuses.push(response.status);
+      return response;
+    };
+    const remote = await asyncBufferFromUrl({ url: new URL(file.url, server.url).toString(), fetch: watching });
+    const read = (await parquetReadObjects({ file: remote, compressors })).map((row) =>
+      Object.fromEntries(Object.entries(table.columns).map(([name, column]) => [name, fromHyparquet(row[name], column)])),
+    );
+    const duck = await withDatabase(async (db) =>
+      (await db.rows(`SELECT ${readList(table.columns)} FROM read_parquet(${quoteString(join(tree, file.url))})`)).map((row) => decodeRow(row, table.columns)),
+    );
+    expect(read).toEqual(duck);
+    expect(read).toHaveLength(file.rows);
+    expect(statuses.length).toBeGreaterThan(1);
+    expect(statuses.slice(1).every((status) => status === 206)).toBe(true);
+  });
+
+  it('still answers the API, and files only from inside the tree', async () => {
+    const page = await server.json('/api/public/rcn/transactions?limit=1');
+    expect(page.items).toHaveLength(1);
+    expect((await raw(server.url, { path: '/api/public/rcn/transactions/nope.json' })).status).toBe(404);
+    for (const path of ['/../../etc/passwd', '/%2e%2e/%2e%2e/etc/passwd', '/api/public/..%2f..%2fnginx.conf', '/.git/config']) {
+      const answer = await raw(server.url, { path });
+      expect(answer.status, path).toBeGreaterThanOrEqual(400);
+      expect(answer.body.toString(), path).not.toContain('root:');
+    }
+  });
+});
