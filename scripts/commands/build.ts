@@ -10,13 +10,14 @@ export const buildCommand = defineCommand({
   summary: 'Write the static tree: every v1 endpoint as JSON files, plus the Parquet downloads, for any static host.',
   description:
     'Starts at /api/public/index.json; every file answers one v1 request, with links into the tree. JSON files get .gz\n' +
-    'and .br beside them; nginx.conf and _headers say how to serve them. A rebuild rewrites only files whose content\n' +
-    'changed: OUT is a symlink to one of two trees, and the one not in use is updated and then swapped in, so readers\n' +
-    'never see a half-built tree.',
+    'and .br beside them; nginx.conf and _headers say how to serve them. A rebuild renders only files whose rows\n' +
+    'changed and writes only new content: OUT is a symlink to one of two trees, and the one not in use is updated\n' +
+    'and then swapped in, so readers never see a half-built tree.',
   options: {
     data: { type: 'string', value: 'DIR', description: 'data directory whose current snapshot to publish (or ODSNAP_DATA)', default: defaultDataDir() },
     out: { type: 'string', value: 'DIR', description: 'where the tree goes (a symlink odsnap manages)', default: 'dist' },
     'base-url': { type: 'string', value: 'URL', description: 'prefix of links in the tree, e.g. https://cdn.example.org/odsnap (default: links from the host\'s root)' },
+    full: { type: 'boolean', description: 'render every file again, trusting nothing of the tree in use' },
   },
   schema: z.object({
     data: z.string().min(1),
@@ -25,6 +26,7 @@ export const buildCommand = defineCommand({
       .string()
       .refine((value) => /^https?:\/\/[^/]+/.test(value) || value.startsWith('/'), { error: 'must be an http(s) URL or a path starting with /' })
       .optional(),
+    full: z.boolean().optional(),
   }),
   async run(options, output) {
     const progress = new Progress(output);
@@ -34,12 +36,13 @@ export const buildCommand = defineCommand({
       out: options.out,
       datasets,
       base: options['base-url'],
+      full: options.full,
       onProgress: ({ endpoint, files }) => progress.update(`${endpoint}: ${formatCount(files)} files`),
       onStep: (text) => progress.step(text),
     });
     progress.step(
       `${options.out} -> ${result.tree}: snapshot ${result.snapshot}, ${formatCount(result.files)} files; ` +
-        `${formatCount(result.written)} written (${formatBytes(result.bytes)}), ${formatCount(result.linked)} linked, ${formatCount(result.deleted)} deleted, in ${result.seconds.toFixed(1)} s`,
+        `${formatCount(result.carried)} carried over unrendered; ${formatCount(result.written)} written (${formatBytes(result.bytes)}), ${formatCount(result.linked)} linked, ${formatCount(result.deleted)} deleted, in ${result.seconds.toFixed(1)} s`,
     );
     return 0;
   },

@@ -1,4 +1,7 @@
+import { createHash } from 'node:crypto';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Dataset } from '../../datasets/core/dataset.ts';
 import type { Endpoint } from '../../datasets/core/endpoint.ts';
 import { openDatabase } from '../db/duckdb.ts';
@@ -26,6 +29,8 @@ export interface BuildOptions {
   readonly datasets: readonly Dataset[];
   /** Prefix of links in the tree: '' for root-relative links, or e.g. https://cdn.example.org/odsnap. */
   readonly base?: string;
+  /** Render every file, taking nothing of the tree in use as unchanged. */
+  readonly full?: boolean;
   readonly onProgress?: (event: { endpoint: string; files: number }) => void;
   readonly onStep?: (text: string) => void;
 }
@@ -41,7 +46,7 @@ export async function buildStatic(options: BuildOptions): Promise<BuildResult> {
   const base = (options.base ?? '').replace(/\/+$/, '');
   const snapshot = await openSnapshot(options.dataDir);
   const db = await openDatabase({ threads: 2, memoryLimit: '1GB', spillDir: join(snapshot.cacheDir, 'static-spill') });
-  const output = await TreeOutput.open(options.out);
+  const output = await TreeOutput.open(options.out, await renderKey(base), { fresh: options.full });
   try {
     const rows = new SnapshotRows(db, snapshot);
     const context = staticContext(options.datasets, base);
@@ -50,8 +55,9 @@ export async function buildStatic(options: BuildOptions): Promise<BuildResult> {
       const endpoints = [];
       for (const endpoint of dataset.endpoints) {
         const listing = new Listing(dataset, endpoint, base, output);
-        for await (const file of endpointFiles({ dataset, endpoint, rows, context })) {
-          await output.write(file.path, JSON.stringify(file.body));
+        for await (const file of endpointFiles({ dataset, endpoint, rows, context, previousInput: (path) => output.previousInput(path) })) {
+          if ('carried' in file) await output.carry(file.path, file.input);
+          else await output.write(file.path, JSON.stringify(file.body), { input: file.input });
           await listing.add(file.path);
           options.onProgress?.({ endpoint: endpoint.fullPath, files: listing.count });
         }
@@ -82,6 +88,20 @@ export async function buildStatic(options: BuildOptions): Promise<BuildResult> {
   } finally {
     db.close();
   }
+}
+
+/**
+ * What a file's content depends on besides its input: the links' base and the code that renders
+ * (the data-set declarations and this builder), so a changed renderer never leaves stale files.
+ */
+async function renderKey(base: string): Promise<string> {
+  const hash = createHash('sha1').update(`${base}\n`);
+  for (const dir of ['../../datasets', '.']) {
+    const root = fileURLToPath(new URL(dir, import.meta.url));
+    const files = (await readdir(root, { recursive: true })).filter((file) => file.endsWith('.ts')).sort();
+    for (const file of files) hash.update(`${file}\n`).update(await readFile(join(root, file)));
+  }
+  return hash.digest('base64url');
 }
 
 /** An endpoint's files, listed in pages of 10,000 at `/api/public/index/<data set>/<endpoint>/<n>.json`. */

@@ -1,5 +1,6 @@
+import { createHash } from 'node:crypto';
 import { NotFound, numberedPage, offsetPage, type Answer } from '../../datasets/core/answer.ts';
-import { addDays, utcDayOf } from '../../datasets/core/calendar.ts';
+import { addDays, dayToUtcMs, utcDayOf } from '../../datasets/core/calendar.ts';
 import type { Dataset } from '../../datasets/core/dataset.ts';
 import type { Endpoint } from '../../datasets/core/endpoint.ts';
 import type { RenderContext } from '../../datasets/core/render.ts';
@@ -11,14 +12,18 @@ import { filePath, nextMonth, PAGE_LIMIT, PAGE_SIZE, requestOf, type Unit } from
  * Every file of one endpoint, generic over how the endpoint is answered: the body the server
  * gives for the request the file stands for, rendered by the same functions, made from ordered
  * scans of whole tables (or of one series at a time) rather than a query per file.
+ *
+ * Files made from many rows carry an input fingerprint (of the rows they show, from DuckDB's row
+ * hashes, and of their place: offset and total, page, month). When the tree in use holds a file
+ * made from the same input, the file is carried over instead of rendered, so a rebuild after a
+ * pull renders only what the pull changed. Files come in the same order either way.
  */
 
-/** One file of the tree: where it goes and its body. */
-export interface StaticFile {
-  /** Relative to the tree's root, as on disk: `api/public/rcn/transactions/offset/200.json`. */
-  readonly path: string;
-  readonly body: unknown;
-}
+export type StaticFile =
+  /** Rendered: its body, and the input it was made from when it has one. */
+  | { readonly path: string; readonly body: unknown; readonly input?: string }
+  /** Unchanged since the tree in use: the file there is kept. */
+  | { readonly path: string; readonly carried: true; readonly input: string };
 
 type Of<K extends Answer['kind']> = Extract<Answer, { kind: K }>;
 type Values = Record<string, string>;
@@ -29,6 +34,8 @@ export interface EndpointSource {
   readonly endpoint: Endpoint;
   readonly rows: SnapshotRows;
   readonly context: RenderContext;
+  /** The input the tree in use made a file from, if it was made the same way. */
+  readonly previousInput: (path: string) => string | undefined;
 }
 
 export function endpointFiles(source: EndpointSource): AsyncGenerator<StaticFile> {
@@ -58,80 +65,155 @@ function paramsOf({ endpoint }: EndpointSource, values: Values, unit: Unit): Rec
   return parsed.data;
 }
 
-const file = (source: EndpointSource, values: Values, unit: Unit, body: unknown): StaticFile => ({ path: filePath(source.endpoint, values, unit), body });
+const pathOf = (source: EndpointSource, values: Values, unit: Unit) => filePath(source.endpoint, values, unit);
+const EMPTY = 'empty';
 
 async function* listFiles(source: EndpointSource, answer: Of<'list'>) {
   const { dataset, rows, context } = source;
   const resource = rows.resource(dataset, answer.resource);
   const items = (await rows.all(dataset, answer.resource)).map((row) => resource.render(row, context));
-  yield file(source, {}, { kind: 'whole' }, items);
-}
-
-async function* itemFiles(source: EndpointSource, answer: Of<'item'>) {
-  const { dataset, rows, context } = source;
-  const resource = rows.resource(dataset, answer.resource);
-  const column = answer.match[0]!;
-  for await (const batch of rows.stream(dataset, answer.resource)) {
-    for (const row of batch) yield file(source, { [answer.param]: String(row[column]) }, { kind: 'whole' }, resource.render(row, context));
-  }
+  yield { path: pathOf(source, {}, { kind: 'whole' }), body: items };
 }
 
 async function* documentFiles(source: EndpointSource, answer: Of<'document'>) {
   const { dataset, rows, context } = source;
   const [row] = await rows.all(dataset, answer.resource, { equal: answer.where });
-  if (row) yield file(source, {}, { kind: 'whole' }, rows.resource(dataset, answer.resource).render(row, context));
+  if (row) yield { path: pathOf(source, {}, { kind: 'whole' }), body: rows.resource(dataset, answer.resource).render(row, context) };
+}
+
+/** Every row's key and print, in row order. */
+async function printsOf(source: EndpointSource, resource: string, key: string): Promise<[string, string][]> {
+  const prints: [string, string][] = [];
+  for await (const batch of source.rows.rowPrints(source.dataset, resource, key)) prints.push(...batch);
+  return prints;
+}
+
+/** An item per row; only rows whose print changed are read whole and rendered. */
+async function* itemFiles(source: EndpointSource, answer: Of<'item'>) {
+  const { dataset, rows, context } = source;
+  const resource = rows.resource(dataset, answer.resource);
+  const column = answer.match[0]!;
+  const paths = (key: string) => pathOf(source, { [answer.param]: key }, { kind: 'whole' });
+  const prints = await printsOf(source, answer.resource, column);
+  const changed = prints.filter(([key, print]) => source.previousInput(paths(key)) !== print).map(([key]) => key);
+  const wanted = new Set(changed);
+  let next = 0;
+  /** Carries the unchanged items before the next changed one. */
+  const carryUntil = function* (key: string | undefined) {
+    for (; next < prints.length && prints[next]![0] !== key; next++) {
+      const [skipped, print] = prints[next]!;
+      if (wanted.has(skipped)) throw new Error(`${source.endpoint.fullPath}: ${skipped} was not read in row order`);
+      yield { path: paths(skipped), carried: true, input: print } as const;
+    }
+  };
+  if (changed.length) {
+    // A few changed rows are asked for by key; many, by reading the table. Rows come in row order, as the prints do.
+    const among = changed.length <= 10_000 ? { column, values: changed } : undefined;
+    for await (const batch of rows.stream(dataset, answer.resource, {}, undefined, among)) {
+      for (const row of batch) {
+        const key = String(row[column]);
+        if (!wanted.has(key)) continue;
+        yield* carryUntil(key);
+        yield { path: paths(key), body: resource.render(row, context), input: prints[next++]![1] };
+      }
+    }
+  }
+  yield* carryUntil(undefined);
 }
 
 /** Pages of 100 in list order; the first is the request with no query. An empty list is one empty page. */
 async function* pageFiles(source: EndpointSource, answer: Of<'page'>) {
   const { dataset, endpoint, rows, context } = source;
   const resource = rows.resource(dataset, answer.resource);
-  const total = await rows.count(dataset, answer.resource);
-  let items: unknown[] = [];
-  let offset = 0;
-  const page = () => {
-    const next = offset + items.length < total ? context.link(endpoint.fullPath, { limit: PAGE_LIMIT, offset: offset + PAGE_LIMIT }) : null;
+  const table = dataset.tables[resource.table]!;
+  const prints = await printsOf(source, answer.resource, table.key?.[0] ?? rowOrder(table)[0]!);
+  const total = prints.length;
+  const pages: { offset: number; path: string; input: string }[] = [];
+  for (let offset = 0; offset === 0 || offset < total; offset += PAGE_LIMIT) {
+    const hash = createHash('sha1').update(`${total}|${offset}`);
+    for (const [, print] of prints.slice(offset, offset + PAGE_LIMIT)) hash.update(`|${print}`);
     const unit: Unit = offset === 0 ? { kind: 'whole' } : { kind: 'offset', offset };
-    return file(source, {}, unit, offsetPage(items, { limit: PAGE_LIMIT, offset, total, next }));
+    pages.push({ offset, path: pathOf(source, {}, unit), input: hash.digest('base64url') });
+  }
+  const changed = new Set(pages.filter((page) => source.previousInput(page.path) !== page.input).map((page) => page.offset));
+  const render = (offset: number, items: unknown[]) => {
+    const next = offset + items.length < total ? context.link(endpoint.fullPath, { limit: PAGE_LIMIT, offset: offset + PAGE_LIMIT }) : null;
+    return offsetPage(items, { limit: PAGE_LIMIT, offset, total, next });
   };
-  for await (const batch of rows.stream(dataset, answer.resource)) {
-    for (const row of batch) {
-      items.push(resource.render(row, context));
-      if (items.length === PAGE_LIMIT) {
-        yield page();
-        items = [];
-        offset += PAGE_LIMIT;
+  let page = 0;
+  let items: unknown[] = [];
+  if (changed.size) {
+    let position = 0;
+    for await (const batch of rows.stream(dataset, answer.resource)) {
+      for (const row of batch) {
+        const offset = position - (position % PAGE_LIMIT);
+        if (changed.has(offset)) items.push(resource.render(row, context));
+        position++;
+        if (position % PAGE_LIMIT === 0 || position === total) {
+          const current = pages[page++]!;
+          yield changed.has(current.offset) ? { path: current.path, body: render(current.offset, items), input: current.input } : ({ path: current.path, carried: true, input: current.input } as const);
+          items = [];
+        }
       }
     }
   }
-  if (items.length || offset === 0) yield page();
+  // The rest (all of them when nothing changed, or the one empty page of an empty list).
+  for (; page < pages.length; page++) {
+    const current = pages[page]!;
+    yield changed.has(current.offset) ? { path: current.path, body: render(current.offset, []), input: current.input } : ({ path: current.path, carried: true, input: current.input } as const);
+  }
 }
 
-/** Every UTC day from the first row's to the last row's, in pages of 500 (an empty day: one empty page). */
+/**
+ * Every UTC day from the first row's to the last row's, in pages of 500 (an empty day: one empty
+ * page). Days whose rows are unchanged are carried; rows are read from the first changed day on.
+ */
 async function* numberedPageFiles(source: EndpointSource, answer: Of<'numbered-page'>) {
   const { dataset, rows, context } = source;
   const resource = rows.resource(dataset, answer.resource);
-  let day: string | undefined;
-  let page = 1;
+  const groups = await rows.groupPrints(dataset, answer.resource, [], answer.time, 'day');
+  if (!groups.length) return;
+  const byDay = new Map(groups.map((group) => [group.unit, group]));
+  const days: { day: string; pages: number; print: string }[] = [];
+  for (let day = groups[0]!.unit; day <= groups.at(-1)!.unit; day = addDays(day, 1)) {
+    const group = byDay.get(day);
+    days.push({ day, pages: Math.max(1, Math.ceil((group?.rows ?? 0) / PAGE_SIZE)), print: group?.print ?? EMPTY });
+  }
+  const pathsOf = (day: (typeof days)[number]) => Array.from({ length: day.pages }, (_, i) => pathOf(source, {}, { kind: 'day', day: day.day, page: i + 1 }));
+  const isChanged = (day: (typeof days)[number]) => pathsOf(day).some((path, i) => source.previousInput(path) !== `${day.print}:${i + 1}`);
+  const firstChanged = days.findIndex(isChanged);
+  const carry = function* (day: (typeof days)[number]) {
+    for (const [i, path] of pathsOf(day).entries()) yield { path, carried: true, input: `${day.print}:${i + 1}` } as const;
+  };
+  for (const day of days.slice(0, firstChanged < 0 ? days.length : firstChanged)) yield* carry(day);
+  if (firstChanged < 0) return;
+
+  const pending = days.slice(firstChanged);
+  let current = 0;
   let data: unknown[] = [];
-  const emit = (hasNextPage: boolean) => file(source, {}, { kind: 'day', day: day!, page }, numberedPage(data, page, PAGE_SIZE, hasNextPage));
-  for await (const batch of rows.stream(dataset, answer.resource)) {
+  let page = 1;
+  const emit = (hasNextPage: boolean) => {
+    const day = pending[current]!;
+    return { path: pathOf(source, {}, { kind: 'day', day: day.day, page }), body: numberedPage(data, page, PAGE_SIZE, hasNextPage), input: `${day.print}:${page}` };
+  };
+  /** Finishes days before `day`: the current one's last page, and empty days. */
+  const finishUntil = function* (day: string | undefined) {
+    while (current < pending.length && (day === undefined || pending[current]!.day < day)) {
+      const entry = pending[current]!;
+      if (changedDay.has(entry.day)) yield emit(false);
+      else yield* carry(entry);
+      current++;
+      data = [];
+      page = 1;
+    }
+  };
+  const changedDay = new Set(pending.filter(isChanged).map((day) => day.day));
+  for await (const batch of rows.stream(dataset, answer.resource, { from: dayToUtcMs(pending[0]!.day) })) {
     for (const row of batch) {
       const rowDay = utcDayOf(row[answer.time] as number);
-      if (rowDay !== day) {
-        if (day !== undefined) {
-          yield emit(false);
-          for (let empty = addDays(day, 1); empty < rowDay; empty = addDays(empty, 1)) {
-            day = empty;
-            page = 1;
-            data = [];
-            yield emit(false);
-          }
-        }
-        day = rowDay;
-        page = 1;
-        data = [];
-      } else if (data.length === PAGE_SIZE) {
+      yield* finishUntil(rowDay);
+      if (!changedDay.has(rowDay)) continue;
+      if (data.length === PAGE_SIZE) {
         yield emit(true);
         page++;
         data = [];
@@ -139,12 +221,13 @@ async function* numberedPageFiles(source: EndpointSource, answer: Of<'numbered-p
       data.push(resource.render(row, context));
     }
   }
-  if (day !== undefined) yield emit(false);
+  yield* finishUntil(undefined);
 }
 
 /**
  * Per combination of parents, every UTC month from the series' first row to its last (months
- * between with no rows: an empty series); a series with no rows has no files.
+ * between with no rows: an empty series); a series with no rows has no files. Months whose rows
+ * are unchanged are carried; a series is read from its first changed month on.
  */
 async function* seriesFiles(source: EndpointSource, answer: Of<'series'>) {
   const { dataset, rows, context } = source;
@@ -154,35 +237,40 @@ async function* seriesFiles(source: EndpointSource, answer: Of<'series'>) {
   // One after the other: they share a connection, on which a new query ends a running one.
   const parentRows: Row[][] = [];
   for (const parent of answer.parents) parentRows.push(await rows.all(dataset, parent.resource));
+  const groups = await rows.groupPrints(dataset, answer.resource, answer.parents.map((parent) => parent.column), answer.time, 'month');
+  const monthsOf = new Map<string, Map<string, string>>();
+  for (const group of groups) {
+    const key = JSON.stringify(group.values);
+    if (!monthsOf.has(key)) monthsOf.set(key, new Map());
+    monthsOf.get(key)!.set(group.unit, group.print);
+  }
   const combinations = parentRows.reduce<Row[][]>((acc, list) => acc.flatMap((combo) => list.map((row) => [...combo, row])), [[]]);
   for (const combo of combinations) {
     const values: Values = Object.fromEntries(answer.parents.map((parent, i) => [parent.param, String(combo[i]![parent.match[0]!])]));
     const equal = Object.fromEntries(answer.parents.map((parent, i) => [parent.column, combo[i]![parent.key]]));
-    let month: string | undefined;
-    let items: unknown[] = [];
-    const emit = () => {
-      const unit: Unit = { kind: 'month', month: month! };
-      return file(source, values, unit, answer.envelope(items, paramsOf(source, values, unit), context));
-    };
-    for await (const batch of rows.stream(dataset, answer.resource, { equal }, order)) {
-      for (const row of batch) {
-        const rowMonth = utcDayOf(row[answer.time] as number).slice(0, 7);
-        if (rowMonth !== month) {
-          if (month !== undefined) {
-            yield emit();
-            for (let empty = nextMonth(month); empty < rowMonth; empty = nextMonth(empty)) {
-              month = empty;
-              items = [];
-              yield emit();
-            }
-          }
-          month = rowMonth;
-          items = [];
+    const found = monthsOf.get(JSON.stringify(answer.parents.map((_, i) => String(combo[i]![answer.parents[i]!.key]))));
+    if (!found) continue;
+    const present = [...found.keys()].sort();
+    const months: { month: string; path: string; input: string }[] = [];
+    for (let month = present[0]!; month <= present.at(-1)!; month = nextMonth(month)) {
+      months.push({ month, path: pathOf(source, values, { kind: 'month', month }), input: found.get(month) ?? EMPTY });
+    }
+    const changed = new Set(months.filter((m) => source.previousInput(m.path) !== m.input).map((m) => m.month));
+    const render = (month: string, items: unknown[]) => answer.envelope(items, paramsOf(source, values, { kind: 'month', month }), context);
+    const byMonth = new Map<string, unknown[]>();
+    const firstChanged = months.find((m) => changed.has(m.month));
+    if (firstChanged) {
+      for await (const batch of rows.stream(dataset, answer.resource, { equal, from: dayToUtcMs(`${firstChanged.month}-01`) }, order)) {
+        for (const row of batch) {
+          const month = utcDayOf(row[answer.time] as number).slice(0, 7);
+          if (!changed.has(month)) continue;
+          if (!byMonth.has(month)) byMonth.set(month, []);
+          byMonth.get(month)!.push(resource.render(row, context));
         }
-        items.push(resource.render(row, context));
+        // A series' changed months are its last few, so what is held stays small.
       }
     }
-    if (month !== undefined) yield emit();
+    for (const m of months) yield changed.has(m.month) ? { path: m.path, body: render(m.month, byMonth.get(m.month) ?? []), input: m.input } : ({ path: m.path, carried: true, input: m.input } as const);
   }
 }
 
@@ -199,7 +287,7 @@ async function* customFiles(source: EndpointSource, answer: Of<'custom'>) {
   for (const values of combinations) {
     const unit: Unit = { kind: 'whole' };
     try {
-      yield file(source, values, unit, await answer.answer(query, paramsOf(source, values, unit), context));
+      yield { path: pathOf(source, values, unit), body: await answer.answer(query, paramsOf(source, values, unit), context) };
     } catch (error) {
       if (!(error instanceof NotFound)) throw error;
     }

@@ -1,12 +1,17 @@
-import type { DuckDBValue } from '@duckdb/node-api';
+import { listValue, type DuckDBValue } from '@duckdb/node-api';
 import type { Query } from '../../datasets/core/answer.ts';
+import type { Column } from '../../datasets/core/column.ts';
 import type { Dataset, Resource } from '../../datasets/core/dataset.ts';
+import type { Table } from '../../datasets/core/table.ts';
 import type { RenderContext } from '../../datasets/core/render.ts';
 import { rowOrder } from '../../datasets/core/row-order.ts';
 import { decodeRow } from '../db/columns.ts';
 import { quoteIdentifier, type Database } from '../db/duckdb.ts';
 import { readExpression } from '../db/columns.ts';
 import { chooseFiles, tableSource, type Narrowing, type Snapshot } from '../snapshot/read.ts';
+
+/** DuckDB's hash of a row's columns (64 bits). */
+const rowHash = (columns: readonly [string, Column][]) => `hash(${columns.map(([name]) => quoteIdentifier(name)).join(', ')})`;
 
 /**
  * A snapshot's rows as the static builder reads them: whole tables or series streamed in order,
@@ -25,24 +30,66 @@ export class SnapshotRows {
     return resource;
   }
 
-  /** A resource's rows, narrowed, in `order` (default: the table's row order), batch by batch. */
-  async *stream(dataset: Dataset, resourceName: string, narrow: Narrowing = {}, order?: readonly string[]): AsyncGenerator<Record<string, unknown>[]> {
-    const resource = this.resource(dataset, resourceName);
-    const table = dataset.tables[resource.table]!;
-    const columns = Object.entries(table.columns).filter(([name]) => !resource.omits.includes(name));
+  /**
+   * A resource's rows, narrowed (and, with `among`, only those whose column holds one of the
+   * values), in `order` (default: the table's row order), batch by batch.
+   */
+  async *stream(
+    dataset: Dataset,
+    resourceName: string,
+    narrow: Narrowing = {},
+    order?: readonly string[],
+    among?: { readonly column: string; readonly values: readonly string[] },
+  ): AsyncGenerator<Record<string, unknown>[]> {
+    const { table, columns } = this.columnsOf(dataset, resourceName);
     const values: DuckDBValue[] = [];
-    const bind = (value: DuckDBValue) => `$${values.push(value)}`;
-    const conditions = Object.entries(narrow.equal ?? {}).map(([column, value]) => `${quoteIdentifier(column)} = ${bind(value as string | number)}`);
-    const time = table.timeColumn && quoteIdentifier(table.timeColumn);
-    if (time && narrow.from !== undefined) conditions.push(`${time} >= make_timestamptz(CAST(${bind(BigInt(narrow.from) * 1000n)} AS BIGINT))`);
-    if (time && narrow.to !== undefined) conditions.push(`${time} < make_timestamptz(CAST(${bind(BigInt(narrow.to) * 1000n)} AS BIGINT))`);
+    const { source, where } = this.selection(dataset, table, narrow, (value) => `$${values.push(value)}`);
+    if (among) where.push(`CAST(${quoteIdentifier(among.column)} AS VARCHAR) IN (SELECT unnest(${`$${values.push(listValue([...among.values]))}`}::VARCHAR[]))`);
     const sql =
-      `SELECT ${columns.map(([name, column]) => readExpression(name, column)).join(', ')} ` +
-      `FROM ${tableSource(chooseFiles(this.snapshot, dataset, table.name, narrow))}` +
-      (conditions.length ? ` WHERE ${conditions.join(' AND ')}` : '') +
+      `SELECT ${columns.map(([name, column]) => readExpression(name, column)).join(', ')} FROM ${source}` +
+      (where.length ? ` WHERE ${where.join(' AND ')}` : '') +
       ` ORDER BY ${(order ?? rowOrder(table)).map(quoteIdentifier).join(', ')}`;
     const decoded = Object.fromEntries(columns);
     for await (const batch of this.db.stream(sql, values)) yield batch.map((row) => decodeRow(row, decoded));
+  }
+
+  /**
+   * Each row's key and a fingerprint of everything its rendering reads, in row order: what tells
+   * a rebuild which items and pages are unchanged without rendering them.
+   */
+  async *rowPrints(dataset: Dataset, resourceName: string, keyColumn: string): AsyncGenerator<[string, string][]> {
+    const { table, columns } = this.columnsOf(dataset, resourceName);
+    const sql = `SELECT CAST(${quoteIdentifier(keyColumn)} AS VARCHAR) AS k, ${rowHash(columns)} AS h FROM ${tableSource(chooseFiles(this.snapshot, dataset, table.name))} ORDER BY ${rowOrder(table).map(quoteIdentifier).join(', ')}`;
+    for await (const batch of this.db.stream<{ k: string; h: bigint }>(sql)) yield batch.map((row) => [row.k, row.h.toString(36)]);
+  }
+
+  /**
+   * Per group of rows (equal `by` columns, and the same UTC day or month of `time`): how many,
+   * and a fingerprint of them all (independent of order: rows are unique by key).
+   */
+  async groupPrints(dataset: Dataset, resourceName: string, by: readonly string[], time: string, unit: 'day' | 'month') {
+    const { table, columns } = this.columnsOf(dataset, resourceName);
+    const when = `strftime(${quoteIdentifier(time)}, '${unit === 'day' ? '%Y-%m-%d' : '%Y-%m'}')`;
+    const groups = by.map((column) => `CAST(${quoteIdentifier(column)} AS VARCHAR) AS ${quoteIdentifier(column)}`);
+    const rows = await this.db.rows<Record<string, string> & { unit: string; n: bigint; h: bigint }>(
+      `SELECT ${[...groups, `${when} AS unit`].join(', ')}, count(*) AS n, bit_xor(${rowHash(columns)}) AS h ` +
+        `FROM ${tableSource(chooseFiles(this.snapshot, dataset, table.name))} GROUP BY ALL ORDER BY ALL`,
+    );
+    return rows.map((row) => ({ values: by.map((column) => row[column]!), unit: row.unit, rows: Number(row.n), print: `${row.n}:${row.h.toString(36)}` }));
+  }
+
+  private columnsOf(dataset: Dataset, resourceName: string) {
+    const resource = this.resource(dataset, resourceName);
+    const table = dataset.tables[resource.table]!;
+    return { table, columns: Object.entries(table.columns).filter(([name]) => !resource.omits.includes(name)) };
+  }
+
+  private selection(dataset: Dataset, table: Table, narrow: Narrowing, bind: (value: DuckDBValue) => string) {
+    const where = Object.entries(narrow.equal ?? {}).map(([column, value]) => `${quoteIdentifier(column)} = ${bind(value as string | number)}`);
+    const time = table.timeColumn && quoteIdentifier(table.timeColumn);
+    if (time && narrow.from !== undefined) where.push(`${time} >= make_timestamptz(CAST(${bind(BigInt(narrow.from) * 1000n)} AS BIGINT))`);
+    if (time && narrow.to !== undefined) where.push(`${time} < make_timestamptz(CAST(${bind(BigInt(narrow.to) * 1000n)} AS BIGINT))`);
+    return { source: tableSource(chooseFiles(this.snapshot, dataset, table.name, narrow)), where };
   }
 
   /** Every row of a (small) resource's table, narrowed, in row order. */

@@ -25,8 +25,12 @@ export const ENCODINGS = [
 
 interface TreeState {
   readonly snapshot: string;
+  /** How files were rendered (links' base, the rendering code); inputs count only under the same key. */
+  readonly renderKey: string;
   /** Path (relative) → content hash, of every file but the compressed variants. */
   readonly files: Record<string, string>;
+  /** Path → the fingerprint of what the file was made from, for files that have one. */
+  readonly inputs: Record<string, string>;
 }
 
 export interface TreeCounts {
@@ -37,6 +41,8 @@ export interface TreeCounts {
   bytes: number;
   /** Files hard-linked from the tree in use, variants included. */
   linked: number;
+  /** Files carried over without being rendered (their input was unchanged). */
+  carried: number;
   /** Files deleted because the snapshot no longer has them. */
   deleted: number;
 }
@@ -44,11 +50,12 @@ export interface TreeCounts {
 const contentHash = (data: Buffer | string) => createHash('sha1').update(data).digest('base64url');
 
 export class TreeOutput {
-  readonly counts: TreeCounts = { files: 0, written: 0, bytes: 0, linked: 0, deleted: 0 };
+  readonly counts: TreeCounts = { files: 0, written: 0, bytes: 0, linked: 0, carried: 0, deleted: 0 };
   /** The tree being written, absolute. */
   readonly dir: string;
   private readonly stateFile: string;
   private readonly next: Record<string, string> = {};
+  private readonly nextInputs: Record<string, string> = {};
   private readonly madeDirs = new Set<string>();
   private readonly pending = new Set<Promise<void>>();
   private failure: unknown;
@@ -61,13 +68,17 @@ export class TreeOutput {
     private readonly previous: TreeState | undefined,
     /** The tree in use and what it holds. */
     private readonly current: { dir: string; state: TreeState } | undefined,
+    private readonly renderKey: string,
   ) {
     this.dir = join(treesDir(out), treeName);
     this.stateFile = `${this.dir}.json`;
   }
 
-  /** Opens the tree not in use for writing. Refuses an `out` that is a directory odsnap did not make. */
-  static async open(out: string): Promise<TreeOutput> {
+  /**
+   * Opens the tree not in use for writing. Refuses an `out` that is a directory odsnap did not
+   * make. With `fresh`, nothing of the tree in use is taken as unchanged.
+   */
+  static async open(out: string, renderKey: string, options: { fresh?: boolean } = {}): Promise<TreeOutput> {
     const absolute = resolve(out);
     const current = await currentTree(absolute);
     const name = current === 'a' ? 'b' : 'a';
@@ -78,21 +89,49 @@ export class TreeOutput {
     // From here on the tree is being changed; its saved state would be a lie if the build stopped.
     await rm(`${dir}.json`, { force: true });
     await mkdir(dir, { recursive: true });
-    const output = new TreeOutput(absolute, name, state, currentDir && currentState ? { dir: currentDir, state: currentState } : undefined);
+    const inUse = currentDir && currentState && !options.fresh ? { dir: currentDir, state: currentState } : undefined;
+    const output = new TreeOutput(absolute, name, options.fresh ? undefined : state, inUse, renderKey);
     if (!state) await output.emptyUnknownTree();
     return output;
   }
 
+  /** The input the tree in use made a file from, when it rendered the same way. */
+  previousInput(path: string): string | undefined {
+    return this.current?.state.renderKey === this.renderKey ? this.current.state.inputs[path] : undefined;
+  }
+
+  /** Keeps a file of the tree in use, unrendered: its input is what it was made from. */
+  async carry(path: string, input: string): Promise<void> {
+    if (this.failure) throw this.failure;
+    const hash = this.current?.state.files[path];
+    if (hash === undefined || this.previousInput(path) !== input) throw new Error(`${path} cannot be carried over: the tree in use was not made from the same input`);
+    if (path in this.next) throw new Error(`the static tree got ${path} twice`);
+    this.next[path] = hash;
+    this.nextInputs[path] = input;
+    this.counts.files++;
+    this.counts.carried++;
+    if (this.previous?.files[path] === hash) return;
+    this.track(this.linkFromCurrent(path, path.endsWith('.json')));
+    if (this.pending.size >= 64) await Promise.race(this.pending);
+  }
+
   /** Adds a file (JSON gets .gz and .br beside it); written only when neither tree has this content. */
-  async write(path: string, content: Buffer | string, options: { compress?: boolean } = {}): Promise<void> {
+  async write(path: string, content: Buffer | string, options: { compress?: boolean; input?: string } = {}): Promise<void> {
     if (this.failure) throw this.failure;
     const hash = contentHash(content);
     if (path in this.next) throw new Error(`the static tree got ${path} twice`);
     this.next[path] = hash;
+    if (options.input !== undefined) this.nextInputs[path] = options.input;
     this.counts.files++;
     if (this.previous?.files[path] === hash) return;
     const compress = options.compress ?? path.endsWith('.json');
-    const task = (this.current?.state.files[path] === hash ? this.linkFromCurrent(path, compress) : this.store(path, Buffer.isBuffer(content) ? content : Buffer.from(content), compress)).then(
+    this.track(this.current?.state.files[path] === hash ? this.linkFromCurrent(path, compress) : this.store(path, Buffer.isBuffer(content) ? content : Buffer.from(content), compress));
+    // Bounded: compression runs on libuv's threads while the caller renders the next files.
+    if (this.pending.size >= 64) await Promise.race(this.pending);
+  }
+
+  private track(work: Promise<void>): void {
+    const task = work.then(
       () => void this.pending.delete(task),
       (error) => {
         this.failure ??= error;
@@ -100,8 +139,6 @@ export class TreeOutput {
       },
     );
     this.pending.add(task);
-    // Bounded: compression runs on libuv's threads while the caller renders the next files.
-    if (this.pending.size >= 64) await Promise.race(this.pending);
   }
 
   /** Adds a file as a hard link to an existing one (e.g. a snapshot's Parquet file), or a copy across file systems. */
@@ -124,7 +161,7 @@ export class TreeOutput {
       for (const { suffix } of ENCODINGS) await rm(join(this.dir, path + suffix), { force: true });
       this.counts.deleted++;
     }
-    await writeFile(this.stateFile, JSON.stringify({ snapshot, files: this.next } satisfies TreeState));
+    await writeFile(this.stateFile, JSON.stringify({ snapshot, renderKey: this.renderKey, files: this.next, inputs: this.nextInputs } satisfies TreeState));
     // A new symlink renamed over the old one: readers see the old tree or the new, never neither.
     const temporary = `${this.out}.${process.pid}.tmp`;
     await rm(temporary, { force: true });
