@@ -14,6 +14,21 @@ import { chooseFiles, tableSource, type Narrowing, type Snapshot } from '../snap
 const rowHash = (columns: readonly [string, Column][]) => `hash(${columns.map(([name]) => quoteIdentifier(name)).join(', ')})`;
 
 /**
+ * Whether the chosen files, read in manifest order, already give rows in `order`, so DuckDB need
+ * not sort them (a sort of wide rows is what costs memory): each file holds its rows in row order,
+ * and DuckDB keeps the order of files and rows. That is so when, leaving out the columns `narrow`
+ * fixes, the order asked is the stored one, and every partition is either fixed too or a year or
+ * month of the first column of that order (manifest order is then time order).
+ */
+function inStoredOrder(table: Table, narrow: Narrowing, order: readonly string[]): boolean {
+  const fixed = new Set(Object.keys(narrow.equal ?? {}));
+  const stored = rowOrder(table).filter((column) => !fixed.has(column));
+  const asked = order.filter((column) => !fixed.has(column));
+  if (asked.length !== stored.length || asked.some((column, i) => column !== stored[i])) return false;
+  return (table.partitionBy ?? []).every((partition) => (partition.part ? partition.column === stored[0] : fixed.has(partition.column)));
+}
+
+/**
  * A snapshot's rows as the static builder reads them: whole tables or series streamed in order,
  * in batches, from only the Parquet files that can hold them; decoded as the rendering functions
  * take them.
@@ -45,10 +60,12 @@ export class SnapshotRows {
     const values: DuckDBValue[] = [];
     const { source, where } = this.selection(dataset, table, narrow, (value) => `$${values.push(value)}`);
     if (among) where.push(`CAST(${quoteIdentifier(among.column)} AS VARCHAR) IN (SELECT unnest(${`$${values.push(listValue([...among.values]))}`}::VARCHAR[]))`);
+    const wanted = order ?? rowOrder(table);
     const sql =
       `SELECT ${columns.map(([name, column]) => readExpression(name, column)).join(', ')} FROM ${source}` +
       (where.length ? ` WHERE ${where.join(' AND ')}` : '') +
-      ` ORDER BY ${(order ?? rowOrder(table)).map(quoteIdentifier).join(', ')}`;
+      // The IN filter is a join, which keeps no order; the few rows it passes are sorted.
+      (!among && inStoredOrder(table, narrow, wanted) ? '' : ` ORDER BY ${wanted.map(quoteIdentifier).join(', ')}`);
     const decoded = Object.fromEntries(columns);
     for await (const batch of this.db.stream(sql, values)) yield batch.map((row) => decodeRow(row, decoded));
   }
