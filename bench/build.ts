@@ -62,7 +62,7 @@ async function filesOf(tree: string): Promise<string[]> {
 /** Writes the same files with the same bytes, timing only the writes; batches bound memory. */
 async function rawWrite(tree: string, files: readonly string[], target: string) {
   await rm(target, { recursive: true, force: true });
-  const made = new Set<string>();
+  const made = new Map<string, Promise<unknown>>();
   let seconds = 0;
   let bytes = 0;
   for (let from = 0; from < files.length; ) {
@@ -79,10 +79,8 @@ async function rawWrite(tree: string, files: readonly string[], target: string) 
     for (const [path, content] of batch) {
       const task = (async () => {
         const dir = dirname(join(target, path));
-        if (!made.has(dir)) {
-          made.add(dir);
-          await mkdir(dir, { recursive: true });
-        }
+        if (!made.has(dir)) made.set(dir, mkdir(dir, { recursive: true }));
+        await made.get(dir);
         await writeFile(join(target, path), content);
       })().then(() => void pending.delete(task));
       pending.add(task);

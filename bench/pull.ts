@@ -6,8 +6,8 @@
  * another, into a fresh data directory, while this process samples the pull's peak RSS. The
  * upstream logs every request (path and query). Then the upstream is restarted, so it is in the
  * state the pull found it in (the server remembers lookups in small tables), and exactly the
- * requests the pull made (or a uniform sample of 40,000 of them, BENCH_REPLAY) are replayed
- * against it, each once, shuffled, by autocannon over as many
+ * requests the pull made (or an even sample of about 40,000 of them, BENCH_REPLAY) are replayed
+ * against it, each once and in the pull's order, by autocannon over as many
  * connections as the pull used, with the same headers: that is what the upstream can serve of
  * this mix with no client work at all. Reports requests/s and records/s of the crawl, their ratio
  * to that capacity (target ≥ 0.8×), the time to write the snapshot, and the peak RSS (target
@@ -19,13 +19,12 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
-import { Random } from '../datasets/core/random.ts';
 import type { Scale } from '../datasets/core/sample.ts';
 import { sampleDataDir } from './city.ts';
 
 const PORT = 4392;
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
-/** Requests replayed at most: a uniform sample of a big crawl measures the same mix in less time. */
+/** Requests replayed at most: an even sample of a big crawl measures the same mix in less time. */
 const REPLAY_AT_MOST = Number(process.env.BENCH_REPLAY ?? 40_000);
 const scales = (process.argv.slice(2).length ? process.argv.slice(2) : ['small', 'city']) as Scale[];
 
@@ -63,7 +62,12 @@ async function runPull(dataDir: string) {
     peakKiB = Math.max(peakKiB, Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0));
   }, 100);
   let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
+  let crawlPeakKiB = 0;
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk;
+    // VmHWM when the build starts is the crawl's own peak.
+    if (!crawlPeakKiB && stderr.includes('"event":"building the snapshot"')) crawlPeakKiB = peakKiB;
+  });
   const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
   clearInterval(sampler);
   if (code !== 0) throw new Error(`the pull failed (exit ${code}):\n${stderr.slice(-3000)}`);
@@ -78,6 +82,7 @@ async function runPull(dataDir: string) {
     requests: [...last.values()].reduce((n, p) => n + p.requests, 0),
     records: [...last.values()].reduce((n, p) => n + p.records, 0),
     peakMiB: peakKiB / 1024,
+    crawlPeakMiB: crawlPeakKiB / 1024,
     summary: stderr.slice(stderr.lastIndexOf('\npulled in')).trim(),
   };
 }
@@ -94,19 +99,15 @@ async function loggedRequests(logFile: string): Promise<string[]> {
 }
 
 /**
- * What the upstream serves of these requests, each once, shuffled, with nothing but autocannon
- * on the other side. autocannon would send its whole request list down every connection (each
- * request `CONCURRENCY` times, mostly answered from what the server remembers), so each
- * connection gets its own share of the list instead.
+ * What the upstream serves of these requests, each once, in the order the pull made them (which
+ * pages of a table close together, as a cache sees it), with nothing but autocannon on the other
+ * side. A big crawl is sampled evenly (every k-th request). autocannon would send its whole
+ * request list down every connection (each request `CONCURRENCY` times, mostly answered from
+ * what the server remembers), so the connections take turns over the list instead.
  */
 async function capacity(paths: readonly string[]) {
-  const random = new Random('bench-pull');
-  const shuffled = [...paths];
-  for (let i = shuffled.length - 1; i > 0; i--) {
-    const j = random.int(0, i);
-    [shuffled[i], shuffled[j]] = [shuffled[j]!, shuffled[i]!];
-  }
-  const sample = shuffled.slice(0, REPLAY_AT_MOST);
+  const every = Math.ceil(paths.length / REPLAY_AT_MOST);
+  const sample = paths.filter((_, i) => i % every === 0);
   const shares = Array.from({ length: CONCURRENCY }, (_, c) => sample.filter((_, i) => i % CONCURRENCY === c));
   const started = performance.now();
   const results = await Promise.all(
@@ -122,7 +123,7 @@ async function capacity(paths: readonly string[]) {
   );
   const seconds = (performance.now() - started) / 1000;
   const sent = results.reduce((n, r) => n + r.requests.total, 0);
-  return { reqPerSec: sent / seconds, sent, seconds, errors: results.reduce((n, r) => n + r.errors + r.non2xx, 0) };
+  return { reqPerSec: sent / seconds, sent, wanted: sample.length, seconds, errors: results.reduce((n, r) => n + r.errors + r.non2xx, 0) };
 }
 
 const rows: Record<string, unknown>[] = [];
@@ -138,11 +139,10 @@ for (const scale of scales) {
     console.error(pulled.summary);
     await stop(upstream);
     const paths = await loggedRequests(logFile);
-    console.error(`${scale}: restarting the upstream and replaying ${Math.min(paths.length, REPLAY_AT_MOST).toLocaleString('en')} of the pull's ${paths.length.toLocaleString('en')} requests…`);
+    console.error(`${scale}: restarting the upstream and replaying ${Math.ceil(paths.length / Math.ceil(paths.length / REPLAY_AT_MOST)).toLocaleString('en')} of the pull's ${paths.length.toLocaleString('en')} requests…`);
     upstream = await startUpstream(sampleDir, `${logFile}.replay`);
     const upstreamCapacity = await capacity(paths);
-    const replayed = Math.min(paths.length, REPLAY_AT_MOST);
-    if (upstreamCapacity.sent !== replayed) throw new Error(`the replay sent ${upstreamCapacity.sent} of ${replayed} requests`);
+    if (upstreamCapacity.sent !== upstreamCapacity.wanted) throw new Error(`the replay sent ${upstreamCapacity.sent} of ${upstreamCapacity.wanted} requests`);
     if (upstreamCapacity.errors) throw new Error(`${upstreamCapacity.errors} replayed requests failed`);
     const pullRate = pulled.requests / pulled.crawlSeconds;
     rows.push({
@@ -159,6 +159,7 @@ for (const scale of scales) {
       upstreamRecordsPerSec: (upstreamCapacity.reqPerSec * pulled.records) / pulled.requests,
       ratio: pullRate / upstreamCapacity.reqPerSec,
       peakMiB: pulled.peakMiB,
+      crawlPeakMiB: pulled.crawlPeakMiB,
       errors: upstreamCapacity.errors,
     });
   } finally {
@@ -167,15 +168,15 @@ for (const scale of scales) {
 }
 
 const table = [
-  `| scale | requests | records | crawl s | pull req/s | upstream req/s | ratio | pull records/s | upstream records/s | snapshot written in s | pull peak RSS MiB |`,
+  `| scale | requests | records | crawl s | pull req/s | upstream req/s | ratio | pull records/s | upstream records/s | snapshot written in s | pull peak RSS MiB (crawl) |`,
   '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
   ...rows.map(
     (r: any) =>
       `| ${r.scale} | ${r.requests.toLocaleString('en')} | ${r.records.toLocaleString('en')} | ${r.crawlSeconds.toFixed(1)} | ${Math.round(r.pullReqPerSec)} | ${Math.round(r.upstreamReqPerSec)} | ${r.ratio.toFixed(2)}× | ` +
-      `${Math.round(r.pullRecordsPerSec).toLocaleString('en')} | ${Math.round(r.upstreamRecordsPerSec).toLocaleString('en')} | ${r.buildSeconds.toFixed(1)} | ${Math.round(r.peakMiB)} |`,
+      `${Math.round(r.pullRecordsPerSec).toLocaleString('en')} | ${Math.round(r.upstreamRecordsPerSec).toLocaleString('en')} | ${r.buildSeconds.toFixed(1)} | ${Math.round(r.peakMiB)} (${Math.round(r.crawlPeakMiB)}) |`,
   ),
   '',
-  `Concurrency ${CONCURRENCY} for both; upstream capacity is autocannon replaying the pull's own requests (at most ${REPLAY_AT_MOST.toLocaleString('en')}, a uniform sample), each once, shuffled, against a freshly started upstream; same headers, same machine.`,
+  `Concurrency ${CONCURRENCY} for both; upstream capacity is autocannon replaying the pull's own requests (at most about ${REPLAY_AT_MOST.toLocaleString('en')}, an even sample), each once in the pull's order, against a freshly started upstream; same headers, same machine.`,
 ].join('\n');
 console.log(table);
 await mkdir('bench/results', { recursive: true });

@@ -17,7 +17,7 @@ interface Line {
 }
 
 /** Files up to this size are sorted in memory; larger ones line by line from disk. */
-const IN_MEMORY_BYTES = 256 * 1024 * 1024;
+const IN_MEMORY_BYTES = 64 * 1024 * 1024;
 
 /** Rewrites a staged file with its lines ordered by `columns`. */
 export async function sortStagedRows(path: string, columns: readonly string[], inMemoryBytes = IN_MEMORY_BYTES): Promise<void> {

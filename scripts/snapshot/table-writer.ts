@@ -16,7 +16,7 @@ import { sortStagedRows } from './staged-rows.ts';
  * not), streaming, in the order of the lines.
  */
 
-const FLUSH_BYTES = 256 * 1024;
+const FLUSH_BYTES = 64 * 1024;
 /**
  * Bytes of staged rows per Parquet row group. Small enough that a lookup of one wide row (a
  * property with its details) decompresses little, and that DuckDB holds little per writing thread;
