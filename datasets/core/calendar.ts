@@ -4,7 +4,14 @@ const DAY_MS = 86_400_000;
 
 export const dayToUtcMs = (day: string): number => Date.parse(`${day}T00:00:00Z`);
 
-export const utcDayOf = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
+/** The last day asked for: series ask for the same day row after row. */
+let lastDay = { index: NaN, text: '' };
+
+export function utcDayOf(ms: number): string {
+  const index = Math.floor(ms / DAY_MS);
+  if (index !== lastDay.index) lastDay = { index, text: new Date(index * DAY_MS).toISOString().slice(0, 10) };
+  return lastDay.text;
+}
 
 export const addDays = (day: string, days: number): string => utcDayOf(dayToUtcMs(day) + days * DAY_MS);
 

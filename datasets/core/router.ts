@@ -11,39 +11,62 @@ export interface Route {
 interface Pattern {
   readonly dataset: Dataset;
   readonly endpoint: Endpoint;
-  /** Literal segments as they are, parameters as `{name}`. */
-  readonly segments: readonly string[];
+  /** Per segment, the parameter's name, or null for a literal one. */
+  readonly segments: readonly (string | null)[];
+  /** The segments as written. */
+  readonly literals: readonly string[];
 }
 
 /** Thrown for a path segment that is not valid percent-encoding. */
 export class MalformedPath extends Error {}
 
 export function createRouter(datasets: readonly Dataset[]) {
-  const patterns: Pattern[] = datasets.flatMap((dataset) =>
-    dataset.endpoints.map((endpoint) => ({ dataset, endpoint, segments: endpoint.fullPath.split('/').slice(1) })),
-  );
+  // By number of segments, so a path is only compared with patterns of its length.
+  const bySize = new Map<number, Pattern[]>();
+  for (const dataset of datasets) {
+    for (const endpoint of dataset.endpoints) {
+      const segments = endpoint.fullPath.split('/').slice(1);
+      if (!bySize.has(segments.length)) bySize.set(segments.length, []);
+      bySize.get(segments.length)!.push({ dataset, endpoint, segments: segments.map((s) => /^\{(\w+)\}$/.exec(s)?.[1] ?? null), literals: segments });
+    }
+  }
   return (pathname: string): Route | undefined => {
     const segments = pathname.split('/').slice(1);
     // Literal matches win over parameters: /zones/{zoneId} must not take /zones/…/readings.
-    let best: { pattern: Pattern; params: Record<string, string>; literals: number } | undefined;
-    for (const pattern of patterns) {
-      if (pattern.segments.length !== segments.length) continue;
-      const params: Record<string, string> = {};
+    let best: Pattern | undefined;
+    let bestLiterals = -1;
+    for (const pattern of bySize.get(segments.length) ?? []) {
       let literals = 0;
-      const fits = pattern.segments.every((expected, i) => {
-        const actual = segments[i]!;
-        const name = /^\{(\w+)\}$/.exec(expected)?.[1];
-        if (!name) return expected === actual && ++literals > 0;
-        if (actual === '') return false;
-        try {
-          params[name] = decodeURIComponent(actual);
-        } catch {
-          throw new MalformedPath(`the path segment "${actual}" is not valid percent-encoding`);
+      let fits = true;
+      for (let i = 0; i < segments.length; i++) {
+        const name = pattern.segments[i];
+        if (name === null) {
+          if (pattern.literals[i] !== segments[i]) {
+            fits = false;
+            break;
+          }
+          literals++;
+        } else if (segments[i] === '') {
+          fits = false;
+          break;
         }
-        return true;
-      });
-      if (fits && (!best || literals > best.literals)) best = { pattern, params, literals };
+      }
+      if (fits && literals > bestLiterals) {
+        best = pattern;
+        bestLiterals = literals;
+      }
     }
-    return best && { dataset: best.pattern.dataset, endpoint: best.pattern.endpoint, params: best.params };
+    if (!best) return undefined;
+    const params: Record<string, string> = {};
+    for (let i = 0; i < segments.length; i++) {
+      const name = best.segments[i];
+      if (!name) continue;
+      try {
+        params[name] = decodeURIComponent(segments[i]!);
+      } catch {
+        throw new MalformedPath(`the path segment "${segments[i]}" is not valid percent-encoding`);
+      }
+    }
+    return { dataset: best.dataset, endpoint: best.endpoint, params };
   };
 }

@@ -24,14 +24,22 @@ function formatterFor(timeZone: string): Intl.DateTimeFormat {
   return formatter;
 }
 
+const canonicalNames = new Map<string, string | undefined>();
+
 /** The zone's canonical name, or undefined when it is not an IANA zone this runtime knows. */
 export function canonicalTimeZone(name: string): string | undefined {
-  if (!/^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/.test(name)) return undefined;
-  try {
-    return new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
-  } catch {
-    return undefined;
+  if (canonicalNames.has(name)) return canonicalNames.get(name);
+  let canonical: string | undefined;
+  if (/^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/.test(name)) {
+    try {
+      canonical = new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
+    } catch {
+      canonical = undefined;
+    }
   }
+  // Bounded: names come from requests.
+  if (canonicalNames.size < 1000) canonicalNames.set(name, canonical);
+  return canonical;
 }
 
 function exactOffsetMinutes(ms: number, timeZone: string): number {

@@ -176,13 +176,15 @@ export class TreeOutput {
   private async store(path: string, data: Buffer, compress: boolean): Promise<void> {
     const target = join(this.dir, path);
     await this.ensureDir(dirname(target));
-    await replaceFile(target, data);
+    // The tree holds exactly what its state lists (a tree without one was emptied).
+    const exists = this.previous?.files[path] !== undefined;
+    await replaceFile(target, data, exists);
     this.counts.written++;
     this.counts.bytes += data.length;
     if (!compress) return;
     for (const { suffix, compress: squeeze } of ENCODINGS) {
       const packed = await squeeze(data);
-      await replaceFile(target + suffix, packed);
+      await replaceFile(target + suffix, packed, exists);
       this.counts.written++;
       this.counts.bytes += packed.length;
     }
@@ -221,10 +223,12 @@ export class TreeOutput {
  * A new file at `path`: the old one is unlinked first, never written into, because it may be a
  * hard link shared with the tree in use (or with a snapshot).
  */
-async function replaceFile(path: string, data: Buffer): Promise<void> {
-  await unlink(path).catch((error: NodeJS.ErrnoException) => {
-    if (error.code !== 'ENOENT') throw error;
-  });
+async function replaceFile(path: string, data: Buffer, exists: boolean): Promise<void> {
+  if (exists) {
+    await unlink(path).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ENOENT') throw error;
+    });
+  }
   await writeFile(path, data, { flag: 'wx' });
 }
 
