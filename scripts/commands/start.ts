@@ -58,7 +58,7 @@ export const startCommand = defineCommand({
         `odsnap is serving snapshot ${id} at ${url}`,
         ...hints.map(([address, what]) => `  ${address!.padEnd(width)}  ${what}`),
         '',
-        'Coming next in odsnap: pull from any v1 upstream, the static build and the site. Ctrl-C stops.',
+        'Also here: odsnap pull (crawl a v1 upstream) and odsnap build (the static tree); the site comes next. Ctrl-C stops.',
         '',
       ].join('\n'),
     );
