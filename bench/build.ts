@@ -21,6 +21,7 @@ import { datasets } from '../datasets/index.ts';
 import { generateSample } from '../scripts/sample/generate.ts';
 import { dataLayout } from '../scripts/snapshot/layout.ts';
 import { sampleDataDir } from './city.ts';
+import { watchPeakRss } from './processes.ts';
 
 const scale = (process.argv[2] ?? 'city') as Scale;
 const work = join(process.cwd(), '.cache', 'bench', `build-${scale}`);
@@ -38,19 +39,15 @@ async function grownDataDir(): Promise<string> {
 async function build(dataDir: string) {
   const started = performance.now();
   const child = spawn(process.execPath, ['bin/odsnap.js', 'build', '--data', dataDir, '--out', out], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let peakKiB = 0;
-  const sampler = setInterval(async () => {
-    const status = await readFile(`/proc/${child.pid}/status`, 'utf8').catch(() => '');
-    peakKiB = Math.max(peakKiB, Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0));
-  }, 100);
+  const memory = watchPeakRss(child.pid!);
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
   const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-  clearInterval(sampler);
+  memory.stop();
   if (code !== 0) throw new Error(`odsnap build failed (exit ${code}):\n${stderr.slice(-3000)}`);
   const summary = stderr.trim().split('\n').at(-1)!;
   const count = (label: string) => Number(new RegExp(`([\\d,]+) ${label}`).exec(summary)?.[1]?.replaceAll(',', '') ?? NaN);
-  return { seconds: (performance.now() - started) / 1000, peakMiB: peakKiB / 1024, written: count('written'), linked: count('linked'), deleted: count('deleted'), summary };
+  return { seconds: (performance.now() - started) / 1000, peakMiB: memory.peakKiB / 1024, written: count('written'), linked: count('linked'), deleted: count('deleted'), summary };
 }
 
 /** Every file of a tree, relative. */

@@ -13,14 +13,16 @@
  * to that capacity (target ≥ 0.8×), the time to write the snapshot, and the peak RSS (target
  * < 1 GiB at city scale).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { openSync } from 'node:fs';
 import { createReadStream } from 'node:fs';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
 import type { Scale } from '../datasets/core/sample.ts';
 import { sampleDataDir } from './city.ts';
+import { startServe, stop, watchPeakRss } from './processes.ts';
 
 const PORT = 4392;
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
@@ -28,26 +30,8 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
 const REPLAY_AT_MOST = Number(process.env.BENCH_REPLAY ?? 40_000);
 const scales = (process.argv.slice(2).length ? process.argv.slice(2) : ['small', 'city']) as Scale[];
 
-async function stop(upstream: ChildProcess) {
-  if (upstream.exitCode !== null) return;
-  upstream.kill('SIGTERM');
-  await new Promise((resolve) => upstream.on('exit', resolve));
-}
-
 async function startUpstream(dataDir: string, logFile: string) {
-  const { openSync } = await import('node:fs');
-  const log = openSync(logFile, 'w');
-  const child = spawn(process.execPath, ['bin/odsnap.js', 'serve', '--data', dataDir, '--port', String(PORT)], { stdio: ['ignore', log, 'inherit'] });
-  for (let i = 0; i < 600; i++) {
-    try {
-      if ((await fetch(`http://127.0.0.1:${PORT}/healthz`)).ok) return child;
-    } catch {
-      /* not up yet */
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  child.kill();
-  throw new Error('the upstream did not start');
+  return startServe(['--data', dataDir], PORT, openSync(logFile, 'w'));
 }
 
 /** Runs the pull in its own process, sampling its peak RSS; returns its timeline from its JSON log lines. */
@@ -56,20 +40,16 @@ async function runPull(dataDir: string) {
   const child = spawn(process.execPath, ['bin/odsnap.js', 'pull', '--from', `http://127.0.0.1:${PORT}`, '--data', dataDir, '--concurrency', String(CONCURRENCY)], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
-  let peakKiB = 0;
-  const sampler = setInterval(async () => {
-    const status = await readFile(`/proc/${child.pid}/status`, 'utf8').catch(() => '');
-    peakKiB = Math.max(peakKiB, Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0));
-  }, 100);
+  const memory = watchPeakRss(child.pid!);
   let stderr = '';
   let crawlPeakKiB = 0;
   child.stderr.on('data', (chunk: Buffer) => {
     stderr += chunk;
     // VmHWM when the build starts is the crawl's own peak.
-    if (!crawlPeakKiB && stderr.includes('"event":"building the snapshot"')) crawlPeakKiB = peakKiB;
+    if (!crawlPeakKiB && stderr.includes('"event":"building the snapshot"')) crawlPeakKiB = memory.peakKiB;
   });
   const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-  clearInterval(sampler);
+  memory.stop();
   if (code !== 0) throw new Error(`the pull failed (exit ${code}):\n${stderr.slice(-3000)}`);
   // The crawl runs from the pull's first event (after start-up) to "building the snapshot".
   const events = stderr.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { time: string; event: string; dataset: string; requests: number; records: number });
@@ -81,7 +61,7 @@ async function runPull(dataDir: string) {
     buildSeconds: (Date.now() - at('building the snapshot')) / 1000,
     requests: [...last.values()].reduce((n, p) => n + p.requests, 0),
     records: [...last.values()].reduce((n, p) => n + p.records, 0),
-    peakMiB: peakKiB / 1024,
+    peakMiB: memory.peakKiB / 1024,
     crawlPeakMiB: crawlPeakKiB / 1024,
     summary: stderr.slice(stderr.lastIndexOf('\npulled in')).trim(),
   };

@@ -6,7 +6,6 @@
  * in this process by timing, straight in DuckDB, exactly the SQL statements the server runs for
  * each request. Reports p50/p99 and req/s, the ratio of the two, and the server's peak RSS.
  */
-import { spawn } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DuckDBValue } from '@duckdb/node-api';
@@ -19,6 +18,7 @@ import { answer } from '../server/answers/index.ts';
 import { createRouter } from '../datasets/core/router.ts';
 import { ServedSnapshot } from '../server/served-snapshot.ts';
 import { cityDataDir, ms, percentile } from './city.ts';
+import { startServe } from './processes.ts';
 
 const PER_SCENARIO = 200;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
@@ -112,19 +112,7 @@ async function rawTimes(served: ServedSnapshot, paths: readonly string[]): Promi
   return times;
 }
 
-async function startServerProcess(dataDir: string) {
-  const child = spawn(process.execPath, ['bin/odsnap.js', 'serve', '--data', dataDir, '--port', String(PORT), '--quiet'], { stdio: ['ignore', 'ignore', 'inherit'] });
-  for (let i = 0; i < 600; i++) {
-    try {
-      if ((await fetch(`http://127.0.0.1:${PORT}/healthz`)).ok) return child;
-    } catch {
-      /* not up yet */
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  child.kill();
-  throw new Error('the server did not start');
-}
+const startServerProcess = (dataDir: string) => startServe(['--data', dataDir, '--quiet'], PORT);
 
 const memoryOf = async (pid: number) => {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');

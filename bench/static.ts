@@ -10,7 +10,6 @@
  * the same bytes in memory is measured too, as the ceiling for any Node server on this machine.
  * Reports req/s, p50 and p99, and odsnap's ratio to nginx (target ≥ 0.7×).
  */
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, realpath, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
@@ -21,6 +20,7 @@ import { datasets } from '../datasets/index.ts';
 import { buildStatic } from '../scripts/static/build.ts';
 import { startNginx } from '../test/fixtures/nginx.ts';
 import { sampleDataDir } from './city.ts';
+import { startServe, stop } from './processes.ts';
 
 const CONNECTIONS = 16;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -65,13 +65,8 @@ async function bareNode() {
 }
 
 async function startOdsnap() {
-  const child = spawn(process.execPath, ['bin/odsnap.js', 'serve', '--data', dataDir, '--static', out, '--port', String(PORT), '--quiet'], { stdio: ['ignore', 'ignore', 'inherit'] });
-  const url = `http://127.0.0.1:${PORT}`;
-  for (let i = 0; i < 300; i++) {
-    if ((await fetch(`${url}/healthz`).catch(() => undefined))?.ok) break;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return { url, stop: () => new Promise<void>((resolve) => (child.kill('SIGTERM'), child.once('exit', () => resolve()))) };
+  const child = await startServe(['--data', dataDir, '--static', out, '--quiet'], PORT);
+  return { url: `http://127.0.0.1:${PORT}`, stop: () => stop(child) };
 }
 
 const servers = {

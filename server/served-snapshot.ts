@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import { DuckDBInstance, listValue, type DuckDBValue } from '@duckdb/node-api';
 import type { Dataset, Resource } from '../datasets/core/dataset.ts';
 import { quoteIdentifier, quoteString } from '../scripts/db/duckdb.ts';

@@ -1,4 +1,4 @@
-import type { Columns, RowOf } from './column.ts';
+import type { RowOf } from './column.ts';
 import { addDays } from './calendar.ts';
 import { Random } from './random.ts';
 import { city } from './sample-city.ts';

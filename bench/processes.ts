@@ -1,0 +1,39 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+
+/** The processes benchmarks run and watch: `odsnap serve` until it answers, and a child's peak memory. */
+
+/** `odsnap serve` with these arguments, in its own process, once /healthz answers on `port`. */
+export async function startServe(args: readonly string[], port: number, stdout: 'ignore' | number = 'ignore'): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['bin/odsnap.js', 'serve', ...args, '--port', String(port)], { stdio: ['ignore', stdout, 'inherit'] });
+  for (let i = 0; i < 600; i++) {
+    if ((await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined))?.ok) return child;
+    if (child.exitCode !== null) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  child.kill();
+  throw new Error(`odsnap serve ${args.join(' ')} did not start`);
+}
+
+/** Stops a process with SIGTERM and waits for it to exit. */
+export async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+/** Samples a process's peak resident memory (VmHWM) ten times a second until stopped. */
+export function watchPeakRss(pid: number): { readonly peakKiB: number; stop(): void } {
+  let peakKiB = 0;
+  const sampler = setInterval(async () => {
+    const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
+    peakKiB = Math.max(peakKiB, Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0));
+  }, 100);
+  return {
+    get peakKiB() {
+      return peakKiB;
+    },
+    stop: () => clearInterval(sampler),
+  };
+}
