@@ -22,9 +22,9 @@ const brotlied = promisify(brotliCompress);
  * come within 1 % of brotli 9 and gzip 9 at a fifth to a tenth of the time, which matters for
  * hundreds of thousands of files.
  */
-export const ENCODINGS = [
-  { suffix: '.gz', encoding: 'gzip', compress: (data: Buffer) => gzipped(data, { level: 6 }) },
-  { suffix: '.br', encoding: 'br', compress: (data: Buffer) => brotlied(data, { params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_SIZE_HINT]: data.length } }) },
+const ENCODINGS = [
+  { suffix: '.gz', compress: (data: Buffer) => gzipped(data, { level: 6 }) },
+  { suffix: '.br', compress: (data: Buffer) => brotlied(data, { params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_SIZE_HINT]: data.length } }) },
 ] as const;
 
 interface TreeState {
@@ -73,6 +73,8 @@ export class TreeOutput {
     /** The tree in use and what it holds. */
     private readonly current: { dir: string; state: TreeState } | undefined,
     private readonly renderKey: string,
+    /** Whether files of the tree in use may be carried by their input, unrendered. */
+    private readonly trustInputs: boolean,
   ) {
     this.dir = join(treesDir(out), treeName);
     this.stateFile = `${this.dir}.json`;
@@ -80,7 +82,7 @@ export class TreeOutput {
 
   /**
    * Opens the tree not in use for writing. Refuses an `out` that is a directory odsnap did not
-   * make. With `fresh`, nothing of the tree in use is taken as unchanged.
+   * make. With `fresh`, every file is rendered again (content hashes still spare unchanged writes).
    */
   static async open(out: string, renderKey: string, options: { fresh?: boolean } = {}): Promise<TreeOutput> {
     const absolute = resolve(out);
@@ -93,15 +95,15 @@ export class TreeOutput {
     // From here on the tree is being changed; its saved state would be a lie if the build stopped.
     await rm(`${dir}.json`, { force: true });
     await mkdir(dir, { recursive: true });
-    const inUse = currentDir && currentState && !options.fresh ? { dir: currentDir, state: currentState } : undefined;
-    const output = new TreeOutput(absolute, name, options.fresh ? undefined : state, inUse, renderKey);
+    const inUse = currentDir && currentState ? { dir: currentDir, state: currentState } : undefined;
+    const output = new TreeOutput(absolute, name, state, inUse, renderKey, !options.fresh);
     if (!state) await output.emptyUnknownTree();
     return output;
   }
 
   /** The input the tree in use made a file from, when it rendered the same way. */
   previousInput(path: string): string | undefined {
-    return this.current?.state.renderKey === this.renderKey ? this.current.state.inputs[path] : undefined;
+    return this.trustInputs && this.current?.state.renderKey === this.renderKey ? this.current.state.inputs[path] : undefined;
   }
 
   /** Keeps a file of the tree in use, unrendered: its input is what it was made from. */
@@ -249,11 +251,4 @@ async function currentTree(out: string): Promise<'a' | 'b' | undefined> {
   }
   const target = basename(await readlink(out));
   return target === 'a' || target === 'b' ? target : undefined;
-}
-
-/** Removes `out` and both of its trees. */
-export async function removeTrees(out: string): Promise<void> {
-  const absolute = resolve(out);
-  await unlink(absolute).catch(() => undefined);
-  await rm(treesDir(absolute), { recursive: true, force: true });
 }

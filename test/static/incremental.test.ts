@@ -38,6 +38,10 @@ describe('rebuilding the static tree', () => {
     expect(second.tree).not.toBe(first.tree);
     const third = await buildStatic({ dataDir, out, datasets });
     expect({ written: third.written, linked: third.linked, deleted: third.deleted }).toEqual({ written: 0, linked: 0, deleted: 0 });
+
+    // --full renders every file again, and still writes none whose content is unchanged.
+    const full = await buildStatic({ dataDir, out, datasets, full: true });
+    expect({ carried: full.carried, written: full.written, deleted: full.deleted }).toEqual({ carried: 0, written: 0, deleted: 0 });
   });
 
   it('after the city grows by a day, writes exactly the files whose content changed', async () => {
