@@ -10,7 +10,7 @@ import { CATALOGUE, DATAPACKAGE, DCAT, writeDownloads } from './downloads.ts';
 import { endpointFiles } from './endpoint-files.ts';
 import { HEADERS_FILE, headersFile, NGINX_SNIPPET, nginxSnippet } from './hosting.ts';
 import { SnapshotRows } from './snapshot-rows.ts';
-import { filePath, PAGE_LIMIT, PAGE_SIZE, requestOf, staticContext, unitKindOf, type Unit } from './tree.ts';
+import { fileOf, filePath, PAGE_LIMIT, PAGE_SIZE, patternsOf, requestOf, staticContext, unitKindOf } from './tree.ts';
 import { TreeOutput, type TreeCounts } from './tree-output.ts';
 
 /**
@@ -148,41 +148,22 @@ class Listing {
 
 /** The v1 request a file of the endpoint stands for, from its path in the tree. */
 function requestFor(endpoint: Endpoint, path: string): string {
-  const segments = path.replace(/\.json$/, '').split('/');
-  const pattern = endpoint.fullPath.split('/').slice(1);
-  const values: Record<string, string> = {};
-  pattern.forEach((segment, i) => {
-    const name = /^\{(\w+)\}$/.exec(segment)?.[1];
-    if (name) values[name] = segments[i]!;
-  });
-  const rest = segments.slice(pattern.length);
-  const unit: Unit =
-    rest.length === 0
-      ? { kind: 'whole' }
-      : rest[0] === 'offset' && unitKindOf(endpoint) === 'offset'
-        ? { kind: 'offset', offset: Number(rest[1]) }
-        : rest.length === 2
-          ? { kind: 'day', day: rest[0]!, page: Number(rest[1]) }
-          : { kind: 'month', month: rest[0]! };
+  const { values, unit } = fileOf(endpoint, path);
   const request = requestOf(endpoint, values, unit);
   const query = new URLSearchParams(request.query).toString();
   return `GET ${request.path}${query ? `?${query}` : ''}`;
 }
 
 function describeEndpoint(endpoint: Endpoint, base: string, listing: Listing) {
-  const kind = unitKindOf(endpoint);
-  const placeholders = Object.fromEntries(endpoint.pathParams.map((name) => [name, `{${name}}`]));
-  const unit: Unit = kind === 'offset' ? { kind, offset: 0 } : kind === 'day' ? { kind, day: '{day}', page: 0 } : kind === 'month' ? { kind, month: '{month}' } : { kind };
-  const pattern = `${base}/${filePath(endpoint, placeholders, unit)}`.replace('/offset/0.json', '/offset/{offset}.json').replace('/0.json', '/{page}.json');
-  const standsFor = { whole: '', offset: `?limit=${PAGE_LIMIT}&offset={offset}`, day: `?from={day}&to={day}&page={page}&pageSize=${PAGE_SIZE}`, month: '?from={month}-01&to={last day of month}' }[kind];
+  const patterns = patternsOf(endpoint);
   return {
     path: endpoint.fullPath,
     summary: endpoint.summary,
     ...(endpoint.extension ? { extension: endpoint.extension } : {}),
     files: listing.count,
-    pattern,
-    ...(kind === 'offset' ? { first: `${base}/${filePath(endpoint, {}, { kind: 'whole' })}` } : {}),
-    standsFor: `GET ${endpoint.fullPath}${standsFor}`,
+    pattern: `${base}${patterns.file}`,
+    ...(unitKindOf(endpoint) === 'offset' ? { first: `${base}/${filePath(endpoint, {}, { kind: 'whole' })}` } : {}),
+    standsFor: patterns.request,
     listing: listing.url(1),
   };
 }

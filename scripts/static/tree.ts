@@ -83,6 +83,36 @@ function segmentsOf(endpoint: Endpoint, values: Readonly<Record<string, string>>
   }
 }
 
+/** A file's path values and unit, from its path in the tree: the inverse of filePath. */
+export function fileOf(endpoint: Endpoint, path: string): { values: Record<string, string>; unit: Unit } {
+  const segments = path.replace(/\.json$/, '').split('/');
+  const pattern = endpoint.fullPath.split('/').slice(1);
+  const values: Record<string, string> = {};
+  pattern.forEach((segment, i) => {
+    const name = /^\{(\w+)\}$/.exec(segment)?.[1];
+    if (name) values[name] = segments[i]!;
+  });
+  const [first, second] = segments.slice(pattern.length);
+  const kind = first === undefined ? 'whole' : unitKindOf(endpoint);
+  const unit: Unit =
+    kind === 'offset' ? { kind, offset: Number(second) }
+    : kind === 'day' ? { kind, day: first!, page: Number(second) }
+    : kind === 'month' ? { kind, month: first! }
+    : { kind: 'whole' };
+  return { values, unit };
+}
+
+/** The pattern of an endpoint's files and of the requests they stand for, placeholders in braces. */
+export function patternsOf(endpoint: Endpoint): { file: string; request: string } {
+  const unit = {
+    whole: { file: '', query: '' },
+    offset: { file: '/offset/{offset}', query: `?limit=${PAGE_LIMIT}&offset={offset}` },
+    day: { file: '/{day}/{page}', query: `?from={day}&to={day}&page={page}&pageSize=${PAGE_SIZE}` },
+    month: { file: '/{month}', query: '?from={month}-01&to={last day of month}' },
+  }[unitKindOf(endpoint)];
+  return { file: `${endpoint.fullPath}${unit.file}.json`, request: `GET ${endpoint.fullPath}${unit.query}` };
+}
+
 /** The v1 request a file stands for: its path and query. */
 export function requestOf(endpoint: Endpoint, values: Readonly<Record<string, string>>, unit: Unit): { path: string; query: Record<string, string> } {
   const path = endpoint.fullPath.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(values[name]!));
