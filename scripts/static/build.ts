@@ -57,6 +57,7 @@ export async function buildStatic(options: BuildOptions): Promise<BuildResult> {
         const listing = new Listing(dataset, endpoint, base, output);
         for await (const file of endpointFiles({ dataset, endpoint, rows, context, previousInput: (path) => output.previousInput(path) })) {
           if ('carried' in file) await output.carry(file.path, file.input);
+          else if ('ending' in file) await output.replaceEnding(file.path, file.ending, file.input);
           else await output.write(file.path, JSON.stringify(file.body), { input: file.input });
           await listing.add(file.path);
           options.onProgress?.({ endpoint: endpoint.fullPath, files: listing.count });

@@ -23,7 +23,12 @@ export type StaticFile =
   /** Rendered: its body, and the input it was made from when it has one. */
   | { readonly path: string; readonly body: unknown; readonly input?: string }
   /** Unchanged since the tree in use: the file there is kept. */
-  | { readonly path: string; readonly carried: true; readonly input: string };
+  | { readonly path: string; readonly carried: true; readonly input: string }
+  /**
+   * The file of the tree in use with its ending replaced: a page whose rows are unchanged but
+   * whose envelope (the list's total) is not, so the rows are not read and rendered again.
+   */
+  | { readonly path: string; readonly ending: { readonly was: string; readonly now: string }; readonly input: string };
 
 type Of<K extends Answer['kind']> = Extract<Answer, { kind: K }>;
 type Values = Record<string, string>;
@@ -121,47 +126,63 @@ async function* itemFiles(source: EndpointSource, answer: Of<'item'>) {
   yield* carryUntil(undefined);
 }
 
-/** Pages of 100 in list order; the first is the request with no query. An empty list is one empty page. */
+/**
+ * Pages of 100 in list order; the first is the request with no query. An empty list is one empty
+ * page. A page's input is its rows' prints and the list's total: when only the total changed
+ * (every page of a growing register), the page keeps its rendered rows and gets a new envelope.
+ */
 async function* pageFiles(source: EndpointSource, answer: Of<'page'>) {
   const { dataset, endpoint, rows, context } = source;
   const resource = rows.resource(dataset, answer.resource);
   const table = dataset.tables[resource.table]!;
   const prints = await printsOf(source, answer.resource, table.key?.[0] ?? rowOrder(table)[0]!);
   const total = prints.length;
-  const pages: { offset: number; path: string; input: string }[] = [];
+  const pagination = (offset: number, count: number, listTotal: number) =>
+    offsetPage(Array.from({ length: count }), {
+      limit: PAGE_LIMIT,
+      offset,
+      total: listTotal,
+      next: offset + count < listTotal ? context.link(endpoint.fullPath, { limit: PAGE_LIMIT, offset: offset + PAGE_LIMIT }) : null,
+    }).pagination;
+  // The body ends with its pagination: JSON.stringify keeps offsetPage's key order.
+  const ending = (offset: number, count: number, listTotal: number) => `],"pagination":${JSON.stringify(pagination(offset, count, listTotal))}}`;
+  type Page = { offset: number; count: number; path: string; input: string; was?: number };
+  const pages: Page[] = [];
   for (let offset = 0; offset === 0 || offset < total; offset += PAGE_LIMIT) {
-    const hash = createHash('sha1').update(`${total}|${offset}`);
-    for (const [, print] of prints.slice(offset, offset + PAGE_LIMIT)) hash.update(`|${print}`);
+    const shown = prints.slice(offset, offset + PAGE_LIMIT);
+    const hash = createHash('sha1').update(`${offset}`);
+    for (const [, print] of shown) hash.update(`|${print}`);
     const unit: Unit = offset === 0 ? { kind: 'whole' } : { kind: 'offset', offset };
-    pages.push({ offset, path: pathOf(source, {}, unit), input: hash.digest('base64url') });
+    const rowsPrint = hash.digest('base64url');
+    const path = pathOf(source, {}, unit);
+    const [previousRows, previousTotal] = source.previousInput(path)?.split('~') ?? [];
+    pages.push({ offset, count: shown.length, path, input: `${rowsPrint}~${total}`, ...(previousRows === rowsPrint && previousTotal ? { was: Number(previousTotal) } : {}) });
   }
-  const changed = new Set(pages.filter((page) => source.previousInput(page.path) !== page.input).map((page) => page.offset));
-  const render = (offset: number, items: unknown[]) => {
-    const next = offset + items.length < total ? context.link(endpoint.fullPath, { limit: PAGE_LIMIT, offset: offset + PAGE_LIMIT }) : null;
-    return offsetPage(items, { limit: PAGE_LIMIT, offset, total, next });
+  const fileOfPage = (page: Page, items?: unknown[]): StaticFile => {
+    if (source.previousInput(page.path) === page.input) return { path: page.path, carried: true, input: page.input };
+    if (page.was !== undefined) return { path: page.path, ending: { was: ending(page.offset, page.count, page.was), now: ending(page.offset, page.count, total) }, input: page.input };
+    const { next } = pagination(page.offset, page.count, total);
+    return { path: page.path, body: offsetPage(items ?? [], { limit: PAGE_LIMIT, offset: page.offset, total, next }), input: page.input };
   };
+  const rendered = new Set(pages.filter((page) => source.previousInput(page.path) !== page.input && page.was === undefined).map((page) => page.offset));
   let page = 0;
   let items: unknown[] = [];
-  if (changed.size) {
+  if (rendered.size) {
     let position = 0;
     for await (const batch of rows.stream(dataset, answer.resource)) {
       for (const row of batch) {
         const offset = position - (position % PAGE_LIMIT);
-        if (changed.has(offset)) items.push(resource.render(row, context));
+        if (rendered.has(offset)) items.push(resource.render(row, context));
         position++;
         if (position % PAGE_LIMIT === 0 || position === total) {
-          const current = pages[page++]!;
-          yield changed.has(current.offset) ? { path: current.path, body: render(current.offset, items), input: current.input } : ({ path: current.path, carried: true, input: current.input } as const);
+          yield fileOfPage(pages[page++]!, items);
           items = [];
         }
       }
     }
   }
-  // The rest (all of them when nothing changed, or the one empty page of an empty list).
-  for (; page < pages.length; page++) {
-    const current = pages[page]!;
-    yield changed.has(current.offset) ? { path: current.path, body: render(current.offset, []), input: current.input } : ({ path: current.path, carried: true, input: current.input } as const);
-  }
+  // The rest (all of them when no page is rendered, or the one empty page of an empty list).
+  for (; page < pages.length; page++) yield fileOfPage(pages[page]!);
 }
 
 /**

@@ -47,6 +47,8 @@ export interface TreeCounts {
   linked: number;
   /** Files carried over without being rendered (their input was unchanged). */
   carried: number;
+  /** Pages made from the tree in use's file with a new ending: their rows were not rendered again. */
+  reenveloped: number;
   /** Files deleted because the snapshot no longer has them. */
   deleted: number;
 }
@@ -54,7 +56,7 @@ export interface TreeCounts {
 const contentHash = (data: Buffer | string) => createHash('sha1').update(data).digest('base64url');
 
 export class TreeOutput {
-  readonly counts: TreeCounts = { files: 0, written: 0, bytes: 0, linked: 0, carried: 0, deleted: 0 };
+  readonly counts: TreeCounts = { files: 0, written: 0, bytes: 0, linked: 0, carried: 0, reenveloped: 0, deleted: 0 };
   /** The tree being written, absolute. */
   readonly dir: string;
   private readonly stateFile: string;
@@ -119,6 +121,18 @@ export class TreeOutput {
     if (this.previous?.files[path] === hash) return;
     this.track(this.linkFromCurrent(path, path.endsWith('.json')));
     if (this.pending.size >= 64) await Promise.race(this.pending);
+  }
+
+  /**
+   * Adds the file of the tree in use with its ending changed, `was` replaced by `now`; the file
+   * must have been made from the same rendering (see previousInput).
+   */
+  async replaceEnding(path: string, ending: { was: string; now: string }, input: string): Promise<void> {
+    if (this.current?.state.renderKey !== this.renderKey || !this.trustInputs) throw new Error(`${path}: the tree in use was rendered differently; its files cannot be reused`);
+    const body = await readFile(join(this.current.dir, path), 'utf8');
+    if (!body.endsWith(ending.was)) throw new Error(`${path} in ${this.current.dir} does not end as its input says; rebuild with --full`);
+    await this.write(path, body.slice(0, body.length - ending.was.length) + ending.now, { input });
+    this.counts.reenveloped++;
   }
 
   /** Adds a file (JSON gets .gz and .br beside it); written only when neither tree has this content. */

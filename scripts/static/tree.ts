@@ -59,18 +59,26 @@ export function fileUrl(endpoint: Endpoint, values: Readonly<Record<string, stri
   return '/' + segmentsOf(endpoint, values, unit).map(encodeURIComponent).join('/') + '.json';
 }
 
+/** Per endpoint, its path's segments: a parameter's name, or the literal text. Millions of files share a few endpoints. */
+const patternCache = new WeakMap<Endpoint, readonly { readonly param?: string; readonly text: string }[]>();
+
+function patternOf(endpoint: Endpoint) {
+  let pattern = patternCache.get(endpoint);
+  if (!pattern) {
+    pattern = endpoint.fullPath.split('/').slice(1).map((text) => ({ text, param: /^\{(\w+)\}$/.exec(text)?.[1] }));
+    patternCache.set(endpoint, pattern);
+  }
+  return pattern;
+}
+
 function segmentsOf(endpoint: Endpoint, values: Readonly<Record<string, string>>, unit: Unit): string[] {
-  const segments = endpoint.fullPath
-    .split('/')
-    .slice(1)
-    .map((segment) => {
-      const name = /^\{(\w+)\}$/.exec(segment)?.[1];
-      if (!name) return segment;
-      const value = values[name];
-      if (value === undefined) throw new Error(`${endpoint.fullPath}: no value for {${name}}`);
-      if (value === '' || value.includes('/') || value.startsWith('.')) throw new Error(`${endpoint.fullPath}: "${value}" cannot be a file name in the static tree`);
-      return value;
-    });
+  const segments = patternOf(endpoint).map(({ param, text }) => {
+    if (param === undefined) return text;
+    const value = values[param];
+    if (value === undefined) throw new Error(`${endpoint.fullPath}: no value for {${param}}`);
+    if (value === '' || value.includes('/') || value.startsWith('.')) throw new Error(`${endpoint.fullPath}: "${value}" cannot be a file name in the static tree`);
+    return value;
+  });
   switch (unit.kind) {
     case 'whole':
       return segments;
@@ -86,11 +94,10 @@ function segmentsOf(endpoint: Endpoint, values: Readonly<Record<string, string>>
 /** A file's path values and unit, from its path in the tree: the inverse of filePath. */
 export function fileOf(endpoint: Endpoint, path: string): { values: Record<string, string>; unit: Unit } {
   const segments = path.replace(/\.json$/, '').split('/');
-  const pattern = endpoint.fullPath.split('/').slice(1);
+  const pattern = patternOf(endpoint);
   const values: Record<string, string> = {};
-  pattern.forEach((segment, i) => {
-    const name = /^\{(\w+)\}$/.exec(segment)?.[1];
-    if (name) values[name] = segments[i]!;
+  pattern.forEach(({ param }, i) => {
+    if (param !== undefined) values[param] = segments[i]!;
   });
   const [first, second] = segments.slice(pattern.length);
   const kind = first === undefined ? 'whole' : unitKindOf(endpoint);

@@ -1,5 +1,5 @@
 import { readdir, readFile, realpath, stat } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { addDays } from '../../datasets/core/calendar.ts';
 import { defaultUntil } from '../../datasets/core/sample.ts';
@@ -20,6 +20,7 @@ async function snapshotOf(tree: string): Promise<Map<string, { ino: number; cont
 }
 
 describe('rebuilding the static tree', () => {
+  let freshBuilds = 0;
   let dataDir: string;
   let out: string;
 
@@ -58,10 +59,30 @@ describe('rebuilding the static tree', () => {
     expect(changed.length).toBeLessThan(after.size / 4);
     expect(JSON.parse(after.get(INDEX)!.content.toString()).snapshot.id).not.toBe(JSON.parse(before.get(INDEX)!.content.toString()).snapshot.id);
     expect(result.written + result.linked).toBeGreaterThanOrEqual(changed.filter((p) => !p.endsWith('.parquet')).length);
-    // Most files are not even rendered: their rows are unchanged.
+    // Most files are not even rendered: their rows are unchanged. Register pages whose rows are
+    // unchanged but whose list grew keep their rows and get a new total.
     const json = [...after.keys()].filter((path) => path.endsWith('.json')).length;
     expect(result.carried).toBeGreaterThan(json * 0.8);
+    await expectSameAsFreshBuild(after);
   });
+
+  it('gives register pages whose rows are unchanged the grown total without rendering their rows again', async () => {
+    // Two days more bring a deed; it is the newest, so it lands on the last page of transactions.
+    await generateSample({ dataDir, datasets, settings: { scale: 'tiny', seed: 1, until: addDays(defaultUntil, 3) } });
+    const result = await buildStatic({ dataDir, out, datasets });
+    const after = await snapshotOf(await realpath(out));
+    const first = JSON.parse(after.get('api/public/rcn/transactions.json')!.content.toString());
+    expect(first.pagination.total).toBe(199);
+    expect(result.reenveloped).toBeGreaterThan(0);
+    await expectSameAsFreshBuild(after);
+  });
+
+  /** A rebuilt tree holds what a build from nothing makes of the same snapshot. */
+  async function expectSameAsFreshBuild(tree: Map<string, { content: Buffer }>) {
+    const fresh = await snapshotOf((await buildStatic({ dataDir, out: join(dirname(out), `fresh-${++freshBuilds}`), datasets })).tree);
+    expect([...tree.keys()].sort()).toEqual([...fresh.keys()].sort());
+    for (const [path, file] of fresh) expect(tree.get(path)!.content.equals(file.content), path).toBe(true);
+  }
 
   it('leaves the tree in use as it was when a build stops half-way, and the next build completes', async () => {
     const inUse = await realpath(out);
