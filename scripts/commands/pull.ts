@@ -54,7 +54,7 @@ export const pullCommand = defineCommand({
       upstream: { concurrency: options.concurrency, rate: options.rate, timeoutMs: options.timeout, retries: options.retries },
       report,
     });
-    output.err(summary(result, report));
+    output.err(pullSummary(result, report));
     if (!result.ok) return 1;
     output.out(`${result.snapshot!.dir}\n`);
     return 0;
@@ -62,7 +62,7 @@ export const pullCommand = defineCommand({
 });
 
 /** The end of a pull in a few lines: what it fetched, what it kept, what went wrong. */
-function summary(result: PullResult, report: PullReport): string {
+export function pullSummary(result: PullResult, report: PullReport): string {
   const lines: string[] = [''];
   const perDataset = [...report.tallies].map(
     ([name, t]) =>

@@ -1,54 +1,86 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { z } from 'zod';
 import { datasets } from '../../datasets/index.ts';
-import { defaultSeed, defaultUntil } from '../../datasets/core/sample.ts';
-import { startServer } from '../../server/index.ts';
-import { defineCommand } from '../cli/command.ts';
-import { Progress } from '../cli/progress.ts';
+import { defaultSeed, defaultUntil, scales, type SampleSettings } from '../../datasets/core/sample.ts';
+import { startServer, type RunningServer } from '../../server/index.ts';
+import { staticTree } from '../../server/static-tree.ts';
+import { defineCommand, type Output } from '../cli/command.ts';
+import { formatCount, Progress } from '../cli/progress.ts';
+import { pull } from '../pull/pull.ts';
+import { PullReport } from '../pull/report.ts';
 import { generateSample } from '../sample/generate.ts';
 import { currentSnapshotId, defaultDataDir } from '../snapshot/layout.ts';
+import { buildStatic, INDEX } from '../static/build.ts';
+import { pullSummary } from './pull.ts';
 import { untilStopped } from './serve.ts';
+
+/** Where `start` keeps the sample city it serves to itself as the upstream, inside the data directory. */
+export const sampleUpstreamDir = (dataDir: string) => join(dataDir, 'sample-upstream');
 
 export const startCommand = defineCommand({
   name: 'start',
-  summary: 'Set up everything on first run (the small sample city as a snapshot), then serve it.',
-  description: 'What `npm start` runs. Later starts reuse the snapshot; --rebuild makes it again. Ctrl-C stops.',
+  summary: 'Set up everything on first run (pull the small sample city, build the static tree), then serve it all.',
+  description:
+    'What `npm start` runs. On first run: generates the small sample city, serves it on a loopback port as the\n' +
+    'upstream, pulls it into a snapshot, builds the static tree, then serves the v1 API, SQL and the tree on one\n' +
+    'address. Later starts reuse the snapshot and the tree. --rebuild pulls and builds again; --from (or\n' +
+    'ODSNAP_UPSTREAM) pulls from a real v1 service instead of the sample city. Ctrl-C stops.',
   options: {
     data: { type: 'string', value: 'DIR', description: 'data directory (or ODSNAP_DATA)', default: defaultDataDir() },
-    rebuild: { type: 'boolean', description: 'make the snapshot again even if one exists' },
+    out: { type: 'string', value: 'DIR', description: 'where the static tree goes', default: 'dist' },
+    from: { type: 'string', value: 'URL', description: 'v1 upstream to pull from (or ODSNAP_UPSTREAM; default: the sample city)' },
+    rebuild: { type: 'boolean', description: 'pull and build again even if a snapshot and a tree exist' },
+    scale: { type: 'string', value: 'SCALE', description: `size of the sample city pulled when there is no --from (${scales.join(' | ')})`, default: 'small' },
     port: { type: 'string', value: 'PORT', description: 'port to serve on', default: '4321' },
   },
   schema: z.object({
     data: z.string().min(1),
+    out: z.string().min(1),
+    from: z.url({ protocol: /^https?$/, error: 'must be the http(s) address of a v1 service' }).optional(),
     rebuild: z.boolean().optional(),
-    port: z.string().regex(/^\d{1,5}$/, { error: 'must be a port number' }).transform(Number),
+    scale: z.enum(scales, { error: `must be one of ${scales.join(', ')}` }),
+    port: z.string().regex(/^\d{1,5}$/, { error: 'must be a port number' }).transform(Number).pipe(z.number().max(65_535, { error: 'must be a port number' })),
   }),
   async run(options, output) {
     const progress = new Progress(output);
+    const from = options.from ?? (process.env.ODSNAP_UPSTREAM || undefined);
+    if (from && !z.url({ protocol: /^https?$/ }).safeParse(from).success) {
+      output.err(`odsnap start: ODSNAP_UPSTREAM must be the http(s) address of a v1 service, not "${from}"\n`);
+      return 2;
+    }
     let id = options.rebuild ? undefined : await currentSnapshotId(options.data);
     if (id) progress.step(`using snapshot ${id} in ${options.data}`);
     else {
-      progress.step(`first start: generating the small sample city into ${options.data} (about a minute)`);
-      const snapshot = await generateSample({
-        dataDir: options.data,
-        datasets,
-        settings: { scale: 'small', seed: defaultSeed, until: defaultUntil },
-        step: (text) => progress.step(text),
-        progress: (text) => progress.update(text),
-      });
-      id = snapshot.id;
+      const pulled = await pullSnapshot(options.data, from, { scale: options.scale, seed: defaultSeed, until: defaultUntil }, Boolean(options.rebuild), progress, output);
+      if (!pulled) return 1;
+      id = pulled;
     }
+    if (options.rebuild || (await builtSnapshotId(options.out)) !== id) {
+      progress.step(`building the static tree into ${options.out}`);
+      const result = await buildStatic({
+        dataDir: options.data,
+        out: options.out,
+        datasets,
+        onProgress: ({ endpoint, files }) => progress.update(`${endpoint}: ${formatCount(files)} files`),
+      });
+      progress.step(`static tree built: ${formatCount(result.files)} files, ${formatCount(result.written)} written, in ${result.seconds.toFixed(1)} s`);
+    } else progress.step(`using the static tree in ${options.out}`);
+
     const server = await startServer({
       dataDir: options.data,
       datasets,
       port: options.port,
+      extra: () => [staticTree(options.out)],
       log: (line) => {
         if (line.level === 'error' || line.event) output.out(`${JSON.stringify(line)}\n`);
       },
     });
     const url = server.url.replace('127.0.0.1', 'localhost');
     const hints = [
-      [`${url}/api/public`, 'every data set and endpoint'],
-      [`${url}/api/public/rcn/transactions?limit=5`, 'the v1 API'],
+      [`${url}/api/public`, 'every data set and endpoint (the v1 API)'],
+      [`${url}/api/public/rcn/transactions?limit=5`, 'a v1 request'],
+      [`${url}/${INDEX}`, 'the static tree'],
       [`${url}/api/sql?q=SELECT+count(*)+FROM+citybike_rides`, 'read-only SQL'],
     ];
     const width = Math.max(...hints.map(([address]) => address!.length));
@@ -58,7 +90,7 @@ export const startCommand = defineCommand({
         `odsnap is serving snapshot ${id} at ${url}`,
         ...hints.map(([address, what]) => `  ${address!.padEnd(width)}  ${what}`),
         '',
-        'Also here: odsnap pull (crawl a v1 upstream) and odsnap build (the static tree); the site comes next. Ctrl-C stops.',
+        'Ctrl-C stops.',
         '',
       ].join('\n'),
     );
@@ -66,3 +98,46 @@ export const startCommand = defineCommand({
     return 0;
   },
 });
+
+/**
+ * A new snapshot pulled from `from`, or else from the sample city served on a loopback port
+ * for the time of the pull: exactly what a pull from a real service does. Its id, or undefined when
+ * the pull failed (its summary says why; the next start resumes it).
+ */
+async function pullSnapshot(dataDir: string, from: string | undefined, sample: SampleSettings, again: boolean, progress: Progress, output: Output): Promise<string | undefined> {
+  let upstream: RunningServer | undefined;
+  if (!from) {
+    const sampleDir = sampleUpstreamDir(dataDir);
+    if (again || !(await currentSnapshotId(sampleDir))) {
+      progress.step(`generating the ${sample.scale} sample city into ${sampleDir}`);
+      await generateSample({
+        dataDir: sampleDir,
+        datasets,
+        settings: sample,
+        step: (text) => progress.step(text),
+        progress: (text) => progress.update(text),
+      });
+    }
+    upstream = await startServer({ dataDir: sampleDir, datasets, port: 0, watch: false, log: () => {} });
+    progress.step(`serving the sample city as the upstream at ${upstream.url}`);
+  }
+  const url = from ?? upstream!.url;
+  progress.step(`pulling from ${url} into ${dataDir}`);
+  const report = new PullReport(output);
+  try {
+    const result = await pull({ dataDir, from: url, datasets, full: again, report, ...(from ? {} : { sample }) });
+    output.err(pullSummary(result, report));
+    return result.ok ? result.snapshot!.id : undefined;
+  } finally {
+    await upstream?.close();
+  }
+}
+
+/** The snapshot a static tree was built from, if there is one. */
+async function builtSnapshotId(out: string): Promise<string | undefined> {
+  try {
+    return (JSON.parse(await readFile(join(out, INDEX), 'utf8')) as { snapshot?: { id?: string } }).snapshot?.id;
+  } catch {
+    return undefined;
+  }
+}

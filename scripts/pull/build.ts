@@ -1,6 +1,7 @@
 import { appendFileSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Dataset } from '../../datasets/core/dataset.ts';
+import type { SampleSettings } from '../../datasets/core/sample.ts';
 import type { Table } from '../../datasets/core/table.ts';
 import { quoteIdentifier, quoteString } from '../db/duckdb.ts';
 import type { FileManifest, QuarantineManifest } from '../snapshot/manifest.ts';
@@ -29,6 +30,7 @@ export interface BuildOptions {
   readonly journal: Journal;
   readonly previous: Previous | undefined;
   readonly upstream: string;
+  readonly sample?: SampleSettings;
   readonly createdAt: number;
   readonly log: (line: string) => void;
 }
@@ -52,7 +54,7 @@ export async function buildSnapshot(options: BuildOptions): Promise<Built> {
     {
       dataDir: options.dataDir,
       datasets: options.datasets,
-      source: { kind: 'pull', upstream: options.upstream },
+      source: { kind: 'pull', upstream: options.upstream, ...(options.sample ? { sample: options.sample } : {}) },
       createdAt: options.createdAt,
       log: options.log,
       previous: previous?.snapshot,

@@ -1,6 +1,7 @@
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Dataset } from '../../datasets/core/dataset.ts';
+import type { SampleSettings } from '../../datasets/core/sample.ts';
 import { dataLayout } from '../snapshot/layout.ts';
 import { isAlive, type WrittenSnapshot } from '../snapshot/write.ts';
 import { buildSnapshot } from './build.ts';
@@ -29,6 +30,8 @@ export interface PullOptions {
   readonly full?: boolean;
   readonly upstream?: Partial<Omit<UpstreamOptions, 'baseUrl' | 'onRetry'>>;
   readonly report: PullReport;
+  /** Set when the upstream is odsnap serving its sample city: the snapshot then says its records are synthetic. */
+  readonly sample?: SampleSettings;
   /** The pull's clock (epoch ms); tests set it. */
   readonly now?: () => number;
 }
@@ -146,6 +149,7 @@ export async function pull(options: PullOptions): Promise<PullResult> {
       journal,
       previous,
       upstream: upstreamUrl,
+      sample: options.sample,
       createdAt: settings.startedAt,
       log: (line) => report.event(line),
     });

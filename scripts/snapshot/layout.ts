@@ -10,6 +10,8 @@ import { join, resolve } from 'node:path';
  *   cache/<id>/                      what readers derive from a snapshot (e.g. the server's
  *                                    database); safe to delete, made again when needed
  *   .staging/                        snapshots being written; never read
+ *   sample-upstream/                 `odsnap start` only: the sample city it pulls from, itself a
+ *                                    data directory
  */
 export const dataLayout = (dataDir: string) => {
   const root = resolve(dataDir);

@@ -1,0 +1,78 @@
+import { spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../fixtures/tiny.ts';
+
+/** `odsnap start` as a real process, until it says where it serves; then Ctrl-C. */
+async function start(args: string[], env: Record<string, string> = {}) {
+  const child = spawn(process.execPath, ['bin/odsnap.js', 'start', '--port', '0', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stderr.on('data', (chunk) => (err += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const url = await new Promise<string | undefined>((resolve) => {
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      const found = /serving snapshot \S+ at (http:\/\/\S+)/.exec(out);
+      if (found) resolve(found[1]);
+    });
+    void exited.then(() => resolve(undefined));
+  });
+  const stop = async () => {
+    child.kill('SIGINT');
+    return exited;
+  };
+  return { url, stop, exited, output: () => ({ out, err }) };
+}
+
+describe('odsnap start', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await tempDir('start');
+  });
+
+  it('pulls the sample city through its v1 interface on first run, builds the tree and serves it all', async () => {
+    const started = await start(['--scale', 'tiny', '--data', join(dir, 'data'), '--out', join(dir, 'dist')]);
+    try {
+      expect(started.url, started.output().err).toBeDefined();
+      const { err } = started.output();
+      expect(err).toContain('generating the tiny sample city');
+      expect(err).toContain('pulled in');
+      expect(err).toContain('static tree built');
+      const api = await fetch(`${started.url}/api/public/rcn/transactions?limit=1`);
+      expect(api.status).toBe(200);
+      expect((await api.json()).items).toHaveLength(1);
+      const index = await fetch(`${started.url}/api/public/index.json`);
+      expect(index.status).toBe(200);
+      const { snapshot, licence } = await index.json();
+      expect(snapshot.source).toMatchObject({ kind: 'pull', sample: { scale: 'tiny' } });
+      expect(licence.attribution).toContain('Synthetic sample city');
+      const manifest = JSON.parse(await readFile(join(dir, 'data', 'current', 'manifest.json'), 'utf8'));
+      expect(manifest.id).toBe(snapshot.id);
+    } finally {
+      expect(await started.stop()).toBe(0);
+    }
+  });
+
+  it('reuses the snapshot and the tree on a later start', async () => {
+    const started = await start(['--scale', 'tiny', '--data', join(dir, 'data'), '--out', join(dir, 'dist')]);
+    try {
+      expect(started.url).toBeDefined();
+      const { err } = started.output();
+      expect(err).toContain('using snapshot');
+      expect(err).toContain('using the static tree');
+      expect(err).not.toContain('pulled in');
+      expect((await fetch(`${started.url}/healthz`)).status).toBe(200);
+    } finally {
+      expect(await started.stop()).toBe(0);
+    }
+  });
+
+  it('refuses an ODSNAP_UPSTREAM that is not an http(s) address, in one line with exit code 2', async () => {
+    const started = await start(['--data', join(dir, 'other')], { ODSNAP_UPSTREAM: 'ftp://example.org' });
+    expect(started.url).toBeUndefined();
+    expect(await started.exited).toBe(2);
+    expect(started.output().err.trim().split('\n')).toEqual(['odsnap start: ODSNAP_UPSTREAM must be the http(s) address of a v1 service, not "ftp://example.org"']);
+  });
+});
