@@ -7,6 +7,7 @@ import { historyReading, liveReading, liveStation, sensor, station } from './res
 import { parseHistoryReading, parseLiveReading, parseLiveStation, parseSensor, parseStation } from './parse.ts';
 import { generate } from './sample.ts';
 import * as tables from './tables.ts';
+import { charts, map } from './figures.ts';
 
 export const airQuality = defineDataset({
   name: 'air-quality',
@@ -37,4 +38,6 @@ export const airQuality = defineDataset({
     },
   ],
   sample: generate,
+  charts,
+  map,
 });

@@ -7,6 +7,7 @@ import { counter, counterReading } from './resources.ts';
 import { parseCounter, parseReading } from './parse.ts';
 import { generate } from './sample.ts';
 import * as tables from './tables.ts';
+import { charts, map } from './figures.ts';
 
 export const bikeCounter = defineDataset({
   name: 'bike-counter',
@@ -27,4 +28,6 @@ export const bikeCounter = defineDataset({
     { kind: 'series', path: '/counters/{counterId}/readings', field: 'readings', span: { from: 'active_from', to: 'active_to' }, days: 92 },
   ],
   sample: generate,
+  charts,
+  map,
 });

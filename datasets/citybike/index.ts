@@ -7,6 +7,7 @@ import { bike, liveBike, liveZone, ride, season, zone } from './resources.ts';
 import { parseBike, parseLiveBike, parseLiveZone, parseRide, parseSeason, parseZone } from './parse.ts';
 import { generate } from './sample.ts';
 import * as tables from './tables.ts';
+import { charts, map } from './figures.ts';
 
 export const citybike = defineDataset({
   name: 'citybike',
@@ -35,4 +36,6 @@ export const citybike = defineDataset({
     { kind: 'capture', path: '/live', parts: [{ field: 'bikes', resource: 'liveBike' }, { field: 'zones', resource: 'liveZone' }] },
   ],
   sample: generate,
+  charts,
+  map,
 });

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { answerProblems } from './answer-check.ts';
 import type { Columns, RowOf } from './column.ts';
 import { crawlProblems, type CrawlPlan } from './crawl.ts';
+import type { Chart, MapLayer } from './figure.ts';
 import { completeEndpoint, type Endpoint, type EndpointSpec } from './endpoint.ts';
 import type { ParseContext } from './parse.ts';
 import { mergePatch, resolveLinks, type RenderContext } from './render.ts';
@@ -24,6 +25,9 @@ export interface DatasetSpec<T extends TableSpecs> {
   /** How pull fetches the data set from an upstream. */
   readonly crawl: CrawlPlan;
   readonly sample: SampleGenerator<T>;
+  /** What the data set's page draws (see figure.ts). */
+  readonly charts?: readonly Chart[];
+  readonly map?: readonly MapLayer[];
 }
 
 export interface Resource {
@@ -51,6 +55,8 @@ export interface Dataset {
   readonly endpoints: readonly Endpoint[];
   readonly crawl: CrawlPlan;
   readonly sample: SampleGenerator<TableSpecs>;
+  readonly charts: readonly Chart[];
+  readonly map: readonly MapLayer[];
 }
 
 /** Where a data set's endpoints live: `/api/public/<name>`. */
@@ -112,5 +118,7 @@ export function defineDataset<T extends TableSpecs>(spec: DatasetSpec<T>): Datas
     endpoints,
     crawl: spec.crawl,
     sample: spec.sample as unknown as SampleGenerator<TableSpecs>,
+    charts: spec.charts ?? [],
+    map: spec.map ?? [],
   };
 }

@@ -7,6 +7,7 @@ import { dictionaryPayload, property, propertySummary, transaction } from './res
 import { parseDictionary, parseProperty, parseTransaction } from './parse.ts';
 import { generate } from './sample.ts';
 import * as tables from './tables.ts';
+import { charts } from './figures.ts';
 
 export const rcn = defineDataset({
   name: 'rcn',
@@ -31,4 +32,5 @@ export const rcn = defineDataset({
     { kind: 'pages', path: '/properties', id: 'propertyGmlId', limit: 100, detail: '/properties/{propertyGmlId}' },
   ],
   sample: generate,
+  charts,
 });

@@ -5,9 +5,10 @@ import { fileURLToPath } from 'node:url';
 import type { Dataset } from '../../datasets/core/dataset.ts';
 import type { Endpoint } from '../../datasets/core/endpoint.ts';
 import { openDatabase } from '../db/duckdb.ts';
-import { openSnapshot } from '../snapshot/read.ts';
+import { createViews, openSnapshot } from '../snapshot/read.ts';
 import { CATALOGUE, DATAPACKAGE, DCAT, writeDownloads } from './downloads.ts';
 import { endpointFiles } from './endpoint-files.ts';
+import { figuresOf, figuresPath } from './figures.ts';
 import { HEADERS_FILE, headersFile, NGINX_SNIPPET, nginxSnippet } from './hosting.ts';
 import { SnapshotRows } from './snapshot-rows.ts';
 import { fileOf, filePath, PAGE_LIMIT, PAGE_SIZE, patternsOf, requestOf, staticContext, unitKindOf } from './tree.ts';
@@ -50,6 +51,8 @@ export async function buildStatic(options: BuildOptions): Promise<BuildResult> {
   try {
     const rows = new SnapshotRows(db, snapshot);
     const context = staticContext(options.datasets, base);
+    // Charts and map layers are SQL over the snapshot's views.
+    await createViews(db, snapshot, options.datasets);
     const described = [];
     for (const dataset of options.datasets) {
       const endpoints = [];
@@ -66,10 +69,12 @@ export async function buildStatic(options: BuildOptions): Promise<BuildResult> {
         options.onStep?.(`${endpoint.fullPath}: ${listing.count.toLocaleString('en')} files`);
         endpoints.push(describeEndpoint(endpoint, base, listing));
       }
-      described.push({ name: dataset.name, title: dataset.title, description: dataset.description, endpoints });
+      await output.write(figuresPath(dataset.name), JSON.stringify(await figuresOf(db, dataset)));
+      described.push({ name: dataset.name, title: dataset.title, description: dataset.description, endpoints, figures: `${base}/${figuresPath(dataset.name)}` });
     }
     const downloads = await writeDownloads({ snapshot, datasets: options.datasets, output, base });
     options.onStep?.(`downloads: ${downloads.files} Parquet files`);
+
     const { manifest } = snapshot;
     const index = {
       snapshot: { id: manifest.id, createdAt: manifest.createdAt, source: manifest.source },

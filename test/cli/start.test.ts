@@ -42,10 +42,10 @@ describe('odsnap start', () => {
       expect(err).toContain('static tree built');
       const api = await fetch(`${started.url}/api/public/rcn/transactions?limit=1`);
       expect(api.status).toBe(200);
-      expect((await api.json()).items).toHaveLength(1);
+      expect(((await api.json()) as { items: unknown[] }).items).toHaveLength(1);
       const index = await fetch(`${started.url}/api/public/index.json`);
       expect(index.status).toBe(200);
-      const { snapshot, licence } = await index.json();
+      const { snapshot, licence } = (await index.json()) as { snapshot: { id: string; source: unknown }; licence: { attribution: string } };
       expect(snapshot.source).toMatchObject({ kind: 'pull', sample: { scale: 'tiny' } });
       expect(licence.attribution).toContain('Synthetic sample city');
       const manifest = JSON.parse(await readFile(join(dir, 'data', 'current', 'manifest.json'), 'utf8'));

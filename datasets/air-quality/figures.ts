@@ -1,0 +1,32 @@
+import type { Chart, MapLayer } from '../core/figure.ts';
+import { text } from '../core/text.ts';
+
+export const charts: readonly Chart[] = [
+  {
+    name: 'weekly-means',
+    title: text('Weekly means by sensor and station', 'Średnie tygodniowe według czujnika i stacji'),
+    description: text(
+      "Mean of the readings per ISO week (UTC), one panel per sensor, one line per station; behind each panel, the sensor's legend bands with their colours.",
+      'Średnia odczytów w tygodniu ISO (UTC), jeden panel na czujnik, jedna linia na stację; w tle panelu przedziały legendy czujnika w jej kolorach.',
+    ),
+    sql: `SELECT s.label || ' (' || s.unit || ')' AS panel, st.name AS series, date_trunc('week', r.read_at)::DATE AS x, round(avg(r.value), 2) AS y
+          FROM air_quality_readings r
+          JOIN air_quality_sensors s ON s.code = r.sensor_code
+          JOIN air_quality_stations st ON st.id = r.station_id
+          GROUP BY s.sort_order, s.label, s.unit, st.name, x ORDER BY s.sort_order, series, x`,
+    bands: `SELECT label || ' (' || unit || ')' AS panel, band."from" AS "from", band."to" AS "to", band.color AS color, band.label AS label
+            FROM (SELECT label, unit, sort_order, unnest(legend) AS band FROM air_quality_sensors)
+            ORDER BY sort_order, "from"`,
+    kind: 'line',
+    x: { label: text('Week', 'Tydzień'), time: true },
+    y: { label: text('Mean value', 'Wartość średnia') },
+  },
+];
+
+export const map: readonly MapLayer[] = [
+  {
+    name: 'stations',
+    title: text('Air quality stations', 'Stacje pomiaru jakości powietrza'),
+    sql: 'SELECT id, name, lon, lat FROM air_quality_stations ORDER BY name',
+  },
+];

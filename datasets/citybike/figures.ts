@@ -1,0 +1,43 @@
+import type { Chart, MapLayer } from '../core/figure.ts';
+import { text } from '../core/text.ts';
+
+export const charts: readonly Chart[] = [
+  {
+    name: 'rides-per-day',
+    title: text('Rides per day', 'Przejazdy dziennie'),
+    description: text('Rides started each day (UTC), over every season.', 'Przejazdy rozpoczęte każdego dnia (UTC), we wszystkich sezonach.'),
+    sql: `SELECT started_at::DATE AS x, count(*) AS y FROM citybike_rides GROUP BY ALL ORDER BY x`,
+    kind: 'line',
+    x: { label: text('Day', 'Dzień'), time: true },
+    y: { label: text('Rides', 'Przejazdy') },
+  },
+  {
+    name: 'seasons',
+    title: text('Seasons compared', 'Porównanie sezonów'),
+    description: text(
+      'Season statistics as the service publishes them: rides, distance and rides per bike per day, one panel each.',
+      'Statystyki sezonów w postaci publikowanej przez usługę: przejazdy, dystans i przejazdy na rower dziennie, po jednym panelu.',
+    ),
+    sql: `SELECT panel, CAST(year AS VARCHAR) AS x, y FROM (
+            SELECT year, 'rides' AS panel, rides_count::DOUBLE AS y, 1 AS o FROM citybike_seasons
+            UNION ALL SELECT year, 'distance', total_distance_km, 2 FROM citybike_seasons
+            UNION ALL SELECT year, 'rides-per-bike-per-day', rides_per_bike_per_day, 3 FROM citybike_seasons)
+          ORDER BY o, x`,
+    kind: 'bar',
+    x: { label: text('Season', 'Sezon'), time: false },
+    y: { label: text('Value', 'Wartość') },
+    panels: {
+      rides: text('Rides', 'Przejazdy'),
+      distance: text('Total distance, km', 'Łączny dystans, km'),
+      'rides-per-bike-per-day': text('Rides per bike per day', 'Przejazdy na rower dziennie'),
+    },
+  },
+];
+
+export const map: readonly MapLayer[] = [
+  {
+    name: 'zones',
+    title: text('Bike share zones', 'Strefy roweru miejskiego'),
+    sql: 'SELECT id, name, lon, lat FROM citybike_zones ORDER BY name',
+  },
+];

@@ -1,0 +1,51 @@
+import type { Dataset } from '../../datasets/core/dataset.ts';
+import type { ChartData, MapLayerData } from '../../datasets/core/figure.ts';
+import type { Database } from '../db/duckdb.ts';
+
+/**
+ * The rows of every data set's charts and map layers (see datasets/core/figure.ts), from their SQL
+ * over the snapshot's views. Published in the tree at `api/public/figures/<data set>.json` for
+ * anyone to draw, and read by the site at build time.
+ */
+
+export interface DatasetFigures {
+  readonly charts: readonly ChartData[];
+  readonly map: readonly MapLayerData[];
+}
+
+export const figuresPath = (dataset: string) => `api/public/figures/${dataset}.json`;
+
+export async function figuresOf(db: Database, dataset: Dataset): Promise<DatasetFigures> {
+  const charts: ChartData[] = [];
+  for (const chart of dataset.charts) {
+    const returned = new Set((await db.rows<{ column_name: string }>(`DESCRIBE ${chart.sql}`)).map((column) => column.column_name));
+    const optional = ['series', 'panel'].filter((name) => returned.has(name)).map((name) => `, CAST(${name} AS VARCHAR) AS ${name}`);
+    const rows = await db.rows<{ x: string; y: number | null; series?: string; panel?: string }>(
+      `SELECT CAST(x AS VARCHAR) AS x, CAST(y AS DOUBLE) AS y${optional.join('')} FROM (${chart.sql})`,
+    );
+    const bands = chart.bands
+      ? await db.rows<{ panel: string; from: number; to: number; color: string; label: string }>(
+          `SELECT CAST(panel AS VARCHAR) AS panel, CAST("from" AS DOUBLE) AS "from", CAST("to" AS DOUBLE) AS "to", CAST(color AS VARCHAR) AS color, CAST(label AS VARCHAR) AS label FROM (${chart.bands})`,
+        )
+      : [];
+    charts.push({
+      name: chart.name,
+      title: chart.title,
+      description: chart.description,
+      kind: chart.kind,
+      x: chart.x,
+      y: chart.y,
+      panels: chart.panels ?? {},
+      rows: rows.filter((row) => row.y !== null && Number.isFinite(row.y)) as ChartData['rows'],
+      bands: bands.map((band) => ({ ...band })),
+    });
+  }
+  const map: MapLayerData[] = [];
+  for (const layer of dataset.map) {
+    const places = await db.rows<{ id: string; name: string; lon: number; lat: number }>(
+      `SELECT CAST(id AS VARCHAR) AS id, CAST(name AS VARCHAR) AS name, CAST(lon AS DOUBLE) AS lon, CAST(lat AS DOUBLE) AS lat FROM (${layer.sql}) WHERE lon IS NOT NULL AND lat IS NOT NULL`,
+    );
+    map.push({ name: layer.name, title: layer.title, places: places.map((place) => ({ ...place })) });
+  }
+  return { charts, map };
+}
