@@ -3,8 +3,8 @@
 //
 // Read from the environment, so the same sources serve any deployment:
 //   ODSNAP_SITE_BASE  path the site is served under, e.g. /odsnap/ (default /)
-//   ODSNAP_SITE_URL   absolute address of the deployment, e.g. https://data.example.org (optional;
-//                     used in curl snippets and as the OpenAPI server)
+//   ODSNAP_SITE_URL   origin of the deployment, e.g. https://data.example.org (optional; with the
+//                     base, it is the address in curl snippets and the OpenAPI server)
 //   ODSNAP_SITE_TREE  a static tree written by `odsnap build`, if any: examples link to its real files
 import { defineConfig } from 'astro/config';
 

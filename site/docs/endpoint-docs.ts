@@ -87,7 +87,7 @@ export function endpointDocs(datasets: readonly Dataset[], options: DocsOptions 
           curlFile: example.file && `curl -s --compressed '${absolute(example.file)}'`,
           // -g: braces of placeholders are not curl's globs.
           curlRequest: `curl -s${example.requestIsLive ? '' : 'g'} '${absolute(example.request)}'`,
-          curlSql: `curl -sG '${origin}/api/sql' --data-urlencode ${shellQuote(`q=${oneLine}`)}`,
+          curlSql: `curl -sG '${origin}${(options.base ?? '/').replace(/\/+$/, '')}/api/sql' --data-urlencode ${shellQuote(`q=${oneLine}`)}`,
           cliSql: `npx odsnap sql ${shellQuote(oneLine)}`,
         },
       });

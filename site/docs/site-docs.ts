@@ -18,8 +18,10 @@ export function siteDocs(base: string): ReadonlyMap<string, EndpointDoc> {
   return docs;
 }
 
-export function siteOpenApi(): OpenApiDocument {
-  openapi ??= openApiDocument(datasets, { serverUrl: serverUrl() });
+/** The OpenAPI document; its server is the site's origin and base, where the server answers beside the site. */
+export function siteOpenApi(base: string): OpenApiDocument {
+  const origin = serverUrl();
+  openapi ??= openApiDocument(datasets, { serverUrl: origin && `${origin.replace(/\/+$/, '')}${base.replace(/\/+$/, '')}` });
   return openapi;
 }
 
