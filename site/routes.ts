@@ -1,0 +1,55 @@
+import type { Dataset } from '../datasets/core/dataset.ts';
+import type { Endpoint } from '../datasets/core/endpoint.ts';
+import { languages, type Language } from '../datasets/core/text.ts';
+
+/**
+ * Every page of the site, from the data-set registry: a route (relative to the site's base and
+ * to the language's prefix, ending in `/`) and what it shows. Each route exists once per
+ * language; English has no prefix, Polish lives under `pl/`.
+ */
+
+export type View =
+  | { readonly kind: 'home' }
+  | { readonly kind: 'docs' }
+  | { readonly kind: 'dataset-docs'; readonly dataset: Dataset }
+  | { readonly kind: 'endpoint-docs'; readonly dataset: Dataset; readonly endpoint: Endpoint }
+  | { readonly kind: 'openapi' };
+
+export interface SitePage {
+  readonly lang: Language;
+  readonly route: string;
+  readonly view: View;
+}
+
+/** `transactions/{transactionGmlId}` → `transactions.transactionGmlId`: one path segment per endpoint, as the static tree's listings name them. */
+export const endpointSlug = (endpoint: Endpoint) => endpoint.path.slice(1).replace(/[{}]/g, '').replaceAll('/', '.');
+
+export const routes = {
+  home: '',
+  docs: 'docs/',
+  openapi: 'docs/openapi/',
+  dataset: (dataset: Dataset) => `docs/${dataset.name}/`,
+  endpoint: (dataset: Dataset, endpoint: Endpoint) => `docs/${dataset.name}/${endpointSlug(endpoint)}/`,
+};
+
+export function sitePages(datasets: readonly Dataset[]): SitePage[] {
+  const views: [string, View][] = [
+    [routes.home, { kind: 'home' }],
+    [routes.docs, { kind: 'docs' }],
+    [routes.openapi, { kind: 'openapi' }],
+    ...datasets.flatMap((dataset): [string, View][] => [
+      [routes.dataset(dataset), { kind: 'dataset-docs', dataset }],
+      ...dataset.endpoints.map((endpoint): [string, View] => [routes.endpoint(dataset, endpoint), { kind: 'endpoint-docs', dataset, endpoint }]),
+    ]),
+  ];
+  // A data set named like a fixed page (say `openapi`) would silently shadow it.
+  const seen = new Set<string>();
+  for (const [route] of views) {
+    if (seen.has(route)) throw new Error(`two pages of the site want /${route}`);
+    seen.add(route);
+  }
+  return languages.flatMap((lang) => views.map(([route, view]) => ({ lang, route, view })));
+}
+
+/** The page's path under the site's base, without a leading slash: `pl/docs/rcn/`. */
+export const localePath = (lang: Language, route: string) => (lang === 'en' ? route : `${lang}/${route}`);

@@ -1,0 +1,176 @@
+import { mkdir, readdir, realpath } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { datasets } from '../../datasets/index.ts';
+import { buildStatic } from '../../scripts/static/build.ts';
+import { browserTestsRequired, chromiumPath } from '../fixtures/chromium.ts';
+import { startTestServer, type TestServer } from '../fixtures/server.ts';
+import { buildSite } from '../fixtures/site-build.ts';
+import { serveStatic, type StaticServer } from '../fixtures/static-http.ts';
+import { tempDir, tinyDataDir } from '../fixtures/tiny.ts';
+
+/**
+ * The built site in real Chromium: every page in both languages, the language switch, a link
+ * check over the whole output, and screenshots. The site is built against the static tree of the
+ * tiny city, so its examples are real files; both are served as a static host would.
+ */
+
+const executablePath = chromiumPath();
+const skip = !executablePath && !browserTestsRequired();
+if (skip) console.warn('test/site/browser.test.ts: skipped, no Chromium found (apt-get install chromium, or set CHROMIUM_PATH); CI never skips it');
+
+const SCREENSHOTS = 'test-results/site';
+
+/** Every page of the built site as a URL path: `/`, `/pl/docs/rcn/`, … */
+async function pagesOf(siteDir: string): Promise<string[]> {
+  const entries = await readdir(siteDir, { recursive: true, withFileTypes: true });
+  return entries
+    .filter((entry) => entry.isFile() && entry.name === 'index.html')
+    .map((entry) => `/${relative(siteDir, entry.parentPath).split('\\').join('/')}/`.replace(/^\/+/, '/').replace(/\/+$/, '/'))
+    .sort();
+}
+
+/** Run in the page (as text: the tests are type-checked without the DOM's types): every URL the page refers to. */
+const linksOnPage = `[...document.querySelectorAll('a[href], link[href], script[src], img[src]')]
+  .map((element) => ({ url: element.href || element.src, server: element.hasAttribute('data-server') }))`;
+
+const languageOf = (path: string) => (path === '/pl/' || path.startsWith('/pl/') ? 'pl' : 'en');
+/** The same page in the other language, by the site's layout: English at /, Polish under /pl/. */
+const twinOf = (path: string) => (languageOf(path) === 'pl' ? path.slice(3) || '/' : `/pl${path}`);
+
+describe.skipIf(skip)('the site in Chromium', () => {
+  let siteDir: string;
+  let pages: string[];
+  let site: StaticServer;
+  let api: TestServer;
+  let browser: Browser;
+  let tab: Page;
+  const problems: string[] = [];
+  const links = new Map<string, Set<string>>(); // target → pages linking to it
+  const serverLinks = new Set<string>();
+
+  beforeAll(async () => {
+    if (!executablePath) throw new Error('CI=true and no Chromium: .ci/run installs the Debian package chromium; the browser tests must not be skipped in CI');
+    const dir = await tempDir('site');
+    const tree = join(dir, 'tree');
+    await buildStatic({ dataDir: tinyDataDir(), out: tree, datasets });
+    siteDir = join(dir, 'site');
+    const seconds = await buildSite({ outDir: siteDir, env: { ODSNAP_SITE_TREE: await realpath(tree) } });
+    console.info(`astro build: ${seconds.toFixed(1)} s`);
+    pages = await pagesOf(siteDir);
+    site = await serveStatic([siteDir, await realpath(tree)]);
+    api = await startTestServer();
+    browser = await chromium.launch({ executablePath, args: ['--no-sandbox'] });
+    // One tab for every visit: a new one per page costs more than the page itself.
+    tab = await browser.newPage();
+    tab.on('console', (message) => {
+      if (message.type() === 'error') problems.push(`console: ${message.text()}`);
+    });
+    tab.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    // Leaving a page aborts what it still loads (the favicon, often): not a failure of the page.
+    tab.on('requestfailed', (request) => {
+      if (request.failure()?.errorText !== 'net::ERR_ABORTED') problems.push(`request failed: ${request.url()} ${request.failure()?.errorText}`);
+    });
+    tab.on('response', (response) => {
+      if (response.status() >= 400) problems.push(`${response.status()}: ${response.url()}`);
+    });
+  }, 300_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await site?.close();
+    await api?.close();
+  });
+
+  /** Opens a page in the one tab the tests share, failing on any console error, page error or failed request. */
+  async function visit(path: string, use?: (page: Page) => Promise<void>): Promise<void> {
+    problems.length = 0;
+    const response = await tab.goto(site.url + path);
+    expect(response?.status(), path).toBe(200);
+    await use?.(tab);
+    expect(problems, path).toEqual([]);
+  }
+
+  it('has every page in both languages, and every endpoint has its docs page', () => {
+    const english = pages.filter((path) => languageOf(path) === 'en');
+    expect(pages.filter((path) => languageOf(path) === 'pl').sort()).toEqual(english.map(twinOf).sort());
+    const endpoints = datasets.flatMap((dataset) => dataset.endpoints);
+    expect(english.filter((path) => path.split('/').length === 5 && path.startsWith('/docs/') && path !== '/docs/openapi/')).toHaveLength(endpoints.length);
+  });
+
+  it('renders every page with no console error, in its language, with its language switch to the twin page', async () => {
+    for (const path of pages) {
+      await visit(path, async (page) => {
+        expect(await page.getAttribute('html', 'lang'), path).toBe(languageOf(path));
+        expect(await page.locator('h1').count(), path).toBe(1);
+        const switchHref = await page.getAttribute('[data-language-switch]', 'href');
+        expect(switchHref, path).toBe(twinOf(path));
+        for (const link of await page.evaluate<{ url: string; server: boolean }[]>(linksOnPage)) {
+          const url = new URL(link.url);
+          if (url.origin !== site.url) continue;
+          if (link.server) serverLinks.add(url.pathname + url.search);
+          else links.set(url.pathname + url.hash, (links.get(url.pathname + url.hash) ?? new Set()).add(path));
+        }
+      });
+    }
+  });
+
+  it('follows the language switch by keyboard to the twin page and back', async () => {
+    for (const start of ['/', '/docs/citybike/rides/']) {
+      await visit(start, async (page) => {
+        await page.focus('[data-language-switch]');
+        await Promise.all([page.waitForURL(site.url + twinOf(start)), page.keyboard.press('Enter')]);
+        expect(await page.getAttribute('html', 'lang')).toBe('pl');
+        await Promise.all([page.waitForURL(site.url + start), page.click('[data-language-switch]')]);
+        expect(await page.getAttribute('html', 'lang')).toBe('en');
+      });
+    }
+  });
+
+  it('starts keyboard navigation at a skip link to the content', async () => {
+    await visit('/pl/', async (page) => {
+      await page.keyboard.press('Tab');
+      expect(await page.evaluate("document.activeElement?.getAttribute('href')")).toBe('#main');
+    });
+  });
+
+  it('has no broken internal link in the whole output', async () => {
+    expect(links.size).toBeGreaterThan(pages.length);
+    const broken: string[] = [];
+    const bodies = new Map<string, string>();
+    for (const [target, from] of links) {
+      const [pathname, fragment] = target.split('#') as [string, string | undefined];
+      if (!bodies.has(pathname)) {
+        const response = await fetch(site.url + pathname);
+        bodies.set(pathname, response.ok ? await response.text() : '');
+        if (!response.ok) broken.push(`${pathname} (${response.status}), linked from ${[...from].slice(0, 3).join(', ')}`);
+      }
+      if (fragment && !bodies.get(pathname)!.includes(`id="${fragment}"`)) broken.push(`${target}: no element #${fragment}`);
+    }
+    expect(broken).toEqual([]);
+  });
+
+  it('links examples into the static tree and the server that answer', async () => {
+    const treeLinks = [...links.keys()].filter((target) => target.startsWith('/api/public/') && target.endsWith('.json'));
+    expect(treeLinks.length).toBeGreaterThan(datasets.length);
+    expect(serverLinks.size).toBeGreaterThan(datasets.length);
+    for (const target of serverLinks) expect((await api.fetch(target)).status, target).toBe(200);
+  });
+
+  it('serves the OpenAPI document with every endpoint', async () => {
+    const served = (await (await fetch(`${site.url}/api/public/openapi.json`)).json()) as { openapi: string; paths: Record<string, unknown> };
+    expect(served.openapi).toBe('3.1.0');
+    expect(Object.keys(served.paths).sort()).toEqual(datasets.flatMap((d) => d.endpoints.map((e) => e.fullPath)).sort());
+  });
+
+  it('saves screenshots of the home page', async () => {
+    await mkdir(SCREENSHOTS, { recursive: true });
+    for (const [path, name] of [['/', 'home-en'], ['/pl/', 'home-pl'], ['/docs/citybike/rides/', 'endpoint-en']] as const) {
+      await tab.setViewportSize({ width: 1280, height: 900 });
+      await visit(path, async (page) => {
+        await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+      });
+    }
+  });
+});
