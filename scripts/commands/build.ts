@@ -4,6 +4,7 @@ import { defineCommand } from '../cli/command.ts';
 import { formatBytes, formatCount, Progress } from '../cli/progress.ts';
 import { defaultDataDir } from '../snapshot/layout.ts';
 import { buildStatic } from '../static/build.ts';
+import { canBuildSite } from '../static/site.ts';
 
 export const buildCommand = defineCommand({
   name: 'build',
@@ -12,12 +13,14 @@ export const buildCommand = defineCommand({
     'Starts at /api/public/index.json; every file answers one v1 request, with links into the tree. JSON files get .gz\n' +
     'and .br beside them; nginx.conf and _headers say how to serve them. A rebuild renders only files whose rows\n' +
     'changed and writes only new content: OUT is a symlink to one of two trees, and the one not in use is updated\n' +
-    'and then swapped in, so readers never see a half-built tree.',
+    'and then swapped in, so readers never see a half-built tree. The site (bilingual docs, data-set pages,\n' +
+    'charts, downloads) is built into the same tree, its examples linking to the tree\'s files.',
   options: {
     data: { type: 'string', value: 'DIR', description: 'data directory whose current snapshot to publish (or ODSNAP_DATA)', default: defaultDataDir() },
     out: { type: 'string', value: 'DIR', description: 'where the tree goes (a symlink odsnap manages)', default: 'dist' },
     'base-url': { type: 'string', value: 'URL', description: 'prefix of links in the tree, e.g. https://cdn.example.org/odsnap (default: links from the host\'s root)' },
     full: { type: 'boolean', description: 'render every file again, trusting nothing of the tree in use' },
+    'no-site': { type: 'boolean', description: 'leave out the site (docs, data-set pages, query page); only the v1 tree and downloads' },
   },
   schema: z.object({
     data: z.string().min(1),
@@ -27,6 +30,7 @@ export const buildCommand = defineCommand({
       .refine((value) => /^https?:\/\/[^/]+/.test(value) || value.startsWith('/'), { error: 'must be an http(s) URL or a path starting with /' })
       .optional(),
     full: z.boolean().optional(),
+    'no-site': z.boolean().optional(),
   }),
   async run(options, output) {
     const progress = new Progress(output);
@@ -37,6 +41,7 @@ export const buildCommand = defineCommand({
       datasets,
       base: options['base-url'],
       full: options.full,
+      site: !options['no-site'] && canBuildSite(),
       onProgress: ({ endpoint, files }) => progress.update(`${endpoint}: ${formatCount(files)} files`),
       onStep: (text) => progress.step(text),
     });

@@ -12,6 +12,7 @@ import { PullReport } from '../pull/report.ts';
 import { generateSample } from '../sample/generate.ts';
 import { currentSnapshotId, defaultDataDir } from '../snapshot/layout.ts';
 import { buildStatic, INDEX } from '../static/build.ts';
+import { canBuildSite } from '../static/site.ts';
 import { pullSummary } from './pull.ts';
 import { untilStopped } from './serve.ts';
 
@@ -62,6 +63,8 @@ export const startCommand = defineCommand({
         dataDir: options.data,
         out: options.out,
         datasets,
+        site: canBuildSite(),
+        onStep: (text) => progress.step(text),
         onProgress: ({ endpoint, files }) => progress.update(`${endpoint}: ${formatCount(files)} files`),
       });
       progress.step(`static tree built: ${formatCount(result.files)} files, ${formatCount(result.written)} written, in ${result.seconds.toFixed(1)} s`);

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Dataset } from '../../datasets/core/dataset.ts';
@@ -10,6 +10,7 @@ import { CATALOGUE, DATAPACKAGE, DCAT, writeDownloads } from './downloads.ts';
 import { endpointFiles } from './endpoint-files.ts';
 import { figuresOf, figuresPath } from './figures.ts';
 import { HEADERS_FILE, headersFile, NGINX_SNIPPET, nginxSnippet } from './hosting.ts';
+import { buildSite, readSiteFile, siteFiles } from './site.ts';
 import { SnapshotRows } from './snapshot-rows.ts';
 import { fileOf, filePath, PAGE_LIMIT, PAGE_SIZE, patternsOf, requestOf, staticContext, unitKindOf } from './tree.ts';
 import { TreeOutput, type TreeCounts } from './tree-output.ts';
@@ -21,6 +22,8 @@ import { TreeOutput, type TreeCounts } from './tree-output.ts';
  */
 
 export const INDEX = 'api/public/index.json';
+/** Site files served compressed when the client takes it. */
+const COMPRESSIBLE = /\.(html|css|js|mjs|svg|json|xml|txt)$/;
 /** Files per page of an endpoint's listing. */
 const LISTING_PAGE = 10_000;
 
@@ -32,6 +35,8 @@ export interface BuildOptions {
   readonly base?: string;
   /** Render every file, taking nothing of the tree in use as unchanged. */
   readonly full?: boolean;
+  /** Build the site (Astro, see site.ts) into the tree too. */
+  readonly site?: boolean;
   readonly onProgress?: (event: { endpoint: string; files: number }) => void;
   readonly onStep?: (text: string) => void;
 }
@@ -89,6 +94,16 @@ export async function buildStatic(options: BuildOptions): Promise<BuildResult> {
     await output.write(INDEX, JSON.stringify(index, null, 2));
     await output.write(NGINX_SNIPPET, nginxSnippet(), { compress: false });
     await output.write(HEADERS_FILE, headersFile(), { compress: false });
+    if (options.site) {
+      // The site's docs link to the tree's real files: it is built from the tree being written.
+      await output.flush();
+      const siteDir = join(snapshot.cacheDir, `site-${process.pid}`);
+      const seconds = await buildSite({ outDir: siteDir, tree: output.dir, base });
+      const files = await siteFiles(siteDir);
+      for (const path of files) await output.write(path, await readSiteFile(siteDir, path), { compress: COMPRESSIBLE.test(path) });
+      await rm(siteDir, { recursive: true, force: true });
+      options.onStep?.(`site: ${files.length} files, built in ${seconds.toFixed(1)} s`);
+    }
     await output.publish(manifest.id);
     return { ...output.counts, snapshot: manifest.id, tree: output.dir, seconds: (Date.now() - started) / 1000 };
   } finally {

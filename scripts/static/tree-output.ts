@@ -171,6 +171,12 @@ export class TreeOutput {
     this.counts.linked++;
   }
 
+  /** Waits for the writes so far: the tree being written then holds every file added (for readers such as the site build). */
+  async flush(): Promise<void> {
+    await Promise.all(this.pending);
+    if (this.failure) throw this.failure;
+  }
+
   /** Waits for every write, deletes what the snapshot no longer has, saves the tree's state and makes it current. */
   async publish(snapshot: string): Promise<void> {
     await Promise.all(this.pending);

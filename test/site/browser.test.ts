@@ -6,14 +6,14 @@ import { datasets } from '../../datasets/index.ts';
 import { buildStatic } from '../../scripts/static/build.ts';
 import { browserTestsRequired, chromiumPath } from '../fixtures/chromium.ts';
 import { startTestServer, type TestServer } from '../fixtures/server.ts';
-import { buildSite } from '../fixtures/site-build.ts';
-import { serveStatic, type StaticServer } from '../fixtures/static-http.ts';
+import { staticTree } from '../../server/static-tree.ts';
 import { tempDir, tinyDataDir } from '../fixtures/tiny.ts';
 
 /**
  * The built site in real Chromium: every page in both languages, the language switch, a link
- * check over the whole output, and screenshots. The site is built against the static tree of the
- * tiny city, so its examples are real files; both are served as a static host would.
+ * check over the whole output, and screenshots. `odsnap build` makes the static tree of the tiny
+ * city with the site in it, so its examples are real files; `odsnap serve` serves it all, as
+ * `npm start` does.
  */
 
 const executablePath = chromiumPath();
@@ -40,10 +40,8 @@ const languageOf = (path: string) => (path === '/pl/' || path.startsWith('/pl/')
 const twinOf = (path: string) => (languageOf(path) === 'pl' ? path.slice(3) || '/' : `/pl${path}`);
 
 describe.skipIf(skip)('the site in Chromium', () => {
-  let siteDir: string;
   let pages: string[];
-  let site: StaticServer;
-  let api: TestServer;
+  let site: TestServer;
   let browser: Browser;
   let tab: Page;
   const problems: string[] = [];
@@ -53,14 +51,10 @@ describe.skipIf(skip)('the site in Chromium', () => {
   beforeAll(async () => {
     if (!executablePath) throw new Error('CI=true and no Chromium: .ci/run installs the Debian package chromium; the browser tests must not be skipped in CI');
     const dir = await tempDir('site');
-    const tree = join(dir, 'tree');
-    await buildStatic({ dataDir: tinyDataDir(), out: tree, datasets });
-    siteDir = join(dir, 'site');
-    const seconds = await buildSite({ outDir: siteDir, env: { ODSNAP_SITE_TREE: await realpath(tree) } });
-    console.info(`astro build: ${seconds.toFixed(1)} s`);
-    pages = await pagesOf(siteDir);
-    site = await serveStatic([siteDir, await realpath(tree)]);
-    api = await startTestServer();
+    const tree = join(dir, 'dist');
+    await buildStatic({ dataDir: tinyDataDir(), out: tree, datasets, site: true });
+    pages = await pagesOf(await realpath(tree));
+    site = await startTestServer({ extra: () => [staticTree(tree)] });
     browser = await chromium.launch({ executablePath, args: ['--no-sandbox'] });
     // One tab for every visit: a new one per page costs more than the page itself.
     tab = await browser.newPage();
@@ -80,7 +74,6 @@ describe.skipIf(skip)('the site in Chromium', () => {
   afterAll(async () => {
     await browser?.close();
     await site?.close();
-    await api?.close();
   });
 
   /** Opens a page in the one tab the tests share, failing on any console error, page error or failed request. */
@@ -155,7 +148,7 @@ describe.skipIf(skip)('the site in Chromium', () => {
     const treeLinks = [...links.keys()].filter((target) => target.startsWith('/api/public/') && target.endsWith('.json'));
     expect(treeLinks.length).toBeGreaterThan(datasets.length);
     expect(serverLinks.size).toBeGreaterThan(datasets.length);
-    for (const target of serverLinks) expect((await api.fetch(target)).status, target).toBe(200);
+    for (const target of serverLinks) expect((await site.fetch(target)).status, target).toBe(200);
   });
 
   it('serves the OpenAPI document with every endpoint', async () => {

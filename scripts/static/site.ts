@@ -1,0 +1,60 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { readdir, readFile, rm } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const astroCli = join(root, 'node_modules', 'astro', 'astro.js');
+
+/** Whether this installation can build the site: its sources and Astro are here. */
+export const canBuildSite = () => existsSync(join(root, 'astro.config.mjs')) && existsSync(astroCli);
+
+/** What Astro's content layer leaves in the output directory, which is not part of the site. */
+const NOT_SITE = new Set(['content-assets.mjs', 'content-modules.mjs']);
+
+export interface SiteBuild {
+  /** Where Astro writes; emptied first. */
+  readonly outDir: string;
+  /** The static tree the docs' examples link into (read from its index and listings). */
+  readonly tree?: string;
+  /** What the tree's links start with: '' or e.g. https://cdn.example.org/odsnap. The site is served under the same path. */
+  readonly base?: string;
+  readonly env?: Readonly<Record<string, string>>;
+}
+
+/**
+ * Builds the site (astro.config.mjs, sources in site/) with the Astro CLI in a child process, so
+ * Astro's Vite stays out of the calling process. Returns the seconds it took.
+ */
+export async function buildSite(options: SiteBuild): Promise<number> {
+  const started = performance.now();
+  await rm(options.outDir, { recursive: true, force: true });
+  const base = options.base ? new URL(options.base, 'http://relative.invalid') : undefined;
+  const env: Record<string, string> = {
+    ASTRO_TELEMETRY_DISABLED: '1',
+    ...(options.tree ? { ODSNAP_SITE_TREE: options.tree } : {}),
+    ...(base ? { ODSNAP_SITE_BASE: `${base.pathname.replace(/\/+$/, '')}/` } : {}),
+    ...(base && base.origin !== 'http://relative.invalid' ? { ODSNAP_SITE_URL: base.origin } : {}),
+    ...options.env,
+  };
+  const output: string[] = [];
+  const child = spawn(process.execPath, [astroCli, 'build', '--outDir', options.outDir], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout.on('data', (chunk) => output.push(String(chunk)));
+  child.stderr.on('data', (chunk) => output.push(String(chunk)));
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  if (code !== 0) throw new Error(`astro build failed (exit ${code}):\n${output.join('').slice(-4000)}`);
+  return (performance.now() - started) / 1000;
+}
+
+/** Every file a site build wrote, as paths relative to its directory. */
+export async function siteFiles(outDir: string): Promise<string[]> {
+  const entries = await readdir(outDir, { recursive: true, withFileTypes: true });
+  return entries
+    .filter((entry) => entry.isFile())
+    .map((entry) => relative(outDir, join(entry.parentPath, entry.name)))
+    .filter((path) => !NOT_SITE.has(path))
+    .sort();
+}
+
+export const readSiteFile = (outDir: string, path: string) => readFile(join(outDir, path));
