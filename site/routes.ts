@@ -13,7 +13,8 @@ export type View =
   | { readonly kind: 'docs' }
   | { readonly kind: 'dataset-docs'; readonly dataset: Dataset }
   | { readonly kind: 'endpoint-docs'; readonly dataset: Dataset; readonly endpoint: Endpoint }
-  | { readonly kind: 'openapi' };
+  | { readonly kind: 'openapi' }
+  | { readonly kind: 'query' };
 
 export interface SitePage {
   readonly lang: Language;
@@ -28,6 +29,7 @@ export const routes = {
   home: '',
   docs: 'docs/',
   openapi: 'docs/openapi/',
+  query: 'query/',
   dataset: (dataset: Dataset) => `docs/${dataset.name}/`,
   endpoint: (dataset: Dataset, endpoint: Endpoint) => `docs/${dataset.name}/${endpointSlug(endpoint)}/`,
 };
@@ -37,6 +39,7 @@ export function sitePages(datasets: readonly Dataset[]): SitePage[] {
     [routes.home, { kind: 'home' }],
     [routes.docs, { kind: 'docs' }],
     [routes.openapi, { kind: 'openapi' }],
+    [routes.query, { kind: 'query' }],
     ...datasets.flatMap((dataset): [string, View][] => [
       [routes.dataset(dataset), { kind: 'dataset-docs', dataset }],
       ...dataset.endpoints.map((endpoint): [string, View] => [routes.endpoint(dataset, endpoint), { kind: 'endpoint-docs', dataset, endpoint }]),

@@ -1,0 +1,100 @@
+import type { Dataset } from '../../datasets/core/dataset.ts';
+import type { Text } from '../../datasets/core/text.ts';
+import type { EndpointDoc, Limits, ParamDoc } from './endpoint-docs.ts';
+import { sqlOf, viewName, type ViewDoc } from './sql.ts';
+
+/**
+ * What the query page shows, read from the declarations: the SQL views of every table (the ones
+ * `odsnap sql` and `/api/sql` have, created in the browser over the published Parquet files) and
+ * a form per endpoint, one field per parameter.
+ */
+
+export interface QueryTable extends ViewDoc {
+  /** The data set and table, as the downloads catalogue names them. */
+  readonly dataset: string;
+  readonly table: string;
+}
+
+export function queryTables(datasets: readonly Dataset[]): QueryTable[] {
+  return datasets.flatMap((dataset) =>
+    Object.values(dataset.tables).map((table) => ({
+      dataset: dataset.name,
+      table: table.name,
+      name: viewName(dataset, table.name),
+      doc: table.doc,
+      columns: Object.entries(table.columns).map(([name, column]) => ({ name, sqlType: column.sqlType, doc: column.doc })),
+    })),
+  );
+}
+
+/** The query the editor starts with: the docs' SQL example of the registry's first endpoint. */
+export function exampleQuery(datasets: readonly Dataset[]): string {
+  const dataset = datasets.find((candidate) => candidate.endpoints.length);
+  return dataset ? sqlOf(dataset, dataset.endpoints[0]!).query : 'SELECT 42 AS answer;';
+}
+
+/** How a parameter is typed in: the input's kind and the limits its schema sets. */
+export interface FormField {
+  readonly name: string;
+  readonly in: 'path' | 'query';
+  readonly required: boolean;
+  readonly input: 'number' | 'date' | 'text' | 'choice';
+  readonly min?: number;
+  readonly max?: number;
+  readonly maxLength?: number;
+  /** A pattern the browser can check (HTML `pattern`, whole value). */
+  readonly pattern?: string;
+  /** Values to choose from, for `choice`. */
+  readonly options?: readonly string[];
+  /** What the server uses when the field is left empty. */
+  readonly placeholder?: string;
+  /** A value that works against the built tree's snapshot, when known (path and required parameters). */
+  readonly value?: string;
+  readonly description: Text;
+  /** The type as the docs show it, e.g. `string (date)`, and the limits they word. */
+  readonly type: string;
+  readonly limits: Limits;
+}
+
+export interface FormEndpoint {
+  /** The operation id: a stable id for the fieldset and its fields. */
+  readonly id: string;
+  readonly path: string;
+  readonly summary: Text;
+  readonly fields: readonly FormField[];
+}
+
+/** The parameters of an endpoint as form fields; `example` values fill what the request needs. */
+export function formEndpoint(doc: EndpointDoc): FormEndpoint {
+  const exampleQuery = new URLSearchParams(doc.example.requestIsLive ? (doc.example.request.split('?')[1] ?? '') : '');
+  const valueOf = (param: ParamDoc) =>
+    param.in === 'path' ? doc.example.pathValues?.[param.name] : param.required ? (exampleQuery.get(param.name) ?? undefined) : undefined;
+  return {
+    id: doc.operationId,
+    path: doc.endpoint.fullPath,
+    summary: doc.endpoint.summary,
+    fields: doc.params.map((param) => fieldOf(param, valueOf(param))),
+  };
+}
+
+function fieldOf(param: ParamDoc, value: string | undefined): FormField {
+  const schema = param.schema;
+  const limits = param.limits;
+  const common = {
+    name: param.name,
+    in: param.in,
+    required: param.required,
+    description: { en: param.description, pl: param['x-description-pl'] },
+    type: param.type,
+    limits,
+    ...(value !== undefined ? { value } : {}),
+    ...(limits.default !== undefined ? { placeholder: limits.default } : limits.examples?.length ? { placeholder: limits.examples[0] } : {}),
+  };
+  if (limits.only !== undefined) return { ...common, input: 'choice', options: [limits.only] };
+  if (Array.isArray(schema.enum)) return { ...common, input: 'choice', options: schema.enum.map(String) };
+  if (schema.type === 'integer' || schema.type === 'number') return { ...common, input: 'number', min: limits.minimum, max: limits.maximum };
+  if (limits.format === 'date') return { ...common, input: 'date' };
+  // JSON Schema patterns are ECMAScript ones: the browser checks them as typed (`v` flag, whole value).
+  const pattern = typeof schema.pattern === 'string' && /^\^.*\$$/.test(schema.pattern) && !/\\u0000/.test(schema.pattern) ? schema.pattern.slice(1, -1) : undefined;
+  return { ...common, input: 'text', maxLength: limits.maxLength, ...(pattern ? { pattern } : {}) };
+}

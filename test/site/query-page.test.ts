@@ -1,0 +1,239 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { datasets } from '../../datasets/index.ts';
+import { buildStatic } from '../../scripts/static/build.ts';
+import { staticTree } from '../../server/static-tree.ts';
+import { en } from '../../site/i18n/en.ts';
+import { pl } from '../../site/i18n/pl.ts';
+import { browserTestsRequired, chromiumPath } from '../fixtures/chromium.ts';
+import { startTestServer, type TestServer } from '../fixtures/server.ts';
+import { tempDir, tinyDataDir } from '../fixtures/tiny.ts';
+
+/**
+ * The query page in real Chromium: SQL with DuckDB-WASM over the tree's Parquet files, checked
+ * against the server's /api/sql; the CSV download; the v1 form against `odsnap serve`; and the
+ * same page from a static host, where no server answers.
+ */
+
+const executablePath = chromiumPath();
+const skip = !executablePath && !browserTestsRequired();
+if (skip) console.warn('test/site/query-page.test.ts: skipped, no Chromium found (apt-get install chromium, or set CHROMIUM_PATH); CI never skips it');
+
+const SCREENSHOTS = 'test-results/site';
+const dictionaries = { en, pl } as const;
+const pageOf = (lang: 'en' | 'pl') => (lang === 'en' ? '/query/' : '/pl/query/');
+
+/** Served like a static host: the tree's files and nothing else (no API, no /healthz). */
+async function startStaticHost(tree: string): Promise<{ url: string; server: Server }> {
+  const files = staticTree(tree);
+  const server = createServer((request, response) => {
+    const url = new URL(request.url ?? '/', 'http://static.invalid');
+    files(request, response, url, '').then(
+      (sent) => {
+        if (sent === false) response.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+      },
+      () => response.writeHead(500).end(),
+    );
+  });
+  await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+}
+
+describe.skipIf(skip)('the query page in Chromium', () => {
+  let site: TestServer;
+  let staticHost: { url: string; server: Server };
+  let browser: Browser;
+  let tab: Page;
+  const problems: string[] = [];
+  const types = new Map<string, string>(); // path → content-type, of what the page loaded
+
+  beforeAll(async () => {
+    if (!executablePath) throw new Error('CI=true and no Chromium: .ci/run installs the Debian package chromium; the browser tests must not be skipped in CI');
+    const tree = join(await tempDir('query-page'), 'dist');
+    await buildStatic({ dataDir: tinyDataDir(), out: tree, datasets, site: true });
+    site = await startTestServer({ extra: () => [staticTree(tree)] });
+    staticHost = await startStaticHost(tree);
+    browser = await chromium.launch({ executablePath, args: ['--no-sandbox'] });
+    tab = await browser.newPage({ acceptDownloads: true });
+    tab.on('console', (message) => {
+      if (message.type() === 'error') problems.push(`console: ${message.text()}`);
+    });
+    tab.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    tab.on('requestfailed', (request) => {
+      if (request.failure()?.errorText !== 'net::ERR_ABORTED') problems.push(`request failed: ${request.url()} ${request.failure()?.errorText}`);
+    });
+    tab.on('response', (response) => {
+      types.set(new URL(response.url()).pathname, response.headers()['content-type'] ?? '');
+      if (response.status() >= 400) problems.push(`${response.status()}: ${response.url()}`);
+    });
+  }, 300_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await site?.close();
+    await new Promise((closed) => staticHost?.server.close(closed));
+  });
+
+  async function open(origin: string, path: string): Promise<void> {
+    problems.length = 0;
+    const response = await tab.goto(origin + path);
+    expect(response?.status(), path).toBe(200);
+  }
+
+  /** Runs SQL in the page's editor and returns the result table as text: header, then rows. */
+  async function runSql(page: Page, sql: string, how: 'button' | 'keys' = 'button'): Promise<string[][]> {
+    await page.fill('[data-sql-text]', sql);
+    await page.evaluate(`document.querySelector('[data-sql-result]').replaceChildren()`);
+    if (how === 'keys') {
+      await page.focus('[data-sql-text]');
+      await page.keyboard.press('Control+Enter');
+    } else await page.click('[data-sql-run]');
+    await page.waitForSelector('[data-sql-console]:not([aria-busy]) [data-sql-result] table', { timeout: 60_000 });
+    return page.evaluate<string[][]>(`[...document.querySelectorAll('[data-sql-result] tr')].map((row) => [...row.cells].map((cell) => cell.textContent))`);
+  }
+
+  /** The server's answer to the same SQL, as the page writes values: text, NULL for null. */
+  async function serverRows(sql: string): Promise<string[][]> {
+    const answer = await site.json<{ columns: { name: string }[]; rows: Record<string, unknown>[] }>(`/api/sql?q=${encodeURIComponent(sql)}&format=json`);
+    const text = (value: unknown) => (value === null ? 'NULL' : typeof value === 'object' ? JSON.stringify(value) : String(value));
+    return [answer.columns.map((column) => column.name), ...answer.rows.map((row) => answer.columns.map((column) => text(row[column.name])))];
+  }
+
+  for (const lang of ['en', 'pl'] as const) {
+    it(`runs SQL in the browser in ${lang === 'en' ? 'English' : 'Polish'} and shows the rows /api/sql gives`, async () => {
+      const t = dictionaries[lang].query;
+      await open(site.url, pageOf(lang));
+      expect(await tab.getAttribute('html', 'lang')).toBe(lang);
+      expect(await tab.locator('h1').textContent()).toBe(t.title);
+      // Nothing of DuckDB-WASM is fetched before the first run.
+      expect([...types.keys()].filter((path) => /duckdb/.test(path))).toEqual([]);
+      expect(await tab.textContent('[data-sql-status]')).toBe(t.sqlClient.idle);
+
+      const count = 'SELECT count(*) FROM citybike_rides';
+      expect(await runSql(tab, count)).toEqual(await serverRows(count));
+      const zones = 'SELECT id, name, active_from, temporary, lat FROM citybike_zones ORDER BY id';
+      expect(await runSql(tab, zones, 'keys')).toEqual(await serverRows(zones));
+      expect(await tab.textContent('[data-sql-status]')).toMatch(lang === 'en' ? /^Rows: \d+\. Time: \d+ ms\.$/ : /^Wiersze: \d+\. Czas: \d+ ms\.$/);
+      expect(problems).toEqual([]);
+    });
+  }
+
+  it('loads the one DuckDB-WASM bundle from the site itself, with its media types', () => {
+    const loaded = [...types].filter(([path]) => /duckdb/.test(path));
+    expect(loaded.find(([path]) => path.endsWith('.wasm'))?.[1]).toBe('application/wasm');
+    expect(loaded.find(([path]) => /duckdb-browser-eh\.worker.*\.js$/.test(path))?.[1]).toMatch(/^text\/javascript/);
+    expect(loaded.every(([path]) => path.startsWith('/_astro/'))).toBe(true);
+  });
+
+  it('runs queries over other tables: decimals, days and instants as the server gives them', async () => {
+    await open(site.url, pageOf('en'));
+    const sql = 'SELECT transaction_gml_id, document_date, gross_price, transaction_type_code FROM rcn_transactions ORDER BY transaction_gml_id LIMIT 5';
+    const rows = await runSql(tab, sql);
+    expect(rows).toHaveLength(6);
+    expect(rows).toEqual(await serverRows(sql));
+    const readings = 'SELECT counter_id, count(*) AS readings, sum(value) AS total FROM bike_counter_readings GROUP BY counter_id ORDER BY counter_id';
+    expect(await runSql(tab, readings)).toEqual(await serverRows(readings));
+    expect(problems).toEqual([]);
+  });
+
+  it('shows a failing query in the page, with no console error', async () => {
+    await open(site.url, pageOf('en'));
+    await tab.fill('[data-sql-text]', 'SELECT * FROM no_such_table');
+    await tab.click('[data-sql-run]');
+    await tab.waitForSelector('[data-sql-error]:not([hidden])', { timeout: 60_000 });
+    expect(await tab.textContent('[data-sql-error]')).toMatch(/^The query failed: .*no_such_table/s);
+    expect(await tab.getAttribute('[data-sql-error]', 'role')).toBe('alert');
+    // The page goes on: the next query runs.
+    expect((await runSql(tab, 'SELECT 1 AS one'))[1]).toEqual(['1']);
+    expect(problems).toEqual([]);
+  });
+
+  it('downloads the result as the CSV /api/sql writes', async () => {
+    await open(site.url, pageOf('en'));
+    const sql = 'SELECT id, name FROM citybike_zones ORDER BY id';
+    await runSql(tab, sql);
+    const [download] = await Promise.all([tab.waitForEvent('download'), tab.click('[data-sql-download]')]);
+    expect(download.suggestedFilename()).toBe('query.csv');
+    const csv = await readFile((await download.path())!, 'utf8');
+    expect(csv).toBe(await (await site.fetch(`/api/sql?q=${encodeURIComponent(sql)}&format=csv`)).text());
+    expect(problems).toEqual([]);
+  });
+
+  it('puts a query over a table in the editor from the table list', async () => {
+    await open(site.url, pageOf('pl'));
+    await tab.click('[data-sql-table="bike_counter_readings"]');
+    expect(await tab.inputValue('[data-sql-text]')).toBe('SELECT * FROM bike_counter_readings LIMIT 100;');
+    expect(await tab.evaluate('document.activeElement?.id')).toBe('sql-query');
+    const columns = await tab.locator('[data-sql-table="bike_counter_readings"] ~ details tbody th').allTextContents();
+    expect(columns).toEqual(Object.keys(datasets.find((d) => d.name === 'bike-counter')!.tables.readings!.columns));
+  });
+
+  it('builds a v1 request with a filter and shows the server’s answer', async () => {
+    for (const lang of ['en', 'pl'] as const) {
+      await open(site.url, pageOf(lang));
+      await tab.waitForSelector('[data-request-form][data-server="up"]');
+      expect(await tab.textContent('[data-server-status]')).toBe(dictionaries[lang].query.formClient.serverUp);
+      await tab.selectOption('[data-request-endpoint]', '/api/public/rcn/transactions');
+      const fields = '[data-request-params="/api/public/rcn/transactions"]';
+      await tab.fill(`${fields} [name="limit"]`, '3');
+      await tab.fill(`${fields} [name="documentDateFrom"]`, '2000-01-01');
+      const target = '/api/public/rcn/transactions?limit=3&documentDateFrom=2000-01-01';
+      expect(await tab.textContent('[data-request-url]')).toBe(target);
+      await tab.click('[data-request-send]');
+      await tab.waitForSelector('[data-request-form][data-answer-status]');
+      const expected = await site.json<{ items: unknown[] }>(target);
+      expect(expected.items.length).toBeGreaterThan(0);
+      expect(JSON.parse((await tab.textContent('[data-request-body]'))!)).toEqual(expected);
+      expect(await tab.textContent('[data-request-summary]')).toContain(lang === 'en' ? `Items in the answer: ${expected.items.length}.` : `Elementy w odpowiedzi: ${expected.items.length}.`);
+      expect(problems).toEqual([]);
+    }
+  });
+
+  it('fills path parameters, says what is missing, and shows a problem answer', async () => {
+    await open(site.url, pageOf('en'));
+    await tab.waitForSelector('[data-request-form][data-server="up"]');
+    await tab.selectOption('[data-request-endpoint]', '/api/public/citybike/zones/{zoneId}');
+    const fields = '[data-request-params="/api/public/citybike/zones/{zoneId}"]';
+    await tab.fill(`${fields} [name="zoneId"]`, '');
+    expect(await tab.textContent('[data-request-url]')).toBe('/api/public/citybike/zones/{zoneId}');
+    expect(await tab.textContent('[data-request-missing]')).toBe('Fill in the required parameters: zoneId.');
+    await tab.selectOption('[data-request-endpoint]', '/api/public/citybike/rides');
+    const rides = '[data-request-params="/api/public/citybike/rides"]';
+    await tab.fill(`${rides} [name="from"]`, '2024-05-02');
+    await tab.fill(`${rides} [name="to"]`, '2024-05-01');
+    await tab.click('[data-request-send]');
+    await tab.waitForSelector('[data-request-form][data-answer-status="400"]');
+    expect(await tab.textContent('[data-request-summary]')).toMatch(/^HTTP 400, application\/problem\+json\. The server answered with a problem \(RFC 9457\): /);
+    // A 400 the page asked for is an answer, not a failure of the page.
+    expect(problems.filter((problem) => !problem.includes('/api/public/citybike/rides') && !problem.includes('status of 400'))).toEqual([]);
+  });
+
+  it('says the request needs odsnap serve on a static host, and still runs SQL there', async () => {
+    for (const lang of ['en', 'pl'] as const) {
+      const t = dictionaries[lang].query;
+      await open(staticHost.url, pageOf(lang));
+      await tab.waitForSelector('[data-request-form][data-server="down"]');
+      expect(await tab.textContent('[data-server-status]')).toBe(t.formClient.serverDown);
+      expect(await tab.textContent('[data-server-status]')).toContain('odsnap serve');
+      expect(await tab.isDisabled('[data-request-send]')).toBe(true);
+      expect(await tab.textContent('[data-request-url]')).toBe('/api/public/rcn/transactions');
+    }
+    const count = 'SELECT count(*) FROM citybike_rides';
+    expect(await runSql(tab, count)).toEqual(await serverRows(count));
+    // The one failure on a static host is the health check's own 404.
+    expect(problems.filter((problem) => !problem.includes('/healthz') && !problem.includes('404 (Not Found)'))).toEqual([]);
+  });
+
+  it('saves a screenshot of the query page', async () => {
+    await mkdir(SCREENSHOTS, { recursive: true });
+    await tab.setViewportSize({ width: 1280, height: 900 });
+    await open(site.url, pageOf('en'));
+    await runSql(tab, 'SELECT started_zone_id, count(*) AS rides, round(avg(distance), 2) AS average_distance FROM citybike_rides GROUP BY 1 ORDER BY 2 DESC');
+    await tab.screenshot({ path: join(SCREENSHOTS, 'query-en.png'), fullPage: true });
+    expect(problems).toEqual([]);
+  });
+});
