@@ -68,7 +68,7 @@ export const en = {
     title: 'Query the data',
     lead: 'Ask the snapshot in SQL right in your browser, or build a request to the v1 interface from its filters.',
     sqlTitle: 'SQL in your browser',
-    sqlLead: 'DuckDB-WASM, served by this site, reads the published Parquet files directly: no server runs the query, and it works from a static host. Every table is a view named <data set>_<table>, as in odsnap sql and the server’s /api/sql.',
+    sqlLead: 'DuckDB-WASM, served by this site, runs the query in your browser: the tables a query names are read from the published Parquet files the first time, so no server is needed and it works from a static host. Every table is named <data set>_<table>, as in odsnap sql and the server’s /api/sql.',
     queryLabel: 'SQL query',
     queryHelp: 'Ctrl+Enter (⌘+Enter on a Mac) runs it. With several statements, the result of the last one is shown.',
     run: 'Run',

@@ -70,7 +70,7 @@ export const pl: Ui = {
     title: 'Zapytania do danych',
     lead: 'Zadaj migawce pytanie w SQL wprost w przeglądarce albo zbuduj zapytanie do interfejsu v1 z jego filtrów.',
     sqlTitle: 'SQL w przeglądarce',
-    sqlLead: 'DuckDB-WASM, udostępniany przez tę stronę, czyta opublikowane pliki Parquet bezpośrednio: zapytania nie wykonuje żaden serwer, więc działa to także na hostingu statycznym. Każda tabela jest widokiem o nazwie <zbiór danych>_<tabela>, jak w odsnap sql i w /api/sql serwera.',
+    sqlLead: 'DuckDB-WASM, udostępniany przez tę stronę, wykonuje zapytanie w przeglądarce: tabele, które zapytanie wymienia, są za pierwszym razem wczytywane z opublikowanych plików Parquet, więc serwer nie jest potrzebny i działa to także na hostingu statycznym. Każda tabela nazywa się <zbiór danych>_<tabela>, jak w odsnap sql i w /api/sql serwera.',
     queryLabel: 'Zapytanie SQL',
     queryHelp: 'Ctrl+Enter (⌘+Enter na Macu) je wykonuje. Przy kilku instrukcjach widać wynik ostatniej.',
     run: 'Wykonaj',

@@ -49,7 +49,8 @@ describe.skipIf(skip)('the query page in Chromium', () => {
   let browser: Browser;
   let tab: Page;
   const problems: string[] = [];
-  const types = new Map<string, string>(); // path → content-type, of what the page loaded
+  const types = new Map<string, string>(); // path → content-type, of everything the pages loaded
+  const loadedHere = new Set<string>(); // paths the current page loaded
 
   beforeAll(async () => {
     if (!executablePath) throw new Error('CI=true and no Chromium: .ci/run installs the Debian package chromium; the browser tests must not be skipped in CI');
@@ -68,6 +69,7 @@ describe.skipIf(skip)('the query page in Chromium', () => {
     });
     tab.on('response', (response) => {
       types.set(new URL(response.url()).pathname, response.headers()['content-type'] ?? '');
+      loadedHere.add(new URL(response.url()).pathname);
       if (response.status() >= 400) problems.push(`${response.status()}: ${response.url()}`);
     });
   }, 300_000);
@@ -80,6 +82,7 @@ describe.skipIf(skip)('the query page in Chromium', () => {
 
   async function open(origin: string, path: string): Promise<void> {
     problems.length = 0;
+    loadedHere.clear();
     const response = await tab.goto(origin + path);
     expect(response?.status(), path).toBe(200);
   }
@@ -110,7 +113,7 @@ describe.skipIf(skip)('the query page in Chromium', () => {
       expect(await tab.getAttribute('html', 'lang')).toBe(lang);
       expect(await tab.locator('h1').textContent()).toBe(t.title);
       // Nothing of DuckDB-WASM is fetched before the first run.
-      expect([...types.keys()].filter((path) => /duckdb/.test(path))).toEqual([]);
+      expect([...loadedHere].filter((path) => /duckdb/.test(path))).toEqual([]);
       expect(await tab.textContent('[data-sql-status]')).toBe(t.sqlClient.idle);
 
       const count = 'SELECT count(*) FROM citybike_rides';
@@ -129,14 +132,18 @@ describe.skipIf(skip)('the query page in Chromium', () => {
     expect(loaded.every(([path]) => path.startsWith('/_astro/'))).toBe(true);
   });
 
-  it('runs queries over other tables: decimals, days and instants as the server gives them', async () => {
+  it('runs queries over other tables: decimals, days, lists and every table’s rows as the server gives them', async () => {
     await open(site.url, pageOf('en'));
-    const sql = 'SELECT transaction_gml_id, document_date, gross_price, transaction_type_code FROM rcn_transactions ORDER BY transaction_gml_id LIMIT 5';
+    const sql = 'SELECT transaction_gml_id, document_date, gross_price, transaction_type_code, property_ids FROM rcn_transactions ORDER BY transaction_gml_id LIMIT 5';
     const rows = await runSql(tab, sql);
     expect(rows).toHaveLength(6);
     expect(rows).toEqual(await serverRows(sql));
     const readings = 'SELECT counter_id, count(*) AS readings, sum(value) AS total FROM bike_counter_readings GROUP BY counter_id ORDER BY counter_id';
     expect(await runSql(tab, readings)).toEqual(await serverRows(readings));
+    // Every table of the catalogue is there, with all its rows.
+    const catalogue = await site.json<{ tables: { sqlName: string }[] }>('/downloads/catalogue.json');
+    const counts = catalogue.tables.map((table) => `SELECT '${table.sqlName}' AS name, count(*) AS rows FROM ${table.sqlName}`).join(' UNION ALL ') + ' ORDER BY name';
+    expect(await runSql(tab, counts)).toEqual(await serverRows(counts));
     expect(problems).toEqual([]);
   });
 
