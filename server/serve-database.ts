@@ -31,15 +31,13 @@ export const serveDatabasePath = (snapshot: Snapshot) => join(snapshot.cacheDir,
 
 /**
  * The columns a table's page filters read, with what they derive: the part of a paged table kept
- * in memory. The page's rows themselves are then read from the stored table by row number, and
- * so are shapes: only the few rows whose extent crosses a bounding box's edge need them, and
- * they are the largest thing a filter reads (at city scale, half of what memory would hold).
+ * in memory. The page's rows themselves are then read from the stored table by row number.
  */
 export function filterColumns(dataset: Dataset, table: Table): string[] | undefined {
   const pages = dataset.endpoints.flatMap((e) => (e.answer.kind === 'page' && dataset.resources[e.answer.resource]?.table === table.name ? [e.answer] : []));
   if (!pages.length) return undefined;
   const columns = pages.flatMap((p) => Object.values(p.filters)).flatMap((f) =>
-    f.kind === 'partOfAny' ? [textColumn(f.column)] : f.kind === 'intersects' ? [...f.extent] : [f.column]);
+    f.kind === 'partOfAny' ? [textColumn(f.column)] : f.kind === 'intersects' ? [...f.extent, SHAPES_COLUMN] : [f.column]);
   return [...new Set(columns)];
 }
 

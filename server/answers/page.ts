@@ -1,6 +1,5 @@
 import { listValue, type DuckDBValue } from '@duckdb/node-api';
 import { offsetPage, type Answer, type Filter } from '../../datasets/core/answer.ts';
-import type { Resource } from '../../datasets/core/dataset.ts';
 import type { BoundingBox } from '../../datasets/core/param.ts';
 import { quoteIdentifier } from '../../scripts/db/duckdb.ts';
 import { SHAPES_COLUMN, textColumn } from '../served-snapshot.ts';
@@ -29,7 +28,7 @@ export async function answerPage(request: AnswerRequest, answer: Of<'page'>) {
     if (filter.kind === 'intersects') box = { filter, value: value as BoundingBox };
     else conditions.push(condition(filter, value as string | number, table.columns[filter.column]!, bind));
   }
-  if (box) conditions.push(await boxCondition(request, resource, box.filter, box.value, source, conditions, values, bind));
+  if (box) conditions.push(await boxCondition(request, box.filter, box.value, source, conditions, values, bind));
 
   const where = conditions.length ? conditions.join(' AND ') : 'true';
   const limit = request.params.limit as number;
@@ -68,13 +67,12 @@ function condition(filter: Exclude<Filter, { kind: 'intersects' }>, value: strin
 }
 
 /**
- * Rows whose extent lies in the box intersect it; rows whose extent only overlaps the box (it
- * crosses the box's edge) are tested shape by shape here, their shapes read from the stored
- * table. A row without shapes is taken on its extent.
+ * Rows whose extent lies in the box, or with a vertex in it, intersect it: SQL finds those. The
+ * few left whose extent only overlaps the box (a box inside a parcel, or crossing it between
+ * vertices) are tested shape by shape here. A row without shapes is taken on its extent.
  */
 async function boxCondition(
   request: AnswerRequest,
-  resource: Resource,
   filter: Extract<Filter, { kind: 'intersects' }>,
   box: BoundingBox,
   source: string,
@@ -86,20 +84,17 @@ async function boxCondition(
   const b = { minLon: bind(box.minLon), minLat: bind(box.minLat), maxLon: bind(box.maxLon), maxLat: bind(box.maxLat) };
   const overlaps = `${minLon} <= ${b.maxLon} AND ${maxLon} >= ${b.minLon} AND ${minLat} <= ${b.maxLat} AND ${maxLat} >= ${b.minLat}`;
   const within = `${minLon} >= ${b.minLon} AND ${maxLon} <= ${b.maxLon} AND ${minLat} >= ${b.minLat} AND ${maxLat} <= ${b.maxLat}`;
-  const crossing = await request.connection.rows(`SELECT rowid AS "row" FROM ${source} WHERE ${[...conditions, overlaps, `NOT (${within})`].join(' AND ')}`, [...values]);
-  let hits: bigint[] = [];
-  if (crossing.length) {
-    const shaped = await request.connection.rows(
-      `SELECT rowid AS "row", ${quoteIdentifier(SHAPES_COLUMN)} AS "shapes" FROM ${request.served.source(request.dataset, resource)} WHERE list_contains($1::BIGINT[], rowid)`,
-      [listValue(crossing.map((row) => row.row as bigint))],
-    );
-    hits = shaped
-      .filter((row) => {
-        const rings = ((row.shapes ?? []) as number[][]).map((flat) => Array.from({ length: flat.length / 2 }, (_, i): [number, number] => [flat[2 * i]!, flat[2 * i + 1]!]));
-        return rings.length === 0 || shapesIntersectBox(rings, box);
-      })
-      .map((row) => row.row as bigint);
-  }
-  if (!hits.length) return `(${within})`;
-  return `((${within}) OR list_contains(${bind(listValue(hits))}, rowid))`;
+  const shapes = quoteIdentifier(SHAPES_COLUMN);
+  const vertexIn = `list_bool_or(list_transform(${shapes}, ring -> list_bool_or(list_transform(range(1, len(ring), 2), i -> ring[i] BETWEEN ${b.minLon} AND ${b.maxLon} AND ring[i + 1] BETWEEN ${b.minLat} AND ${b.maxLat}))))`;
+  const undecided = await request.connection.rows(
+    `SELECT rowid AS "row", ${shapes} AS "shapes" FROM ${source} WHERE ${[...conditions, overlaps, `NOT (${within})`, `NOT coalesce(${vertexIn}, false)`].join(' AND ')}`,
+    [...values],
+  );
+  const hits = undecided.filter((row) => {
+    const rings = ((row.shapes ?? []) as number[][]).map((flat) => Array.from({ length: flat.length / 2 }, (_, i): [number, number] => [flat[2 * i]!, flat[2 * i + 1]!]));
+    return rings.length === 0 || shapesIntersectBox(rings, box);
+  });
+  const decided = `${overlaps} AND (${within} OR coalesce(${vertexIn}, false))`;
+  if (!hits.length) return `(${decided})`;
+  return `((${decided}) OR list_contains(${bind(listValue(hits.map((row) => row.row as bigint)))}, rowid))`;
 }
