@@ -65,8 +65,8 @@ export function mapGeometry(layers: readonly MapLayerInput[]): MapGeometry | und
     const digits = ticks.length > 1 ? Math.max(0, -Math.floor(Math.log10(ticks[1]! - ticks[0]!) + 1e-9)) : 2;
     return ticks.filter((value) => value > from && value < to).map((value) => ({ value, label: `${Math.abs(value).toFixed(digits)}° ${value >= 0 ? positive : negative}` }));
   };
-  const meridians = lines(west, east, 5, 'E', 'W').map((line) => ({ x: project(line.value, top).x, label: line.label }));
-  const parallels = lines(south, top, 4, 'N', 'S').map((line) => ({ y: project(west, line.value).y, label: line.label }));
+  const meridians = lines(west, east, 8, 'E', 'W').map((line) => ({ x: project(line.value, top).x, label: line.label }));
+  const parallels = lines(south, top, 6, 'N', 'S').map((line) => ({ y: project(west, line.value).y, label: line.label }));
   // The longest round distance (1, 2 or 5 × 10ⁿ km) within a quarter of the width.
   const widthKm = (east - west) * cos * EARTH_KM_PER_DEGREE;
   const power = 10 ** Math.floor(Math.log10(widthKm / 4));
