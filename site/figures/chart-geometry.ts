@@ -147,7 +147,7 @@ function yDomain(values: readonly number[], bars: boolean, count: number) {
  */
 function linePath(points: readonly { x: number; y: number }[], gap: number, scaleX: (x: number) => number, scaleY: (y: number) => number, plotWidth: number) {
   const buckets = Math.min(MAX_POINTS / 2, Math.floor(plotWidth));
-  const bucketOf = (x: number) => Math.floor((x / plotWidth) * buckets);
+  const bucketOf = (x: number) => Math.min(buckets - 1, Math.floor((x / plotWidth) * buckets));
   const segments: { x: number; y: number }[][] = [];
   let current: { x: number; y: number }[] = [];
   for (const [i, point] of points.entries()) {

@@ -11,7 +11,7 @@ export const en = {
     licence: 'Data published under the Creative Commons Attribution 4.0 International licence (CC BY 4.0).',
     generated: 'Every page of the docs is generated from the data-set declarations.',
   },
-  noSnapshot: 'No snapshot data was available when this site was built, so it shows no counts, charts, map or files. Build it with odsnap build --site, or point ODSNAP_SITE_TREE at a tree written by odsnap build.',
+  noSnapshot: 'No snapshot data was available when this site was built, so it shows no counts, charts, map or files. Build it with odsnap build, or point ODSNAP_SITE_TREE at a tree written by odsnap build.',
   snapshot: {
     id: 'Snapshot',
     taken: (date: string) => `taken ${date}`,

@@ -13,7 +13,7 @@ export const pl: Ui = {
     licence: 'Dane udostępniane na licencji Creative Commons Uznanie autorstwa 4.0 Międzynarodowe (CC BY 4.0).',
     generated: 'Każda strona dokumentacji powstaje z deklaracji zbiorów danych.',
   },
-  noSnapshot: 'Przy budowaniu tej witryny nie było danych migawki, więc nie pokazuje liczb, wykresów, mapy ani plików. Zbuduj ją poleceniem odsnap build --site albo wskaż w ODSNAP_SITE_TREE drzewo zapisane przez odsnap build.',
+  noSnapshot: 'Przy budowaniu tej witryny nie było danych migawki, więc nie pokazuje liczb, wykresów, mapy ani plików. Zbuduj ją poleceniem odsnap build albo wskaż w ODSNAP_SITE_TREE drzewo zapisane przez odsnap build.',
   snapshot: {
     id: 'Migawka',
     taken: (date: string) => `wykonana ${date}`,
