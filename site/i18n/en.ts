@@ -89,7 +89,6 @@ export const en = {
     sha256: 'SHA-256',
     partition: 'Partition',
     timeRange: 'Time range',
-    whole: 'whole table',
     tableFiles: (rows: string, files: number, size: string) => `${rows} rows in ${files} ${files === 1 ? 'file' : 'files'}, ${size}`,
     snippets: 'Read it',
     duckdb: 'DuckDB',

@@ -91,7 +91,6 @@ export const pl: Ui = {
     sha256: 'SHA-256',
     partition: 'Partycja',
     timeRange: 'Zakres czasu',
-    whole: 'cała tabela',
     tableFiles: (rows: string, files: number, size: string) => `wierszy: ${rows}, plików: ${files}, ${size}`,
     snippets: 'Odczyt',
     duckdb: 'DuckDB',
