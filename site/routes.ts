@@ -10,6 +10,9 @@ import { languages, type Language } from '../datasets/core/text.ts';
 
 export type View =
   | { readonly kind: 'home' }
+  | { readonly kind: 'dataset'; readonly dataset: Dataset }
+  | { readonly kind: 'map' }
+  | { readonly kind: 'downloads' }
   | { readonly kind: 'docs' }
   | { readonly kind: 'dataset-docs'; readonly dataset: Dataset }
   | { readonly kind: 'endpoint-docs'; readonly dataset: Dataset; readonly endpoint: Endpoint }
@@ -27,6 +30,10 @@ export const endpointSlug = (endpoint: Endpoint) => endpoint.path.slice(1).repla
 
 export const routes = {
   home: '',
+  map: 'map/',
+  downloads: 'downloads/',
+  /** A data set's own page: counts, coverage, charts, map. */
+  datasetPage: (dataset: Dataset) => `datasets/${dataset.name}/`,
   docs: 'docs/',
   openapi: 'docs/openapi/',
   query: 'query/',
@@ -37,10 +44,13 @@ export const routes = {
 export function sitePages(datasets: readonly Dataset[]): SitePage[] {
   const views: [string, View][] = [
     [routes.home, { kind: 'home' }],
+    [routes.map, { kind: 'map' }],
+    [routes.downloads, { kind: 'downloads' }],
     [routes.docs, { kind: 'docs' }],
     [routes.openapi, { kind: 'openapi' }],
     [routes.query, { kind: 'query' }],
     ...datasets.flatMap((dataset): [string, View][] => [
+      [routes.datasetPage(dataset), { kind: 'dataset', dataset }],
       [routes.dataset(dataset), { kind: 'dataset-docs', dataset }],
       ...dataset.endpoints.map((endpoint): [string, View] => [routes.endpoint(dataset, endpoint), { kind: 'endpoint-docs', dataset, endpoint }]),
     ]),

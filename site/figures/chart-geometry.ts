@@ -1,0 +1,225 @@
+import type { ChartData } from '../../datasets/core/figure.ts';
+import type { Language } from '../../datasets/core/text.ts';
+import { formatNumber, niceTicks, timeOf, timeTicks } from './scales.ts';
+
+/**
+ * A published chart (datasets/core/figure.ts) laid out for SVG at build time: one panel per
+ * `panel` value (small multiples sharing the x axis, each with its own y axis), one colour per
+ * `series` value (the same in every panel), bands behind the data. Lines are one path per series
+ * and panel, broken where data is missing and thinned to at most ~600 points, so even the
+ * largest chart stays a light page.
+ */
+
+/** Series colours, distinguishable and readable on the light and the dark background. */
+export const SERIES_COLOURS = ['#2a78c2', '#d1495b', '#2e9e5b', '#8e5cc7', '#e07b12', '#1aa3a3', '#a0652d', '#d45fa8', '#6d7a86', '#9a9d16', '#4a5bd4', '#c2410c'];
+
+export interface Series {
+  readonly key: string;
+  readonly colour: string;
+}
+
+export interface PanelGeometry {
+  readonly key: string;
+  readonly title: string;
+  readonly xTicks: readonly { readonly x: number; readonly label: string }[];
+  readonly yTicks: readonly { readonly y: number; readonly label: string }[];
+  readonly bands: readonly { readonly y: number; readonly height: number; readonly colour: string; readonly label: string }[];
+  readonly lines: readonly { readonly series: number; readonly d: string; readonly points: number }[];
+  readonly bars: readonly { readonly series: number; readonly x: number; readonly y: number; readonly width: number; readonly height: number; readonly title: string }[];
+  /** The panel's values, for its text alternative. */
+  readonly yMin: number;
+  readonly yMax: number;
+  readonly rows: number;
+}
+
+export interface ChartGeometry {
+  readonly width: number;
+  readonly height: number;
+  readonly plot: { readonly left: number; readonly top: number; readonly right: number; readonly bottom: number };
+  readonly series: readonly Series[];
+  /** Distinct bands by colour and label, in order, for the legend. */
+  readonly bandLegend: readonly { readonly colour: string; readonly label: string }[];
+  readonly panels: readonly PanelGeometry[];
+  readonly xFirst: string;
+  readonly xLast: string;
+}
+
+type Row = ChartData['rows'][number];
+
+/** At most this many points per line: pairs of (min, max) per bucket. */
+const MAX_POINTS = 600;
+
+export function chartGeometry(chart: ChartData, lang: Language): ChartGeometry {
+  const panelKeys = unique(chart.rows.map((row) => row.panel ?? ''));
+  const seriesKeys = unique(chart.rows.map((row) => row.series ?? ''));
+  const single = panelKeys.length <= 1;
+  const width = single ? 960 : 480;
+  const height = single ? 340 : 250;
+  const series = seriesKeys.map((key, i) => ({ key, colour: seriesKeys.length === 1 && !key ? 'var(--accent)' : SERIES_COLOURS[i % SERIES_COLOURS.length]! }));
+  const seriesIndex = new Map(seriesKeys.map((key, i) => [key, i]));
+
+  // The x axis is shared: time, or categories in the order the SQL gave them.
+  const categories = chart.x.time ? [] : unique(chart.rows.map((row) => row.x));
+  const categoryIndex = new Map(categories.map((x, i) => [x, i]));
+  const xValue = (row: Row) => (chart.x.time ? timeOf(row.x) : categoryIndex.get(row.x)!);
+  const xs = chart.rows.map(xValue);
+  const xMin = xs.length ? Math.min(...xs) : 0;
+  const xMax = xs.length ? Math.max(...xs) : 1;
+
+  // Room on the left for the widest y label of any panel.
+  const byPanel = new Map(panelKeys.map((key) => [key, chart.rows.filter((row) => (row.panel ?? '') === key)]));
+  const yDomains = new Map([...byPanel].map(([key, rows]) => [key, yDomain(rows.map((row) => row.y), chart.kind === 'bar', single ? 6 : 4)]));
+  const compact = (domain: { min: number; max: number }) => Math.max(Math.abs(domain.min), Math.abs(domain.max)) >= 10_000;
+  const widestLabel = Math.max(3, ...[...yDomains.values()].flatMap((domain) => domain.ticks.map((tick) => formatNumber(tick, lang, compact(domain)).length)));
+  const plot = { left: Math.round(widestLabel * 7 + 14), top: 26, right: width - 14, bottom: height - 40 };
+  const plotWidth = plot.right - plot.left;
+
+  const scaleX = chart.x.time
+    ? (value: number) => plot.left + (xMax === xMin ? plotWidth / 2 : ((value - xMin) / (xMax - xMin)) * plotWidth)
+    : (value: number) => plot.left + ((value + 0.5) / Math.max(categories.length, 1)) * plotWidth;
+  const xTicks = chart.x.time
+    ? timeTicks(xMin, xMax, Math.max(2, Math.floor(plotWidth / 90)), lang).map((tick) => ({ x: scaleX(tick.value), label: tick.label }))
+    : thinned(categories, Math.max(2, Math.floor(plotWidth / 50))).map((x) => ({ x: scaleX(categoryIndex.get(x)!), label: x }));
+  const gap = chart.x.time ? 1.5 * smallestStep(chart.rows, xValue) : 1.5;
+
+  const panels = panelKeys.map((key): PanelGeometry => {
+    const rows = byPanel.get(key)!;
+    const domain = yDomains.get(key)!;
+    const scaleY = (value: number) => plot.bottom - ((value - domain.min) / (domain.max - domain.min)) * (plot.bottom - plot.top);
+    const clamp = (value: number) => Math.min(domain.max, Math.max(domain.min, value));
+    const bands = chart.bands
+      .filter((band) => band.panel === key && band.to > domain.min && band.from < domain.max)
+      .map((band) => ({ y: scaleY(clamp(band.to)), height: scaleY(clamp(band.from)) - scaleY(clamp(band.to)), colour: band.color, label: band.label }));
+    const lines: PanelGeometry['lines'][number][] = [];
+    const bars: PanelGeometry['bars'][number][] = [];
+    if (chart.kind === 'line') {
+      for (const [seriesKey, seriesRows] of groupBy(rows, (row) => row.series ?? '')) {
+        const points = seriesRows.map((row) => ({ x: xValue(row), y: row.y })).sort((a, b) => a.x - b.x);
+        const path = linePath(points, gap, scaleX, scaleY, plotWidth);
+        lines.push({ series: seriesIndex.get(seriesKey)!, d: path.d, points: path.points });
+      }
+    } else {
+      const slot = plotWidth / Math.max(categories.length, 1);
+      const barWidth = (slot * 0.7) / seriesKeys.length;
+      for (const row of rows) {
+        const index = seriesIndex.get(row.series ?? '')!;
+        const x = scaleX(categoryIndex.get(row.x)!) - (slot * 0.7) / 2 + index * barWidth;
+        const [top, bottom] = [scaleY(Math.max(row.y, 0)), scaleY(Math.min(row.y, 0))];
+        bars.push({ series: index, x: round(x), y: round(top), width: round(Math.max(barWidth - 1, 1)), height: round(bottom - top), title: `${row.series ? `${row.series}, ` : ''}${row.x}: ${formatNumber(row.y, lang)}` });
+      }
+    }
+    const values = rows.map((row) => row.y);
+    return {
+      key,
+      title: key ? (chart.panels[key]?.[lang] ?? key) : '',
+      xTicks,
+      yTicks: domain.ticks.map((tick) => ({ y: round(scaleY(tick)), label: formatNumber(tick, lang, compact(domain)) })),
+      bands: bands.map((band) => ({ ...band, y: round(band.y), height: round(band.height) })),
+      lines,
+      bars,
+      yMin: values.length ? Math.min(...values) : 0,
+      yMax: values.length ? Math.max(...values) : 0,
+      rows: rows.length,
+    };
+  });
+
+  const bandLegend = uniqueBy(
+    chart.bands.map((band) => ({ colour: band.color, label: band.label })),
+    (band) => `${band.colour}\n${band.label}`,
+  );
+  const sortedX = chart.x.time ? [...chart.rows.map((row) => row.x)].sort() : categories;
+  return { width, height, plot, series, bandLegend, panels, xFirst: sortedX[0] ?? '', xLast: sortedX[sortedX.length - 1] ?? '' };
+}
+
+/** The y domain of a panel: its values, from zero when zero is near (always for bars), grown to round ticks. */
+function yDomain(values: readonly number[], bars: boolean, count: number) {
+  let min = values.length ? Math.min(...values) : 0;
+  let max = values.length ? Math.max(...values) : 1;
+  if (bars || (min >= 0 && min <= 0.4 * max)) min = Math.min(min, 0);
+  if (bars || (max <= 0 && max >= 0.4 * min)) max = Math.max(max, 0);
+  return niceTicks(min, max, count);
+}
+
+/**
+ * A line as one path: a new subpath after a gap in x wider than `gap` (a lone point becomes a dot,
+ * drawn by the round line cap), thinned to the lowest and highest point of each of ~300 columns.
+ * Coordinates are in tenths, relative after each subpath's start, to keep the markup small.
+ */
+function linePath(points: readonly { x: number; y: number }[], gap: number, scaleX: (x: number) => number, scaleY: (y: number) => number, plotWidth: number) {
+  const buckets = Math.min(MAX_POINTS / 2, Math.floor(plotWidth));
+  const bucketOf = (x: number) => Math.min(buckets - 1, Math.floor((x / plotWidth) * buckets));
+  const segments: { x: number; y: number }[][] = [];
+  let current: { x: number; y: number }[] = [];
+  for (const [i, point] of points.entries()) {
+    if (i > 0 && point.x - points[i - 1]!.x > gap) {
+      segments.push(current);
+      current = [];
+    }
+    current.push({ x: scaleX(point.x), y: scaleY(point.y) });
+  }
+  if (current.length) segments.push(current);
+  const left = Math.min(...points.map((point) => scaleX(point.x)));
+  let d = '';
+  let count = 0;
+  for (const segment of segments) {
+    const kept = points.length > MAX_POINTS ? thin(segment, (point) => bucketOf(point.x - left)) : segment;
+    let [px, py] = [Math.round(kept[0]!.x * 10), Math.round(kept[0]!.y * 10)];
+    d += `M${px / 10} ${py / 10}${kept.length === 1 ? 'l0 0' : 'l'}`;
+    const parts: string[] = [];
+    for (const point of kept.slice(1)) {
+      const [nx, ny] = [Math.round(point.x * 10), Math.round(point.y * 10)];
+      parts.push(`${(nx - px) / 10}${ny - py < 0 ? '' : ' '}${(ny - py) / 10}`);
+      [px, py] = [nx, ny];
+    }
+    d += parts.join(' ').replaceAll(' -', '-');
+    count += kept.length;
+  }
+  return { d, points: count };
+}
+
+/** The lowest and highest point of each bucket, in x order. */
+function thin<T extends { x: number; y: number }>(points: readonly T[], bucketOf: (point: T) => number): T[] {
+  const kept: T[] = [];
+  for (const [, members] of groupBy(points, bucketOf)) {
+    let low = members[0]!;
+    let high = members[0]!;
+    for (const point of members) {
+      if (point.y < low.y) low = point;
+      if (point.y > high.y) high = point;
+    }
+    if (low === high) kept.push(low);
+    else kept.push(...(low.x <= high.x ? [low, high] : [high, low]));
+  }
+  return kept;
+}
+
+/** The smallest distance between consecutive x values of a series: the data's step (a day, a week, a month). */
+function smallestStep(rows: readonly Row[], xValue: (row: Row) => number): number {
+  let step = Infinity;
+  for (const [, members] of groupBy(rows, (row) => `${row.panel ?? ''}\n${row.series ?? ''}`)) {
+    const xs = members.map(xValue).sort((a, b) => a - b);
+    for (let i = 1; i < xs.length; i++) if (xs[i]! > xs[i - 1]!) step = Math.min(step, xs[i]! - xs[i - 1]!);
+  }
+  return step;
+}
+
+/** At most `count` of the values, evenly spaced, the first always included. */
+function thinned<T>(values: readonly T[], count: number): T[] {
+  const every = Math.ceil(values.length / count);
+  return values.filter((_, i) => i % every === 0);
+}
+
+function groupBy<T, K>(items: readonly T[], keyOf: (item: T) => K): Map<K, T[]> {
+  const groups = new Map<K, T[]>();
+  for (const item of items) {
+    const key = keyOf(item);
+    const group = groups.get(key);
+    if (group) group.push(item);
+    else groups.set(key, [item]);
+  }
+  return groups;
+}
+
+const unique = (values: readonly string[]) => [...new Set(values)];
+const uniqueBy = <T>(items: readonly T[], keyOf: (item: T) => string) => [...new Map(items.map((item) => [keyOf(item), item])).values()];
+const round = (value: number) => Math.round(value * 10) / 10;

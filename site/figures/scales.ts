@@ -1,0 +1,85 @@
+import type { Language } from '../../datasets/core/text.ts';
+
+/** Axes of the charts: round tick values, time ticks on calendar boundaries (UTC), labels in the page's language. */
+
+export const locale = (lang: Language) => (lang === 'pl' ? 'pl-PL' : 'en-GB');
+
+/** Ticks at 1, 2 or 5 × 10ⁿ covering [min, max], about `count` of them; the domain grows to the outer ticks. */
+export function niceTicks(min: number, max: number, count = 5): { ticks: number[]; min: number; max: number } {
+  if (!(max > min)) {
+    const pad = Math.abs(min) > 0 ? Math.abs(min) * 0.1 : 1;
+    return niceTicks(min - pad, max + pad, count);
+  }
+  const raw = (max - min) / count;
+  const power = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 2.5, 5, 10].map((m) => m * power).find((candidate) => candidate >= raw)!;
+  const low = Math.floor(min / step) * step;
+  const high = Math.ceil(max / step) * step;
+  const ticks: number[] = [];
+  // Rounded to the step's precision, so 0.30000000000000004 reads 0.3.
+  const digits = Math.max(0, -Math.floor(Math.log10(step)) + 1);
+  for (let value = low; value <= high + step / 2; value += step) ticks.push(Number(value.toFixed(digits)));
+  return { ticks, min: low, max: high };
+}
+
+/** A number for an axis or a table: grouped, or compact (20K) on an axis whose values reach 10,000. */
+export function formatNumber(value: number, lang: Language, compact = false): string {
+  const abs = Math.abs(value);
+  if (compact) return new Intl.NumberFormat(locale(lang), { notation: 'compact', maximumFractionDigits: 1 }).format(value);
+  return new Intl.NumberFormat(locale(lang), { maximumFractionDigits: abs >= 100 ? 0 : abs >= 1 ? 2 : 3 }).format(value);
+}
+
+const DAY = 86_400_000;
+
+/** Epoch milliseconds of an x value: an ISO day (UTC midnight) or an instant. */
+export const timeOf = (x: string) => Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(x) ? `${x}T00:00:00Z` : x);
+
+interface TimeStep {
+  readonly months: number;
+  readonly days: number;
+}
+
+const STEPS: readonly TimeStep[] = [
+  { months: 0, days: 1 },
+  { months: 0, days: 7 },
+  { months: 1, days: 0 },
+  { months: 2, days: 0 },
+  { months: 3, days: 0 },
+  { months: 6, days: 0 },
+  { months: 12, days: 0 },
+  { months: 24, days: 0 },
+  { months: 60, days: 0 },
+];
+
+/** Time ticks between two instants on day, week (Monday), month or year boundaries, at most `count` of them, labelled in the language. */
+export function timeTicks(min: number, max: number, count: number, lang: Language): { value: number; label: string }[] {
+  const span = Math.max(max - min, DAY);
+  const step = STEPS.find((candidate) => span / ((candidate.months * 30.44 + candidate.days) * DAY) <= count) ?? STEPS[STEPS.length - 1]!;
+  const ticks: number[] = [];
+  const start = new Date(min);
+  if (step.months) {
+    // The first month boundary at or after min that is a multiple of the step (Jan, Apr, Jul, … for quarters).
+    const monthsFromYear0 = start.getUTCFullYear() * 12 + start.getUTCMonth();
+    let month = Math.ceil(monthsFromYear0 / step.months) * step.months;
+    if (Date.UTC(Math.floor(month / 12), month % 12, 1) < min) month += step.months;
+    for (let t = Date.UTC(Math.floor(month / 12), month % 12, 1); t <= max; month += step.months, t = Date.UTC(Math.floor(month / 12), month % 12, 1)) ticks.push(t);
+  } else {
+    let t = Date.UTC(start.getUTCFullYear(), start.getUTCMonth(), start.getUTCDate());
+    if (step.days === 7) t += ((8 - new Date(t).getUTCDay()) % 7) * DAY; // the next Monday
+    if (t < min) t += step.days * DAY;
+    for (; t <= max; t += step.days * DAY) ticks.push(t);
+  }
+  const format = new Intl.DateTimeFormat(
+    locale(lang),
+    step.months >= 12 ? { year: 'numeric', timeZone: 'UTC' } : step.months ? { month: 'short', year: 'numeric', timeZone: 'UTC' } : { day: 'numeric', month: 'short', timeZone: 'UTC' },
+  );
+  return ticks.map((value) => ({ value, label: format.format(value) }));
+}
+
+/** A day or an instant for text: `2024-10-01`, or `2024-10-01 22:00 UTC` when the time matters. */
+export function formatTime(value: string, withTime = false): string {
+  if (!value.includes('T')) return value;
+  const date = new Date(value);
+  const day = date.toISOString().slice(0, 10);
+  return withTime ? `${day} ${date.toISOString().slice(11, 16)} UTC` : day;
+}

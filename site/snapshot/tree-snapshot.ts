@@ -1,0 +1,117 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Dataset } from '../../datasets/core/dataset.ts';
+import type { ChartData, MapLayerData } from '../../datasets/core/figure.ts';
+import type { Text } from '../../datasets/core/text.ts';
+import { CATALOGUE } from '../../scripts/static/downloads.ts';
+import { figuresPath } from '../../scripts/static/figures.ts';
+
+/**
+ * What the data-set pages, the map and the downloads page show of the snapshot: read once per
+ * build from the static tree being written (`ODSNAP_SITE_TREE`), which already holds the index,
+ * the figures of every data set and the downloads catalogue. Without a tree there is nothing to
+ * show, and the pages say so. URLs are kept as the tree wrote them (root-relative, or absolute
+ * for a tree built with an absolute base).
+ */
+
+export interface CatalogueFile {
+  readonly url: string;
+  readonly rows: number;
+  readonly bytes: number;
+  readonly sha256: string;
+  readonly partition: Readonly<Record<string, string>>;
+  readonly min: string | null;
+  readonly max: string | null;
+}
+
+export interface CatalogueTable {
+  readonly dataset: string;
+  readonly table: string;
+  readonly sqlName: string;
+  readonly description: Text;
+  readonly rows: number;
+  readonly timeColumn: string | null;
+  readonly files: readonly CatalogueFile[];
+}
+
+export interface Licence {
+  readonly id: string;
+  readonly name: string;
+  readonly url: string;
+  readonly attribution: string;
+}
+
+export interface DatasetSnapshot {
+  /** URL of the published figures, `api/public/figures/<data set>.json`. */
+  readonly figuresUrl: string;
+  readonly charts: readonly ChartData[];
+  readonly map: readonly MapLayerData[];
+  readonly tables: readonly CatalogueTable[];
+}
+
+export interface TreeSnapshot {
+  readonly id: string;
+  readonly createdAt: string;
+  readonly licence: Licence;
+  readonly downloads: { readonly catalogue: string; readonly datapackage: string; readonly dcat: string };
+  readonly datasets: ReadonlyMap<string, DatasetSnapshot>;
+}
+
+interface TreeIndex {
+  readonly snapshot: { readonly id: string; readonly createdAt: string };
+  readonly licence: Licence;
+  readonly datasets: readonly { readonly name: string; readonly figures?: string }[];
+  readonly downloads: TreeSnapshot['downloads'];
+}
+
+const readJson = <T>(path: string): T => JSON.parse(readFileSync(path, 'utf8')) as T;
+
+/** The snapshot in a tree written by `odsnap build`, for the registry's data sets. */
+export function readTreeSnapshot(treeDir: string, datasets: readonly Dataset[]): TreeSnapshot {
+  const indexPath = join(treeDir, 'api/public/index.json');
+  if (!existsSync(indexPath)) throw new Error(`${treeDir} holds no static tree (no api/public/index.json); run odsnap build or leave ODSNAP_SITE_TREE unset`);
+  const index = readJson<TreeIndex>(indexPath);
+  const catalogue = readJson<{ tables: CatalogueTable[] }>(join(treeDir, CATALOGUE));
+  const byName = new Map<string, DatasetSnapshot>();
+  for (const dataset of datasets) {
+    const listed = index.datasets.find((entry) => entry.name === dataset.name);
+    if (!listed) continue;
+    const figuresFile = join(treeDir, figuresPath(dataset.name));
+    const figures = existsSync(figuresFile) ? readJson<{ charts: ChartData[]; map: MapLayerData[] }>(figuresFile) : { charts: [], map: [] };
+    byName.set(dataset.name, {
+      figuresUrl: listed.figures ?? `/${figuresPath(dataset.name)}`,
+      charts: figures.charts,
+      map: figures.map,
+      tables: catalogue.tables.filter((table) => table.dataset === dataset.name),
+    });
+  }
+  return { id: index.snapshot.id, createdAt: index.snapshot.createdAt, licence: index.licence, downloads: index.downloads, datasets: byName };
+}
+
+/** The earliest and latest value of the time columns of some tables, as the catalogue has them. */
+export function timeCoverage(tables: readonly CatalogueTable[]): { readonly min: string; readonly max: string } | undefined {
+  const values = tables.flatMap((table) => table.files.flatMap((file) => [file.min, file.max])).filter((value): value is string => !!value);
+  if (!values.length) return undefined;
+  // ISO days and instants in UTC sort as text, a day before the instants of that day.
+  values.sort();
+  return { min: values[0]!, max: values[values.length - 1]! };
+}
+
+/** The bounding box of map places, in degrees. */
+export function boundingBox(places: readonly { readonly lon: number; readonly lat: number }[]) {
+  if (!places.length) return undefined;
+  const lons = places.map((place) => place.lon);
+  const lats = places.map((place) => place.lat);
+  return { west: Math.min(...lons), east: Math.max(...lons), south: Math.min(...lats), north: Math.max(...lats) };
+}
+
+let cached: TreeSnapshot | null | undefined;
+
+/** The snapshot of this build's tree, or null when the site is built without one. */
+export function siteSnapshot(datasets: readonly Dataset[]): TreeSnapshot | null {
+  if (cached === undefined) {
+    const tree = process.env.ODSNAP_SITE_TREE;
+    cached = tree ? readTreeSnapshot(tree, datasets) : null;
+  }
+  return cached;
+}

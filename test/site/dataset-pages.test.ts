@@ -1,0 +1,188 @@
+import { readFile, mkdir, realpath } from 'node:fs/promises';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ChartData, MapLayerData } from '../../datasets/core/figure.ts';
+import { datasets } from '../../datasets/index.ts';
+import { buildStatic } from '../../scripts/static/build.ts';
+import { CATALOGUE } from '../../scripts/static/downloads.ts';
+import { figuresPath } from '../../scripts/static/figures.ts';
+import { staticTree } from '../../server/static-tree.ts';
+import type { CatalogueTable } from '../../site/snapshot/tree-snapshot.ts';
+import { browserTestsRequired, chromiumPath } from '../fixtures/chromium.ts';
+import { startTestServer, type TestServer } from '../fixtures/server.ts';
+import { tempDir, tinyDataDir } from '../fixtures/tiny.ts';
+
+/**
+ * The data-set pages, the map and the downloads page in real Chromium, over the tiny city's tree
+ * built with the site (as browser.test.ts does): charts and maps draw, counts match the tree,
+ * every download answers with its catalogued bytes, in both languages.
+ */
+
+const executablePath = chromiumPath();
+const skip = !executablePath && !browserTestsRequired();
+if (skip) console.warn('test/site/dataset-pages.test.ts: skipped, no Chromium found (apt-get install chromium, or set CHROMIUM_PATH); CI never skips it');
+
+const SCREENSHOTS = 'test-results/site';
+const prefixes = { en: '', pl: '/pl' } as const;
+
+/** Run in the page (as text: the tests are type-checked without the DOM's types). */
+const drawnCharts = `[...document.querySelectorAll('figure.chart')].map((figure) => ({
+  id: figure.id,
+  panels: [...figure.querySelectorAll('svg.plot')].map((svg) => ({
+    label: svg.getAttribute('aria-label') ?? '',
+    role: svg.getAttribute('role'),
+    lines: [...svg.querySelectorAll('path.series')].filter((path) => (path.getAttribute('d') ?? '').length > 4 && path.getBBox().width + path.getBBox().height > 0).length,
+    bars: [...svg.querySelectorAll('rect.series')].filter((rect) => rect.getBBox().height > 0).length,
+    bands: svg.querySelectorAll('.bands rect').length,
+    ticks: svg.querySelectorAll('.grid text').length,
+  })),
+  details: !!figure.querySelector('details.chart-data'),
+}))`;
+const drawnMap = `(() => {
+  const svg = document.querySelector('svg.places');
+  if (!svg) return null;
+  const count = (selector) => [...svg.querySelectorAll(selector)].filter((marker) => marker.getBBox().width > 0).length;
+  return { own: count('g.layer:not(.other) > *'), other: count('g.layer.other > *'), titles: svg.querySelectorAll('g.layer title').length, label: svg.getAttribute('aria-label') };
+})()`;
+
+describe.skipIf(skip)('the data-set pages and the downloads page in Chromium', () => {
+  let site: TestServer;
+  let browser: Browser;
+  let tab: Page;
+  let tree: string;
+  let catalogue: { tables: CatalogueTable[] };
+  const figures = new Map<string, { charts: ChartData[]; map: MapLayerData[] }>();
+  const problems: string[] = [];
+
+  beforeAll(async () => {
+    if (!executablePath) throw new Error('CI=true and no Chromium: .ci/run installs the Debian package chromium; the browser tests must not be skipped in CI');
+    const dir = await tempDir('site-datasets');
+    tree = join(dir, 'dist');
+    await buildStatic({ dataDir: tinyDataDir(), out: tree, datasets, site: true });
+    tree = await realpath(tree);
+    catalogue = JSON.parse(await readFile(join(tree, CATALOGUE), 'utf8'));
+    for (const dataset of datasets) figures.set(dataset.name, JSON.parse(await readFile(join(tree, figuresPath(dataset.name)), 'utf8')));
+    site = await startTestServer({ extra: () => [staticTree(tree)] });
+    browser = await chromium.launch({ executablePath, args: ['--no-sandbox'] });
+    tab = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    tab.on('console', (message) => {
+      if (message.type() === 'error') problems.push(`console: ${message.text()}`);
+    });
+    tab.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    tab.on('requestfailed', (request) => {
+      if (request.failure()?.errorText !== 'net::ERR_ABORTED') problems.push(`request failed: ${request.url()} ${request.failure()?.errorText}`);
+    });
+    tab.on('response', (response) => {
+      if (response.status() >= 400) problems.push(`${response.status()}: ${response.url()}`);
+    });
+  }, 300_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await site?.close();
+  });
+
+  async function visit(path: string, use?: (page: Page) => Promise<void>): Promise<void> {
+    problems.length = 0;
+    const response = await tab.goto(site.url + path);
+    expect(response?.status(), path).toBe(200);
+    await use?.(tab);
+    expect(problems, path).toEqual([]);
+  }
+
+  it('draws every chart of every data set, panel by panel, with a text alternative and its data', async () => {
+    for (const [lang, prefix] of Object.entries(prefixes)) {
+      for (const dataset of datasets) {
+        const path = `${prefix}/datasets/${dataset.name}/`;
+        const published = figures.get(dataset.name)!;
+        await visit(path, async (page) => {
+          expect(await page.locator('h1').textContent(), path).toBe(dataset.title[lang as keyof typeof prefixes]);
+          const charts = await page.evaluate<{ id: string; panels: { label: string; role: string | null; lines: number; bars: number; bands: number; ticks: number }[]; details: boolean }[]>(drawnCharts);
+          expect(charts.map((chart) => chart.id), path).toEqual(published.charts.map((chart) => `chart-${chart.name}`));
+          for (const [i, chart] of charts.entries()) {
+            const data = published.charts[i]!;
+            const panels = new Set(data.rows.map((row) => row.panel ?? '')).size;
+            expect(chart.panels, `${path} ${chart.id}`).toHaveLength(panels);
+            expect(chart.details).toBe(true);
+            for (const panel of chart.panels) {
+              expect(panel.role).toBe('img');
+              expect(panel.label.length, `${path} ${chart.id}`).toBeGreaterThan(10);
+              expect(panel.ticks, `${path} ${chart.id}`).toBeGreaterThan(3);
+              expect(data.kind === 'line' ? panel.lines : panel.bars, `${path} ${chart.id}`).toBeGreaterThan(0);
+            }
+            if (data.bands.length) expect(chart.panels.some((panel) => panel.bands > 0), `${path} ${chart.id} bands`).toBe(true);
+          }
+        });
+      }
+    }
+  });
+
+  it('shows the snapshot, the rows of every table and the coverage of each data set', async () => {
+    const index = JSON.parse(await readFile(join(tree, 'api/public/index.json'), 'utf8')) as { snapshot: { id: string } };
+    for (const dataset of datasets) {
+      await visit(`/datasets/${dataset.name}/`, async (page) => {
+        const facts = (await page.locator('dl.facts').textContent()) ?? '';
+        expect(facts).toContain(index.snapshot.id);
+        const rows = catalogue.tables.filter((table) => table.dataset === dataset.name).reduce((sum, table) => sum + table.rows, 0);
+        expect(facts).toContain(rows.toLocaleString('en-GB'));
+        const tableRows = await page.locator('table.data-tables tbody tr').count();
+        expect(tableRows).toBe(Object.keys(dataset.tables).length);
+        expect(await page.locator(`a[href="/docs/${dataset.name}/"]`).count(), 'link to its API docs').toBeGreaterThan(0);
+      });
+    }
+  });
+
+  it('maps every place, a data set’s own layers highlighted, with names as tooltips', async () => {
+    const placesOf = (name: string) => figures.get(name)!.map.reduce((sum, layer) => sum + layer.places.length, 0);
+    const all = datasets.reduce((sum, dataset) => sum + placesOf(dataset.name), 0);
+    expect(all).toBeGreaterThan(0);
+    for (const prefix of Object.values(prefixes)) {
+      await visit(`${prefix}/map/`, async (page) => {
+        expect(await page.evaluate(drawnMap)).toMatchObject({ own: all, other: 0, titles: all });
+      });
+      for (const dataset of datasets.filter((entry) => placesOf(entry.name) > 0)) {
+        await visit(`${prefix}/datasets/${dataset.name}/`, async (page) => {
+          expect(await page.evaluate(drawnMap), dataset.name).toMatchObject({ own: placesOf(dataset.name), other: all - placesOf(dataset.name) });
+        });
+      }
+    }
+  });
+
+  it('lists every Parquet file, each link answering with its catalogued bytes', async () => {
+    const files = catalogue.tables.flatMap((table) => table.files);
+    for (const prefix of Object.values(prefixes)) {
+      await visit(`${prefix}/downloads/`, async (page) => {
+        const links = await page.evaluate<{ href: string; bytes: string | null; sha256: string | null }[]>(
+          `[...document.querySelectorAll('table.files tbody tr')].map((row) => ({ href: row.querySelector('a').getAttribute('href'), bytes: row.querySelector('a').dataset.bytes, sha256: row.querySelector('[data-sha256]')?.dataset.sha256 ?? null }))`,
+        );
+        expect(links.map((link) => link.href).sort()).toEqual(files.map((file) => file.url).sort());
+        for (const link of links) {
+          const file = files.find((entry) => entry.url === link.href)!;
+          expect(link.sha256).toBe(file.sha256);
+          expect(Number(link.bytes)).toBe(file.bytes);
+        }
+        const text = (await page.locator('main').textContent()) ?? '';
+        expect(text).toContain('read_parquet(');
+        expect(text).toContain('odsnap pull');
+        expect(await page.locator('a[href="https://creativecommons.org/licenses/by/4.0/"]').count()).toBeGreaterThan(0);
+        for (const described of ['/datapackage.json', '/downloads/dcat.jsonld', '/downloads/catalogue.json']) expect(await page.locator(`a[href="${described}"]`).count(), described).toBe(1);
+      });
+    }
+    for (const file of files) {
+      const response = await site.fetch(file.url);
+      const body = Buffer.from(await response.arrayBuffer());
+      expect(response.status, file.url).toBe(200);
+      expect(body.length, file.url).toBe(file.bytes);
+      expect(body.subarray(0, 4).toString(), file.url).toBe('PAR1');
+    }
+  });
+
+  it('saves a screenshot of a data-set page', async () => {
+    await mkdir(SCREENSHOTS, { recursive: true });
+    const shown = datasets.find((dataset) => dataset.charts.some((chart) => chart.bands)) ?? datasets[0]!;
+    await visit(`/datasets/${shown.name}/`, async (page) => {
+      await page.screenshot({ path: join(SCREENSHOTS, 'dataset-en.png'), fullPage: true });
+    });
+  });
+});

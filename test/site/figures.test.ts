@@ -1,0 +1,137 @@
+import { describe, expect, it } from 'vitest';
+import type { ChartData } from '../../datasets/core/figure.ts';
+import { text } from '../../datasets/core/text.ts';
+import { chartGeometry } from '../../site/figures/chart-geometry.ts';
+import { mapGeometry } from '../../site/figures/map-geometry.ts';
+import { niceTicks, timeTicks } from '../../site/figures/scales.ts';
+import { tableSnippets } from '../../site/snapshot/download-snippets.ts';
+import { timeCoverage, type CatalogueTable } from '../../site/snapshot/tree-snapshot.ts';
+
+const chart = (rows: ChartData['rows'], more: Partial<ChartData> = {}): ChartData => ({
+  name: 'test',
+  title: text('Test', 'Test'),
+  description: text('A test', 'Test'),
+  kind: 'line',
+  x: { label: text('Day', 'Dzień'), time: true },
+  y: { label: text('Value', 'Wartość') },
+  panels: {},
+  rows,
+  bands: [],
+  ...more,
+});
+
+const days = (count: number, from = Date.UTC(2024, 0, 1)) => Array.from({ length: count }, (_, i) => new Date(from + i * 86_400_000).toISOString().slice(0, 10));
+
+describe('chartGeometry', () => {
+  it('breaks a line where days are missing, a lone day becoming a dot', () => {
+    const x = days(10);
+    const rows = [...x.slice(0, 4), ...x.slice(6, 9), x[9]!].filter((_, i) => i !== 6).map((day, i) => ({ x: day, y: i }));
+    const [line] = chartGeometry(chart(rows), 'en').panels[0]!.lines;
+    expect(line!.d.match(/M/g)).toHaveLength(3);
+    expect(line!.d).toContain('l0 0');
+  });
+
+  it('thins a long line to at most 600 points, keeping its extremes', () => {
+    const rows = days(5000).map((day, i) => ({ x: day, y: i === 2500 ? 1000 : i % 7 }));
+    const panel = chartGeometry(chart(rows), 'en').panels[0]!;
+    expect(panel.lines[0]!.points).toBeLessThanOrEqual(600);
+    expect(panel.yMax).toBe(1000);
+    const tops = [...panel.lines[0]!.d.matchAll(/-?[\d.]+/g)].length;
+    expect(tops).toBeLessThanOrEqual(1200);
+  });
+
+  it('draws a panel per key with its translated title, series in the same colour in every panel', () => {
+    const rows = ['a', 'b'].flatMap((panel) => ['one', 'two'].flatMap((series) => days(3).map((x, i) => ({ x, y: i, series, panel }))));
+    const geometry = chartGeometry(chart(rows, { panels: { a: text('Panel A', 'Panel A po polsku') } }), 'pl');
+    expect(geometry.panels.map((panel) => panel.title)).toEqual(['Panel A po polsku', 'b']);
+    expect(geometry.series.map((series) => series.key)).toEqual(['one', 'two']);
+    expect(geometry.panels.map((panel) => panel.lines.map((line) => line.series))).toEqual([[0, 1], [0, 1]]);
+  });
+
+  it('clips bands to the panel and starts bars at zero', () => {
+    const bands = [
+      { panel: 'p', from: 0, to: 20, color: '#57B108', label: 'Good' },
+      { panel: 'p', from: 20, to: 1000, color: '#990000', label: 'Bad' },
+    ];
+    const geometry = chartGeometry(chart(days(5).map((x, i) => ({ x, y: 10 + i * 5, panel: 'p' })), { bands }), 'en');
+    const panel = geometry.panels[0]!;
+    for (const band of panel.bands) {
+      expect(band.y).toBeGreaterThanOrEqual(geometry.plot.top);
+      expect(band.y + band.height).toBeLessThanOrEqual(geometry.plot.bottom + 0.1);
+    }
+    expect(geometry.bandLegend.map((band) => band.label)).toEqual(['Good', 'Bad']);
+    const bars = chartGeometry(chart([{ x: '2024', y: 900 }, { x: '2025', y: 1000 }], { kind: 'bar', x: { label: text('Season', 'Sezon'), time: false } }), 'en');
+    expect(bars.panels[0]!.yTicks[0]!.label).toBe('0');
+    expect(bars.panels[0]!.bars).toHaveLength(2);
+  });
+});
+
+describe('axes', () => {
+  it('tick round values and calendar boundaries', () => {
+    expect(niceTicks(0, 87, 5).ticks).toEqual([0, 20, 40, 60, 80, 100]);
+    expect(niceTicks(0.1, 0.28, 4).ticks).toEqual([0.1, 0.15, 0.2, 0.25, 0.3]);
+    const ticks = timeTicks(Date.UTC(2024, 9, 1), Date.UTC(2025, 8, 30), 6, 'pl');
+    expect(ticks.every((tick) => new Date(tick.value).getUTCDate() === 1)).toBe(true);
+    expect(ticks[0]!.label).toMatch(/2024/);
+  });
+});
+
+describe('mapGeometry', () => {
+  it('projects every place inside the map, with a graticule and a scale bar', () => {
+    const places = [
+      { id: 'a', name: 'A', lon: 20.9, lat: 52.1 },
+      { id: 'b', name: 'B', lon: 21.1, lat: 52.3 },
+      { id: 'c', name: 'C', lon: 21.0, lat: 52.2 },
+    ];
+    const geometry = mapGeometry([{ dataset: 'x', datasetTitle: text('X', 'X'), layer: { name: 'l', title: text('L', 'L'), places } }])!;
+    for (const point of geometry.layers[0]!.points) {
+      expect(point.x).toBeGreaterThan(0);
+      expect(point.x).toBeLessThan(geometry.width);
+      expect(point.y).toBeGreaterThan(0);
+      expect(point.y).toBeLessThan(geometry.height);
+    }
+    // North is up, east is right.
+    const [a, b] = geometry.layers[0]!.points;
+    expect(b!.x).toBeGreaterThan(a!.x);
+    expect(b!.y).toBeLessThan(a!.y);
+    expect(geometry.meridians.length).toBeGreaterThan(1);
+    expect([1, 2, 5, 10, 20]).toContain(geometry.scaleBar.km);
+    expect(mapGeometry([])).toBeUndefined();
+  });
+});
+
+describe('downloads', () => {
+  const table = (files: number): CatalogueTable => ({
+    dataset: 'citybike',
+    table: 'rides',
+    sqlName: 'citybike_rides',
+    description: text('Rides', 'Przejazdy'),
+    rows: files,
+    timeColumn: 'started_at',
+    files: Array.from({ length: files }, (_, i) => ({
+      url: `/downloads/citybike/rides/n=${i}/part-0.parquet`,
+      rows: 1,
+      bytes: 10,
+      sha256: 'a'.repeat(64),
+      partition: { n: String(i) },
+      min: `2024-01-0${(i % 9) + 1}T10:00:00.000Z`,
+      max: `2024-02-0${(i % 9) + 1}`,
+    })),
+  });
+
+  it('give snippets with absolute URLs, listing the first files of a large table and pointing at the catalogue', () => {
+    const context = { origin: 'http://localhost:4321', server: 'http://localhost:4321', catalogueUrl: '/downloads/catalogue.json' };
+    const small = tableSnippets(table(2), context);
+    expect(small.duckdb).toContain("read_parquet([\n  'http://localhost:4321/downloads/citybike/rides/n=0/part-0.parquet',\n  'http://localhost:4321/downloads/citybike/rides/n=1/part-0.parquet'\n]");
+    expect(small.cli).toContain('odsnap pull --from http://localhost:4321 --datasets citybike');
+    expect(small.checksums.split('\n')[0]).toBe(`${'a'.repeat(64)}  citybike/rides/n=0/part-0.parquet`);
+    const large = tableSnippets(table(30), context);
+    expect(large.pandas).toContain('the first 24 of 30 files; http://localhost:4321/downloads/catalogue.json lists them all');
+    expect(large.pandas.match(/part-0\.parquet/g)).toHaveLength(24);
+  });
+
+  it('take the coverage in time from the files’ ranges', () => {
+    expect(timeCoverage([table(3)])).toEqual({ min: '2024-01-01T10:00:00.000Z', max: '2024-02-03' });
+    expect(timeCoverage([])).toBeUndefined();
+  });
+});
