@@ -151,7 +151,7 @@ function readEntry(file: string, path: string): Entry | null {
   const identity = variantOf(file);
   if (!identity) return null;
   const extension = extname(path);
-  const compressible = extension === '.json' || extension === '.jsonld' || extension === '.html' || extension === '.js' || extension === '.css' || extension === '.svg';
+  const compressible = ['.json', '.jsonld', '.html', '.js', '.mjs', '.css', '.svg', '.wasm'].includes(extension);
   const br = compressible ? variantOf(`${file}.br`) : undefined;
   const gzip = compressible ? variantOf(`${file}.gz`) : undefined;
   const bytes = [identity, br, gzip].reduce((sum, v) => sum + (v?.content?.length ?? 0), 0);

@@ -23,7 +23,7 @@ import { TreeOutput, type TreeCounts } from './tree-output.ts';
 
 export const INDEX = 'api/public/index.json';
 /** Site files served compressed when the client takes it. */
-const COMPRESSIBLE = /\.(html|css|js|mjs|svg|json|xml|txt)$/;
+const COMPRESSIBLE = /\.(html|css|js|mjs|svg|json|xml|txt|wasm)$/;
 /** Files per page of an endpoint's listing. */
 const LISTING_PAGE = 10_000;
 

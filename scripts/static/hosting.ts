@@ -10,6 +10,7 @@ export const HEADERS_FILE = '_headers';
 
 const JSON_CACHE = 'public, max-age=300';
 const DOWNLOAD_CACHE = 'public, max-age=3600';
+const ASSET_CACHE = 'public, max-age=31536000, immutable';
 const EXPOSED = 'Content-Length, Content-Range, Accept-Ranges, ETag';
 
 export const nginxSnippet = () => `# odsnap's static tree. Include inside the server block whose root is the tree, e.g.
@@ -57,6 +58,24 @@ location = /datapackage.json {
     add_header Access-Control-Allow-Origin "*" always;
     add_header Cache-Control "${DOWNLOAD_CACHE}" always;
 }
+
+# The site: pages are directories with an index.html; its scripts, styles and the DuckDB-WASM
+# module are named by their content, so they never change.
+location / {
+    gzip_static on;
+    brotli_static on;
+    add_header Vary Accept-Encoding always;
+    add_header Cache-Control "${JSON_CACHE}" always;
+    try_files $uri $uri/index.html =404;
+}
+
+location /_astro/ {
+    gzip_static on;
+    brotli_static on;
+    types { application/wasm wasm; text/javascript js; text/css css; }
+    add_header Vary Accept-Encoding always;
+    add_header Cache-Control "${ASSET_CACHE}" always;
+}
 `;
 
 export const headersFile = () => `/api/public/*
@@ -76,4 +95,7 @@ export const headersFile = () => `/api/public/*
 
 /datapackage.json
   Access-Control-Allow-Origin: *
+
+/_astro/*
+  Cache-Control: ${ASSET_CACHE}
 `;
