@@ -3,17 +3,17 @@ import { text } from '../core/text.ts';
 
 export const charts: readonly Chart[] = [
   {
-    name: 'weekly-totals',
-    title: text('Bicycles counted per week, by counter', 'Rowery zliczone w tygodniu, według licznika'),
+    name: 'daily-totals',
+    title: text('Bicycles counted per day, by counter', 'Rowery zliczone w ciągu dnia, według licznika'),
     description: text(
-      'Sum of hourly readings per ISO week (Monday, UTC), one panel per counter. Gaps are weeks without readings: outages or a counter not yet (or no longer) in service.',
-      'Suma odczytów godzinowych w tygodniu ISO (od poniedziałku, UTC), jeden panel na licznik. Przerwy to tygodnie bez odczytów: awarie albo licznik jeszcze (lub już) nieczynny.',
+      'Sum of hourly readings per UTC day, one panel per counter. Gaps are days without readings: outages, or a counter not yet (or no longer) in service.',
+      'Suma odczytów godzinowych w dobie UTC, jeden panel na licznik. Przerwy to dni bez odczytów: awarie albo licznik jeszcze (lub już) nieczynny.',
     ),
-    sql: `SELECT c.name AS panel, date_trunc('week', r.read_at)::DATE AS x, sum(r.value) AS y
+    sql: `SELECT c.name AS panel, r.read_at::DATE AS x, sum(r.value) AS y
           FROM bike_counter_readings r JOIN bike_counter_counters c ON c.id = r.counter_id
           GROUP BY ALL ORDER BY panel, x`,
     kind: 'line',
-    x: { label: text('Week', 'Tydzień'), time: true },
+    x: { label: text('Day', 'Dzień'), time: true },
     y: { label: text('Bicycles', 'Rowery') },
   },
 ];

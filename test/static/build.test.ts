@@ -138,4 +138,28 @@ describe('the static tree of the tiny city', () => {
     expect(dcat['dct:license']['@id']).toBe('https://creativecommons.org/licenses/by/4.0/');
     expect(dcat['dcat:dataset']).toHaveLength(datasets.length);
   });
+
+  it("publishes the rows of every data set's charts and map layers, as their SQL gives them", async () => {
+    const index = await readJson(tree, `/${INDEX}`);
+    const sql = async (query: string) => (await server.json(`/api/sql?q=${encodeURIComponent(query)}&format=json`)).rows as Record<string, unknown>[];
+    for (const dataset of datasets) {
+      const figures = await readJson(tree, index.datasets.find((d: { name: string }) => d.name === dataset.name).figures);
+      expect(figures.charts.map((c: { name: string }) => c.name)).toEqual(dataset.charts.map((c) => c.name));
+      for (const chart of figures.charts) expect(chart.rows.length, `${dataset.name}/${chart.name}`).toBeGreaterThan(0);
+      expect(figures.map.map((l: { name: string }) => l.name)).toEqual(dataset.map.map((l) => l.name));
+    }
+    // Checked against the server's SQL: every ride on some day, every counted bicycle on some day, every counter on the map.
+    const citybike = await readJson(tree, '/api/public/figures/citybike.json');
+    const ridesPerDay = citybike.charts.find((c: { name: string }) => c.name === 'rides-per-day');
+    const [rides] = await sql('SELECT count(*) AS n FROM citybike_rides');
+    expect(ridesPerDay.rows.reduce((n: number, row: { y: number }) => n + row.y, 0)).toBe(Number(rides!.n));
+    const counters = await readJson(tree, '/api/public/figures/bike-counter.json');
+    const [counted] = await sql('SELECT sum(value) AS n FROM bike_counter_readings');
+    expect(counters.charts[0].rows.reduce((n: number, row: { y: number }) => n + row.y, 0)).toBe(Number(counted!.n));
+    const [places] = await sql('SELECT count(*) AS n FROM bike_counter_counters');
+    expect(counters.map[0].places).toHaveLength(Number(places!.n));
+    const air = await readJson(tree, '/api/public/figures/air-quality.json');
+    expect(air.charts[0].bands.length).toBeGreaterThan(0);
+    expect(air.charts[0].bands.every((band: { color: string }) => /^#[0-9a-f]{6}$/i.test(band.color))).toBe(true);
+  });
 });
