@@ -1,13 +1,10 @@
-import { mkdir, readdir, realpath } from 'node:fs/promises';
+import { mkdir, readdir } from 'node:fs/promises';
 import { join, relative } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { datasets } from '../../datasets/index.ts';
-import { buildStatic } from '../../scripts/static/build.ts';
-import { browserTestsRequired, chromiumPath } from '../fixtures/chromium.ts';
-import { startTestServer, type TestServer } from '../fixtures/server.ts';
-import { staticTree } from '../../server/static-tree.ts';
-import { tempDir, tinyDataDir } from '../fixtures/tiny.ts';
+import { browserTestsRequired, chromiumPath, launchChromium, servedSite, watchedTab } from '../fixtures/chromium.ts';
+import type { TestServer } from '../fixtures/server.ts';
 
 /**
  * The built site in real Chromium: every page in both languages, the language switch, a link
@@ -44,31 +41,18 @@ describe.skipIf(skip)('the site in Chromium', () => {
   let site: TestServer;
   let browser: Browser;
   let tab: Page;
-  const problems: string[] = [];
+  let problems: string[];
+  let open: (url: string, use?: (page: Page) => Promise<void>) => Promise<void>;
   const links = new Map<string, Set<string>>(); // target → pages linking to it
   const serverLinks = new Set<string>();
 
   beforeAll(async () => {
-    if (!executablePath) throw new Error('CI=true and no Chromium: .ci/run installs the Debian package chromium; the browser tests must not be skipped in CI');
-    const dir = await tempDir('site');
-    const tree = join(dir, 'dist');
-    await buildStatic({ dataDir: tinyDataDir(), out: tree, datasets, site: true });
-    pages = await pagesOf(await realpath(tree));
-    site = await startTestServer({ extra: () => [staticTree(tree)] });
-    browser = await chromium.launch({ executablePath, args: ['--no-sandbox'] });
+    let tree: string;
+    ({ tree, site } = await servedSite('site'));
+    pages = await pagesOf(tree);
+    browser = await launchChromium();
     // One tab for every visit: a new one per page costs more than the page itself.
-    tab = await browser.newPage();
-    tab.on('console', (message) => {
-      if (message.type() === 'error') problems.push(`console: ${message.text()}`);
-    });
-    tab.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-    // Leaving a page aborts what it still loads (the favicon, often): not a failure of the page.
-    tab.on('requestfailed', (request) => {
-      if (request.failure()?.errorText !== 'net::ERR_ABORTED') problems.push(`request failed: ${request.url()} ${request.failure()?.errorText}`);
-    });
-    tab.on('response', (response) => {
-      if (response.status() >= 400) problems.push(`${response.status()}: ${response.url()}`);
-    });
+    ({ tab, problems, visit: open } = await watchedTab(browser));
   }, 300_000);
 
   afterAll(async () => {
@@ -76,14 +60,7 @@ describe.skipIf(skip)('the site in Chromium', () => {
     await site?.close();
   });
 
-  /** Opens a page in the one tab the tests share, failing on any console error, page error or failed request. */
-  async function visit(path: string, use?: (page: Page) => Promise<void>): Promise<void> {
-    problems.length = 0;
-    const response = await tab.goto(site.url + path);
-    expect(response?.status(), path).toBe(200);
-    await use?.(tab);
-    expect(problems, path).toEqual([]);
-  }
+  const visit = (path: string, use?: (page: Page) => Promise<void>) => open(site.url + path, use);
 
   it('has every page in both languages, and every endpoint has its docs page', () => {
     const english = pages.filter((path) => languageOf(path) === 'en');

@@ -1,17 +1,14 @@
-import { readFile, mkdir, realpath } from 'node:fs/promises';
+import { readFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChartData, MapLayerData } from '../../datasets/core/figure.ts';
 import { datasets } from '../../datasets/index.ts';
-import { buildStatic } from '../../scripts/static/build.ts';
 import { CATALOGUE } from '../../scripts/static/downloads.ts';
 import { figuresPath } from '../../scripts/static/figures.ts';
-import { staticTree } from '../../server/static-tree.ts';
 import type { CatalogueTable } from '../../site/snapshot/tree-snapshot.ts';
-import { browserTestsRequired, chromiumPath } from '../fixtures/chromium.ts';
-import { startTestServer, type TestServer } from '../fixtures/server.ts';
-import { tempDir, tinyDataDir } from '../fixtures/tiny.ts';
+import { browserTestsRequired, chromiumPath, launchChromium, servedSite, watchedTab } from '../fixtures/chromium.ts';
+import type { TestServer } from '../fixtures/server.ts';
 
 /**
  * The data-set pages, the map and the downloads page in real Chromium, over the tiny city's tree
@@ -53,29 +50,15 @@ describe.skipIf(skip)('the data-set pages and the downloads page in Chromium', (
   let tree: string;
   let catalogue: { tables: CatalogueTable[] };
   const figures = new Map<string, { charts: ChartData[]; map: MapLayerData[] }>();
-  const problems: string[] = [];
+  let problems: string[];
+  let open: (url: string, use?: (page: Page) => Promise<void>) => Promise<void>;
 
   beforeAll(async () => {
-    if (!executablePath) throw new Error('CI=true and no Chromium: .ci/run installs the Debian package chromium; the browser tests must not be skipped in CI');
-    const dir = await tempDir('site-datasets');
-    tree = join(dir, 'dist');
-    await buildStatic({ dataDir: tinyDataDir(), out: tree, datasets, site: true });
-    tree = await realpath(tree);
+    ({ tree, site } = await servedSite('site-datasets'));
     catalogue = JSON.parse(await readFile(join(tree, CATALOGUE), 'utf8'));
     for (const dataset of datasets) figures.set(dataset.name, JSON.parse(await readFile(join(tree, figuresPath(dataset.name)), 'utf8')));
-    site = await startTestServer({ extra: () => [staticTree(tree)] });
-    browser = await chromium.launch({ executablePath, args: ['--no-sandbox'] });
-    tab = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    tab.on('console', (message) => {
-      if (message.type() === 'error') problems.push(`console: ${message.text()}`);
-    });
-    tab.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-    tab.on('requestfailed', (request) => {
-      if (request.failure()?.errorText !== 'net::ERR_ABORTED') problems.push(`request failed: ${request.url()} ${request.failure()?.errorText}`);
-    });
-    tab.on('response', (response) => {
-      if (response.status() >= 400) problems.push(`${response.status()}: ${response.url()}`);
-    });
+    browser = await launchChromium();
+    ({ tab, problems, visit: open } = await watchedTab(browser, { viewport: { width: 1280, height: 900 } }));
   }, 300_000);
 
   afterAll(async () => {
@@ -83,13 +66,7 @@ describe.skipIf(skip)('the data-set pages and the downloads page in Chromium', (
     await site?.close();
   });
 
-  async function visit(path: string, use?: (page: Page) => Promise<void>): Promise<void> {
-    problems.length = 0;
-    const response = await tab.goto(site.url + path);
-    expect(response?.status(), path).toBe(200);
-    await use?.(tab);
-    expect(problems, path).toEqual([]);
-  }
+  const visit = (path: string, use?: (page: Page) => Promise<void>) => open(site.url + path, use);
 
   it('draws every chart of every data set, panel by panel, with a text alternative and its data', async () => {
     for (const [lang, prefix] of Object.entries(prefixes)) {

@@ -2,16 +2,14 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { datasets } from '../../datasets/index.ts';
-import { buildStatic } from '../../scripts/static/build.ts';
 import { staticTree } from '../../server/static-tree.ts';
 import { en } from '../../site/i18n/en.ts';
 import { pl } from '../../site/i18n/pl.ts';
-import { browserTestsRequired, chromiumPath } from '../fixtures/chromium.ts';
-import { startTestServer, type TestServer } from '../fixtures/server.ts';
-import { tempDir, tinyDataDir } from '../fixtures/tiny.ts';
+import { browserTestsRequired, chromiumPath, launchChromium, servedSite, watchedTab } from '../fixtures/chromium.ts';
+import type { TestServer } from '../fixtures/server.ts';
 
 /**
  * The query page in real Chromium: SQL with DuckDB-WASM over the tree's Parquet files, checked
@@ -48,30 +46,19 @@ describe.skipIf(skip)('the query page in Chromium', () => {
   let staticHost: { url: string; server: Server };
   let browser: Browser;
   let tab: Page;
-  const problems: string[] = [];
+  let problems: string[];
   const types = new Map<string, string>(); // path → content-type, of everything the pages loaded
   const loadedHere = new Set<string>(); // paths the current page loaded
 
   beforeAll(async () => {
-    if (!executablePath) throw new Error('CI=true and no Chromium: .ci/run installs the Debian package chromium; the browser tests must not be skipped in CI');
-    const tree = join(await tempDir('query-page'), 'dist');
-    await buildStatic({ dataDir: tinyDataDir(), out: tree, datasets, site: true });
-    site = await startTestServer({ extra: () => [staticTree(tree)] });
+    let tree: string;
+    ({ tree, site } = await servedSite('query-page'));
     staticHost = await startStaticHost(tree);
-    browser = await chromium.launch({ executablePath, args: ['--no-sandbox'] });
-    tab = await browser.newPage({ acceptDownloads: true });
-    tab.on('console', (message) => {
-      if (message.type() === 'error') problems.push(`console: ${message.text()}`);
-    });
-    tab.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-    tab.on('requestfailed', (request) => {
-      if (request.failure()?.errorText !== 'net::ERR_ABORTED') problems.push(`request failed: ${request.url()} ${request.failure()?.errorText}`);
-    });
-    tab.on('response', (response) => {
+    browser = await launchChromium();
+    ({ tab, problems } = await watchedTab(browser, { acceptDownloads: true }, (response) => {
       types.set(new URL(response.url()).pathname, response.headers()['content-type'] ?? '');
       loadedHere.add(new URL(response.url()).pathname);
-      if (response.status() >= 400) problems.push(`${response.status()}: ${response.url()}`);
-    });
+    }));
   }, 300_000);
 
   afterAll(async () => {
