@@ -19,6 +19,7 @@ export const serveCommand = defineCommand({
     host: { type: 'string', value: 'HOST', description: 'address to listen on', default: '127.0.0.1' },
     'public-url': { type: 'string', value: 'URL', description: 'address clients use, for links (default: taken from each request)' },
     static: { type: 'string', value: 'DIR', description: 'the tree "odsnap build" wrote, served beside the API (followed across rebuilds)', default: 'dist' },
+    'memory-limit': { type: 'string', value: 'SIZE', description: "DuckDB's memory limit per snapshot, e.g. 128MB (less memory, slower lookups)", default: '160MB' },
     quiet: { type: 'boolean', description: 'no request log lines' },
   },
   schema: z.object({
@@ -27,6 +28,7 @@ export const serveCommand = defineCommand({
     host: z.string().min(1),
     'public-url': z.url({ protocol: /^https?$/, error: 'must be an http(s) address' }).optional(),
     static: z.string().min(1),
+    'memory-limit': z.string().regex(/^\d+(\.\d+)?\s*(KB|MB|GB|KiB|MiB|GiB)$/i, { error: 'must be a size such as 128MB or 1GB' }),
     quiet: z.boolean().optional(),
   }),
   async run(options, output) {
@@ -36,6 +38,7 @@ export const serveCommand = defineCommand({
       port: options.port,
       host: options.host,
       publicUrl: options['public-url'],
+      memoryLimit: options['memory-limit'],
       extra: () => [staticTree(options.static)],
       log: (line) => {
         if (line.level === 'error' || line.event || !options.quiet) output.out(`${JSON.stringify(line)}\n`);

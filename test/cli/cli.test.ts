@@ -36,6 +36,7 @@ describe('odsnap', () => {
     [['sample', '--colour'], "Unknown option '--colour'"],
     [['sample', 'extra'], "Unexpected argument 'extra'"],
     [['verify', '--data'], "Option '--data <value>' argument missing"],
+    [['serve', '--memory-limit', 'lots'], '--memory-limit must be a size such as 128MB or 1GB'],
   ];
 
   it.each(badArguments)('answers %j with one line and exit code 2', async (argv, message) => {
