@@ -1,4 +1,5 @@
 import { requestUrl, type RequestField } from './request-url.ts';
+import { serverAnswers } from './server-check.ts';
 import { dataOf, fill } from './texts.ts';
 
 /**
@@ -22,17 +23,6 @@ interface Texts {
 
 /** Longest answer shown as text; the URL gives the whole. */
 const MAX_BODY_CHARS = 100_000;
-
-/** Whether an odsnap server answers beside the site: its health check, not just any 200 page. */
-async function serverAnswers(base: string): Promise<boolean> {
-  try {
-    const response = await fetch(`${base.replace(/\/+$/, '')}/healthz`, { cache: 'no-store', headers: { accept: 'application/json' } });
-    if (!response.ok || !(response.headers.get('content-type') ?? '').includes('json')) return false;
-    return ((await response.json()) as { status?: unknown }).status === 'ok';
-  } catch {
-    return false;
-  }
-}
 
 /** How many items an answer holds: a list, or a page of `items`. */
 function itemCount(body: unknown): number | undefined {

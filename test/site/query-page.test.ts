@@ -222,6 +222,16 @@ describe.skipIf(skip)('the query page in Chromium', () => {
     expect(problems.filter((problem) => !problem.includes('/healthz') && !problem.includes('404 (Not Found)'))).toEqual([]);
   });
 
+  it("turns the docs' links to server requests into plain text on a static host, and keeps them with a server", async () => {
+    await open(staticHost.url, '/docs/rcn/transactions/');
+    await tab.waitForSelector('a[data-server][aria-disabled="true"]');
+    expect(await tab.locator('a[data-server][href]').count()).toBe(0);
+    await open(site.url, '/docs/rcn/transactions/');
+    await tab.waitForLoadState('networkidle');
+    expect(await tab.locator('a[data-server][href]').count()).toBeGreaterThan(0);
+    expect(await tab.locator('a[data-server][aria-disabled]').count()).toBe(0);
+  });
+
   it('saves a screenshot of the query page', async () => {
     await mkdir(SCREENSHOTS, { recursive: true });
     await tab.setViewportSize({ width: 1280, height: 900 });
