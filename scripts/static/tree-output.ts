@@ -31,11 +31,24 @@ interface TreeState {
   readonly snapshot: string;
   /** How files were rendered (links' base, the rendering code); inputs count only under the same key. */
   readonly renderKey: string;
-  /** Path (relative) → content hash, of every file but the compressed variants. */
+  /**
+   * Path (relative) → content hash of every file but the compressed variants, followed, for files
+   * that have one, by a tab and the fingerprint of what the file was made from. One string per
+   * file: a city's tree has half a million, and a second map of the same keys cost 170 MB.
+   */
   readonly files: Record<string, string>;
-  /** Path → the fingerprint of what the file was made from, for files that have one. */
-  readonly inputs: Record<string, string>;
 }
+
+const INPUT_SEPARATOR = '\t';
+const hashIn = (entry: string | undefined) => {
+  if (entry === undefined) return undefined;
+  const tab = entry.indexOf(INPUT_SEPARATOR);
+  return tab < 0 ? entry : entry.slice(0, tab);
+};
+const inputIn = (entry: string | undefined) => {
+  const tab = entry?.indexOf(INPUT_SEPARATOR) ?? -1;
+  return tab < 0 ? undefined : entry!.slice(tab + 1);
+};
 
 export interface TreeCounts {
   /** Files the tree holds, compressed variants not counted. */
@@ -60,8 +73,8 @@ export class TreeOutput {
   /** The tree being written, absolute. */
   readonly dir: string;
   private readonly stateFile: string;
+  /** What the tree being written holds, as its state will list it. */
   private readonly next: Record<string, string> = {};
-  private readonly nextInputs: Record<string, string> = {};
   private readonly madeDirs = new Set<string>();
   private readonly pending = new Set<Promise<void>>();
   private failure: unknown;
@@ -105,20 +118,19 @@ export class TreeOutput {
 
   /** The input the tree in use made a file from, when it rendered the same way. */
   previousInput(path: string): string | undefined {
-    return this.trustInputs && this.current?.state.renderKey === this.renderKey ? this.current.state.inputs[path] : undefined;
+    return this.trustInputs && this.current?.state.renderKey === this.renderKey ? inputIn(this.current.state.files[path]) : undefined;
   }
 
   /** Keeps a file of the tree in use, unrendered: its input is what it was made from. */
   async carry(path: string, input: string): Promise<void> {
     if (this.failure) throw this.failure;
-    const hash = this.current?.state.files[path];
+    const hash = hashIn(this.current?.state.files[path]);
     if (hash === undefined || this.previousInput(path) !== input) throw new Error(`${path} cannot be carried over: the tree in use was not made from the same input`);
     if (path in this.next) throw new Error(`the static tree got ${path} twice`);
-    this.next[path] = hash;
-    this.nextInputs[path] = input;
+    this.next[path] = hash + INPUT_SEPARATOR + input;
     this.counts.files++;
     this.counts.carried++;
-    if (this.previous?.files[path] === hash) return;
+    if (hashIn(this.previous?.files[path]) === hash) return;
     this.track(this.linkFromCurrent(path, path.endsWith('.json')));
     if (this.pending.size >= 64) await Promise.race(this.pending);
   }
@@ -140,12 +152,11 @@ export class TreeOutput {
     if (this.failure) throw this.failure;
     const hash = contentHash(content);
     if (path in this.next) throw new Error(`the static tree got ${path} twice`);
-    this.next[path] = hash;
-    if (options.input !== undefined) this.nextInputs[path] = options.input;
+    this.next[path] = options.input === undefined ? hash : hash + INPUT_SEPARATOR + options.input;
     this.counts.files++;
-    if (this.previous?.files[path] === hash) return;
+    if (hashIn(this.previous?.files[path]) === hash) return;
     const compress = options.compress ?? path.endsWith('.json');
-    this.track(this.current?.state.files[path] === hash ? this.linkFromCurrent(path, compress) : this.store(path, Buffer.isBuffer(content) ? content : Buffer.from(content), compress));
+    this.track(hashIn(this.current?.state.files[path]) === hash ? this.linkFromCurrent(path, compress) : this.store(path, Buffer.isBuffer(content) ? content : Buffer.from(content), compress));
     // Bounded: compression runs on libuv's threads while the caller renders the next files.
     if (this.pending.size >= 64) await Promise.race(this.pending);
   }
@@ -166,7 +177,7 @@ export class TreeOutput {
     if (path in this.next) throw new Error(`the static tree got ${path} twice`);
     this.next[path] = hash;
     this.counts.files++;
-    if (this.previous?.files[path] === hash) return;
+    if (hashIn(this.previous?.files[path]) === hash) return;
     await this.linkFile(source, join(this.dir, path));
     this.counts.linked++;
   }
@@ -187,7 +198,7 @@ export class TreeOutput {
       for (const { suffix } of ENCODINGS) await rm(join(this.dir, path + suffix), { force: true });
       this.counts.deleted++;
     }
-    await writeFile(this.stateFile, JSON.stringify({ snapshot, renderKey: this.renderKey, files: this.next, inputs: this.nextInputs } satisfies TreeState));
+    await writeFile(this.stateFile, JSON.stringify({ snapshot, renderKey: this.renderKey, files: this.next } satisfies TreeState));
     // A new symlink renamed over the old one: readers see the old tree or the new, never neither.
     const temporary = `${this.out}.${process.pid}.tmp`;
     await rm(temporary, { force: true });
@@ -254,7 +265,16 @@ async function replaceFile(path: string, data: Buffer, exists: boolean): Promise
   await writeFile(path, data, { flag: 'wx' });
 }
 
-const readState = (tree: string) => readFile(`${tree}.json`, 'utf8').then((text) => JSON.parse(text) as TreeState, () => undefined);
+const readState = (tree: string) =>
+  readFile(`${tree}.json`, 'utf8').then(
+    (text) => {
+      const state = JSON.parse(text) as TreeState & { inputs?: Record<string, string> };
+      // Trees written before hashes and inputs shared one map: read them into it.
+      for (const [path, input] of Object.entries(state.inputs ?? {})) state.files[path] += INPUT_SEPARATOR + input;
+      return { snapshot: state.snapshot, renderKey: state.renderKey, files: state.files };
+    },
+    () => undefined,
+  );
 
 const treesDir = (out: string) => join(dirname(out), `.${basename(out)}-trees`);
 
