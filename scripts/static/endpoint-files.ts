@@ -146,7 +146,8 @@ async function* pageFiles(source: EndpointSource, answer: Of<'page'>) {
     }).pagination;
   // The body ends with its pagination: JSON.stringify keeps offsetPage's key order.
   const ending = (offset: number, count: number, listTotal: number) => `],"pagination":${JSON.stringify(pagination(offset, count, listTotal))}}`;
-  type Page = { offset: number; count: number; path: string; input: string; was?: number };
+  /** `previous`: the input the tree in use made the page from; `was`: its total, when its rows are the same. */
+  type Page = { offset: number; count: number; path: string; input: string; previous?: string; was?: number };
   const pages: Page[] = [];
   for (let offset = 0; offset === 0 || offset < total; offset += PAGE_LIMIT) {
     const shown = prints.slice(offset, offset + PAGE_LIMIT);
@@ -155,16 +156,17 @@ async function* pageFiles(source: EndpointSource, answer: Of<'page'>) {
     const unit: Unit = offset === 0 ? { kind: 'whole' } : { kind: 'offset', offset };
     const rowsPrint = hash.digest('base64url');
     const path = pathOf(source, {}, unit);
-    const [previousRows, previousTotal] = source.previousInput(path)?.split('~') ?? [];
-    pages.push({ offset, count: shown.length, path, input: `${rowsPrint}~${total}`, ...(previousRows === rowsPrint && previousTotal ? { was: Number(previousTotal) } : {}) });
+    const previous = source.previousInput(path);
+    const [previousRows, previousTotal] = previous?.split('~') ?? [];
+    pages.push({ offset, count: shown.length, path, input: `${rowsPrint}~${total}`, previous, ...(previousRows === rowsPrint && previousTotal ? { was: Number(previousTotal) } : {}) });
   }
   const fileOfPage = (page: Page, items?: unknown[]): StaticFile => {
-    if (source.previousInput(page.path) === page.input) return { path: page.path, carried: true, input: page.input };
+    if (page.previous === page.input) return { path: page.path, carried: true, input: page.input };
     if (page.was !== undefined) return { path: page.path, ending: { was: ending(page.offset, page.count, page.was), now: ending(page.offset, page.count, total) }, input: page.input };
     const { next } = pagination(page.offset, page.count, total);
     return { path: page.path, body: offsetPage(items ?? [], { limit: PAGE_LIMIT, offset: page.offset, total, next }), input: page.input };
   };
-  const rendered = new Set(pages.filter((page) => source.previousInput(page.path) !== page.input && page.was === undefined).map((page) => page.offset));
+  const rendered = new Set(pages.filter((page) => page.previous !== page.input && page.was === undefined).map((page) => page.offset));
   let page = 0;
   let items: unknown[] = [];
   if (rendered.size) {

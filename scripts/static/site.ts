@@ -20,7 +20,6 @@ export interface SiteBuild {
   readonly tree?: string;
   /** What the tree's links start with: '' or e.g. https://cdn.example.org/odsnap. The site is served under the same path. */
   readonly base?: string;
-  readonly env?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -36,7 +35,6 @@ export async function buildSite(options: SiteBuild): Promise<number> {
     ...(options.tree ? { ODSNAP_SITE_TREE: options.tree } : {}),
     ...(base ? { ODSNAP_SITE_BASE: `${base.pathname.replace(/\/+$/, '')}/` } : {}),
     ...(base && base.origin !== 'http://relative.invalid' ? { ODSNAP_SITE_URL: base.origin } : {}),
-    ...options.env,
   };
   const output: string[] = [];
   const child = spawn(process.execPath, [astroCli, 'build', '--outDir', options.outDir], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });

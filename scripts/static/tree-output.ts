@@ -34,7 +34,7 @@ interface TreeState {
   /**
    * Path (relative) → content hash of every file but the compressed variants, followed, for files
    * that have one, by a tab and the fingerprint of what the file was made from. One string per
-   * file: a city's tree has half a million, and a second map of the same keys cost 170 MB.
+   * file: a city's tree has half a million paths, and a second map held each of them again.
    */
   readonly files: Record<string, string>;
 }
