@@ -13,6 +13,7 @@ import { pull } from '../pull/pull.ts';
 import { PullReport } from '../pull/report.ts';
 import { generateSample } from '../sample/generate.ts';
 import { currentSnapshotId, defaultDataDir } from '../snapshot/layout.ts';
+import { openSnapshot } from '../snapshot/read.ts';
 import { buildStatic, INDEX } from '../static/build.ts';
 import { canBuildSite } from '../static/site.ts';
 import { pullSummary } from './pull.ts';
@@ -23,15 +24,16 @@ export const sampleUpstreamDir = (dataDir: string) => join(dataDir, 'sample-upst
 
 export const startCommand = defineCommand({
   name: 'start',
-  summary: 'Set up everything on first run (pull the small sample city, build the static tree), then serve it all.',
+  summary: 'Set up everything on first run (pull the small sample city, build the static tree and the site), then serve it all.',
   description:
     'What `npm start` runs. On first run: generates the small sample city, serves it on a loopback port as the\n' +
-    'upstream, pulls it into a snapshot, builds the static tree, then serves the v1 API, SQL and the tree on one\n' +
-    'address. Later starts reuse the snapshot and the tree. --rebuild pulls and builds again; --from (or\n' +
-    'ODSNAP_UPSTREAM) pulls from a real v1 service instead of the sample city. Ctrl-C stops.',
+    'upstream, pulls it into a snapshot, builds the static tree and the site, then serves the site, the v1 API,\n' +
+    'SQL and the tree on one address. Later starts reuse the snapshot and the tree. --rebuild pulls and builds\n' +
+    'again; --from (or ODSNAP_UPSTREAM) pulls from a real v1 service instead of the sample city, and pulls again\n' +
+    'when the current snapshot came from elsewhere. Ctrl-C stops.',
   options: {
     data: { type: 'string', value: 'DIR', description: 'data directory (or ODSNAP_DATA)', default: defaultDataDir() },
-    out: { type: 'string', value: 'DIR', description: 'where the static tree goes', default: 'dist' },
+    out: { type: 'string', value: 'DIR', description: 'where the static tree and the site go', default: 'dist' },
     from: { type: 'string', value: 'URL', description: 'v1 upstream to pull from (or ODSNAP_UPSTREAM; default: the sample city)' },
     rebuild: { type: 'boolean', description: 'pull and build again even if a snapshot and a tree exist' },
     scale: { type: 'string', value: 'SCALE', description: `size of the sample city pulled when there is no --from (${scales.join(' | ')})`, default: 'small' },
@@ -53,6 +55,8 @@ export const startCommand = defineCommand({
       return 2;
     }
     let id = options.rebuild ? undefined : await currentSnapshotId(options.data);
+    // A snapshot of the sample city is no answer to a start that names a real upstream.
+    if (id && from && (await upstreamOf(options.data)) !== from.replace(/\/+$/, '')) id = undefined;
     if (id) progress.step(`using snapshot ${id} in ${options.data}`);
     else {
       const pulled = await pullSnapshot(options.data, from, { scale: options.scale, seed: defaultSeed, until: defaultUntil }, Boolean(options.rebuild), progress, output);
@@ -83,6 +87,7 @@ export const startCommand = defineCommand({
     });
     const url = server.url.replace('127.0.0.1', 'localhost');
     const hints = [
+      [`${url}/`, 'the site: docs, data sets, downloads, SQL in the browser'],
       [`${url}/api/public`, 'every data set and endpoint (the v1 API)'],
       [`${url}/api/public/rcn/transactions?limit=5`, 'a v1 request'],
       [`${url}/${INDEX}`, 'the static tree'],
@@ -162,6 +167,12 @@ async function serveSampleUpstream(sampleDir: string): Promise<SampleUpstream> {
     child.on('exit', (code) => reject(new Error(`the sample upstream (odsnap serve) exited with code ${code}: ${said.trim()}`)));
   });
   return { url, stop: () => child.kill('SIGTERM') };
+}
+
+/** The upstream the current snapshot was pulled from, if it was pulled. */
+async function upstreamOf(dataDir: string): Promise<string | undefined> {
+  const { source } = (await openSnapshot(dataDir)).manifest;
+  return source.kind === 'pull' && !source.sample ? source.upstream : undefined;
 }
 
 /** The snapshot a static tree was built from, if there is one. */

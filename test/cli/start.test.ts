@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer } from '../fixtures/server.ts';
 import { tempDir } from '../fixtures/tiny.ts';
 
 /** `odsnap start` as a real process, until it says where it serves; then Ctrl-C. */
@@ -66,6 +67,20 @@ describe('odsnap start', () => {
       expect((await fetch(`${started.url}/healthz`)).status).toBe(200);
     } finally {
       expect(await started.stop()).toBe(0);
+    }
+  });
+
+  it('pulls again when told of an upstream the current snapshot did not come from', async () => {
+    const upstream = await startTestServer();
+    const started = await start(['--data', join(dir, 'data'), '--out', join(dir, 'dist')], { ODSNAP_UPSTREAM: upstream.url });
+    try {
+      expect(started.url, started.output().err).toBeDefined();
+      expect(started.output().err).toContain(`pulling from ${upstream.url}`);
+      const { snapshot } = (await (await fetch(`${started.url}/api/public/index.json`)).json()) as { snapshot: { source: unknown } };
+      expect(snapshot.source).toEqual({ kind: 'pull', upstream: upstream.url });
+    } finally {
+      expect(await started.stop()).toBe(0);
+      await upstream.close();
     }
   });
 
