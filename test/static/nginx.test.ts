@@ -1,4 +1,4 @@
-import { readFile, realpath } from 'node:fs/promises';
+import { readdir, readFile, realpath } from 'node:fs/promises';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,7 +17,7 @@ describe.skipIf(!nginxBinary && !process.env.CI)('nginx serving the tree with th
   beforeAll(async () => {
     const dir = await tempDir('nginx');
     out = join(dir, 'dist');
-    await buildStatic({ dataDir: tinyDataDir(), out, datasets });
+    await buildStatic({ dataDir: tinyDataDir(), out, datasets, site: true });
     tree = await realpath(out);
     nginx = await startNginx(out, join(out, 'nginx.conf'), join(dir, 'nginx'));
   });
@@ -52,6 +52,20 @@ describe.skipIf(!nginxBinary && !process.env.CI)('nginx serving the tree with th
     expect(answer.headers['content-type']).toBe('application/vnd.apache.parquet');
     expect(answer.headers['access-control-allow-origin']).toBe('*');
     expect(answer.body.toString()).toBe('PAR1');
+  });
+
+  it("serves the site's pages by directory, and its content-named assets for a year, the wasm module compressed", async () => {
+    for (const path of ['/', '/pl/', '/docs/', `/datasets/${datasets[0]!.name}/`, '/query/']) {
+      const page = await raw(nginx.url, { path, headers: { 'accept-encoding': 'br' } });
+      expect(page.status, path).toBe(200);
+      expect(page.headers['content-type'], path).toBe('text/html; charset=utf-8');
+      expect(brotliDecompressSync(page.body).equals(await readFile(join(tree, path, 'index.html'))), path).toBe(true);
+    }
+    const wasm = (await readdir(join(tree, '_astro'))).find((name) => name.endsWith('.wasm'))!;
+    const module = await raw(nginx.url, { path: `/_astro/${wasm}`, headers: { 'accept-encoding': 'gzip' } });
+    expect(module.headers['content-type']).toBe('application/wasm');
+    expect(module.headers['content-encoding']).toBe('gzip');
+    expect(module.headers['cache-control']).toBe('public, max-age=31536000, immutable');
   });
 
   it('serves the tree as a whole: index, items by id, and the data package', async () => {
