@@ -1,7 +1,7 @@
 import type { DuckDBValue } from '@duckdb/node-api';
 import type { Answer, Query } from '../../datasets/core/answer.ts';
 import { rowOrder } from '../../datasets/core/row-order.ts';
-import { decodeRow } from '../../scripts/db/columns.ts';
+import { rowDecoder } from '../../scripts/db/columns.ts';
 import { quoteIdentifier } from '../../scripts/db/duckdb.ts';
 import { castParam, columnsFor, resourceOf, selectList, type AnswerRequest } from './request.ts';
 
@@ -28,8 +28,7 @@ function queryFor(request: AnswerRequest): Query {
       `SELECT ${selectList(columns)} FROM ${request.served.source(request.dataset, resource, files, bind)}${conditions.length ? ` WHERE ${conditions.join(' AND ')}` : ''} ORDER BY ${rowOrder(table).map(quoteIdentifier).join(', ')}`,
       values,
     );
-    const decoded = Object.fromEntries(columns);
-    return rows.map((row) => decodeRow(row, decoded));
+    return rows.map(rowDecoder(Object.fromEntries(columns)));
   };
   return {
     rows: (resource, where = {}) => read(resource, where, false),

@@ -22,18 +22,18 @@ export async function answerPage(request: AnswerRequest, answer: Of<'page'>) {
   const bind = (value: DuckDBValue) => `$${values.push(value)}`;
   let box: { filter: Extract<Filter, { kind: 'intersects' }>; value: BoundingBox } | undefined;
 
+  const stored = request.served.source(request.dataset, resource);
   for (const [param, filter] of Object.entries(answer.filters)) {
     const value = request.params[param];
     if (value === undefined) continue;
     if (filter.kind === 'intersects') box = { filter, value: value as BoundingBox };
-    else conditions.push(condition(filter, value as string | number, table.columns[filter.column]!, bind));
+    else conditions.push(condition(filter, value as string | number, table.columns[filter.column]!, bind, stored));
   }
   if (box) conditions.push(await boxCondition(request, box.filter, box.value, source, conditions, values, bind));
 
   const where = conditions.length ? conditions.join(' AND ') : 'true';
   const limit = request.params.limit as number;
   const offset = request.params.offset as number;
-  const stored = request.served.source(request.dataset, resource);
   const rows = await request.connection.rows(
     `WITH hit AS MATERIALIZED (SELECT rowid AS r FROM ${source} WHERE ${where}),
       page AS (SELECT r FROM hit ORDER BY r LIMIT ${bind(limit)} OFFSET ${bind(offset)})
@@ -50,7 +50,8 @@ export async function answerPage(request: AnswerRequest, answer: Of<'page'>) {
   return offsetPage(items, { limit, offset, total, next });
 }
 
-function condition(filter: Exclude<Filter, { kind: 'intersects' }>, value: string | number, column: Parameters<typeof castParam>[0], bind: (v: DuckDBValue) => string): string {
+/** A filter as SQL over the in-memory copy; `stored` names the stored table, whose rows match it by row number. */
+function condition(filter: Exclude<Filter, { kind: 'intersects' }>, value: string | number, column: Parameters<typeof castParam>[0], bind: (v: DuckDBValue) => string, stored: string): string {
   const name = quoteIdentifier(filter.column);
   switch (filter.kind) {
     case 'equals':
@@ -60,7 +61,7 @@ function condition(filter: Exclude<Filter, { kind: 'intersects' }>, value: strin
     case 'atMost':
       return `${name} <= ${castParam(column, bind(value))}`;
     case 'listContains':
-      return `list_contains(${name}, ${bind(value)})`;
+      return `rowid IN (SELECT rowid FROM ${stored} WHERE list_contains(${name}, ${bind(value)}))`;
     case 'partOfAny':
       return `contains(${quoteIdentifier(textColumn(filter.column))}, lower(${bind(value)}))`;
   }

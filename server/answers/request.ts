@@ -2,7 +2,7 @@ import type { Dataset, Resource } from '../../datasets/core/dataset.ts';
 import type { Endpoint } from '../../datasets/core/endpoint.ts';
 import type { RenderContext } from '../../datasets/core/render.ts';
 import type { Column } from '../../datasets/core/column.ts';
-import { decodeRow, readExpression } from '../../scripts/db/columns.ts';
+import { readExpression, rowDecoder } from '../../scripts/db/columns.ts';
 import type { StatementRunner } from '../connection-pool.ts';
 import type { ServedSnapshot } from '../served-snapshot.ts';
 
@@ -36,8 +36,8 @@ export const selectList = (columns: readonly [string, Column][]) => columns.map(
 
 /** Turns DuckDB rows into table rows and renders them as the resource. */
 export function renderRows(request: AnswerRequest, resource: Resource, rows: Record<string, unknown>[]): unknown[] {
-  const columns = Object.fromEntries(columnsFor(request, resource));
-  return rows.map((row) => resource.render(decodeRow(row, columns), request.context));
+  const decode = rowDecoder(Object.fromEntries(columnsFor(request, resource)));
+  return rows.map((row) => resource.render(decode(row), request.context));
 }
 
 /** SQL comparing a column with a bound value of the column's own type. */

@@ -39,10 +39,13 @@ export async function answerSeries(request: AnswerRequest, answer: Of<'series'>)
   const narrowed = table.timeColumn === answer.time ? { equal, from: range[0], to: range[1] } : { equal };
   const files = request.served.files(request.dataset, resource.table, narrowed);
   const from = request.served.source(request.dataset, resource, files, bind);
+  // The parents' columns hold one value in every row: reading it thousands of times is waste.
+  const varying = columnsFor(request, resource).filter(([name]) => !(name in equal));
   const rows = await request.connection.rows(
-    `SELECT ${selectList(columnsFor(request, resource))} FROM ${from} WHERE ${conditions.join(' AND ')} ORDER BY ${quoteIdentifier(answer.time)}`,
+    `SELECT ${selectList(varying)} FROM ${from} WHERE ${conditions.join(' AND ')} ORDER BY ${quoteIdentifier(answer.time)}`,
     values,
   );
+  for (const row of rows) Object.assign(row, equal);
   return answer.envelope(renderRows(request, resource, rows), request.params, request.context);
 }
 
