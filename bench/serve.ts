@@ -156,15 +156,17 @@ try {
       ratioP50: one.p50 / percentile(rawTime, 50),
       sixteenP50: sixteen.p50, sixteenP99: sixteen.p99, sixteenReqPerSec: sixteen.reqPerSec,
       errors: one.errors + sixteen.errors,
+      // The server's peak so far: shows which kind of request raises it.
+      peakMiB: (await memoryOf(child.pid!)).peakMiB,
     });
     console.error(`  ${name}: done`);
   }
   const memory = await memoryOf(child.pid!);
   const table = [
-    '| scenario | raw DuckDB p50 / p99 ms | server 1 conn p50 / p99 ms | req/s | p50 ÷ raw | server 16 conn p50 / p99 ms | req/s | errors |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- |',
+    '| scenario | raw DuckDB p50 / p99 ms | server 1 conn p50 / p99 ms | req/s | p50 ÷ raw | server 16 conn p50 / p99 ms | req/s | errors | peak RSS so far |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     ...rows.map((r: any) =>
-      `| ${r.scenario} | ${ms(r.rawP50)} / ${ms(r.rawP99)} | ${ms(r.oneP50)} / ${ms(r.oneP99)} | ${Math.round(r.oneReqPerSec)} | ${r.ratioP50.toFixed(2)}× | ${ms(r.sixteenP50)} / ${ms(r.sixteenP99)} | ${Math.round(r.sixteenReqPerSec)} | ${r.errors} |`),
+      `| ${r.scenario} | ${ms(r.rawP50)} / ${ms(r.rawP99)} | ${ms(r.oneP50)} / ${ms(r.oneP99)} | ${Math.round(r.oneReqPerSec)} | ${r.ratioP50.toFixed(2)}× | ${ms(r.sixteenP50)} / ${ms(r.sixteenP99)} | ${Math.round(r.sixteenReqPerSec)} | ${r.errors} | ${r.peakMiB.toFixed(0)} MiB |`),
     '',
     `Server RSS after the runs: ${memory.rssMiB.toFixed(0)} MiB; peak ${memory.peakMiB.toFixed(0)} MiB. Snapshot ${snapshot.id}, ${SECONDS} s per run, autocannon on the same machine.`,
   ].join('\n');

@@ -54,7 +54,7 @@ export class ServedSnapshot {
   static async open(snapshot: Snapshot, datasets: readonly Dataset[], options: ServedSnapshotOptions = {}): Promise<ServedSnapshot> {
     const path = await ensureServeDatabase(snapshot, datasets);
     const instance = await DuckDBInstance.create(':memory:', {
-      memory_limit: options.memoryLimit ?? '160MB',
+      memory_limit: options.memoryLimit ?? '128MB',
       temp_directory: snapshot.cacheDir,
       // Return freed memory to the system sooner (a few per cent less RSS under load).
       allocator_flush_threshold: '4MB',

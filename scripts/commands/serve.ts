@@ -19,7 +19,7 @@ export const serveCommand = defineCommand({
     host: { type: 'string', value: 'HOST', description: 'address to listen on', default: '127.0.0.1' },
     'public-url': { type: 'string', value: 'URL', description: 'address clients use, for links (default: taken from each request)' },
     static: { type: 'string', value: 'DIR', description: 'the tree "odsnap build" wrote, served beside the API (followed across rebuilds)', default: 'dist' },
-    'memory-limit': { type: 'string', value: 'SIZE', description: "DuckDB's memory limit per snapshot, e.g. 128MB (less memory, slower lookups)", default: '160MB' },
+    'memory-limit': { type: 'string', value: 'SIZE', description: "DuckDB's memory limit per snapshot, e.g. 256MB (more cache, more memory)", default: '128MB' },
     quiet: { type: 'boolean', description: 'no request log lines' },
   },
   schema: z.object({
