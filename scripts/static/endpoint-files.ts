@@ -86,20 +86,13 @@ async function* documentFiles(source: EndpointSource, answer: Of<'document'>) {
   if (row) yield { path: pathOf(source, {}, { kind: 'whole' }), body: rows.resource(dataset, answer.resource).render(row, context) };
 }
 
-/** Every row's key and print, in row order. */
-async function printsOf(source: EndpointSource, resource: string, key: string): Promise<[string, string][]> {
-  const prints: [string, string][] = [];
-  for await (const batch of source.rows.rowPrints(source.dataset, resource, key)) prints.push(...batch);
-  return prints;
-}
-
 /** An item per row; only rows whose print changed are read whole and rendered. */
 async function* itemFiles(source: EndpointSource, answer: Of<'item'>) {
   const { dataset, rows, context } = source;
   const resource = rows.resource(dataset, answer.resource);
   const column = answer.match[0]!;
   const paths = (key: string) => pathOf(source, { [answer.param]: key }, { kind: 'whole' });
-  const prints = await printsOf(source, answer.resource, column);
+  const prints = await rows.prints(dataset, answer.resource, column);
   const changed = prints.filter(([key, print]) => source.previousInput(paths(key)) !== print).map(([key]) => key);
   const wanted = new Set(changed);
   let next = 0;
@@ -114,7 +107,7 @@ async function* itemFiles(source: EndpointSource, answer: Of<'item'>) {
   if (changed.length) {
     // A few changed rows are asked for by key; many, by reading the table. Rows come in row order, as the prints do.
     const among = changed.length <= 10_000 ? { column, values: changed } : undefined;
-    for await (const batch of rows.stream(dataset, answer.resource, {}, undefined, among)) {
+    for await (const batch of rows.stream(dataset, answer.resource, {}, { among })) {
       for (const row of batch) {
         const key = String(row[column]);
         if (!wanted.has(key)) continue;
@@ -135,7 +128,7 @@ async function* pageFiles(source: EndpointSource, answer: Of<'page'>) {
   const { dataset, endpoint, rows, context } = source;
   const resource = rows.resource(dataset, answer.resource);
   const table = dataset.tables[resource.table]!;
-  const prints = await printsOf(source, answer.resource, table.key?.[0] ?? rowOrder(table)[0]!);
+  const prints = await rows.prints(dataset, answer.resource, table.key?.[0] ?? rowOrder(table)[0]!);
   const total = prints.length;
   const pagination = (offset: number, count: number, listTotal: number) =>
     offsetPage(Array.from({ length: count }), {
@@ -166,22 +159,30 @@ async function* pageFiles(source: EndpointSource, answer: Of<'page'>) {
     const { next } = pagination(page.offset, page.count, total);
     return { path: page.path, body: offsetPage(items ?? [], { limit: PAGE_LIMIT, offset: page.offset, total, next }), input: page.input };
   };
-  const rendered = new Set(pages.filter((page) => page.previous !== page.input && page.was === undefined).map((page) => page.offset));
+  // Pages to render, as runs of neighbours: only their rows are read (a growing register
+  // changes its last pages).
+  const runs: { first: number; end: number }[] = [];
+  pages.forEach((page, i) => {
+    if (page.previous === page.input || page.was !== undefined || !page.count) return;
+    const last = runs.at(-1);
+    if (last && last.end === i) last.end = i + 1;
+    else runs.push({ first: i, end: i + 1 });
+  });
   let page = 0;
-  let items: unknown[] = [];
-  if (rendered.size) {
-    let position = 0;
-    for await (const batch of rows.stream(dataset, answer.resource)) {
+  for (const run of runs) {
+    for (; page < run.first; page++) yield fileOfPage(pages[page]!);
+    const window = { offset: pages[run.first]!.offset, limit: pages[run.end - 1]!.offset + pages[run.end - 1]!.count - pages[run.first]!.offset };
+    let items: unknown[] = [];
+    for await (const batch of rows.stream(dataset, answer.resource, {}, { window })) {
       for (const row of batch) {
-        const offset = position - (position % PAGE_LIMIT);
-        if (rendered.has(offset)) items.push(resource.render(row, context));
-        position++;
-        if (position % PAGE_LIMIT === 0 || position === total) {
+        items.push(resource.render(row, context));
+        if (items.length === pages[page]!.count) {
           yield fileOfPage(pages[page++]!, items);
           items = [];
         }
       }
     }
+    if (page !== run.end) throw new Error(`${endpoint.fullPath}: the rows at offsets ${window.offset}… are not the ${window.limit} the prints counted`);
   }
   // The rest (all of them when no page is rendered, or the one empty page of an empty list).
   for (; page < pages.length; page++) yield fileOfPage(pages[page]!);
@@ -283,7 +284,7 @@ async function* seriesFiles(source: EndpointSource, answer: Of<'series'>) {
     const byMonth = new Map<string, unknown[]>();
     const firstChanged = months.find((m) => changed.has(m.month));
     if (firstChanged) {
-      for await (const batch of rows.stream(dataset, answer.resource, { equal, from: dayToUtcMs(`${firstChanged.month}-01`) }, order)) {
+      for await (const batch of rows.stream(dataset, answer.resource, { equal, from: dayToUtcMs(`${firstChanged.month}-01`) }, { order })) {
         for (const row of batch) {
           const month = utcDayOf(row[answer.time] as number).slice(0, 7);
           if (!changed.has(month)) continue;

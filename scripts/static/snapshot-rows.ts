@@ -5,7 +5,7 @@ import type { Dataset, Resource } from '../../datasets/core/dataset.ts';
 import type { Table } from '../../datasets/core/table.ts';
 import type { RenderContext } from '../../datasets/core/render.ts';
 import { rowOrder } from '../../datasets/core/row-order.ts';
-import { decodeRow } from '../db/columns.ts';
+import { rowDecoder } from '../db/columns.ts';
 import { quoteIdentifier, type Database } from '../db/duckdb.ts';
 import { readExpression } from '../db/columns.ts';
 import { chooseFiles, tableSource, type Narrowing, type Snapshot } from '../snapshot/read.ts';
@@ -33,7 +33,16 @@ function inStoredOrder(table: Table, narrow: Narrowing, order: readonly string[]
  * in batches, from only the Parquet files that can hold them; decoded as the rendering functions
  * take them.
  */
+export interface StreamOptions {
+  readonly order?: readonly string[];
+  readonly among?: { readonly column: string; readonly values: readonly string[] };
+  readonly window?: { readonly offset: number; readonly limit: number };
+}
+
 export class SnapshotRows {
+  /** Prints already read: a list and its items read the same table. */
+  private readonly printsRead = new Map<string, Promise<[string, string][]>>();
+
   constructor(
     private readonly db: Database,
     readonly snapshot: Snapshot,
@@ -46,28 +55,42 @@ export class SnapshotRows {
   }
 
   /**
-   * A resource's rows, narrowed (and, with `among`, only those whose column holds one of the
-   * values), in `order` (default: the table's row order), batch by batch.
+   * A resource's rows, narrowed, in `order` (default: the table's row order), batch by batch;
+   * with `among`, only those whose column holds one of the values; with `window`, only the rows
+   * at those positions of the order.
    */
-  async *stream(
-    dataset: Dataset,
-    resourceName: string,
-    narrow: Narrowing = {},
-    order?: readonly string[],
-    among?: { readonly column: string; readonly values: readonly string[] },
-  ): AsyncGenerator<Record<string, unknown>[]> {
+  async *stream(dataset: Dataset, resourceName: string, narrow: Narrowing = {}, options: StreamOptions = {}): AsyncGenerator<Record<string, unknown>[]> {
     const { table, columns } = this.columnsOf(dataset, resourceName);
+    const { among, window } = options;
     const values: DuckDBValue[] = [];
-    const { source, where } = this.selection(dataset, table, narrow, (value) => `$${values.push(value)}`);
-    if (among) where.push(`CAST(${quoteIdentifier(among.column)} AS VARCHAR) IN (SELECT unnest(${`$${values.push(listValue([...among.values]))}`}::VARCHAR[]))`);
-    const wanted = order ?? rowOrder(table);
+    const bind = (value: DuckDBValue) => `$${values.push(value)}`;
+    const { source, where } = this.selection(dataset, table, narrow, bind);
+    if (among) where.push(`CAST(${quoteIdentifier(among.column)} AS VARCHAR) IN (SELECT unnest(${bind(listValue([...among.values]))}::VARCHAR[]))`);
+    const wanted = options.order ?? rowOrder(table);
     const sql =
       `SELECT ${columns.map(([name, column]) => readExpression(name, column)).join(', ')} FROM ${source}` +
       (where.length ? ` WHERE ${where.join(' AND ')}` : '') +
       // The IN filter is a join, which keeps no order; the few rows it passes are sorted.
-      (!among && inStoredOrder(table, narrow, wanted) ? '' : ` ORDER BY ${wanted.map(quoteIdentifier).join(', ')}`);
-    const decoded = Object.fromEntries(columns);
-    for await (const batch of this.db.stream(sql, values)) yield batch.map((row) => decodeRow(row, decoded));
+      (!among && inStoredOrder(table, narrow, wanted) ? '' : ` ORDER BY ${wanted.map(quoteIdentifier).join(', ')}`) +
+      // DuckDB skips the rows before the window itself: they never become JS objects.
+      (window ? ` LIMIT ${bind(window.limit)} OFFSET ${bind(window.offset)}` : '');
+    const decode = rowDecoder(Object.fromEntries(columns));
+    for await (const batch of this.db.stream(sql, values)) yield batch.map(decode);
+  }
+
+  /** Every row's key and print (see rowPrints), read once per build and resource. */
+  prints(dataset: Dataset, resourceName: string, keyColumn: string): Promise<[string, string][]> {
+    const key = JSON.stringify([dataset.name, resourceName, keyColumn]);
+    let found = this.printsRead.get(key);
+    if (!found) {
+      found = (async () => {
+        const prints: [string, string][] = [];
+        for await (const batch of this.rowPrints(dataset, resourceName, keyColumn)) for (const print of batch) prints.push(print);
+        return prints;
+      })();
+      this.printsRead.set(key, found);
+    }
+    return found;
   }
 
   /**
