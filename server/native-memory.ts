@@ -1,5 +1,4 @@
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
+import { collectGarbage } from '../scripts/heap.ts';
 
 /**
  * DuckDB results hold native memory (their vectors keep the scanned data alive) that V8 does not
@@ -8,19 +7,10 @@ import { runInNewContext } from 'node:vm';
  * scale: 900 MB instead of 300). A minor collection every few dozen results frees them for a
  * fraction of a millisecond each.
  */
-const collect = (() => {
-  try {
-    setFlagsFromString('--expose-gc');
-    return runInNewContext('gc') as ((options: { type: 'minor' | 'major' }) => void) | undefined;
-  } catch {
-    return undefined;
-  }
-})();
-
 const EVERY = 32;
 let results = 0;
 
 /** Call once per DuckDB result the process is done with. */
 export function releaseResult(): void {
-  if (collect && ++results % EVERY === 0) collect({ type: 'minor' });
+  if (collectGarbage && ++results % EVERY === 0) collectGarbage('minor');
 }

@@ -4,6 +4,7 @@ import type { Dataset } from '../../datasets/core/dataset.ts';
 import type { SampleSettings } from '../../datasets/core/sample.ts';
 import { dataLayout } from '../snapshot/layout.ts';
 import { isAlive, type WrittenSnapshot } from '../snapshot/write.ts';
+import { paceHeap } from '../heap.ts';
 import { buildSnapshot } from './build.ts';
 import { DatasetCrawl, type TablePlan } from './crawler.ts';
 import { Journal } from './journal.ts';
@@ -81,6 +82,7 @@ export async function pull(options: PullOptions): Promise<PullResult> {
     },
   });
   let journal: Journal | undefined;
+  const stopPacing = paceHeap();
   try {
     const opened = await Previous.open(options.dataDir, upstreamUrl, join(runDir, 'spill'));
     if (typeof opened === 'string') report.event('full pull', { reason: opened });
@@ -163,6 +165,7 @@ export async function pull(options: PullOptions): Promise<PullResult> {
     const quarantined = Object.values(built.quarantined).reduce((sum, n) => sum + n, 0);
     return { ok: true, snapshot: built.snapshot, failures: [], ...totals, quarantined, seconds: (Date.now() - started) / 1000, tables };
   } finally {
+    stopPacing();
     journal?.close();
     previous?.close();
     client.close();

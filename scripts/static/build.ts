@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import type { Dataset } from '../../datasets/core/dataset.ts';
 import type { Endpoint } from '../../datasets/core/endpoint.ts';
 import { openDatabase } from '../db/duckdb.ts';
+import { paceHeap } from '../heap.ts';
 import { createViews, openSnapshot } from '../snapshot/read.ts';
 import { CATALOGUE, DATAPACKAGE, DCAT, writeDownloads } from './downloads.ts';
 import { endpointFiles } from './endpoint-files.ts';
@@ -53,6 +54,7 @@ export async function buildStatic(options: BuildOptions): Promise<BuildResult> {
   const snapshot = await openSnapshot(options.dataDir);
   const db = await openDatabase({ threads: 2, memoryLimit: '1GB', spillDir: join(snapshot.cacheDir, 'static-spill') });
   const output = await TreeOutput.open(options.out, await renderKey(base), { fresh: options.full });
+  const stopPacing = paceHeap();
   try {
     const rows = new SnapshotRows(db, snapshot);
     const context = staticContext(options.datasets, base);
@@ -107,6 +109,7 @@ export async function buildStatic(options: BuildOptions): Promise<BuildResult> {
     await output.publish(manifest.id);
     return { ...output.counts, snapshot: manifest.id, tree: output.dir, seconds: (Date.now() - started) / 1000 };
   } finally {
+    stopPacing();
     db.close();
   }
 }
