@@ -7,7 +7,7 @@ async function forcedFullCollections(work: () => Promise<void>): Promise<number>
   let forced = 0;
   const observer = new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
-      const { kind, flags } = entry.detail as { kind: number; flags: number };
+      const { kind, flags } = (entry as PerformanceEntry & { detail: { kind: number; flags: number } }).detail;
       if (kind === constants.NODE_PERFORMANCE_GC_MAJOR && flags & constants.NODE_PERFORMANCE_GC_FLAGS_FORCED) forced++;
     }
   });

@@ -40,8 +40,7 @@ export interface StreamOptions {
 }
 
 export class SnapshotRows {
-  /** Prints already read: a list and its items read the same table. */
-  private readonly printsRead = new Map<string, Promise<[string, string][]>>();
+  private lastPrints: { readonly key: string; readonly prints: Promise<[string, string][]> } | undefined;
 
   constructor(
     private readonly db: Database,
@@ -78,19 +77,21 @@ export class SnapshotRows {
     for await (const batch of this.db.stream(sql, values)) yield batch.map(decode);
   }
 
-  /** Every row's key and print (see rowPrints), read once per build and resource. */
+  /**
+   * Every row's key and print (see rowPrints). The last ones read are kept: a list and its items,
+   * declared one after the other, read the same.
+   */
   prints(dataset: Dataset, resourceName: string, keyColumn: string): Promise<[string, string][]> {
     const key = JSON.stringify([dataset.name, resourceName, keyColumn]);
-    let found = this.printsRead.get(key);
-    if (!found) {
-      found = (async () => {
-        const prints: [string, string][] = [];
-        for await (const batch of this.rowPrints(dataset, resourceName, keyColumn)) for (const print of batch) prints.push(print);
-        return prints;
+    if (this.lastPrints?.key !== key) {
+      const prints = (async () => {
+        const all: [string, string][] = [];
+        for await (const batch of this.rowPrints(dataset, resourceName, keyColumn)) for (const print of batch) all.push(print);
+        return all;
       })();
-      this.printsRead.set(key, found);
+      this.lastPrints = { key, prints };
     }
-    return found;
+    return this.lastPrints.prints;
   }
 
   /**
