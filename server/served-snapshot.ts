@@ -19,7 +19,7 @@ export interface ServedSnapshotOptions {
 
 /**
  * A snapshot opened for answering requests: its serving database (read-only, see
- * serve-database.ts), the columns page filters read copied into memory (uncompressed, in the
+ * serve-database.ts), the columns page filters read (but lists of ids) copied into memory (in the
  * stored table's row order, so a row's position there is its row number in the stored table),
  * views over its Parquet files, a pool of connections, and the files each request needs, chosen
  * from the manifest. Requests lease it, so a newer snapshot can take over while the last
