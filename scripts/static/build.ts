@@ -14,7 +14,7 @@ import { HEADERS_FILE, headersFile, NGINX_SNIPPET, nginxSnippet } from './hostin
 import { buildSite, readSiteFile, siteFiles } from './site.ts';
 import { SnapshotRows } from './snapshot-rows.ts';
 import { fileOf, filePath, PAGE_LIMIT, PAGE_SIZE, patternsOf, requestOf, staticContext, unitKindOf } from './tree.ts';
-import { TreeOutput, type TreeCounts } from './tree-output.ts';
+import { TreeOutput, treesDir, type TreeCounts } from './tree-output.ts';
 
 /**
  * `odsnap build`: the static tree of the current snapshot. For every endpoint, every file (see
@@ -56,7 +56,8 @@ export async function buildStatic(options: BuildOptions): Promise<BuildResult> {
   const output = await TreeOutput.open(options.out, await renderKey(base), { fresh: options.full });
   const stopPacing = paceHeap();
   try {
-    const rows = new SnapshotRows(db, snapshot);
+    // Group prints of Parquet files, by their sha256, beside the trees; --full reads them all again.
+    const rows = new SnapshotRows(db, snapshot, options.full ? undefined : join(treesDir(options.out), 'prints'));
     const context = staticContext(options.datasets, base);
     // Charts and map layers are SQL over the snapshot's views.
     await createViews(db, snapshot, options.datasets);
@@ -107,6 +108,7 @@ export async function buildStatic(options: BuildOptions): Promise<BuildResult> {
       options.onStep?.(`site: ${files.length} files, built in ${seconds.toFixed(1)} s`);
     }
     await output.publish(manifest.id);
+    await rows.prunePrintsCache();
     return { ...output.counts, snapshot: manifest.id, tree: output.dir, seconds: (Date.now() - started) / 1000 };
   } finally {
     stopPacing();

@@ -1,3 +1,6 @@
+import { createHash } from 'node:crypto';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { listValue, type DuckDBValue } from '@duckdb/node-api';
 import type { Query } from '../../datasets/core/answer.ts';
 import type { Column } from '../../datasets/core/column.ts';
@@ -6,7 +9,7 @@ import type { Table } from '../../datasets/core/table.ts';
 import type { RenderContext } from '../../datasets/core/render.ts';
 import { rowOrder } from '../../datasets/core/row-order.ts';
 import { rowDecoder } from '../db/columns.ts';
-import { quoteIdentifier, type Database } from '../db/duckdb.ts';
+import { quoteIdentifier, quoteString, type Database } from '../db/duckdb.ts';
 import { readExpression } from '../db/columns.ts';
 import { chooseFiles, tableSource, type Narrowing, type Snapshot } from '../snapshot/read.ts';
 
@@ -39,12 +42,28 @@ export interface StreamOptions {
   readonly window?: { readonly offset: number; readonly limit: number };
 }
 
+/** A group's count and fingerprint (hex) within one Parquet file, as the prints cache keeps it. */
+interface FileGroup {
+  readonly values: string[];
+  readonly unit: string;
+  readonly n: number;
+  readonly h: string;
+}
+
+const compareTexts = (a: readonly string[], b: readonly string[]) => {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i]! < b[i]! ? -1 : 1;
+  return 0;
+};
+
 export class SnapshotRows {
+  private readonly printsUsed = new Set<string>();
   private lastPrints: { readonly key: string; readonly prints: Promise<[string, string][]> } | undefined;
 
   constructor(
     private readonly db: Database,
     readonly snapshot: Snapshot,
+    /** Where the group prints of Parquet files are kept between builds; none: read every time. */
+    private readonly printsCache?: string,
   ) {}
 
   resource(dataset: Dataset, name: string): Resource {
@@ -106,17 +125,65 @@ export class SnapshotRows {
 
   /**
    * Per group of rows (equal `by` columns, and the same UTC day or month of `time`): how many,
-   * and a fingerprint of them all (independent of order: rows are unique by key).
+   * and a fingerprint of them all (independent of order: rows are unique by key). Counted per
+   * Parquet file and combined (counts add up, the fingerprint is an XOR), so that with a
+   * `printsCache` directory a file's groups are read once for all builds: files are named by
+   * their sha256, and a pull carries unchanged partitions as they were.
    */
   async groupPrints(dataset: Dataset, resourceName: string, by: readonly string[], time: string, unit: 'day' | 'month') {
     const { table, columns } = this.columnsOf(dataset, resourceName);
-    const when = `strftime(${quoteIdentifier(time)}, '${unit === 'day' ? '%Y-%m-%d' : '%Y-%m'}')`;
-    const groups = by.map((column) => `CAST(${quoteIdentifier(column)} AS VARCHAR) AS ${quoteIdentifier(column)}`);
-    const rows = await this.db.rows<Record<string, string> & { unit: string; n: bigint; h: bigint }>(
-      `SELECT ${[...groups, `${when} AS unit`].join(', ')}, count(*) AS n, bit_xor(${rowHash(columns)}) AS h ` +
-        `FROM ${tableSource(chooseFiles(this.snapshot, dataset, table.name))} GROUP BY ALL ORDER BY ALL`,
-    );
-    return rows.map((row) => ({ values: by.map((column) => row[column]!), unit: row.unit, rows: Number(row.n), print: `${row.n}:${row.h.toString(36)}` }));
+    const files = this.snapshot.manifest.datasets[dataset.name]!.tables[table.name]!.files.filter((file) => file.rows > 0);
+    const kind = createHash('sha1').update(JSON.stringify([columns.map(([name, c]) => [name, c.sqlType]), by, time, unit])).digest('base64url').slice(0, 16);
+    const cachePath = (sha256: string) => {
+      this.printsUsed.add(`${sha256}-${kind}.json`);
+      return join(this.printsCache!, `${sha256}-${kind}.json`);
+    };
+    const perFile = new Map<string, FileGroup[]>();
+    if (this.printsCache) {
+      for (const file of files) {
+        const cached = await readFile(cachePath(file.sha256), 'utf8').then((text) => JSON.parse(text) as FileGroup[], () => undefined);
+        if (cached) perFile.set(file.sha256, cached);
+      }
+    }
+    const missing = files.filter((file) => !perFile.has(file.sha256));
+    if (missing.length) {
+      const when = `strftime(${quoteIdentifier(time)}, '${unit === 'day' ? '%Y-%m-%d' : '%Y-%m'}')`;
+      const groups = by.map((column) => `CAST(${quoteIdentifier(column)} AS VARCHAR) AS ${quoteIdentifier(column)}`);
+      const paths = missing.map((file) => join(this.snapshot.dir, file.path));
+      const rows = await this.db.rows<Record<string, string> & { file: string; unit: string; n: bigint; h: bigint }>(
+        `SELECT filename AS file, ${[...groups, `${when} AS unit`].join(', ')}, count(*) AS n, bit_xor(${rowHash(columns)}) AS h ` +
+          `FROM read_parquet([${paths.map(quoteString).join(', ')}], hive_partitioning = false, filename = true) GROUP BY ALL`,
+      );
+      const shaOf = new Map(missing.map((file, i) => [paths[i]!, file.sha256]));
+      for (const file of missing) perFile.set(file.sha256, []);
+      for (const row of rows) perFile.get(shaOf.get(row.file)!)!.push({ values: by.map((column) => row[column]!), unit: row.unit, n: Number(row.n), h: row.h.toString(16) });
+      if (this.printsCache) {
+        await mkdir(this.printsCache, { recursive: true });
+        for (const file of missing) await writeFile(cachePath(file.sha256), JSON.stringify(perFile.get(file.sha256)));
+      }
+    }
+    const merged = new Map<string, { values: string[]; unit: string; n: number; h: bigint }>();
+    for (const file of files) {
+      for (const group of perFile.get(file.sha256)!) {
+        const key = JSON.stringify([...group.values, group.unit]);
+        const found = merged.get(key);
+        if (found) {
+          found.n += group.n;
+          found.h ^= BigInt(`0x${group.h}`);
+        } else merged.set(key, { values: group.values, unit: group.unit, n: group.n, h: BigInt(`0x${group.h}`) });
+      }
+    }
+    const order = (group: { values: string[]; unit: string }) => [...group.values, group.unit];
+    return [...merged.values()]
+      .sort((a, b) => compareTexts(order(a), order(b)))
+      .map((group) => ({ values: group.values, unit: group.unit, rows: group.n, print: `${group.n}:${group.h.toString(36)}` }));
+  }
+
+  /** Deletes the group prints this build did not use: those of files no longer in the snapshot. */
+  async prunePrintsCache(): Promise<void> {
+    if (!this.printsCache) return;
+    const names = await readdir(this.printsCache).catch(() => [] as string[]);
+    for (const name of names) if (!this.printsUsed.has(name)) await rm(join(this.printsCache, name), { force: true });
   }
 
   private columnsOf(dataset: Dataset, resourceName: string) {

@@ -276,7 +276,7 @@ const readState = (tree: string) =>
     () => undefined,
   );
 
-const treesDir = (out: string) => join(dirname(out), `.${basename(out)}-trees`);
+export const treesDir = (out: string) => join(dirname(out), `.${basename(out)}-trees`);
 
 /** Which tree `out` points at: 'a', 'b', or undefined when it does not exist yet. */
 async function currentTree(out: string): Promise<'a' | 'b' | undefined> {

@@ -6,6 +6,7 @@ import { defaultUntil } from '../../datasets/core/sample.ts';
 import { datasets } from '../../datasets/index.ts';
 import { generateSample } from '../../scripts/sample/generate.ts';
 import { buildStatic, INDEX } from '../../scripts/static/build.ts';
+import { openSnapshot } from '../../scripts/snapshot/read.ts';
 import { tempDir } from '../fixtures/tiny.ts';
 
 /** Every file of a tree with its inode and content. */
@@ -64,6 +65,16 @@ describe('rebuilding the static tree', () => {
     const json = [...after.keys()].filter((path) => path.endsWith('.json')).length;
     expect(result.carried).toBeGreaterThan(json * 0.8);
     await expectSameAsFreshBuild(after);
+  });
+
+  it('keeps the group prints of the Parquet files it read beside the trees, and only those of the current snapshot', async () => {
+    await buildStatic({ dataDir, out, datasets });
+    const cached = await readdir(join(dirname(out), '.dist-trees', 'prints'));
+    const { manifest } = await openSnapshot(dataDir);
+    const files = new Set(Object.values(manifest.datasets).flatMap((d) => Object.values(d.tables).flatMap((t) => t.files.map((f) => f.sha256))));
+    // Readings, history and rides are fingerprinted by month or day: a file of prints for each of their files.
+    expect(cached.length).toBeGreaterThan(10);
+    expect(cached.filter((name) => !files.has(name.split('-')[0]!))).toEqual([]);
   });
 
   it('gives register pages whose rows are unchanged the grown total without rendering their rows again', async () => {
