@@ -145,7 +145,8 @@ export class SnapshotRows {
         if (cached) perFile.set(file.sha256, cached);
       }
     }
-    const missing = files.filter((file) => !perFile.has(file.sha256));
+    // One file per content: two files with the same bytes hold the same groups, counted for each.
+    const missing = [...new Map(files.filter((file) => !perFile.has(file.sha256)).map((file) => [file.sha256, file])).values()];
     if (missing.length) {
       const when = `strftime(${quoteIdentifier(time)}, '${unit === 'day' ? '%Y-%m-%d' : '%Y-%m'}')`;
       const groups = by.map((column) => `CAST(${quoteIdentifier(column)} AS VARCHAR) AS ${quoteIdentifier(column)}`);
