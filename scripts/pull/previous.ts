@@ -1,6 +1,6 @@
 import type { Dataset } from '../../datasets/core/dataset.ts';
 import { renderContext } from '../../datasets/core/render.ts';
-import { decodeRow, readExpression, readList } from '../db/columns.ts';
+import { readExpression, readList, rowDecoder } from '../db/columns.ts';
 import { openDatabase, quoteIdentifier, type Database } from '../db/duckdb.ts';
 import { currentSnapshotId } from '../snapshot/layout.ts';
 import { openSnapshot, tableFiles, tableSource, type Snapshot } from '../snapshot/read.ts';
@@ -58,9 +58,10 @@ export class Previous {
     const columns = Object.entries(table.columns).filter(([name]) => !resource.omits.includes(name));
     const context = renderContext({ baseUrl: upstream });
     const select = columns.map(([name, column]) => readExpression(name, column)).join(', ');
+    const decode = rowDecoder(table.columns);
     for await (const batch of this.db.stream(`SELECT ${select} FROM ${tableSource(tableFiles(this.snapshot, dataset.name, table.name))}`)) {
       for (const row of batch) {
-        const record = resource.render(decodeRow(row, table.columns), context) as Record<string, unknown>;
+        const record = resource.render(decode(row), context) as Record<string, unknown>;
         prints.set(String(record[id]), fingerprint(record));
       }
     }
@@ -70,8 +71,9 @@ export class Previous {
   /** Rows of one previous file, or of a whole table, as JS rows, in batches; `where` is SQL over its columns. */
   async *rows(dataset: Dataset, table: string, files: readonly string[] = tableFiles(this.snapshot, dataset.name, table), where = 'true'): AsyncGenerator<Record<string, unknown>[]> {
     const columns = dataset.tables[table]!.columns;
+    const decode = rowDecoder(columns);
     for await (const batch of this.db.stream(`SELECT ${readList(columns)} FROM (SELECT * FROM ${tableSource(files)} WHERE ${where})`)) {
-      yield batch.map((row) => decodeRow(row, columns));
+      yield batch.map((row) => decode(row));
     }
   }
 

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { Dataset } from '../../datasets/core/dataset.ts';
-import { decodeRow, readList } from '../db/columns.ts';
+import { readList, rowDecoder } from '../db/columns.ts';
 import { quoteIdentifier, quoteString, type Database } from '../db/duckdb.ts';
 import { currentSnapshotId, dataLayout } from './layout.ts';
 import { readManifest, type FileManifest, type Manifest } from './manifest.ts';
@@ -76,5 +76,6 @@ export async function readTable(db: Database, snapshot: Snapshot, dataset: Datas
   if (!table) throw new Error(`${dataset.name} has no table ${tableName}`);
   const order = table.sortBy.map(quoteIdentifier).join(', ');
   const rows = await db.rows(`SELECT ${readList(table.columns)} FROM ${tableSource(tableFiles(snapshot, dataset.name, tableName))} WHERE ${where} ORDER BY ${order}`);
-  return rows.map((row) => decodeRow(row, table.columns));
+  const decode = rowDecoder(table.columns);
+  return rows.map((row) => decode(row));
 }
