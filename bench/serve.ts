@@ -2,11 +2,15 @@
  * npm run bench:serve — the server at city scale on loopback, beside raw DuckDB.
  *
  * For each scenario, a few hundred ad-hoc requests (random filters, ids, ranges) are answered
- * twice: over HTTP by `odsnap serve` in its own process (autocannon, 1 and 16 connections), and
- * in this process by timing, straight in DuckDB, exactly the SQL statements the server runs for
- * each request. Reports p50/p99 and req/s, the ratio of the two, and the server's peak RSS.
+ * twice, request by request: in this process by timing, straight in DuckDB, exactly the SQL
+ * statements the server runs for it, and right after over HTTP by `odsnap serve` in its own
+ * process, one connection, timed to the microsecond. Pairing them means both see the same
+ * machine at the same moment, so the ratio does not drift with background load. Then autocannon
+ * runs the same requests over 16 connections for throughput and tail latency. Reports p50/p99,
+ * req/s, the ratio to raw, and the server's peak RSS.
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { Agent, get } from 'node:http';
 import { join } from 'node:path';
 import type { DuckDBValue } from '@duckdb/node-api';
 import autocannon from 'autocannon';
@@ -17,6 +21,7 @@ import { openSnapshot } from '../scripts/snapshot/read.ts';
 import { answer } from '../server/answers/index.ts';
 import { createRouter } from '../datasets/core/router.ts';
 import { ServedSnapshot } from '../server/served-snapshot.ts';
+import { asJsonRows, type StatementRunner } from '../server/connection-pool.ts';
 import { cityDataDir, ms, percentile } from './city.ts';
 import { startServe } from './processes.ts';
 
@@ -84,32 +89,49 @@ async function scenarios(served: ServedSnapshot): Promise<Record<string, string[
   };
 }
 
-/** The statements the server runs for each request, timed straight in DuckDB (median of three). */
-async function rawTimes(served: ServedSnapshot, paths: readonly string[]): Promise<number[]> {
+/** Times one request straight in DuckDB: the statements the server runs for it (median of three). */
+async function rawTime(served: ServedSnapshot, path: string): Promise<number> {
   const route = createRouter(datasets);
-  const times: number[] = [];
-  for (const path of paths) {
-    const url = new URL(path, 'http://bench.invalid');
-    const found = route(url.pathname)!;
-    const params = found.endpoint.parse({ ...Object.fromEntries(url.searchParams), ...found.params }).data!;
-    const statements: [string, readonly DuckDBValue[]][] = [];
-    await served.use(async (connection) => {
-      const recorder = { rows: (sql: string, values: readonly DuckDBValue[] = []) => (statements.push([sql, values]), connection.rows(sql, values)) };
-      await answer({ served, dataset: found.dataset, endpoint: found.endpoint, path: url.pathname, params, query: Object.fromEntries(url.searchParams), context: renderContext({ baseUrl: 'http://bench' }), connection: recorder });
-      const runs: number[] = [];
-      for (let run = 0; run < 3; run++) {
-        const started = performance.now();
-        for (const [sql, values] of statements) {
-          const statement = await connection.connection.prepare(sql);
-          if (values.length) statement.bind([...values]);
-          await statement.runAndReadAll();
-        }
-        runs.push(performance.now() - started);
+  const url = new URL(path, 'http://bench.invalid');
+  const found = route(url.pathname)!;
+  const params = found.endpoint.parse({ ...Object.fromEntries(url.searchParams), ...found.params }).data!;
+  const statements: [string, readonly DuckDBValue[]][] = [];
+  return served.use(async (connection) => {
+    const recorder: StatementRunner = {
+      rows: (sql, values = [], reading = 'columns') => (statements.push([reading === 'json' ? asJsonRows(sql) : sql, values]), connection.rows(sql, values, reading)),
+    };
+    await answer({ served, dataset: found.dataset, endpoint: found.endpoint, path: url.pathname, params, query: Object.fromEntries(url.searchParams), context: renderContext({ baseUrl: 'http://bench' }), connection: recorder });
+    const runs: number[] = [];
+    for (let run = 0; run < 3; run++) {
+      const started = performance.now();
+      for (const [sql, values] of statements) {
+        const statement = await connection.connection.prepare(sql);
+        if (values.length) statement.bind([...values]);
+        await statement.runAndReadAll();
       }
-      times.push(percentile(runs, 50));
+      runs.push(performance.now() - started);
+    }
+    return percentile(runs, 50);
+  });
+}
+
+/** One keep-alive connection to the server, so a request's time is the server's and not a TCP handshake. */
+const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+
+/** Times one request to the server over HTTP until the last byte of the body (median of three). */
+async function serverTime(path: string): Promise<number> {
+  const runs: number[] = [];
+  for (let run = 0; run < 3; run++) {
+    const started = performance.now();
+    const status = await new Promise<number>((resolve, reject) => {
+      get({ host: '127.0.0.1', port: PORT, path, agent }, (response) => {
+        response.on('data', () => {}).on('end', () => resolve(response.statusCode ?? 0)).on('error', reject);
+      }).on('error', reject);
     });
+    runs.push(performance.now() - started);
+    if (status !== 200) throw new Error(`${path} answered ${status}`);
   }
-  return times;
+  return percentile(runs, 50);
 }
 
 const startServerProcess = (dataDir: string) => startServe(['--data', dataDir, '--quiet'], PORT);
@@ -132,30 +154,35 @@ async function load(paths: readonly string[], connections: number) {
 
 const dataDir = await cityDataDir();
 const snapshot = await openSnapshot(dataDir);
-console.error(`snapshot ${snapshot.id}; raw DuckDB times in this process…`);
 const served = await ServedSnapshot.open(snapshot, datasets);
 const plan = await scenarios(served);
-const raw: Record<string, number[]> = {};
-for (const [name, paths] of Object.entries(plan)) raw[name] = await rawTimes(served, paths);
-served.retire();
-
-console.error(`server in its own process, ${SECONDS} s per run…`);
+console.error(`snapshot ${snapshot.id}; server in its own process; raw DuckDB in this one; ${SECONDS} s per autocannon run…`);
 const child = await startServerProcess(dataDir);
 const rows: Record<string, unknown>[] = [];
 try {
   const mixed = Object.values(plan).flat().sort((a, b) => (a.length * 7919) % 13 - (b.length * 7919) % 13);
-  for (const [name, paths] of [...Object.entries(plan), ['all of the above, mixed', mixed] as const]) {
+  const raw: Record<string, number[]> = {};
+  const server: Record<string, number[]> = {};
+  for (const [name, paths] of Object.entries(plan)) {
     await load(paths.slice(0, 20), 4); // warm the server's statement caches for this kind of request
-    const one = await load(paths, 1);
+    raw[name] = [];
+    server[name] = [];
+    for (const path of paths) {
+      raw[name].push(await rawTime(served, path));
+      server[name].push(await serverTime(path));
+    }
+  }
+  for (const [name, paths] of [...Object.entries(plan), ['all of the above, mixed', mixed] as const]) {
     const sixteen = await load(paths, 16);
-    const rawTime = raw[name] ?? Object.values(raw).flat();
+    const rawTimes = raw[name] ?? Object.values(raw).flat();
+    const oneTimes = server[name] ?? Object.values(server).flat();
     rows.push({
       scenario: name,
-      rawP50: percentile(rawTime, 50), rawP99: percentile(rawTime, 99),
-      oneP50: one.p50, oneP99: one.p99, oneReqPerSec: one.reqPerSec,
-      ratioP50: one.p50 / percentile(rawTime, 50),
+      rawP50: percentile(rawTimes, 50), rawP99: percentile(rawTimes, 99),
+      oneP50: percentile(oneTimes, 50), oneP99: percentile(oneTimes, 99),
+      ratioP50: percentile(oneTimes, 50) / percentile(rawTimes, 50),
       sixteenP50: sixteen.p50, sixteenP99: sixteen.p99, sixteenReqPerSec: sixteen.reqPerSec,
-      errors: one.errors + sixteen.errors,
+      errors: sixteen.errors,
       // The server's peak so far: shows which kind of request raises it.
       peakMiB: (await memoryOf(child.pid!)).peakMiB,
     });
@@ -163,16 +190,18 @@ try {
   }
   const memory = await memoryOf(child.pid!);
   const table = [
-    '| scenario | raw DuckDB p50 / p99 ms | server 1 conn p50 / p99 ms | req/s | p50 ÷ raw | server 16 conn p50 / p99 ms | req/s | errors | peak RSS so far |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    '| scenario | raw DuckDB p50 / p99 ms | server 1 conn p50 / p99 ms | p50 ÷ raw | server 16 conn p50 / p99 ms | req/s | errors | peak RSS so far |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- |',
     ...rows.map((r: any) =>
-      `| ${r.scenario} | ${ms(r.rawP50)} / ${ms(r.rawP99)} | ${ms(r.oneP50)} / ${ms(r.oneP99)} | ${Math.round(r.oneReqPerSec)} | ${r.ratioP50.toFixed(2)}× | ${ms(r.sixteenP50)} / ${ms(r.sixteenP99)} | ${Math.round(r.sixteenReqPerSec)} | ${r.errors} | ${r.peakMiB.toFixed(0)} MiB |`),
+      `| ${r.scenario} | ${ms(r.rawP50)} / ${ms(r.rawP99)} | ${ms(r.oneP50)} / ${ms(r.oneP99)} | ${r.ratioP50.toFixed(2)}× | ${ms(r.sixteenP50)} / ${ms(r.sixteenP99)} | ${Math.round(r.sixteenReqPerSec)} | ${r.errors} | ${r.peakMiB.toFixed(0)} MiB |`),
     '',
-    `Server RSS after the runs: ${memory.rssMiB.toFixed(0)} MiB; peak ${memory.peakMiB.toFixed(0)} MiB. Snapshot ${snapshot.id}, ${SECONDS} s per run, autocannon on the same machine.`,
+    `Server RSS after the runs: ${memory.rssMiB.toFixed(0)} MiB; peak ${memory.peakMiB.toFixed(0)} MiB. Snapshot ${snapshot.id}, 1 connection: each request timed three times right after its raw SQL, median; 16 connections: autocannon for ${SECONDS} s, on the same machine.`,
   ].join('\n');
   console.log(table);
   await mkdir('bench/results', { recursive: true });
   await writeFile(join('bench/results', `serve-${new Date().toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify({ snapshot: snapshot.id, seconds: SECONDS, rows, memory }, null, 2));
 } finally {
   child.kill('SIGTERM');
+  agent.destroy();
+  served.retire();
 }

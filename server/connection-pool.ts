@@ -1,10 +1,22 @@
 import type { DuckDBConnection, DuckDBInstance, DuckDBPreparedStatement, DuckDBValue } from '@duckdb/node-api';
 import { releaseResult } from './native-memory.ts';
 
+/**
+ * How a statement's rows cross into JS. 'columns': the binding decodes every value on its own,
+ * fast for numbers, one native call per string. 'json': DuckDB writes each row as one JSON text
+ * and JSON.parse reads it; for wide rows of strings (a page of the register) that halves the time,
+ * for long series of numbers it doubles it. Values then come as JSON has them: numbers (BIGINT
+ * too), strings (dates, decimals, timestamps), lists, objects (STRUCT, and JSON columns embedded).
+ */
+export type RowReading = 'columns' | 'json';
+
 /** What answers run their SQL through: a pooled connection, or anything that records or times it. */
 export interface StatementRunner {
-  rows(sql: string, values?: readonly DuckDBValue[]): Promise<Record<string, unknown>[]>;
+  rows(sql: string, values?: readonly DuckDBValue[], reading?: RowReading): Promise<Record<string, unknown>[]>;
 }
+
+/** The statement DuckDB runs for a query read as 'json': one JSON text per row. */
+export const asJsonRows = (sql: string) => `SELECT CAST(to_json(__row) AS VARCHAR) FROM (${sql}) AS __row`;
 
 /** A connection lent to one request at a time, keeping its prepared statements between requests. */
 export class PooledConnection implements StatementRunner {
@@ -13,24 +25,29 @@ export class PooledConnection implements StatementRunner {
   constructor(readonly connection: DuckDBConnection) {}
 
   /** Rows of a statement prepared once per connection and SQL text; `values` bind to $1, $2, … */
-  async rows(sql: string, values: readonly DuckDBValue[] = []): Promise<Record<string, unknown>[]> {
-    let statement = this.statements.get(sql);
+  async rows(sql: string, values: readonly DuckDBValue[] = [], reading: RowReading = 'columns'): Promise<Record<string, unknown>[]> {
+    const text = reading === 'json' ? asJsonRows(sql) : sql;
+    let statement = this.statements.get(text);
     if (!statement) {
-      statement = await this.connection.prepare(sql);
+      statement = await this.connection.prepare(text);
       if (this.statements.size >= 256) this.statements.clear();
-      this.statements.set(sql, statement);
+      this.statements.set(text, statement);
     }
     statement.clearBindings();
     if (values.length) statement.bind([...values]);
     const result = await statement.runAndReadAll();
-    // Column by column is about three times faster than the binding's row objects.
-    const names = result.columnNames();
     const columns = result.getColumnsJS();
-    const rows: Record<string, unknown>[] = Array.from({ length: result.currentRowCount }, () => ({}));
-    names.forEach((name, c) => {
-      const values = columns[c]!;
-      for (let r = 0; r < rows.length; r++) rows[r]![name] = values[r];
-    });
+    const rows: Record<string, unknown>[] = [];
+    if (reading === 'json') {
+      for (const row of (columns[0] ?? []) as string[]) rows.push(JSON.parse(row) as Record<string, unknown>);
+    } else {
+      // Column by column is about three times faster than the binding's row objects.
+      for (let r = 0; r < result.currentRowCount; r++) rows.push({});
+      result.columnNames().forEach((name, c) => {
+        const values = columns[c]!;
+        for (let r = 0; r < rows.length; r++) rows[r]![name] = values[r];
+      });
+    }
     releaseResult();
     return rows;
   }

@@ -14,8 +14,10 @@ export function readExpression(name: string, column: Column): string {
     case 'instant':
       return `CAST(epoch_ms(${q}) AS DOUBLE) AS ${q}`;
     case 'decimal':
-    case 'json':
       return `CAST(${q} AS VARCHAR) AS ${q}`;
+    case 'json':
+      // Read as JSON text; where rows are read as JSON (the server) it is embedded, not quoted.
+      return `CAST(${q} AS JSON) AS ${q}`;
     default:
       return q;
   }

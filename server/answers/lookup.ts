@@ -37,6 +37,7 @@ async function lookUp(request: AnswerRequest, resourceName: string, match: reado
     const rows = await request.connection.rows(
       `SELECT ${selectList(columns)} FROM ${request.served.source(request.dataset, resource, files, bind)} WHERE ${quoteIdentifier(column)} = ${castParam(table.columns[column]!, bind(value as string | number))} LIMIT 1`,
       values,
+      'json', // a wide row of strings
     );
     if (rows[0]) return { resource, row: rows[0] };
   }

@@ -41,6 +41,7 @@ export async function answerPage(request: AnswerRequest, answer: Of<'page'>) {
     WHERE rowid BETWEEN (SELECT min(r) FROM page) AND (SELECT max(r) FROM page) AND rowid IN (SELECT r FROM page)
     ORDER BY rowid`,
     values,
+    'json', // wide rows of strings
   );
   const total = rows[0]
     ? Number(rows[0].__total)
