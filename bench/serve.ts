@@ -21,7 +21,8 @@ import { openSnapshot } from '../scripts/snapshot/read.ts';
 import { answer } from '../server/answers/index.ts';
 import { createRouter } from '../datasets/core/router.ts';
 import { ServedSnapshot } from '../server/served-snapshot.ts';
-import { asJsonRows, type StatementRunner } from '../server/connection-pool.ts';
+import type { StatementRunner } from '../server/connection-pool.ts';
+import { asJsonRows } from '../scripts/db/duckdb.ts';
 import { cityDataDir, ms, percentile } from './city.ts';
 import { startServe } from './processes.ts';
 

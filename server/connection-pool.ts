@@ -1,12 +1,11 @@
 import type { DuckDBConnection, DuckDBInstance, DuckDBPreparedStatement, DuckDBValue } from '@duckdb/node-api';
+import { asJsonRows } from '../scripts/db/duckdb.ts';
 import { releaseResult } from './native-memory.ts';
 
 /**
  * How a statement's rows cross into JS. 'columns': the binding decodes every value on its own,
- * fast for numbers, one native call per string. 'json': DuckDB writes each row as one JSON text
- * and JSON.parse reads it; for wide rows of strings (a page of the register) that halves the time,
- * for long series of numbers it doubles it. Values then come as JSON has them: numbers (BIGINT
- * too), strings (dates, decimals, timestamps), lists, objects (STRUCT, and JSON columns embedded).
+ * fast for numbers, one native call per string. 'json': one JSON text per row (see asJsonRows),
+ * for wide rows of strings (a page of the register: 1.8 ms → 0.8 ms).
  */
 export type RowReading = 'columns' | 'json';
 
@@ -14,9 +13,6 @@ export type RowReading = 'columns' | 'json';
 export interface StatementRunner {
   rows(sql: string, values?: readonly DuckDBValue[], reading?: RowReading): Promise<Record<string, unknown>[]>;
 }
-
-/** The statement DuckDB runs for a query read as 'json': one JSON text per row. */
-export const asJsonRows = (sql: string) => `SELECT CAST(to_json(__row) AS VARCHAR) FROM (${sql}) AS __row`;
 
 /** A connection lent to one request at a time, keeping its prepared statements between requests. */
 export class PooledConnection implements StatementRunner {

@@ -8,8 +8,20 @@ export interface Database {
   run(sql: string, params?: DuckDBValue[]): Promise<void>;
   /** Rows in batches as DuckDB produces them, for results too large to hold at once. */
   stream<T = Record<string, unknown>>(sql: string, params?: DuckDBValue[]): AsyncGenerator<T[]>;
+  /** `stream`, each row read as one JSON text (see asJsonRows): for wide rows of strings. */
+  streamJson<T = Record<string, unknown>>(sql: string, params?: DuckDBValue[]): AsyncGenerator<T[]>;
   close(): void;
 }
+
+/**
+ * A query whose rows come as one JSON text each. The binding decodes every value of a result on
+ * its own, one native call per string: for rows of many strings (the register) that costs more
+ * than the query. DuckDB writes the rows as JSON in less time, and JSON.parse reads them fast
+ * (whole tables: transactions 5.4 s → 2.3 s, rides 2.0 → 1.3, readings about even). Values then
+ * come as JSON has them: numbers (BIGINT too, so only up to 2^53 exactly), strings (dates,
+ * decimals, timestamps), lists, objects (STRUCT, and JSON columns embedded as they are).
+ */
+export const asJsonRows = (sql: string) => `SELECT CAST(to_json(__row) AS VARCHAR) AS __row FROM (${sql}) AS __row`;
 
 export interface DatabaseOptions {
   readonly threads?: number;
@@ -40,6 +52,10 @@ export async function openDatabase(options: DatabaseOptions = {}): Promise<Datab
     async *stream<T>(sql: string, params?: DuckDBValue[]) {
       const result = await connection.stream(sql, params);
       for await (const rows of result.yieldRowObjectJs()) yield rows as T[];
+    },
+    async *streamJson<T>(sql: string, params?: DuckDBValue[]) {
+      const result = await connection.stream(asJsonRows(sql), params);
+      for await (const rows of result.yieldRowsJs()) yield rows.map(([text]) => JSON.parse(text as string) as T);
     },
     close() {
       connection.closeSync();

@@ -93,7 +93,7 @@ export class SnapshotRows {
       // DuckDB skips the rows before the window itself: they never become JS objects.
       (window ? ` LIMIT ${bind(window.limit)} OFFSET ${bind(window.offset)}` : '');
     const decode = rowDecoder(Object.fromEntries(columns));
-    for await (const batch of this.db.stream(sql, values)) yield batch.map(decode);
+    for await (const batch of this.db.streamJson(sql, values)) yield batch.map(decode);
   }
 
   /**
