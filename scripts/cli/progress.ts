@@ -11,13 +11,16 @@ export class Progress {
 
   constructor(private readonly output: Output) {}
 
-  /** A passing state, e.g. "citybike/rides 1,200,000 rows". Redrawn at most ten times a second. */
-  update(text: string): void {
+  /**
+   * A passing state, e.g. "citybike/rides 1,200,000 rows". Redrawn at most ten times a second;
+   * a function is called only then (a build reports each of half a million files).
+   */
+  update(text: string | (() => string)): void {
     if (!this.output.interactive) return;
     const now = Date.now();
     if (now - this.lastDraw < 100) return;
     this.lastDraw = now;
-    this.output.err(`\r\x1b[2K${this.elapsed()} ${text}`);
+    this.output.err(`\r\x1b[2K${this.elapsed()} ${typeof text === 'function' ? text() : text}`);
     this.drawn = true;
   }
 

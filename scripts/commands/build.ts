@@ -42,7 +42,7 @@ export const buildCommand = defineCommand({
       base: options['base-url'],
       full: options.full,
       site: !options['no-site'] && canBuildSite(),
-      onProgress: ({ endpoint, files }) => progress.update(`${endpoint}: ${formatCount(files)} files`),
+      onProgress: ({ endpoint, files }) => progress.update(() => `${endpoint}: ${formatCount(files)} files`),
       onStep: (text) => progress.step(text),
     });
     progress.step(

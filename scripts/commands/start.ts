@@ -71,7 +71,7 @@ export const startCommand = defineCommand({
         datasets,
         site: canBuildSite(),
         onStep: (text) => progress.step(text),
-        onProgress: ({ endpoint, files }) => progress.update(`${endpoint}: ${formatCount(files)} files`),
+        onProgress: ({ endpoint, files }) => progress.update(() => `${endpoint}: ${formatCount(files)} files`),
       });
       progress.step(`static tree built: ${formatCount(result.files)} files, ${formatCount(result.written)} written, in ${result.seconds.toFixed(1)} s`);
     } else progress.step(`using the static tree in ${options.out}`);

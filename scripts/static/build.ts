@@ -130,10 +130,14 @@ async function renderKey(base: string): Promise<string> {
   return hash.digest('base64url');
 }
 
-/** An endpoint's files, listed in pages of 10,000 at `/api/public/index/<data set>/<endpoint>/<n>.json`. */
+/**
+ * An endpoint's files, listed in pages of 10,000 at `/api/public/index/<data set>/<endpoint>/<n>.json`.
+ * A page is made from its paths alone, so one whose paths are those of the tree in use is carried:
+ * a rebuild does not work out half a million URLs and requests again.
+ */
 class Listing {
   count = 0;
-  private files: { url: string; request: string }[] = [];
+  private paths: string[] = [];
   private page = 1;
   private readonly slug: string;
 
@@ -150,14 +154,15 @@ class Listing {
     return `${this.base}/${this.path(page)}`;
   }
 
-  async add(path: string): Promise<void> {
+  /** Returns a promise only when a page of the listing is written. */
+  add(path: string): Promise<void> | undefined {
     this.count++;
-    this.files.push({ url: `${this.base}/${path.split('/').map(encodeURIComponent).join('/')}`, request: requestFor(this.endpoint, path) });
-    if (this.files.length === LISTING_PAGE) await this.flush(true);
+    this.paths.push(path);
+    return this.paths.length === LISTING_PAGE ? this.flush(true) : undefined;
   }
 
   async finish(): Promise<void> {
-    if (this.files.length || this.page === 1) await this.flush(false);
+    if (this.paths.length || this.page === 1) await this.flush(false);
   }
 
   private path(page: number): string {
@@ -165,9 +170,15 @@ class Listing {
   }
 
   private async flush(more: boolean): Promise<void> {
-    const body = { endpoint: this.endpoint.fullPath, page: this.page, files: this.files, next: more ? this.url(this.page + 1) : null };
-    await this.output.write(this.path(this.page), JSON.stringify(body));
-    this.files = [];
+    const path = this.path(this.page);
+    const input = createHash('sha1').update(`${more}\n`).update(this.paths.join('\n')).digest('base64url');
+    if (this.output.previousInput(path) === input) await this.output.carry(path, input);
+    else {
+      const files = this.paths.map((file) => ({ url: `${this.base}/${file.split('/').map(encodeURIComponent).join('/')}`, request: requestFor(this.endpoint, file) }));
+      const body = { endpoint: this.endpoint.fullPath, page: this.page, files, next: more ? this.url(this.page + 1) : null };
+      await this.output.write(path, JSON.stringify(body), { input });
+    }
+    this.paths = [];
     this.page++;
   }
 }

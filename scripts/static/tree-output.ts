@@ -121,18 +121,23 @@ export class TreeOutput {
     return this.trustInputs && this.current?.state.renderKey === this.renderKey ? inputIn(this.current.state.files[path]) : undefined;
   }
 
-  /** Keeps a file of the tree in use, unrendered: its input is what it was made from. */
-  async carry(path: string, input: string): Promise<void> {
+  /**
+   * Keeps a file of the tree in use, unrendered: its input is what it was made from. Called for
+   * most files of a rebuild, so it allocates nothing and returns a promise only when it has to wait.
+   */
+  carry(path: string, input: string): Promise<void> | undefined {
     if (this.failure) throw this.failure;
-    const hash = hashIn(this.current?.state.files[path]);
-    if (hash === undefined || this.previousInput(path) !== input) throw new Error(`${path} cannot be carried over: the tree in use was not made from the same input`);
+    const entry = this.trustInputs && this.current?.state.renderKey === this.renderKey ? this.current.state.files[path] : undefined;
+    const made = entry !== undefined && entry.endsWith(input) && entry.charAt(entry.length - input.length - 1) === INPUT_SEPARATOR;
+    if (!made) throw new Error(`${path} cannot be carried over: the tree in use was not made from the same input`);
     if (path in this.next) throw new Error(`the static tree got ${path} twice`);
-    this.next[path] = hash + INPUT_SEPARATOR + input;
+    this.next[path] = entry;
     this.counts.files++;
     this.counts.carried++;
-    if (hashIn(this.previous?.files[path]) === hash) return;
+    const previous = this.previous?.files[path];
+    if (previous === entry || (previous !== undefined && hashIn(previous) === hashIn(entry))) return undefined;
     this.track(this.linkFromCurrent(path, path.endsWith('.json')));
-    if (this.pending.size >= 64) await Promise.race(this.pending);
+    return this.pending.size >= 64 ? Promise.race(this.pending).then(() => undefined) : undefined;
   }
 
   /**
