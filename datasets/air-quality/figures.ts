@@ -9,10 +9,15 @@ export const charts: readonly Chart[] = [
       "Mean of the readings per ISO week (UTC), one panel per sensor, one line per station; behind each panel, the sensor's legend bands with their colours.",
       'Średnia odczytów w tygodniu ISO (UTC), jeden panel na czujnik, jedna linia na stację; w tle panelu przedziały legendy czujnika w jej kolorach.',
     ),
-    sql: `SELECT s.label || ' (' || s.unit || ')' AS panel, st.name AS series, date_trunc('week', r.read_at)::DATE AS x, round(avg(r.value), 2) AS y
-          FROM air_quality_readings r
-          JOIN air_quality_sensors s ON s.code = r.sensor_code
-          JOIN air_quality_stations st ON st.id = r.station_id
+    // Weeks counted on epoch seconds from Monday 1970-01-05, summed per station before the joins:
+    // date_trunc on a TIMESTAMPTZ goes through ICU for each of millions of readings (5 s, not 1 s).
+    sql: `WITH weekly AS (
+            SELECT sensor_code, station_id, (epoch(read_at)::BIGINT - 345600) // 604800 AS week, sum(value) AS total, count(value) AS n
+            FROM air_quality_readings GROUP BY ALL)
+          SELECT s.label || ' (' || s.unit || ')' AS panel, st.name AS series, CAST(to_timestamp(w.week * 604800 + 345600) AS DATE) AS x, round(sum(w.total) / sum(w.n), 2) AS y
+          FROM weekly w
+          JOIN air_quality_sensors s ON s.code = w.sensor_code
+          JOIN air_quality_stations st ON st.id = w.station_id
           GROUP BY s.sort_order, s.label, s.unit, st.name, x ORDER BY s.sort_order, series, x`,
     bands: `SELECT label || ' (' || unit || ')' AS panel, band."from" AS "from", band."to" AS "to", band.color AS color, band.label AS label
             FROM (SELECT label, unit, sort_order, unnest(legend) AS band FROM air_quality_sensors)
