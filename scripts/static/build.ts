@@ -69,7 +69,7 @@ export async function buildStatic(options: BuildOptions): Promise<BuildResult> {
         for await (const file of endpointFiles({ dataset, endpoint, rows, context, previousInput: (path) => output.previousInput(path) })) {
           if ('carried' in file) await output.carry(file.path, file.input);
           else if ('ending' in file) await output.replaceEnding(file.path, file.ending, file.input);
-          else await output.write(file.path, JSON.stringify(file.body), { input: file.input });
+          else await output.write(file.path, JSON.stringify(file.body), { input: file.input, ending: file.endsWith });
           await listing.add(file.path);
           options.onProgress?.({ endpoint: endpoint.fullPath, files: listing.count });
         }

@@ -20,8 +20,11 @@ import { filePath, nextMonth, PAGE_LIMIT, PAGE_SIZE, requestOf, type Unit } from
  */
 
 export type StaticFile =
-  /** Rendered: its body, and the input it was made from when it has one. */
-  | { readonly path: string; readonly body: unknown; readonly input?: string }
+  /**
+   * Rendered: its body, and the input it was made from when it has one; `endsWith`: the end of
+   * the body's JSON that a later build may replace (a page's pagination).
+   */
+  | { readonly path: string; readonly body: unknown; readonly input?: string; readonly endsWith?: string }
   /** Unchanged since the tree in use: the file there is kept. */
   | { readonly path: string; readonly carried: true; readonly input: string }
   /**
@@ -157,7 +160,7 @@ async function* pageFiles(source: EndpointSource, answer: Of<'page'>) {
     if (page.previous === page.input) return { path: page.path, carried: true, input: page.input };
     if (page.was !== undefined) return { path: page.path, ending: { was: ending(page.offset, page.count, page.was), now: ending(page.offset, page.count, total) }, input: page.input };
     const { next } = pagination(page.offset, page.count, total);
-    return { path: page.path, body: offsetPage(items ?? [], { limit: PAGE_LIMIT, offset: page.offset, total, next }), input: page.input };
+    return { path: page.path, body: offsetPage(items ?? [], { limit: PAGE_LIMIT, offset: page.offset, total, next }), input: page.input, endsWith: ending(page.offset, page.count, total) };
   };
   // Pages to render, as runs of neighbours: only their rows are read (a growing register
   // changes its last pages).

@@ -1,11 +1,7 @@
 import { createHash } from 'node:crypto';
 import { link, lstat, mkdir, readdir, readFile, readlink, rename, rm, symlink, unlink, writeFile, copyFile } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve } from 'node:path';
-import { promisify } from 'node:util';
-import { brotliCompress, constants, gzip } from 'node:zlib';
-
-const gzipped = promisify(gzip);
-const brotlied = promisify(brotliCompress);
+import { VARIANTS } from './variants.ts';
 
 /**
  * Where a static tree is written, so that a rebuild rewrites only what changed and readers never
@@ -16,16 +12,6 @@ const brotlied = promisify(brotliCompress);
  * compressed; files the snapshot no longer has are deleted. A tree's list of files and hashes is
  * saved only once it is complete; a tree without one (a build was interrupted) starts empty.
  */
-
-/**
- * Compressed variants written beside each JSON file. Brotli 5 and gzip 6: on the tree's JSON they
- * come within 1 % of brotli 9 and gzip 9 at a fifth to a tenth of the time, which matters for
- * hundreds of thousands of files.
- */
-const ENCODINGS = [
-  { suffix: '.gz', compress: (data: Buffer) => gzipped(data, { level: 6 }) },
-  { suffix: '.br', compress: (data: Buffer) => brotlied(data, { params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_SIZE_HINT]: data.length } }) },
-] as const;
 
 interface TreeState {
   readonly snapshot: string;
@@ -142,18 +128,23 @@ export class TreeOutput {
 
   /**
    * Adds the file of the tree in use with its ending changed, `was` replaced by `now`; the file
-   * must have been made from the same rendering (see previousInput).
+   * must have been made from the same rendering (see previousInput). Its variants are made from
+   * the tree in use's by replacing their stored ending (see variants.ts), not compressed again.
    */
   async replaceEnding(path: string, ending: { was: string; now: string }, input: string): Promise<void> {
     if (this.current?.state.renderKey !== this.renderKey || !this.trustInputs) throw new Error(`${path}: the tree in use was rendered differently; its files cannot be reused`);
     const body = await readFile(join(this.current.dir, path), 'utf8');
     if (!body.endsWith(ending.was)) throw new Error(`${path} in ${this.current.dir} does not end as its input says; rebuild with --full`);
-    await this.write(path, body.slice(0, body.length - ending.was.length) + ending.now, { input });
+    await this.write(path, body.slice(0, body.length - ending.was.length) + ending.now, { input, ending: ending.now, replacing: { tree: this.current.dir, was: ending.was } });
     this.counts.reenveloped++;
   }
 
-  /** Adds a file (JSON gets .gz and .br beside it); written only when neither tree has this content. */
-  async write(path: string, content: Buffer | string, options: { compress?: boolean; input?: string } = {}): Promise<void> {
+  /**
+   * Adds a file (JSON gets .gz and .br beside it); written only when neither tree has this content.
+   * `ending`: the end of the content a later build may replace (see variants.ts); `replacing`: the
+   * tree whose variants of this path end with `was` instead, to be made from.
+   */
+  async write(path: string, content: Buffer | string, options: { compress?: boolean; input?: string; ending?: string; replacing?: { tree: string; was: string } } = {}): Promise<void> {
     if (this.failure) throw this.failure;
     const hash = contentHash(content);
     if (path in this.next) throw new Error(`the static tree got ${path} twice`);
@@ -161,7 +152,9 @@ export class TreeOutput {
     this.counts.files++;
     if (hashIn(this.previous?.files[path]) === hash) return;
     const compress = options.compress ?? path.endsWith('.json');
-    this.track(hashIn(this.current?.state.files[path]) === hash ? this.linkFromCurrent(path, compress) : this.store(path, Buffer.isBuffer(content) ? content : Buffer.from(content), compress));
+    const data = Buffer.isBuffer(content) ? content : Buffer.from(content);
+    const ending = options.ending !== undefined && data.toString('utf8', data.length - Buffer.byteLength(options.ending)) === options.ending ? Buffer.byteLength(options.ending) : 0;
+    this.track(hashIn(this.current?.state.files[path]) === hash ? this.linkFromCurrent(path, compress) : this.store(path, data, compress, ending, options.replacing));
     // Bounded: compression runs on libuv's threads while the caller renders the next files.
     if (this.pending.size >= 64) await Promise.race(this.pending);
   }
@@ -200,7 +193,7 @@ export class TreeOutput {
     for (const path of Object.keys(this.previous?.files ?? {})) {
       if (path in this.next) continue;
       await rm(join(this.dir, path), { force: true });
-      for (const { suffix } of ENCODINGS) await rm(join(this.dir, path + suffix), { force: true });
+      for (const { suffix } of VARIANTS) await rm(join(this.dir, path + suffix), { force: true });
       this.counts.deleted++;
     }
     await writeFile(this.stateFile, JSON.stringify({ snapshot, renderKey: this.renderKey, files: this.next } satisfies TreeState));
@@ -211,7 +204,7 @@ export class TreeOutput {
     await rename(temporary, this.out);
   }
 
-  private async store(path: string, data: Buffer, compress: boolean): Promise<void> {
+  private async store(path: string, data: Buffer, compress: boolean, endingBytes: number, replacing?: { tree: string; was: string }): Promise<void> {
     const target = join(this.dir, path);
     await this.ensureDir(dirname(target));
     // The tree holds exactly what its state lists (a tree without one was emptied).
@@ -220,16 +213,17 @@ export class TreeOutput {
     this.counts.written++;
     this.counts.bytes += data.length;
     if (!compress) return;
-    for (const { suffix, compress: squeeze } of ENCODINGS) {
-      const packed = await squeeze(data);
-      await replaceFile(target + suffix, packed, exists);
+    for (const variant of VARIANTS) {
+      const old = replacing && endingBytes > 0 && (await readFile(join(replacing.tree, path + variant.suffix)).catch(() => undefined));
+      const packed = (old && variant.replaceEnding(old, Buffer.from(replacing!.was), data, endingBytes)) || (await variant.compress(data, endingBytes));
+      await replaceFile(target + variant.suffix, packed, exists);
       this.counts.written++;
       this.counts.bytes += packed.length;
     }
   }
 
   private async linkFromCurrent(path: string, compress: boolean): Promise<void> {
-    for (const suffix of compress ? ['', ...ENCODINGS.map((e) => e.suffix)] : ['']) {
+    for (const suffix of compress ? ['', ...VARIANTS.map((e) => e.suffix)] : ['']) {
       await this.linkFile(join(this.current!.dir, path + suffix), join(this.dir, path + suffix));
       this.counts.linked++;
     }
