@@ -15,7 +15,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, realpath, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, realpath, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { addDays } from '../datasets/core/calendar.ts';
 import { defaultSeed, defaultUntil, type Scale } from '../datasets/core/sample.ts';
@@ -60,7 +60,7 @@ async function filesOf(tree: string): Promise<string[]> {
 
 /** Writes the same files with the same bytes, timing only the writes; batches bound memory. */
 async function rawWrite(tree: string, files: readonly string[], target: string) {
-  await rm(target, { recursive: true, force: true });
+  removeTree(target);
   const made = new Map<string, Promise<unknown>>();
   let seconds = 0;
   let bytes = 0;
@@ -92,6 +92,9 @@ async function rawWrite(tree: string, files: readonly string[], target: string) 
   return { seconds, bytes };
 }
 
+/** rm -rf: fs.rm holds the names of a city's million files in memory and took ten minutes. */
+const removeTree = (dir: string) => void spawnSync('rm', ['-rf', dir]);
+
 /** Files of tree `to` whose content tree `from` does not have at the same path (by the trees' saved lists of hashes), with their variants. */
 async function changedFiles(from: string, to: string): Promise<string[]> {
   const hashes = async (tree: string) => (JSON.parse(await readFile(`${tree}.json`, 'utf8')) as { files: Record<string, string> }).files;
@@ -104,8 +107,7 @@ async function changedFiles(from: string, to: string): Promise<string[]> {
 }
 
 const dataDir = await sampleDataDir(scale);
-// rm -rf: fs.rm holds the names of a city's three million files in memory and took ten minutes.
-spawnSync('rm', ['-rf', work]);
+removeTree(work);
 await mkdir(work, { recursive: true });
 
 console.error(`${scale}: full build…`);
@@ -118,7 +120,7 @@ let treeBytes = 0;
 for (const file of files) treeBytes += (await stat(join(tree, file))).size;
 console.error(`${scale}: raw write of the same ${files.length.toLocaleString('en')} files…`);
 const raw = await rawWrite(tree, files, join(work, 'raw'));
-await rm(join(work, 'raw'), { recursive: true, force: true });
+removeTree(join(work, 'raw'));
 
 console.error(`${scale}: the same snapshot again (fills the second tree)…`);
 const again = await build(dataDir);
@@ -130,7 +132,7 @@ const incremental = await build(grown);
 console.error(`  ${incremental.summary}`);
 const changed = await changedFiles(inUse, await realpath(out));
 const rawChanged = await rawWrite(await realpath(out), changed, join(work, 'raw'));
-await rm(join(work, 'raw'), { recursive: true, force: true });
+removeTree(join(work, 'raw'));
 
 const mb = (bytes: number, seconds: number) => (bytes / 1e6 / seconds).toFixed(1);
 const fps = (count: number, seconds: number) => Math.round(count / seconds).toLocaleString('en');
