@@ -64,6 +64,8 @@ export class TreeOutput {
   private readonly madeDirs = new Set<string>();
   private readonly pending = new Set<Promise<void>>();
   private failure: unknown;
+  /** Whether files of the tree in use may be reused by their input: it was rendered the same way, and the build trusts inputs. */
+  private readonly reusable: boolean;
 
   private constructor(
     /** The path readers use: a symlink to the current tree. */
@@ -74,9 +76,9 @@ export class TreeOutput {
     /** The tree in use and what it holds. */
     private readonly current: { dir: string; state: TreeState } | undefined,
     private readonly renderKey: string,
-    /** Whether files of the tree in use may be carried by their input, unrendered. */
-    private readonly trustInputs: boolean,
+    trustInputs: boolean,
   ) {
+    this.reusable = trustInputs && current?.state.renderKey === renderKey;
     this.dir = join(treesDir(out), treeName);
     this.stateFile = `${this.dir}.json`;
   }
@@ -104,7 +106,7 @@ export class TreeOutput {
 
   /** The input the tree in use made a file from, when it rendered the same way. */
   previousInput(path: string): string | undefined {
-    return this.trustInputs && this.current?.state.renderKey === this.renderKey ? inputIn(this.current.state.files[path]) : undefined;
+    return this.reusable ? inputIn(this.current!.state.files[path]) : undefined;
   }
 
   /**
@@ -113,7 +115,7 @@ export class TreeOutput {
    */
   carry(path: string, input: string): Promise<void> | undefined {
     if (this.failure) throw this.failure;
-    const entry = this.trustInputs && this.current?.state.renderKey === this.renderKey ? this.current.state.files[path] : undefined;
+    const entry = this.reusable ? this.current!.state.files[path] : undefined;
     const made = entry !== undefined && entry.endsWith(input) && entry.charAt(entry.length - input.length - 1) === INPUT_SEPARATOR;
     if (!made) throw new Error(`${path} cannot be carried over: the tree in use was not made from the same input`);
     if (path in this.next) throw new Error(`the static tree got ${path} twice`);
@@ -132,10 +134,11 @@ export class TreeOutput {
    * the tree in use's by replacing their stored ending (see variants.ts), not compressed again.
    */
   async replaceEnding(path: string, ending: { was: string; now: string }, input: string): Promise<void> {
-    if (this.current?.state.renderKey !== this.renderKey || !this.trustInputs) throw new Error(`${path}: the tree in use was rendered differently; its files cannot be reused`);
-    const body = await readFile(join(this.current.dir, path), 'utf8');
-    if (!body.endsWith(ending.was)) throw new Error(`${path} in ${this.current.dir} does not end as its input says; rebuild with --full`);
-    await this.write(path, body.slice(0, body.length - ending.was.length) + ending.now, { input, ending: ending.now, replacing: { tree: this.current.dir, was: ending.was } });
+    if (!this.reusable) throw new Error(`${path}: the tree in use was rendered differently; its files cannot be reused`);
+    const tree = this.current!.dir;
+    const body = await readFile(join(tree, path), 'utf8');
+    if (!body.endsWith(ending.was)) throw new Error(`${path} in ${tree} does not end as its input says; rebuild with --full`);
+    await this.write(path, body.slice(0, body.length - ending.was.length) + ending.now, { input, ending: ending.now, replacing: { tree, was: ending.was } });
     this.counts.reenveloped++;
   }
 
