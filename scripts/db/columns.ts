@@ -25,10 +25,10 @@ export function readExpression(name: string, column: Column): string {
 
 export const readList = (columns: Columns) => Object.entries(columns).map(([name, c]) => readExpression(name, c)).join(', ');
 
-/** The table's JS row for a row as DuckDB returns it for `readList` (which it leaves as it was). */
-export const decodeRow = (row: Readonly<Record<string, unknown>>, columns: Columns): Record<string, unknown> => rowDecoder(columns)(row);
-
-/** `decodeRow` for many rows of the same columns: the columns are sorted by kind once, not per row. */
+/**
+ * The table's JS rows for rows as DuckDB returns them for `readList` (which it leaves as they
+ * were): one decoder per table, so the columns are sorted by kind once, not per row.
+ */
 export function rowDecoder(columns: Columns): (row: Readonly<Record<string, unknown>>) => Record<string, unknown> {
   const json: string[] = [];
   const scalar: string[] = [];

@@ -5,7 +5,7 @@ import { asyncBufferFromUrl, parquetReadObjects } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { datasets } from '../../datasets/index.ts';
-import { decodeRow, readList } from '../../scripts/db/columns.ts';
+import { readList, rowDecoder } from '../../scripts/db/columns.ts';
 import { quoteString } from '../../scripts/db/duckdb.ts';
 import { buildStatic } from '../../scripts/static/build.ts';
 import { staticTree } from '../../server/static-tree.ts';
@@ -89,7 +89,7 @@ describe('serve with the static tree beside the API', () => {
       Object.fromEntries(Object.entries(table.columns).map(([name, column]) => [name, fromHyparquet(row[name], column)])),
     );
     const duck = await withDatabase(async (db) =>
-      (await db.rows(`SELECT ${readList(table.columns)} FROM read_parquet(${quoteString(join(tree, file.url))})`)).map((row) => decodeRow(row, table.columns)),
+      (await db.rows(`SELECT ${readList(table.columns)} FROM read_parquet(${quoteString(join(tree, file.url))})`)).map(rowDecoder(table.columns)),
     );
     expect(read).toEqual(duck);
     expect(read).toHaveLength(file.rows);

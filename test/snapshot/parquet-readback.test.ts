@@ -3,7 +3,7 @@ import { asyncBufferFromFile, parquetReadObjects } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
 import { describe, expect, it } from 'vitest';
 import { datasets } from '../../datasets/index.ts';
-import { decodeRow, readList } from '../../scripts/db/columns.ts';
+import { readList, rowDecoder } from '../../scripts/db/columns.ts';
 import { quoteString } from '../../scripts/db/duckdb.ts';
 import { fromHyparquet } from '../fixtures/hyparquet.ts';
 import { tinySnapshot, withDatabase } from '../fixtures/tiny.ts';
@@ -17,7 +17,7 @@ describe('snapshot Parquet files', () => {
         for (const table of Object.values(dataset.tables)) {
           for (const file of snapshot.manifest.datasets[dataset.name]!.tables[table.name]!.files) {
             const path = join(snapshot.dir, file.path);
-            const duck = (await db.rows(`SELECT ${readList(table.columns)} FROM read_parquet(${quoteString(path)})`)).map((row) => decodeRow(row, table.columns));
+            const duck = (await db.rows(`SELECT ${readList(table.columns)} FROM read_parquet(${quoteString(path)})`)).map(rowDecoder(table.columns));
             const hyp = (await parquetReadObjects({ file: await asyncBufferFromFile(path), compressors })).map((row) =>
               Object.fromEntries(Object.entries(table.columns).map(([name, column]) => [name, fromHyparquet(row[name], column)])),
             );

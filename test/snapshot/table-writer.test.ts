@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { column, nullable } from '../../datasets/core/column.ts';
 import { defineTable, extraColumn, type Table } from '../../datasets/core/table.ts';
 import { text } from '../../datasets/core/text.ts';
-import { decodeRow, readList } from '../../scripts/db/columns.ts';
+import { readList, rowDecoder } from '../../scripts/db/columns.ts';
 import { openDatabase, quoteString, type Database } from '../../scripts/db/duckdb.ts';
 import { TableWriter } from '../../scripts/snapshot/table-writer.ts';
 
@@ -38,7 +38,7 @@ afterEach(async () => {
 
 const at = (iso: string) => Date.parse(iso);
 const read = async (path: string) =>
-  (await db.rows(`SELECT ${readList(table.columns)} FROM read_parquet(${quoteString(join(dir, 'out', path))})`)).map((r) => decodeRow(r, table.columns));
+  (await db.rows(`SELECT ${readList(table.columns)} FROM read_parquet(${quoteString(join(dir, 'out', path))})`)).map(rowDecoder(table.columns));
 
 describe('TableWriter', () => {
   it('writes one file per partition, each in the declared order however the rows arrived', async () => {
