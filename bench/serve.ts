@@ -91,8 +91,9 @@ async function scenarios(served: ServedSnapshot): Promise<Record<string, string[
 }
 
 /** Times one request straight in DuckDB: the statements the server runs for it (median of three). */
+const route = createRouter(datasets);
+
 async function rawTime(served: ServedSnapshot, path: string): Promise<number> {
-  const route = createRouter(datasets);
   const url = new URL(path, 'http://bench.invalid');
   const found = route(url.pathname)!;
   const params = found.endpoint.parse({ ...Object.fromEntries(url.searchParams), ...found.params }).data!;
