@@ -105,7 +105,7 @@ async function rawTime(served: ServedSnapshot, path: string): Promise<number> {
     const recorder: StatementRunner = {
       rows: (sql, values = [], reading = 'columns') => (statements.push([reading === 'json' ? asJsonRows(sql) : sql, values]), connection.rows(sql, values, reading)),
     };
-    await answer({ served, dataset: found.dataset, endpoint: found.endpoint, path: url.pathname, params, query: Object.fromEntries(url.searchParams), context: renderContext({ baseUrl: 'http://bench' }), connection: recorder });
+    await answer({ served, dataset: found.dataset, endpoint: found.endpoint, path: url.pathname, params, query: Object.fromEntries(url.searchParams), context: renderContext({ baseUrl: 'http://bench' }), base: 'http://bench', connection: recorder });
     const prepared = [];
     for (const [sql, values] of statements) prepared.push({ statement: await connection.connection.prepare(sql), values });
     const runs: number[] = [];

@@ -3,6 +3,7 @@ import type { Dataset } from '../datasets/core/dataset.ts';
 import { NotFound } from '../datasets/core/answer.ts';
 import { renderContext } from '../datasets/core/render.ts';
 import { answer } from './answers/index.ts';
+import { serialize } from './answers/serialized-json.ts';
 import { invalidParameter, methodNotAllowed, notFound, Problem, problemBody } from './http/problem.ts';
 import { corsHeaders, send } from './http/respond.ts';
 import { createRouter, MalformedPath } from '../datasets/core/router.ts';
@@ -71,12 +72,12 @@ export function createApp(options: AppOptions) {
       const params = parsed.data;
       const context = renderContext({ baseUrl: base, timeZone: (params.timezone as string | undefined) ?? 'UTC' });
       const body = await served.use((connection) =>
-        answer({ served, dataset: found.dataset, endpoint: found.endpoint, path: url.pathname, params, query, context, connection }),
+        answer({ served, dataset: found.dataset, endpoint: found.endpoint, path: url.pathname, params, query, context, base, connection }),
       );
       return await send(request, response, {
         status: 200,
         type: 'application/json; charset=utf-8',
-        content: Buffer.from(JSON.stringify(body)),
+        content: serialize(body),
         cacheControl: API_CACHE,
         identity: [served.id, base, url.pathname, url.search],
         headers: { 'x-odsnap-snapshot': served.id },

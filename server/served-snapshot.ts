@@ -3,13 +3,20 @@ import type { Dataset, Resource } from '../datasets/core/dataset.ts';
 import { quoteIdentifier, quoteString } from '../scripts/db/duckdb.ts';
 import { chooseFiles, createViews, tableSource, type Narrowing, type Snapshot } from '../scripts/snapshot/read.ts';
 import { ConnectionPool, type PooledConnection } from './connection-pool.ts';
-import { ensureServeDatabase, filterColumns, SCHEMA, storagePlan } from './serve-database.ts';
+import { ensureServeDatabase, filterColumns, RENDERING_TABLE, renderedColumn, renderedResources, renderedTable, SCHEMA, storagePlan } from './serve-database.ts';
 
 export { SHAPES_COLUMN, textColumn } from './serve-database.ts';
 
 /** What the serving database file is attached as, and the in-memory schema of page copies. */
 const STORED = 'stored';
 const PAGES = 'pages';
+
+/** See ServedSnapshot.rendering. */
+export interface Rendering {
+  readonly source: string;
+  readonly column: string;
+  withBase(text: string, base: string, bind: (value: DuckDBValue) => string): string;
+}
 
 export interface ServedSnapshotOptions {
   readonly memoryLimit?: string;
@@ -45,6 +52,8 @@ export class ServedSnapshot {
     private readonly paged: ReadonlySet<string>,
     /** `<file catalog>.served`, where stored tables are. */
     private readonly storedSchema: string,
+    /** Resources stored rendered, by `<data set>/<resource>`, and what stands for the links' base in them. */
+    private readonly renderings: { readonly resources: ReadonlySet<string>; readonly token: string },
   ) {}
 
   get id(): string {
@@ -63,6 +72,8 @@ export class ServedSnapshot {
     });
     const stored = new Set<string>();
     const paged = new Set<string>();
+    const rendered = new Set<string>();
+    let token = '';
     const setup = await instance.connect();
     const storedSchema = `${STORED}.${SCHEMA}`;
     try {
@@ -70,11 +81,13 @@ export class ServedSnapshot {
       // in the instance's own database, which every connection shares.
       await setup.run(`ATTACH ${quoteString(path)} AS ${STORED} (READ_ONLY)`);
       await setup.run(`CREATE SCHEMA ${PAGES}`);
+      token = String((await setup.runAndReadAll(`SELECT token FROM ${storedSchema}.${RENDERING_TABLE}`)).getRows()[0]![0]);
       await createViews({ run: (sql) => setup.run(sql).then(() => undefined) }, snapshot, datasets);
       for (const dataset of datasets) {
         for (const table of Object.values(dataset.tables)) {
           if (!storagePlan(dataset, table, snapshot)) continue;
           stored.add(`${dataset.name}/${table.name}`);
+          for (const resource of renderedResources(dataset, table)) rendered.add(`${dataset.name}/${resource.name}`);
           const columns = filterColumns(dataset, table);
           if (!columns) continue;
           const name = `${dataset.sqlName}_${table.name}`;
@@ -90,7 +103,7 @@ export class ServedSnapshot {
       await connection.run(`SET parquet_metadata_cache = true`);
     };
     const pool = new ConnectionPool(instance, options.connections ?? 4, prepare);
-    return new ServedSnapshot(snapshot, datasets, instance, pool, stored, paged, storedSchema);
+    return new ServedSnapshot(snapshot, datasets, instance, pool, stored, paged, storedSchema, { resources: rendered, token });
   }
 
   /** Whether a table's rows are in the serving database (else only in Parquet files). */
@@ -113,6 +126,22 @@ export class ServedSnapshot {
     if (this.isStored(dataset, resource.table)) return `${this.storedSchema}.${name}`;
     if (!files) return name;
     return bind ? `read_parquet(${bind(listValue([...files]))}::VARCHAR[], hive_partitioning = false)` : tableSource(files);
+  }
+
+  /**
+   * Where a resource's rows are read already rendered, if they are stored so: the table (its rows
+   * match the stored table's by row number) and column of their JSON, and SQL putting the links'
+   * base into text read from it.
+   */
+  rendering(dataset: Dataset, resource: Resource): Rendering | undefined {
+    if (!this.renderings.resources.has(`${dataset.name}/${resource.name}`)) return undefined;
+    const { token } = this.renderings;
+    return {
+      source: `${this.storedSchema}.${quoteIdentifier(renderedTable(`${dataset.sqlName}_${resource.table}`))}`,
+      column: quoteIdentifier(renderedColumn(resource.name)),
+      // The base goes inside JSON strings: escaped as JSON would write it.
+      withBase: (text, base, bind) => `replace(${text}, ${quoteString(token)}, ${bind(JSON.stringify(base).slice(1, -1))})`,
+    };
   }
 
   /** The in-memory copy of what a table's page filters read; rows match the stored table's by row number. */

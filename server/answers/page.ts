@@ -4,6 +4,7 @@ import type { BoundingBox } from '../../datasets/core/param.ts';
 import { quoteIdentifier } from '../../scripts/db/duckdb.ts';
 import { SHAPES_COLUMN, textColumn } from '../served-snapshot.ts';
 import { shapesIntersectBox } from '../shapes.ts';
+import { SerializedJson } from './serialized-json.ts';
 import { castParam, renderRows, resourceOf, columnsFor, selectList, type AnswerRequest } from './request.ts';
 
 type Of<K extends Answer['kind']> = Extract<Answer, { kind: K }>;
@@ -34,21 +35,38 @@ export async function answerPage(request: AnswerRequest, answer: Of<'page'>) {
   const where = conditions.length ? conditions.join(' AND ') : 'true';
   const limit = request.params.limit as number;
   const offset = request.params.offset as number;
+  const page = `WITH hit AS MATERIALIZED (SELECT rowid AS r FROM ${source} WHERE ${where}),
+      page AS (SELECT r FROM hit ORDER BY r LIMIT ${bind(limit)} OFFSET ${bind(offset)})`;
+  const onPage = `rowid BETWEEN (SELECT min(r) FROM page) AND (SELECT max(r) FROM page) AND rowid IN (SELECT r FROM page)`;
+  const nextOf = (count: number, total: number) => offset + count < total ? request.context.link(request.path, { ...request.query, limit, offset: offset + limit }) : null;
+
+  const rendering = request.served.rendering(request.dataset, resource);
+  if (rendering) {
+    // The page's JSON, spliced by DuckDB from the rows' stored renderings.
+    const [found] = await request.connection.rows(
+      `${page} SELECT (SELECT count(*) FROM hit) AS "__total", count(*) AS "__count",
+        encode(${rendering.withBase(`string_agg(${rendering.column}, ',' ORDER BY rowid)`, request.base, bind)}) AS "__items"
+      FROM ${rendering.source} WHERE ${onPage}`,
+      values,
+    );
+    const [total, count] = [Number(found!.__total), Number(found!.__count)];
+    return new SerializedJson(offsetPageBytes((found!.__items as Buffer | null) ?? Buffer.alloc(0), { limit, offset, count, total, next: nextOf(count, total) }));
+  }
   const rows = await request.connection.rows(
-    `WITH hit AS MATERIALIZED (SELECT rowid AS r FROM ${source} WHERE ${where}),
-      page AS (SELECT r FROM hit ORDER BY r LIMIT ${bind(limit)} OFFSET ${bind(offset)})
-    SELECT (SELECT count(*) FROM hit) AS "__total", ${selectList(columnsFor(request, resource))} FROM ${stored}
-    WHERE rowid BETWEEN (SELECT min(r) FROM page) AND (SELECT max(r) FROM page) AND rowid IN (SELECT r FROM page)
-    ORDER BY rowid`,
+    `${page} SELECT (SELECT count(*) FROM hit) AS "__total", ${selectList(columnsFor(request, resource))} FROM ${stored} WHERE ${onPage} ORDER BY rowid`,
     values,
     'json', // wide rows of strings
   );
   const total = rows[0]
     ? Number(rows[0].__total)
     : Number((await request.connection.rows(`SELECT count(*) AS "__total" FROM ${source} WHERE ${where}`, values.slice(0, -2)))[0]!.__total);
-  const items = renderRows(request, resource, rows);
-  const next = offset + items.length < total ? request.context.link(request.path, { ...request.query, limit, offset: offset + limit }) : null;
-  return offsetPage(items, { limit, offset, total, next });
+  return offsetPage(renderRows(request, resource, rows), { limit, offset, total, next: nextOf(rows.length, total) });
+}
+
+/** An offset page's JSON from its items' JSON joined by commas: the bytes JSON.stringify makes of offsetPage. */
+export function offsetPageBytes(items: Uint8Array, page: { limit: number; offset: number; count: number; total: number; next: string | null }): Buffer {
+  const { pagination } = offsetPage(Array.from({ length: page.count }), page);
+  return Buffer.concat([Buffer.from('{"items":['), items, Buffer.from(`],"pagination":${JSON.stringify(pagination)}}`)]);
 }
 
 /** A filter as SQL over the in-memory copy; `stored` names the stored table, whose rows match it by row number. */

@@ -18,6 +18,8 @@ export interface AnswerRequest {
   /** Query parameters as the client wrote them, for links to other pages. */
   readonly query: Readonly<Record<string, string>>;
   readonly context: RenderContext;
+  /** The links' base, e.g. `http://localhost:4321`. */
+  readonly base: string;
   readonly connection: StatementRunner;
 }
 
