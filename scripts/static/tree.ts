@@ -183,7 +183,21 @@ export class NoStaticFile extends Error {}
 export function staticContext(datasets: readonly Dataset[], base: string): RenderContext & { fileUrlOf(path: string, query?: Query): string } {
   const route = createRouter(datasets);
   const root = base.replace(/\/+$/, '');
+  // A link with no query is mostly one of a few (a dictionary term) or one an item is linked by
+  // from several files: remembered, it is not routed again for every row that shows it.
+  const plain = new Map<string, string>();
   const fileUrlOf = (path: string, query: Query = {}) => {
+    const isPlain = Object.keys(query).length === 0;
+    const known = isPlain ? plain.get(path) : undefined;
+    if (known !== undefined) return known;
+    const url = routed(path, query);
+    if (isPlain) {
+      if (plain.size >= 100_000) plain.clear();
+      plain.set(path, url);
+    }
+    return url;
+  };
+  const routed = (path: string, query: Query) => {
     const found = route(path);
     const text = Object.fromEntries(Object.entries(query).filter(([, v]) => v !== undefined).map(([k, v]) => [k, String(v)]));
     const unit = found && unitOf(found.endpoint, text);
