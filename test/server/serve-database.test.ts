@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { datasets } from '../../datasets/index.ts';
+import { renderContext } from '../../datasets/core/render.ts';
+import { readList, rowDecoder } from '../../scripts/db/columns.ts';
+import { quoteIdentifier, quoteString } from '../../scripts/db/duckdb.ts';
+import { ensureServeDatabase, RENDERING_TABLE, renderedColumn, renderedResources, renderedTable, SCHEMA, storagePlan } from '../../server/serve-database.ts';
+import { tinySnapshot, withDatabase } from '../fixtures/tiny.ts';
+
+describe('the serving database', () => {
+  it('renders the resources listed in pages and taking no time zone, and only those', () => {
+    const rendered = datasets.flatMap((dataset) => Object.values(dataset.tables).flatMap((table) => renderedResources(dataset, table).map((r) => `${dataset.name}/${r.name}`)));
+    expect(rendered.sort()).toEqual(['rcn/propertySummary', 'rcn/transaction']);
+  });
+
+  it('holds, row for row, each stored row rendered as those resources, links under a placeholder for the base', async () => {
+    const snapshot = await tinySnapshot();
+    const path = await ensureServeDatabase(snapshot, datasets);
+    const base = 'https://example.org/odsnap';
+    await withDatabase(async (db) => {
+      await db.run(`ATTACH ${quoteString(path)} AS served_file (READ_ONLY)`);
+      const [{ token }] = await db.rows<{ token: string }>(`SELECT token FROM served_file.${SCHEMA}.${RENDERING_TABLE}`);
+      let compared = 0;
+      for (const dataset of datasets) {
+        for (const table of Object.values(dataset.tables)) {
+          const resources = renderedResources(dataset, table);
+          if (!resources.length || !storagePlan(dataset, table, snapshot)) continue;
+          const stored = `served_file.${SCHEMA}.${quoteIdentifier(`${dataset.sqlName}_${table.name}`)}`;
+          const texts = `served_file.${SCHEMA}.${quoteIdentifier(renderedTable(`${dataset.sqlName}_${table.name}`))}`;
+          const decode = rowDecoder(table.columns);
+          const rows = [];
+          for await (const batch of db.streamJson(`SELECT ${readList(table.columns)} FROM ${stored} ORDER BY rowid`)) rows.push(...batch.map(decode));
+          const rendered = await db.rows<Record<string, string>>(`SELECT * FROM ${texts} ORDER BY rowid`);
+          expect(rendered.length, table.name).toBe(rows.length);
+          const context = renderContext({ baseUrl: base });
+          rows.forEach((row, i) => {
+            for (const resource of resources) {
+              const text = rendered[i]![renderedColumn(resource.name)]!;
+              expect(text.replaceAll(token, base)).toBe(JSON.stringify(resource.render(row, context)));
+              compared++;
+            }
+          });
+        }
+      }
+      expect(compared).toBeGreaterThan(100);
+      expect(token).toMatch(/^\{base_url:[\w-]{12}\}$/);
+    });
+  });
+});
