@@ -13,9 +13,8 @@ import { createViews, type Snapshot } from '../scripts/snapshot/read.ts';
 /**
  * The server's own database for a snapshot: the tables requests page through or look up by key,
  * copied from the Parquet files in list order, with what their filters derive, and the rows of
- * listed resources rendered (see renderedResources). DuckDB keeps it
- * compressed on disk and caches what requests touch, so memory stays bounded however large the
- * snapshot. Built once, under a temporary name, then kept in the data directory's cache beside
+ * listed resources rendered (see renderedResources). DuckDB keeps it compressed on disk and caches
+ * what requests touch, so memory stays bounded however large the snapshot. Built once, under a temporary name, then kept in the data directory's cache beside
  * the snapshot it was made from.
  */
 
@@ -55,9 +54,9 @@ export function filterColumns(dataset: Dataset, table: Table): string[] | undefi
 /**
  * Resources stored rendered, as JSON text, in a table beside their rows (`renderedTable`, row for
  * row): those listed in pages whose endpoints take no `timezone`, so that their JSON depends on
- * the row and the links' base alone. Rendered once, by the same function, with a placeholder for
- * the base, a page is then spliced from texts: no row is decoded, rendered or serialized per
- * request (for a page of 100 transactions that was 3.4 ms, a third of the answer). Resources only
+ * the row and the links' base alone. They are rendered once, by the same function, with a
+ * placeholder for the base; a page is then spliced from texts, and no row is decoded, rendered or
+ * serialized per request (for a page of 100 transactions that was 3.4 ms, a third of the answer). Resources only
  * ever answered one at a time are not: rendering one row is cheap, and storing every property's
  * geometry again would double the file.
  */
@@ -123,7 +122,7 @@ export async function ensureServeDatabase(snapshot: Snapshot, datasets: readonly
         // sort; sorting wide rows (JSON details) would also need far more memory than copying them.
         const files = snapshot.manifest.datasets[dataset.name]!.tables[table.name]!.files.length;
         const order = files > 1 ? ` ORDER BY ${rowOrder(table).map(quoteIdentifier).join(', ')}` : '';
-        await run(`CREATE TABLE ${name} AS SELECT ${select} FROM ${quoteIdentifier(`${dataset.sqlName}_${table.name}`)}${order}`);
+        await run(`CREATE TABLE ${name} AS SELECT ${select} FROM ${quoteIdentifier(stored)}${order}`);
         const rendered = renderedResources(dataset, table);
         if (rendered.length) await storeRenderings(instance, connection, stored, table, rendered, token);
       }

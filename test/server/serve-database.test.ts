@@ -18,7 +18,7 @@ describe('the serving database', () => {
     const base = 'https://example.org/odsnap';
     await withDatabase(async (db) => {
       await db.run(`ATTACH ${quoteString(path)} AS served_file (READ_ONLY)`);
-      const [{ token }] = await db.rows<{ token: string }>(`SELECT token FROM served_file.${SCHEMA}.${RENDERING_TABLE}`);
+      const token = (await db.rows<{ token: string }>(`SELECT token FROM served_file.${SCHEMA}.${RENDERING_TABLE}`))[0]!.token;
       let compared = 0;
       for (const dataset of datasets) {
         for (const table of Object.values(dataset.tables)) {
