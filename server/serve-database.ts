@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import type { Dataset, Resource } from '../datasets/core/dataset.ts';
@@ -9,6 +9,7 @@ import type { Table } from '../datasets/core/table.ts';
 import { readList, rowDecoder } from '../scripts/db/columns.ts';
 import { asJsonRows, quoteIdentifier, quoteString } from '../scripts/db/duckdb.ts';
 import { createViews, type Snapshot } from '../scripts/snapshot/read.ts';
+import { sourceHash } from '../scripts/source-hash.ts';
 
 /**
  * The server's own database for a snapshot: the tables requests page through or look up by key,
@@ -35,7 +36,16 @@ export const RENDERING_TABLE = '__rendering';
 /** Tables this small are stored whole, whatever answers them: reading them is then a lookup. */
 const SMALL_TABLE_BYTES = 4 * 1024 * 1024;
 
-export const serveDatabasePath = (snapshot: Snapshot) => join(snapshot.cacheDir, `serve-v${FORMAT}.duckdb`);
+/**
+ * The file's name carries a hash of the code that shapes what it holds (the data-set declarations,
+ * whose render functions made its stored renderings, and this file), so an upgraded odsnap never
+ * serves what an older one rendered.
+ */
+export async function serveDatabasePath(snapshot: Snapshot): Promise<string> {
+  codeKey ??= sourceHash([new URL('../datasets', import.meta.url), new URL(import.meta.url), new URL('../scripts/db/columns.ts', import.meta.url)]);
+  return join(snapshot.cacheDir, `serve-v${FORMAT}-${(await codeKey).slice(0, 12)}.duckdb`);
+}
+let codeKey: Promise<string> | undefined;
 
 /**
  * The columns a table's page filters read, with what they derive: the part of a paged table kept
@@ -94,7 +104,7 @@ export function storagePlan(dataset: Dataset, table: Table, snapshot: Snapshot):
 }
 
 export async function ensureServeDatabase(snapshot: Snapshot, datasets: readonly Dataset[]): Promise<string> {
-  const path = serveDatabasePath(snapshot);
+  const path = await serveDatabasePath(snapshot);
   if (await stat(path).then(() => true, () => false)) return path;
   await mkdir(snapshot.cacheDir, { recursive: true });
   const temporary = `${path}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
@@ -138,6 +148,10 @@ export async function ensureServeDatabase(snapshot: Snapshot, datasets: readonly
   instance.closeSync();
   await rename(temporary, path);
   await rm(`${temporary}.wal`, { force: true });
+  // Files of older code are never read again (a server still reading one keeps it open).
+  for (const name of await readdir(snapshot.cacheDir)) {
+    if (/^serve-v\d+(-[\w-]+)?\.duckdb$/.test(name) && join(snapshot.cacheDir, name) !== path) await rm(join(snapshot.cacheDir, name), { force: true });
+  }
   return path;
 }
 

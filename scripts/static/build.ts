@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
-import { readdir, readFile, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Dataset } from '../../datasets/core/dataset.ts';
 import type { Endpoint } from '../../datasets/core/endpoint.ts';
 import { openDatabase } from '../db/duckdb.ts';
 import { paceHeap } from '../heap.ts';
 import { createViews, openSnapshot } from '../snapshot/read.ts';
+import { sourceHash } from '../source-hash.ts';
 import { CATALOGUE, DATAPACKAGE, DCAT, writeDownloads } from './downloads.ts';
 import { endpointFiles } from './endpoint-files.ts';
 import { figuresOf, figuresPath } from './figures.ts';
@@ -120,15 +120,7 @@ export async function buildStatic(options: BuildOptions): Promise<BuildResult> {
  * What a file's content depends on besides its input: the links' base and the code that renders
  * (the data-set declarations and this builder), so a changed renderer never leaves stale files.
  */
-async function renderKey(base: string): Promise<string> {
-  const hash = createHash('sha1').update(`${base}\n`);
-  for (const dir of ['../../datasets', '.']) {
-    const root = fileURLToPath(new URL(dir, import.meta.url));
-    const files = (await readdir(root, { recursive: true })).filter((file) => file.endsWith('.ts')).sort();
-    for (const file of files) hash.update(`${file}\n`).update(await readFile(join(root, file)));
-  }
-  return hash.digest('base64url');
-}
+const renderKey = (base: string) => sourceHash([new URL('../../datasets', import.meta.url), new URL('.', import.meta.url)], base);
 
 /**
  * An endpoint's files, listed in pages of 10,000 at `/api/public/index/<data set>/<endpoint>/<n>.json`.

@@ -1,12 +1,24 @@
+import { readdir, writeFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { datasets } from '../../datasets/index.ts';
 import { renderContext } from '../../datasets/core/render.ts';
 import { readList, rowDecoder } from '../../scripts/db/columns.ts';
 import { quoteIdentifier, quoteString } from '../../scripts/db/duckdb.ts';
-import { ensureServeDatabase, RENDERING_TABLE, renderedColumn, renderedResources, renderedTable, SCHEMA, storagePlan } from '../../server/serve-database.ts';
-import { tinySnapshot, withDatabase } from '../fixtures/tiny.ts';
+import { ensureServeDatabase, serveDatabasePath, RENDERING_TABLE, renderedColumn, renderedResources, renderedTable, SCHEMA, storagePlan } from '../../server/serve-database.ts';
+import { tempDir, tinySnapshot, withDatabase } from '../fixtures/tiny.ts';
 
 describe('the serving database', () => {
+  it('is named after the code that shapes it, and building it removes the files of older code', async () => {
+    const snapshot = { ...(await tinySnapshot()), cacheDir: await tempDir('serve-database') };
+    const stale = ['serve-v4.duckdb', 'serve-v5-0123456789ab.duckdb'];
+    for (const name of stale) await writeFile(join(snapshot.cacheDir, name), 'stale');
+    const path = await ensureServeDatabase(snapshot, datasets);
+    expect(path).toBe(await serveDatabasePath(snapshot));
+    expect(basename(path)).toMatch(/^serve-v\d+-[\w-]{12}\.duckdb$/);
+    expect(await readdir(snapshot.cacheDir)).toEqual([basename(path)]);
+  });
+
   it('renders the resources listed in pages and taking no time zone, and only those', () => {
     const rendered = datasets.flatMap((dataset) => Object.values(dataset.tables).flatMap((table) => renderedResources(dataset, table).map((r) => `${dataset.name}/${r.name}`)));
     expect(rendered.sort()).toEqual(['rcn/propertySummary', 'rcn/transaction']);
