@@ -7,7 +7,7 @@ import { renderContext } from '../datasets/core/render.ts';
 import { rowOrder } from '../datasets/core/row-order.ts';
 import type { Table } from '../datasets/core/table.ts';
 import { readList, rowDecoder } from '../scripts/db/columns.ts';
-import { asJsonRows, quoteIdentifier, quoteString } from '../scripts/db/duckdb.ts';
+import { quoteIdentifier, quoteString, streamJsonRows } from '../scripts/db/duckdb.ts';
 import { createViews, type Snapshot } from '../scripts/snapshot/read.ts';
 import { sourceHash } from '../scripts/source-hash.ts';
 
@@ -36,6 +36,8 @@ export const RENDERING_TABLE = '__rendering';
 /** Tables this small are stored whole, whatever answers them: reading them is then a lookup. */
 const SMALL_TABLE_BYTES = 4 * 1024 * 1024;
 
+let codeKey: Promise<string> | undefined;
+
 /**
  * The file's name carries a hash of the code that shapes what it holds (the data-set declarations,
  * whose render functions made its stored renderings, and this file), so an upgraded odsnap never
@@ -45,7 +47,6 @@ export async function serveDatabasePath(snapshot: Snapshot): Promise<string> {
   codeKey ??= sourceHash([new URL('../datasets', import.meta.url), new URL(import.meta.url), new URL('../scripts/db/columns.ts', import.meta.url)]);
   return join(snapshot.cacheDir, `serve-v${FORMAT}-${(await codeKey).slice(0, 12)}.duckdb`);
 }
-let codeKey: Promise<string> | undefined;
 
 /**
  * The columns a table's page filters read, with what they derive: the part of a paged table kept
@@ -169,10 +170,9 @@ async function storeRenderings(instance: DuckDBInstance, connection: DuckDBConne
   const reader = await instance.connect();
   const appender = await connection.createAppender(renderedTable(stored), SCHEMA);
   try {
-    const result = await reader.stream(asJsonRows(`SELECT rowid AS "__position", ${readList(table.columns)} FROM ${inSchema(stored)}`));
-    for await (const rows of result.yieldRowsJs()) {
-      for (const [text] of rows) {
-        const row = decode(JSON.parse(text as string) as Record<string, unknown>);
+    for await (const rows of streamJsonRows(reader, `SELECT rowid AS "__position", ${readList(table.columns)} FROM ${inSchema(stored)}`)) {
+      for (const read of rows) {
+        const row = decode(read);
         appender.appendBigInt(BigInt(row.__position as number));
         for (const resource of resources) appender.appendVarchar(JSON.stringify(resource.render(row, context)));
         appender.endRow();

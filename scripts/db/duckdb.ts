@@ -23,6 +23,12 @@ export interface Database {
  */
 export const asJsonRows = (sql: string) => `SELECT CAST(to_json(__row) AS VARCHAR) AS __row FROM (${sql}) AS __row`;
 
+/** A query's rows read as JSON texts (asJsonRows), parsed, in batches as DuckDB produces them. */
+export async function* streamJsonRows<T = Record<string, unknown>>(connection: DuckDBConnection, sql: string, params?: DuckDBValue[]): AsyncGenerator<T[]> {
+  const result = await connection.stream(asJsonRows(sql), params);
+  for await (const rows of result.yieldRowsJs()) yield rows.map(([text]) => JSON.parse(text as string) as T);
+}
+
 export interface DatabaseOptions {
   readonly threads?: number;
   /** DuckDB memory limit, e.g. '1GB'. */
@@ -53,10 +59,7 @@ export async function openDatabase(options: DatabaseOptions = {}): Promise<Datab
       const result = await connection.stream(sql, params);
       for await (const rows of result.yieldRowObjectJs()) yield rows as T[];
     },
-    async *streamJson<T>(sql: string, params?: DuckDBValue[]) {
-      const result = await connection.stream(asJsonRows(sql), params);
-      for await (const rows of result.yieldRowsJs()) yield rows.map(([text]) => JSON.parse(text as string) as T);
-    },
+    streamJson: (sql, params) => streamJsonRows(connection, sql, params),
     close() {
       connection.closeSync();
       instance.closeSync();
