@@ -20,22 +20,14 @@ import { dirname, join, relative } from 'node:path';
 import { addDays } from '../datasets/core/calendar.ts';
 import { defaultSeed, defaultUntil, type Scale } from '../datasets/core/sample.ts';
 import { datasets } from '../datasets/index.ts';
-import { generateSample } from '../scripts/sample/generate.ts';
-import { dataLayout } from '../scripts/snapshot/layout.ts';
-import { sampleDataDir } from './city.ts';
+import { generatedOnce, sampleDataDir } from './city.ts';
 import { watchPeakRss } from './processes.ts';
 
 const scale = (process.argv[2] ?? 'city') as Scale;
 const work = join(process.cwd(), '.cache', 'bench', `build-${scale}`);
 const out = join(work, 'dist');
 
-async function grownDataDir(): Promise<string> {
-  const dataDir = join(process.cwd(), '.cache', 'bench', `${scale}-next`);
-  if (existsSync(dataLayout(dataDir).current)) return dataDir;
-  console.error(`generating the ${scale} sample grown by a day, once…`);
-  await generateSample({ dataDir, datasets, settings: { scale, seed: defaultSeed, until: addDays(defaultUntil, 1) } });
-  return dataDir;
-}
+const grownDataDir = () => generatedOnce(join(process.cwd(), '.cache', 'bench', `${scale}-next`), { scale, seed: defaultSeed, until: addDays(defaultUntil, 1) });
 
 /** `odsnap build` in its own process; its peak RSS, time and summary line. */
 async function build(dataDir: string) {

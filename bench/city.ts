@@ -1,24 +1,25 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { defaultSeed, defaultUntil, type Scale } from '../datasets/core/sample.ts';
+import { defaultSeed, defaultUntil, type SampleSettings, type Scale } from '../datasets/core/sample.ts';
 import { datasets } from '../datasets/index.ts';
 import { generateSample } from '../scripts/sample/generate.ts';
 import { dataLayout } from '../scripts/snapshot/layout.ts';
+import { openSnapshot, shapeMismatch } from '../scripts/snapshot/read.ts';
 
 /** The city-scale sample benchmarks run on, generated once into .cache/ and reused. */
 export const cityDataDir = () => sampleDataDir('city');
 
 /** A sample at the given scale, generated once into .cache/bench/<scale> and reused. */
-export async function sampleDataDir(scale: Scale): Promise<string> {
-  const dataDir = join(process.cwd(), '.cache', 'bench', scale);
-  if (existsSync(dataLayout(dataDir).current)) return dataDir;
-  console.error(`generating the ${scale} sample once for benchmarks${scale === 'city' ? ' (2–3 minutes)' : ''}…`);
-  await generateSample({
-    dataDir,
-    datasets,
-    settings: { scale, seed: defaultSeed, until: defaultUntil },
-    step: (text) => console.error(`  ${text}`),
-  });
+export const sampleDataDir = (scale: Scale) => generatedOnce(join(process.cwd(), '.cache', 'bench', scale), { scale, seed: defaultSeed, until: defaultUntil });
+
+/**
+ * A sample generated into `dataDir` unless its current snapshot is one already, with the tables
+ * this code declares (an older odsnap's is generated again).
+ */
+export async function generatedOnce(dataDir: string, settings: SampleSettings): Promise<string> {
+  if (existsSync(dataLayout(dataDir).current) && !shapeMismatch(await openSnapshot(dataDir), datasets)) return dataDir;
+  console.error(`generating the ${settings.scale} sample (until ${settings.until}) for benchmarks${settings.scale === 'city' ? ' (2–3 minutes)' : ''}…`);
+  await generateSample({ dataDir, datasets, settings, step: (text) => console.error(`  ${text}`) });
   return dataDir;
 }
 

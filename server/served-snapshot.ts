@@ -1,7 +1,7 @@
 import { DuckDBInstance, listValue, type DuckDBValue } from '@duckdb/node-api';
 import type { Dataset, Resource } from '../datasets/core/dataset.ts';
 import { quoteIdentifier, quoteString } from '../scripts/db/duckdb.ts';
-import { chooseFiles, createViews, tableSource, type Narrowing, type Snapshot } from '../scripts/snapshot/read.ts';
+import { assertShape, chooseFiles, createViews, tableSource, type Narrowing, type Snapshot } from '../scripts/snapshot/read.ts';
 import { ConnectionPool, type PooledConnection } from './connection-pool.ts';
 import { ensureServeDatabase, filterColumns, RENDERING_TABLE, renderedColumn, renderedResources, renderedTable, SCHEMA, storagePlan } from './serve-database.ts';
 
@@ -61,6 +61,7 @@ export class ServedSnapshot {
   }
 
   static async open(snapshot: Snapshot, datasets: readonly Dataset[], options: ServedSnapshotOptions = {}): Promise<ServedSnapshot> {
+    assertShape(snapshot, datasets);
     const path = await ensureServeDatabase(snapshot, datasets);
     const instance = await DuckDBInstance.create(':memory:', {
       memory_limit: options.memoryLimit ?? '128MB',

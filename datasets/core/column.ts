@@ -27,12 +27,31 @@ export interface Column<T = unknown> {
   readonly doc: Text;
   /** Never set: carries the JS value type for `RowOf`. */
   readonly value?: T;
+  /** Set for a column worked out from other tables rather than parsed: see `derived`. */
+  readonly derive?: Derivation;
+}
+
+/**
+ * How a derived column is worked out when a snapshot is written, after the data set's other
+ * tables: `sql`, over views named after those tables, answers the table's key columns and `value`.
+ * Rows without an answer get null.
+ */
+export interface Derivation {
+  readonly sql: string;
 }
 
 export type Columns = Readonly<Record<string, Column>>;
 
-/** The JS row of a table: one property per column. */
-export type RowOf<C extends Columns> = { -readonly [K in keyof C]: C[K] extends Column<infer T> ? T : never };
+type DerivedColumn = { readonly derive: Derivation };
+type ValueOf<C> = C extends Column<infer T> ? T : never;
+
+/**
+ * The JS row of a table: one property per column. Derived columns are optional: parsers and
+ * generators leave them out, the snapshot writer fills them in.
+ */
+export type RowOf<C extends Columns> = { -readonly [K in keyof C as C[K] extends DerivedColumn ? never : K]: ValueOf<C[K]> } & {
+  -readonly [K in keyof C as C[K] extends DerivedColumn ? K : never]?: ValueOf<C[K]>;
+};
 
 /** Column docs are either written out or borrowed from the resource field the column stores. */
 type DocSource = Text | z.ZodType;
@@ -72,3 +91,6 @@ export const column = {
 
 /** The same column, allowing null. */
 export const nullable = <T>(c: Column<T>): Column<T | null> => ({ ...c, nullable: true }) as Column<T | null>;
+
+/** A column worked out from the data set's other tables when the snapshot is written (see Derivation); null where they have no answer. */
+export const derived = <T>(c: Column<T>, derivation: Derivation): Column<T | null> & DerivedColumn => ({ ...c, nullable: true, derive: derivation }) as Column<T | null> & DerivedColumn;

@@ -1,4 +1,4 @@
-import { column, nullable } from '../core/column.ts';
+import { column, derived, nullable } from '../core/column.ts';
 import { defineTable } from '../core/table.ts';
 import { text } from '../core/text.ts';
 import { property, transaction } from './resources.ts';
@@ -59,9 +59,25 @@ export const properties = defineTable({
     min_lat: nullable(column.double(text('South edge of that geometry.', 'Południowa krawędź tej geometrii.'))),
     max_lon: nullable(column.double(text('East edge of that geometry.', 'Wschodnia krawędź tej geometrii.'))),
     max_lat: nullable(column.double(text('North edge of that geometry.', 'Północna krawędź tej geometrii.'))),
+    first_document_date: derived(
+      column.day(
+        text(
+          'Date of the legal-basis document of the earliest transaction listing the property; worked out from the transactions, it orders the property list.',
+          'Data dokumentu podstawy prawnej najwcześniejszej transakcji obejmującej nieruchomość; wyliczana z transakcji, porządkuje listę nieruchomości.',
+        ),
+      ),
+      {
+        sql: `SELECT property_gml_id, min(document_date) AS value
+              FROM (SELECT unnest(property_ids) AS property_gml_id, document_date FROM transactions)
+              GROUP BY property_gml_id`,
+      },
+    ),
   },
   key: ['property_gml_id'],
-  sortBy: ['property_gml_id'],
+  // By first sale rather than by id (random): new properties join the end of the list (a deed
+  // is registered within weeks of its date), so earlier pages keep their rows from day to day,
+  // in a rebuilt static tree and in the caches in front of it.
+  sortBy: ['first_document_date', 'property_gml_id'],
 });
 
 export const dictionaries = defineTable({

@@ -13,7 +13,7 @@ import { pull } from '../pull/pull.ts';
 import { PullReport } from '../pull/report.ts';
 import { generateSample } from '../sample/generate.ts';
 import { currentSnapshotId, defaultDataDir } from '../snapshot/layout.ts';
-import { openSnapshot } from '../snapshot/read.ts';
+import { openSnapshot, shapeMismatch } from '../snapshot/read.ts';
 import { buildStatic, INDEX } from '../static/build.ts';
 import { canBuildSite } from '../static/site.ts';
 import { pullSummary } from './pull.ts';
@@ -57,6 +57,12 @@ export const startCommand = defineCommand({
     let id = options.rebuild ? undefined : await currentSnapshotId(options.data);
     // A snapshot of the sample city is no answer to a start that names a real upstream.
     if (id && from && (await upstreamOf(options.data)) !== from.replace(/\/+$/, '')) id = undefined;
+    // Nor is one an older odsnap wrote with other tables: it is pulled again, from nothing.
+    const outdated = id ? shapeMismatch(await openSnapshot(options.data), datasets) : undefined;
+    if (outdated) {
+      progress.step(`snapshot ${id} was written by another version of odsnap (${outdated}): pulling again`);
+      id = undefined;
+    }
     if (id) progress.step(`using snapshot ${id} in ${options.data}`);
     else {
       const pulled = await pullSnapshot(options.data, from, { scale: options.scale, seed: defaultSeed, until: defaultUntil }, Boolean(options.rebuild), progress, output);
@@ -118,7 +124,8 @@ async function pullSnapshot(dataDir: string, from: string | undefined, sample: S
   let upstream: SampleUpstream | undefined;
   if (!from) {
     const sampleDir = sampleUpstreamDir(dataDir);
-    if (again || !(await currentSnapshotId(sampleDir))) {
+    const sampleOutdated = (await currentSnapshotId(sampleDir)) !== undefined && shapeMismatch(await openSnapshot(sampleDir), datasets) !== undefined;
+    if (again || sampleOutdated || !(await currentSnapshotId(sampleDir))) {
       progress.step(`generating the ${sample.scale} sample city into ${sampleDir}`);
       await generateSample({
         dataDir: sampleDir,

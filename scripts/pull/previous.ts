@@ -3,7 +3,7 @@ import { renderContext } from '../../datasets/core/render.ts';
 import { readExpression, readList, rowDecoder } from '../db/columns.ts';
 import { openDatabase, quoteIdentifier, type Database } from '../db/duckdb.ts';
 import { currentSnapshotId } from '../snapshot/layout.ts';
-import { openSnapshot, tableFiles, tableSource, type Snapshot } from '../snapshot/read.ts';
+import { openSnapshot, shapeMismatch, tableFiles, tableSource, type Snapshot } from '../snapshot/read.ts';
 import { fingerprint } from './fingerprint.ts';
 
 /**
@@ -18,13 +18,15 @@ export class Previous {
     private readonly db: Database,
   ) {}
 
-  /** The current snapshot if it was pulled from `upstream`, else why not. */
-  static async open(dataDir: string, upstream: string, spillDir: string): Promise<Previous | string> {
+  /** The current snapshot if it was pulled from `upstream` and has the declared tables, else why not. */
+  static async open(dataDir: string, upstream: string, spillDir: string, datasets: readonly Dataset[]): Promise<Previous | string> {
     if (!(await currentSnapshotId(dataDir))) return 'the data directory holds no snapshot yet';
     const snapshot = await openSnapshot(dataDir);
     const source = snapshot.manifest.source;
     if (source.kind !== 'pull') return `the current snapshot ${snapshot.id} was not pulled (it is a ${source.kind})`;
     if (!sameUpstream(source.upstream, upstream)) return `the current snapshot ${snapshot.id} was pulled from ${source.upstream}`;
+    const mismatch = shapeMismatch(snapshot, datasets);
+    if (mismatch) return `the current snapshot ${snapshot.id} was written by another version of odsnap (${mismatch})`;
     return new Previous(snapshot, await openDatabase({ memoryLimit: '300MB', spillDir, threads: 2 }));
   }
 

@@ -84,7 +84,7 @@ export async function pull(options: PullOptions): Promise<PullResult> {
   let journal: Journal | undefined;
   const stopPacing = paceHeap();
   try {
-    const opened = await Previous.open(options.dataDir, upstreamUrl, join(runDir, 'spill'));
+    const opened = await Previous.open(options.dataDir, upstreamUrl, join(runDir, 'spill'), options.datasets);
     if (typeof opened === 'string') report.event('full pull', { reason: opened });
     else previous = opened;
 

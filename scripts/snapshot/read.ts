@@ -22,6 +22,35 @@ export async function openSnapshot(dataDir: string, id?: string): Promise<Snapsh
   return { id: chosen, dir, cacheDir: layout.cache(chosen), manifest: await readManifest(dir) };
 }
 
+/**
+ * Why a snapshot does not have the tables the data sets declare (columns, their types, row order),
+ * or undefined when it does: a snapshot written by another version of odsnap.
+ */
+export function shapeMismatch(snapshot: Snapshot, datasets: readonly Dataset[]): string | undefined {
+  for (const dataset of datasets) {
+    for (const table of Object.values(dataset.tables)) {
+      const entry = snapshot.manifest.datasets[dataset.name]?.tables[table.name];
+      const where = `${dataset.name}/${table.name}`;
+      if (!entry) return `it has no table ${where}`;
+      const declared = Object.entries(table.columns).map(([name, column]) => `${name} ${column.sqlType}`);
+      const stored = entry.columns.map((column) => `${column.name} ${column.type}`);
+      const missing = declared.filter((column) => !stored.includes(column));
+      const unknown = stored.filter((column) => !declared.includes(column));
+      if (missing.length || unknown.length) {
+        return `${where} has other columns (${[...missing.map((c) => `missing ${c}`), ...unknown.map((c) => `not declared ${c}`)].join(', ')})`;
+      }
+      if (entry.sortBy.join() !== table.sortBy.join()) return `${where} is sorted by ${entry.sortBy.join(', ')}, not ${table.sortBy.join(', ')}`;
+    }
+  }
+  return undefined;
+}
+
+/** Refuses, with the reason and the remedy, a snapshot that does not have the declared tables. */
+export function assertShape(snapshot: Snapshot, datasets: readonly Dataset[]): void {
+  const why = shapeMismatch(snapshot, datasets);
+  if (why) throw new Error(`snapshot ${snapshot.id} was written by another version of odsnap: ${why}. Make a new one with "odsnap pull" (or "odsnap sample").`);
+}
+
 /** Absolute paths of a table's Parquet files. */
 export function tableFiles(snapshot: Snapshot, dataset: string, table: string): string[] {
   const entry = snapshot.manifest.datasets[dataset]?.tables[table];

@@ -40,6 +40,32 @@ function sortInMemory(path: string, columns: readonly string[]): void {
   writeFileSync(path, sorted);
 }
 
+/** Rewrites a staged file with `fill` applied to each row, line by line. */
+export async function fillStagedRows(path: string, fill: (row: Record<string, unknown>) => void): Promise<void> {
+  const filled = `${path}.filled`;
+  const output = openSync(filled, 'w');
+  try {
+    let buffer: string[] = [];
+    let bytes = 0;
+    for await (const text of createInterface({ input: createReadStream(path), crlfDelay: Infinity })) {
+      const row = JSON.parse(text) as Record<string, unknown>;
+      fill(row);
+      const line = JSON.stringify(row);
+      buffer.push(line);
+      bytes += line.length;
+      if (bytes >= 4 * 1024 * 1024) {
+        writeSync(output, buffer.join('\n') + '\n');
+        buffer = [];
+        bytes = 0;
+      }
+    }
+    if (buffer.length) writeSync(output, buffer.join('\n') + '\n');
+  } finally {
+    closeSync(output);
+  }
+  renameSync(filled, path);
+}
+
 async function sortOnDisk(path: string, columns: readonly string[]): Promise<void> {
   const lines: Line[] = [];
   let offset = 0;

@@ -4,10 +4,12 @@ import { copyFile, link, mkdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { compareKeys, keyOf, rowOrder, type SortKey } from '../../datasets/core/row-order.ts';
 import type { Table } from '../../datasets/core/table.ts';
-import { stagingType, writeExpression } from '../db/columns.ts';
+import type { Column, Derivation } from '../../datasets/core/column.ts';
+import { readExpression, rowDecoder, stagingType, writeExpression } from '../db/columns.ts';
 import { quoteIdentifier, quoteString, type Database } from '../db/duckdb.ts';
 import type { FileManifest, TableManifest } from './manifest.ts';
-import { sortStagedRows } from './staged-rows.ts';
+import { tableSource } from './read.ts';
+import { fillStagedRows, sortStagedRows } from './staged-rows.ts';
 
 /**
  * Writes one table of a snapshot. Rows are routed to their partition and staged as JSON lines;
@@ -48,6 +50,8 @@ export class TableWriter {
   private readonly carried: { readonly file: FileManifest; readonly from: string }[] = [];
   rows = 0;
   private readonly order: readonly string[];
+  /** Columns worked out from other tables when the table is finished (see `Derivation`). */
+  private readonly derived: readonly [string, Column & { derive: Derivation }][];
   /** The UTC day of the last instant turned into a partition, and its ISO date: most rows share it. */
   private isoDay = { day: NaN, iso: '' };
 
@@ -58,6 +62,13 @@ export class TableWriter {
     private readonly stagingDir: string,
   ) {
     this.order = rowOrder(table);
+    this.derived = Object.entries(table.columns).filter((entry): entry is [string, Column & { derive: Derivation }] => entry[1].derive !== undefined);
+    if (this.derived.length && !table.key) throw new Error(`${tableDir}: a table with derived columns needs a key to match their values to rows`);
+  }
+
+  /** Whether the table has derived columns: it is then finished after the data set's other tables. */
+  get derives(): boolean {
+    return this.derived.length > 0;
   }
 
   write(row: Record<string, unknown>): void {
@@ -97,7 +108,8 @@ export class TableWriter {
 
   /**
    * Takes a file of an earlier snapshot into this one unchanged (a hard link, not a copy), for a
-   * partition that gets no rows here.
+   * partition that gets no rows here. Its derived columns stay as they were: files are carried
+   * when their data set was not pulled, so the tables they are derived from are unchanged too.
    */
   carry(file: FileManifest, from: string): void {
     if (this.hasPartition(file.partition)) throw new Error(`${this.tableDir}: ${file.path} is carried into a partition that also has new rows`);
@@ -130,9 +142,13 @@ export class TableWriter {
     appendFileSync(partition.staged, text);
   }
 
-  /** Writes every partition's Parquet file under `snapshotDir` and returns the table's manifest entry. */
-  async finish(db: Database, snapshotDir: string): Promise<TableManifest> {
+  /**
+   * Writes every partition's Parquet file under `snapshotDir` and returns the table's manifest
+   * entry. `others`: the data set's tables finished before, which derived columns are worked out from.
+   */
+  async finish(db: Database, snapshotDir: string, others: Readonly<Record<string, TableManifest>> = {}): Promise<TableManifest> {
     for (const partition of this.partitions.values()) this.flush(partition);
+    if (this.derived.length && this.partitions.size) await this.derive(db, snapshotDir, others);
     const columns = Object.entries(this.table.columns);
     const staging = `{${columns.map(([name, c]) => `${quoteString(name)}: ${quoteString(stagingType(c))}`).join(', ')}}`;
     const select = columns.map(([name, c]) => writeExpression(name, c)).join(', ');
@@ -181,6 +197,40 @@ export class TableWriter {
       timeColumn: this.table.timeColumn ?? null,
       files,
     };
+  }
+
+  /** Fills the derived columns of every staged row from their queries over the finished tables. */
+  private async derive(db: Database, snapshotDir: string, others: Readonly<Record<string, TableManifest>>): Promise<void> {
+    const key = this.table.key!;
+    const views = Object.keys(others);
+    for (const [name, table] of Object.entries(others)) {
+      await db.run(`CREATE OR REPLACE TEMP VIEW ${quoteIdentifier(name)} AS SELECT * FROM ${tableSource(table.files.map((file) => join(snapshotDir, file.path)))}`);
+    }
+    const values = new Map<string, Record<string, unknown>>();
+    const keyText = (row: Readonly<Record<string, unknown>>) => JSON.stringify(keyOf(row, key));
+    try {
+      for (const [name, column] of this.derived) {
+        const answer = { ...Object.fromEntries(key.map((k) => [k, this.table.columns[k]!])), value: column };
+        const decode = rowDecoder(answer);
+        const select = Object.entries(answer).map(([k, c]) => readExpression(k, c)).join(', ');
+        for (const found of await db.rows(`SELECT ${select} FROM (${column.derive.sql})`)) {
+          const row = decode(found);
+          const id = keyText(row);
+          if (!values.has(id)) values.set(id, {});
+          values.get(id)![name] = row.value;
+        }
+      }
+    } finally {
+      for (const name of views) await db.run(`DROP VIEW IF EXISTS ${quoteIdentifier(name)}`);
+    }
+    for (const partition of this.partitions.values()) {
+      await fillStagedRows(partition.staged, (row) => {
+        const found = values.get(keyText(row));
+        for (const [name] of this.derived) row[name] = found?.[name] ?? null;
+      });
+      // Rows were put in order without their derived values.
+      partition.inOrder = false;
+    }
   }
 }
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Dataset } from '../../datasets/core/dataset.ts';
 import { openDatabase, type Database } from '../db/duckdb.ts';
 import { dataLayout } from './layout.ts';
-import { attributionFor, LAYOUT_VERSION, licence, MANIFEST_FILE, type Manifest, type SnapshotSource } from './manifest.ts';
+import { attributionFor, LAYOUT_VERSION, licence, MANIFEST_FILE, type Manifest, type SnapshotSource, type TableManifest } from './manifest.ts';
 import { verifySnapshot } from './verify.ts';
 import type { Snapshot } from './read.ts';
 import { TableWriter } from './table-writer.ts';
@@ -59,11 +59,14 @@ export async function writeSnapshot(
     db = await openDatabase({ memoryLimit: '400MB', spillDir: join(staging, 'spill') });
     const datasets: Manifest['datasets'] = {};
     for (const [datasetName, writers] of Object.entries(tables)) {
-      datasets[datasetName] = { tables: {} };
-      for (const [tableName, writer] of Object.entries(writers)) {
+      const finished: Record<string, TableManifest> = {};
+      // Tables with derived columns last: they are worked out from the others.
+      const inOrder = Object.entries(writers).sort(([, a], [, b]) => Number(a.derives) - Number(b.derives));
+      for (const [tableName, writer] of inOrder) {
         options.log?.(`writing ${datasetName}/${tableName}: ${writer.rows.toLocaleString('en')} rows`);
-        datasets[datasetName]!.tables[tableName] = await writer.finish(db, stagedSnapshot);
+        finished[tableName] = await writer.finish(db, stagedSnapshot, { ...finished });
       }
+      datasets[datasetName] = { tables: Object.fromEntries(Object.keys(writers).map((name) => [name, finished[name]!])) };
     }
     if (options.previous) await linkUnchanged(stagedSnapshot, datasets, options.previous);
 

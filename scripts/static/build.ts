@@ -5,7 +5,7 @@ import type { Dataset } from '../../datasets/core/dataset.ts';
 import type { Endpoint } from '../../datasets/core/endpoint.ts';
 import { openDatabase } from '../db/duckdb.ts';
 import { paceHeap } from '../heap.ts';
-import { createViews, openSnapshot } from '../snapshot/read.ts';
+import { assertShape, createViews, openSnapshot } from '../snapshot/read.ts';
 import { sourceHash } from '../source-hash.ts';
 import { CATALOGUE, DATAPACKAGE, DCAT, writeDownloads } from './downloads.ts';
 import { endpointFiles } from './endpoint-files.ts';
@@ -52,6 +52,7 @@ export async function buildStatic(options: BuildOptions): Promise<BuildResult> {
   const started = Date.now();
   const base = (options.base ?? '').replace(/\/+$/, '');
   const snapshot = await openSnapshot(options.dataDir);
+  assertShape(snapshot, options.datasets);
   const db = await openDatabase({ threads: 2, memoryLimit: '1GB', spillDir: join(snapshot.cacheDir, 'static-spill') });
   const output = await TreeOutput.open(options.out, await renderKey(base), { fresh: options.full });
   const stopPacing = paceHeap();

@@ -17,6 +17,8 @@ describe('parsing what rendering wrote', () => {
   it.each(parsed)('gives %s back row for row, with nothing left over', async (_, dataset, resource) => {
     const rows = await withDatabase((db) => readTable(db, snapshot, dataset, resource.table));
     expect(rows.length).toBeGreaterThan(0);
+    // Derived columns are worked out from other tables when a snapshot is written, never parsed.
+    const derivedColumns = Object.entries(dataset.tables[resource.table]!.columns).filter(([, column]) => column.derive).map(([name]) => name);
     for (const row of rows.slice(0, 2000)) {
       // As it would arrive over HTTP: rendered on the upstream's address, through JSON.
       const record = JSON.parse(JSON.stringify(resource.render(row, render)));
@@ -26,6 +28,7 @@ describe('parsing what rendering wrote', () => {
       const context = { params, path: String(row.path ?? ''), fetchedAt: Number(row.captured_at ?? 0), json: (v: unknown) => relativeLinks(v, upstream) };
       const back = resource.parse!(resource.schema.parse(record), context);
       const { extra, ...stored } = row;
+      for (const name of derivedColumns) delete stored[name];
       expect(back).toEqual(stored);
       expect(extra).toBeNull();
       expect(patchOf(record, JSON.parse(JSON.stringify(resource.render(back, render))))).toBeUndefined();

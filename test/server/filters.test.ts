@@ -218,6 +218,15 @@ describe('GET /api/public/rcn/properties', () => {
     expect(items.map((p) => p.id)).toEqual(expected);
     expect(pages.at(-1)!.next).toBeNull();
   });
+
+  it('lists properties by first sale, the earliest document date of the transactions listing them, then by id', async () => {
+    const firstSale = new Map<string, string>();
+    for (const t of transactions) for (const id of t.property_ids) if (!firstSale.has(id) || t.document_date < firstSale.get(id)!) firstSale.set(id, t.document_date);
+    const expected = [...firstSale].sort(([a, x], [b, y]) => (x < y ? -1 : x > y ? 1 : a < b ? -1 : 1)).map(([id]) => id);
+    const { items } = await walk('/api/public/rcn/properties?limit=100');
+    expect(items.map((p) => p.id)).toEqual(expected);
+    expect(new Set(properties.map((p) => p.first_document_date))).not.toContain(null);
+  });
 });
 
 describe('GET /api/public/citybike/rides', () => {

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { column, nullable } from '../../datasets/core/column.ts';
+import { column, derived, nullable } from '../../datasets/core/column.ts';
 import { defineTable, extraColumn, type Table } from '../../datasets/core/table.ts';
 import { text } from '../../datasets/core/text.ts';
 import { readList, rowDecoder } from '../../scripts/db/columns.ts';
@@ -90,5 +90,37 @@ describe('TableWriter', () => {
     for (const row of [...rows].reverse()) second.write(row);
     const [a, b] = [await first.finish(db, join(dir, 'one')), await second.finish(db, join(dir, 'two'))];
     expect(a.files.map((f) => f.sha256)).toEqual(b.files.map((f) => f.sha256));
+  });
+
+  it('fills derived columns from the tables finished before, and orders rows by them', async () => {
+    const salesSpec = defineTable({ doc, columns: { sale: column.varchar(doc), day: column.day(doc), items: column.varcharList(doc) }, key: ['sale'], sortBy: ['sale'] });
+    const itemsSpec = defineTable({
+      doc,
+      columns: {
+        item: column.varchar(doc),
+        first_sold: derived(column.day(doc), { sql: 'SELECT item, min(day) AS value FROM (SELECT unnest(items) AS item, day FROM sales) GROUP BY item' }),
+      },
+      key: ['item'],
+      sortBy: ['first_sold', 'item'],
+    });
+    const sales: Table = { ...salesSpec, name: 'sales', columns: { ...salesSpec.columns, extra: extraColumn } };
+    const items: Table = { ...itemsSpec, name: 'items', columns: { ...itemsSpec.columns, extra: extraColumn } };
+    const salesWriter = new TableWriter(sales, 'shop/sales', await mkdtemp(join(dir, 's-')));
+    salesWriter.write({ sale: 's1', day: '2025-03-02', items: ['a', 'b'] });
+    salesWriter.write({ sale: 's2', day: '2025-03-01', items: ['b'] });
+    salesWriter.write({ sale: 's3', day: '2025-01-15', items: ['c'] });
+    const itemsWriter = new TableWriter(items, 'shop/items', await mkdtemp(join(dir, 'i-')));
+    expect(itemsWriter.derives).toBe(true);
+    // Written without the derived value, or with a stale one: the writer works it out again.
+    for (const item of ['a', 'b', 'c', 'never-sold']) itemsWriter.write({ item, ...(item === 'a' ? { first_sold: '1999-01-01' } : {}) });
+    const out = join(dir, 'out');
+    const manifest = await itemsWriter.finish(db, out, { sales: await salesWriter.finish(db, out) });
+    const rows = await db.rows(`SELECT ${readList(items.columns)} FROM read_parquet(${quoteString(join(out, manifest.files[0]!.path))})`);
+    expect(rows.map(rowDecoder(items.columns)).map((row) => [row.item, row.first_sold])).toEqual([
+      ['c', '2025-01-15'],
+      ['b', '2025-03-01'],
+      ['a', '2025-03-02'],
+      ['never-sold', null],
+    ]);
   });
 });
