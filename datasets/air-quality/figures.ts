@@ -11,8 +11,10 @@ export const charts: readonly Chart[] = [
     ),
     // Weeks counted on epoch seconds from Monday 1970-01-05, summed per station before the joins:
     // date_trunc on a TIMESTAMPTZ goes through ICU for each of millions of readings (5 s, not 1 s).
+    // Summed as decimals: a parallel sum of doubles depends on the order threads add them in, and
+    // a mean that moved in its last digit rewrote the figures file of an unchanged snapshot.
     sql: `WITH weekly AS (
-            SELECT sensor_code, station_id, (epoch(read_at)::BIGINT - 345600) // 604800 AS week, sum(value) AS total, count(value) AS n
+            SELECT sensor_code, station_id, (epoch(read_at)::BIGINT - 345600) // 604800 AS week, sum(value::DECIMAL(18, 6)) AS total, count(value) AS n
             FROM air_quality_readings GROUP BY ALL)
           SELECT s.label || ' (' || s.unit || ')' AS panel, st.name AS series, CAST(to_timestamp(w.week * 604800 + 345600) AS DATE) AS x, round(sum(w.total) / sum(w.n), 2) AS y
           FROM weekly w
