@@ -98,10 +98,10 @@ export class SnapshotRows {
 
   /**
    * Every row's key and print (see rowPrints). The last ones read are kept: a list and its items,
-   * declared one after the other, read the same.
+   * declared one after the other, read the same (their resources differ, their table does not).
    */
   prints(dataset: Dataset, resourceName: string, keyColumn: string): Promise<[string, string][]> {
-    const key = JSON.stringify([dataset.name, resourceName, keyColumn]);
+    const key = JSON.stringify([dataset.name, this.resource(dataset, resourceName).table, keyColumn]);
     if (this.lastPrints?.key !== key) {
       const prints = (async () => {
         const all: [string, string][] = [];
@@ -115,10 +115,13 @@ export class SnapshotRows {
 
   /**
    * Each row's key and a fingerprint of everything its rendering reads, in row order: what tells
-   * a rebuild which items and pages are unchanged without rendering them.
+   * a rebuild which items and pages are unchanged without rendering them. Of every column of the
+   * table, so that one read serves every resource stored in it (a list of summaries changes
+   * when a detail it leaves out does, which is rare, and costs a page rendered again).
    */
   async *rowPrints(dataset: Dataset, resourceName: string, keyColumn: string): AsyncGenerator<[string, string][]> {
-    const { table, columns } = this.columnsOf(dataset, resourceName);
+    const table = dataset.tables[this.resource(dataset, resourceName).table]!;
+    const columns = Object.entries(table.columns);
     const sql = `SELECT CAST(${quoteIdentifier(keyColumn)} AS VARCHAR) AS k, ${rowHash(columns)} AS h FROM ${tableSource(chooseFiles(this.snapshot, dataset, table.name))} ORDER BY ${rowOrder(table).map(quoteIdentifier).join(', ')}`;
     for await (const batch of this.db.stream<{ k: string; h: bigint }>(sql)) yield batch.map((row) => [row.k, row.h.toString(36)]);
   }
