@@ -19,7 +19,6 @@ import { mkdir, readdir, readFile, realpath, stat, writeFile } from 'node:fs/pro
 import { dirname, join, relative } from 'node:path';
 import { addDays } from '../datasets/core/calendar.ts';
 import { defaultSeed, defaultUntil, type Scale } from '../datasets/core/sample.ts';
-import { datasets } from '../datasets/index.ts';
 import { generatedOnce, sampleDataDir } from './city.ts';
 import { watchPeakRss } from './processes.ts';
 

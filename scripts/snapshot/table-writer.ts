@@ -64,6 +64,10 @@ export class TableWriter {
     this.order = rowOrder(table);
     this.derived = Object.entries(table.columns).filter((entry): entry is [string, Column & { derive: Derivation }] => entry[1].derive !== undefined);
     if (this.derived.length && !table.key) throw new Error(`${tableDir}: a table with derived columns needs a key to match their values to rows`);
+    // Partitions and time ranges are worked out as rows arrive, before derived values exist.
+    const early = [...(table.partitionBy ?? []).map((p) => p.column), ...(table.timeColumn ? [table.timeColumn] : [])];
+    const misused = this.derived.find(([name]) => early.includes(name));
+    if (misused) throw new Error(`${tableDir}: the derived column ${misused[0]} cannot partition the table or be its time column`);
   }
 
   /** Whether the table has derived columns: it is then finished after the data set's other tables. */

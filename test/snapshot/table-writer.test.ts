@@ -123,4 +123,16 @@ describe('TableWriter', () => {
       ['never-sold', null],
     ]);
   });
+
+  it('refuses a derived column that would partition the table or place its rows in time', () => {
+    const spec = defineTable({
+      doc,
+      columns: { id: column.varchar(doc), at: derived(column.instant(doc), { sql: 'SELECT 1' }) },
+      key: ['id'],
+      sortBy: ['id'],
+      timeColumn: 'at',
+    });
+    const table: Table = { ...spec, name: 'things', columns: { ...spec.columns, extra: extraColumn } };
+    expect(() => new TableWriter(table, 'x/things', dir)).toThrow('the derived column at cannot partition the table or be its time column');
+  });
 });
