@@ -124,8 +124,9 @@ async function pullSnapshot(dataDir: string, from: string | undefined, sample: S
   let upstream: SampleUpstream | undefined;
   if (!from) {
     const sampleDir = sampleUpstreamDir(dataDir);
-    const sampleOutdated = (await currentSnapshotId(sampleDir)) !== undefined && shapeMismatch(await openSnapshot(sampleDir), datasets) !== undefined;
-    if (again || sampleOutdated || !(await currentSnapshotId(sampleDir))) {
+    // Generated again when asked, missing, or of another odsnap's shape.
+    const usable = !again && (await currentSnapshotId(sampleDir)) !== undefined && !shapeMismatch(await openSnapshot(sampleDir), datasets);
+    if (!usable) {
       progress.step(`generating the ${sample.scale} sample city into ${sampleDir}`);
       await generateSample({
         dataDir: sampleDir,
