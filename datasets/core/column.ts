@@ -33,8 +33,8 @@ export interface Column<T = unknown> {
 
 /**
  * How a derived column is worked out when a snapshot is written, after the data set's other
- * tables: `sql`, over views named after those tables, answers the table's key columns and `value`.
- * Rows without an answer get null.
+ * tables: `sql`, over their views (named as in charts and /api/sql, e.g. `rcn_transactions`),
+ * answers the table's key columns and `value`. Rows without an answer get null.
  */
 export interface Derivation {
   readonly sql: string;

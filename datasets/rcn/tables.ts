@@ -68,7 +68,7 @@ export const properties = defineTable({
       ),
       {
         sql: `SELECT property_gml_id, min(document_date) AS value
-              FROM (SELECT unnest(property_ids) AS property_gml_id, document_date FROM transactions)
+              FROM (SELECT unnest(property_ids) AS property_gml_id, document_date FROM rcn_transactions)
               GROUP BY property_gml_id`,
       },
     ),

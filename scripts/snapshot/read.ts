@@ -86,13 +86,20 @@ export function chooseFiles(snapshot: Snapshot, dataset: Dataset, tableName: str
 export const tableSource = (files: readonly string[]) =>
   `read_parquet([${files.map(quoteString).join(', ')}], hive_partitioning = false)`;
 
-/** `<data set>_<table>` views over a snapshot, e.g. rcn_transactions, bike_counter_readings. */
+/** The name SQL reads a table by (charts, derived columns, /api/sql): `<data set>_<table>`, e.g. rcn_transactions. */
+export const viewName = (dataset: Pick<Dataset, 'sqlName'>, table: string) => `${dataset.sqlName}_${table}`;
+
+/** A view named `name` over Parquet files. */
+export const createTableView = (db: Pick<Database, 'run'>, name: string, files: readonly string[]) =>
+  db.run(`CREATE OR REPLACE VIEW ${quoteIdentifier(name)} AS SELECT * FROM ${tableSource(files)}`);
+
+/** The views of every table of a snapshot (see viewName), e.g. rcn_transactions, bike_counter_readings. */
 export async function createViews(db: Pick<Database, 'run'>, snapshot: Snapshot, datasets: readonly Dataset[]): Promise<string[]> {
   const names: string[] = [];
   for (const dataset of datasets) {
     for (const table of Object.values(dataset.tables)) {
-      const name = `${dataset.sqlName}_${table.name}`;
-      await db.run(`CREATE OR REPLACE VIEW ${quoteIdentifier(name)} AS SELECT * FROM ${tableSource(tableFiles(snapshot, dataset.name, table.name))}`);
+      const name = viewName(dataset, table.name);
+      await createTableView(db, name, tableFiles(snapshot, dataset.name, table.name));
       names.push(name);
     }
   }

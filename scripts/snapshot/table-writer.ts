@@ -8,7 +8,6 @@ import type { Column, Derivation } from '../../datasets/core/column.ts';
 import { readExpression, rowDecoder, stagingType, writeExpression } from '../db/columns.ts';
 import { quoteIdentifier, quoteString, type Database } from '../db/duckdb.ts';
 import type { FileManifest, TableManifest } from './manifest.ts';
-import { tableSource } from './read.ts';
 import { fillStagedRows, sortStagedRows } from './staged-rows.ts';
 
 /**
@@ -148,11 +147,11 @@ export class TableWriter {
 
   /**
    * Writes every partition's Parquet file under `snapshotDir` and returns the table's manifest
-   * entry. `others`: the data set's tables finished before, which derived columns are worked out from.
+   * entry. Derived columns read the views of the tables they come from, which must exist in `db`.
    */
-  async finish(db: Database, snapshotDir: string, others: Readonly<Record<string, TableManifest>> = {}): Promise<TableManifest> {
+  async finish(db: Database, snapshotDir: string): Promise<TableManifest> {
     for (const partition of this.partitions.values()) this.flush(partition);
-    if (this.derived.length && this.partitions.size) await this.derive(db, snapshotDir, others);
+    if (this.derived.length && this.partitions.size) await this.derive(db);
     const columns = Object.entries(this.table.columns);
     const staging = `{${columns.map(([name, c]) => `${quoteString(name)}: ${quoteString(stagingType(c))}`).join(', ')}}`;
     const select = columns.map(([name, c]) => writeExpression(name, c)).join(', ');
@@ -203,29 +202,21 @@ export class TableWriter {
     };
   }
 
-  /** Fills the derived columns of every staged row from their queries over the finished tables. */
-  private async derive(db: Database, snapshotDir: string, others: Readonly<Record<string, TableManifest>>): Promise<void> {
+  /** Fills the derived columns of every staged row from their queries. */
+  private async derive(db: Database): Promise<void> {
     const key = this.table.key!;
-    const views = Object.keys(others);
-    for (const [name, table] of Object.entries(others)) {
-      await db.run(`CREATE OR REPLACE TEMP VIEW ${quoteIdentifier(name)} AS SELECT * FROM ${tableSource(table.files.map((file) => join(snapshotDir, file.path)))}`);
-    }
     const values = new Map<string, Record<string, unknown>>();
     const keyText = (row: Readonly<Record<string, unknown>>) => JSON.stringify(keyOf(row, key));
-    try {
-      for (const [name, column] of this.derived) {
-        const answer = { ...Object.fromEntries(key.map((k) => [k, this.table.columns[k]!])), value: column };
-        const decode = rowDecoder(answer);
-        const select = Object.entries(answer).map(([k, c]) => readExpression(k, c)).join(', ');
-        for (const found of await db.rows(`SELECT ${select} FROM (${column.derive.sql})`)) {
-          const row = decode(found);
-          const id = keyText(row);
-          if (!values.has(id)) values.set(id, {});
-          values.get(id)![name] = row.value;
-        }
+    for (const [name, column] of this.derived) {
+      const answer = { ...Object.fromEntries(key.map((k) => [k, this.table.columns[k]!])), value: column };
+      const decode = rowDecoder(answer);
+      const select = Object.entries(answer).map(([k, c]) => readExpression(k, c)).join(', ');
+      for (const found of await db.rows(`SELECT ${select} FROM (${column.derive.sql})`)) {
+        const row = decode(found);
+        const id = keyText(row);
+        if (!values.has(id)) values.set(id, {});
+        values.get(id)![name] = row.value;
       }
-    } finally {
-      for (const name of views) await db.run(`DROP VIEW IF EXISTS ${quoteIdentifier(name)}`);
     }
     for (const partition of this.partitions.values()) {
       await fillStagedRows(partition.staged, (row) => {

@@ -6,7 +6,7 @@ import { openDatabase, type Database } from '../db/duckdb.ts';
 import { dataLayout } from './layout.ts';
 import { attributionFor, LAYOUT_VERSION, licence, MANIFEST_FILE, type Manifest, type SnapshotSource, type TableManifest } from './manifest.ts';
 import { verifySnapshot } from './verify.ts';
-import type { Snapshot } from './read.ts';
+import { createTableView, viewName, type Snapshot } from './read.ts';
 import { TableWriter } from './table-writer.ts';
 
 /** Table writers of a snapshot being written, by data set name and table name. */
@@ -58,15 +58,19 @@ export async function writeSnapshot(
 
     db = await openDatabase({ memoryLimit: '400MB', spillDir: join(staging, 'spill') });
     const datasets: Manifest['datasets'] = {};
-    for (const [datasetName, writers] of Object.entries(tables)) {
+    for (const dataset of options.datasets) {
+      const writers = tables[dataset.name]!;
       const finished: Record<string, TableManifest> = {};
-      // Tables with derived columns last: they are worked out from the others.
+      // Tables with derived columns last: they are worked out from the others, read through their views.
       const inOrder = Object.entries(writers).sort(([, a], [, b]) => Number(a.derives) - Number(b.derives));
       for (const [tableName, writer] of inOrder) {
-        options.log?.(`writing ${datasetName}/${tableName}: ${writer.rows.toLocaleString('en')} rows`);
-        finished[tableName] = await writer.finish(db, stagedSnapshot, { ...finished });
+        if (writer.derives) {
+          for (const [name, entry] of Object.entries(finished)) await createTableView(db, viewName(dataset, name), entry.files.map((file) => join(stagedSnapshot, file.path)));
+        }
+        options.log?.(`writing ${dataset.name}/${tableName}: ${writer.rows.toLocaleString('en')} rows`);
+        finished[tableName] = await writer.finish(db, stagedSnapshot);
       }
-      datasets[datasetName] = { tables: Object.fromEntries(Object.keys(writers).map((name) => [name, finished[name]!])) };
+      datasets[dataset.name] = { tables: Object.fromEntries(Object.keys(writers).map((name) => [name, finished[name]!])) };
     }
     if (options.previous) await linkUnchanged(stagedSnapshot, datasets, options.previous);
 

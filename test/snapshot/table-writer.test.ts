@@ -7,6 +7,7 @@ import { defineTable, extraColumn, type Table } from '../../datasets/core/table.
 import { text } from '../../datasets/core/text.ts';
 import { readList, rowDecoder } from '../../scripts/db/columns.ts';
 import { openDatabase, quoteString, type Database } from '../../scripts/db/duckdb.ts';
+import { createTableView } from '../../scripts/snapshot/read.ts';
 import { TableWriter } from '../../scripts/snapshot/table-writer.ts';
 
 const doc = text('x', 'x');
@@ -114,7 +115,9 @@ describe('TableWriter', () => {
     // Written without the derived value, or with a stale one: the writer works it out again.
     for (const item of ['a', 'b', 'c', 'never-sold']) itemsWriter.write({ item, ...(item === 'a' ? { first_sold: '1999-01-01' } : {}) });
     const out = join(dir, 'out');
-    const manifest = await itemsWriter.finish(db, out, { sales: await salesWriter.finish(db, out) });
+    const sold = await salesWriter.finish(db, out);
+    await createTableView(db, 'sales', sold.files.map((file) => join(out, file.path)));
+    const manifest = await itemsWriter.finish(db, out);
     const rows = await db.rows(`SELECT ${readList(items.columns)} FROM read_parquet(${quoteString(join(out, manifest.files[0]!.path))})`);
     expect(rows.map(rowDecoder(items.columns)).map((row) => [row.item, row.first_sold])).toEqual([
       ['c', '2025-01-15'],
