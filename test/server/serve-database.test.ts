@@ -5,7 +5,7 @@ import { datasets } from '../../datasets/index.ts';
 import { renderContext } from '../../datasets/core/render.ts';
 import { readList, rowDecoder } from '../../scripts/db/columns.ts';
 import { quoteIdentifier, quoteString } from '../../scripts/db/duckdb.ts';
-import { ensureServeDatabase, serveDatabasePath, RENDERING_TABLE, renderedColumn, renderedResources, renderedTable, SCHEMA, storagePlan } from '../../server/serve-database.ts';
+import { ensureServeDatabase, lookupColumns, serveDatabasePath, RENDERING_TABLE, renderedColumn, renderedResources, renderedTable, SCHEMA, storagePlan } from '../../server/serve-database.ts';
 import { tempDir, tinySnapshot, withDatabase } from '../fixtures/tiny.ts';
 
 describe('the serving database', () => {
@@ -55,6 +55,19 @@ describe('the serving database', () => {
       }
       expect(compared).toBeGreaterThan(100);
       expect(token).toMatch(/^\{base_url:[\w-]{12}\}$/);
+    });
+  });
+
+  it('indexes the columns items and the parents of series are looked up by', async () => {
+    const snapshot = await tinySnapshot();
+    const path = await ensureServeDatabase(snapshot, datasets);
+    const expected = datasets.flatMap((dataset) =>
+      Object.values(dataset.tables).flatMap((table) => (storagePlan(dataset, table, snapshot) ? lookupColumns(dataset, table).map((column) => `${dataset.sqlName}_${table.name}.${column}`) : [])));
+    expect(expected).toEqual(expect.arrayContaining(['rcn_transactions.transaction_gml_id', 'rcn_properties.property_gml_id', 'air_quality_stations.external_id', 'bike_counter_counters.id']));
+    await withDatabase(async (db) => {
+      await db.run(`ATTACH ${quoteString(path)} AS served_file (READ_ONLY)`);
+      const indexes = await db.rows<{ table_name: string; sql: string }>(`SELECT table_name, sql FROM duckdb_indexes() WHERE database_name = 'served_file'`);
+      expect(indexes.map((i) => `${i.table_name}.${/\("?([\w]+)"?\)/.exec(i.sql)?.[1]}`).sort()).toEqual([...expected].sort());
     });
   });
 });
