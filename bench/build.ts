@@ -4,14 +4,19 @@
  *
  * 1. A full build into a fresh `dist` (in its own process, peak RSS sampled): files/s and MB/s,
  *    variants (.gz, .br) included, Parquet downloads (hard links) left out.
- * 2. The reference: every file of that tree read back into memory, batch by batch, and only the
- *    writing timed: mkdir and writeFile of the same paths and bytes into another directory, with
- *    the same concurrency the build uses. Ratio build ÷ raw (target ≥ 0.5×).
+ * 2. The reference: mkdir and writeFile of the same paths, with the same sizes, into another
+ *    directory, with the same concurrency the build uses, the bytes taken from memory (a pool read
+ *    from the tree's own files): what writing the tree costs with nothing to compute. Reading all
+ *    of it back first took 25 minutes at city scale once the disk cache had let it go, and what a
+ *    file holds does not change what writing it costs. Ratio build ÷ raw (target ≥ 0.5×).
  * 3. The same snapshot again (the second tree is filled from the first, by hard links), then the
  *    city grown by a day (`--until` + 1, generated once into .cache/bench/<scale>-next) built
  *    over it: files written, linked and deleted, and the time (target < 10 s at city scale);
  *    beside it, a raw write of the files whose content changed (from the trees' lists of
  *    content hashes), variants included: what any rebuild has to write at the least.
+ *
+ * Each step prints its line as it ends, and the results file is written again after each, so a run
+ * stopped early keeps what it measured.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -49,38 +54,53 @@ async function filesOf(tree: string): Promise<string[]> {
   return entries.filter((e) => e.isFile()).map((e) => relative(tree, join(e.parentPath, e.name)));
 }
 
-/** Writes the same files with the same bytes, timing only the writes; batches bound memory. */
-async function rawWrite(tree: string, files: readonly string[], target: string) {
+/** Bytes read from the tree's own files, up to `size`: what the raw write writes from. */
+async function bytePool(tree: string, files: readonly string[], size: number): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  let length = 0;
+  for (let i = 0; i < files.length && length < size; i += Math.max(1, Math.floor(files.length / 4096))) {
+    const content = await readFile(join(tree, files[i]!));
+    parts.push(content);
+    length += content.length;
+  }
+  return Buffer.concat(parts).subarray(0, size);
+}
+
+/** Writes the same paths with the same sizes from `pool`, timing only the writes. */
+async function rawWrite(files: readonly { path: string; size: number }[], pool: Buffer, target: string) {
   removeTree(target);
   const made = new Map<string, Promise<unknown>>();
-  let seconds = 0;
   let bytes = 0;
-  for (let from = 0; from < files.length; ) {
-    const batch: [string, Buffer][] = [];
-    let batchBytes = 0;
-    while (from < files.length && batchBytes < 256 * 1024 * 1024) {
-      const content = await readFile(join(tree, files[from]!));
-      batch.push([files[from]!, content]);
-      batchBytes += content.length;
-      from++;
-    }
-    const started = performance.now();
-    const pending = new Set<Promise<void>>();
-    for (const [path, content] of batch) {
-      const task = (async () => {
-        const dir = dirname(join(target, path));
-        if (!made.has(dir)) made.set(dir, mkdir(dir, { recursive: true }));
-        await made.get(dir);
-        await writeFile(join(target, path), content);
-      })().then(() => void pending.delete(task));
-      pending.add(task);
-      if (pending.size >= 64) await Promise.race(pending);
-    }
-    await Promise.all(pending);
-    seconds += (performance.now() - started) / 1000;
-    bytes += batchBytes;
+  let offset = 0;
+  const slice = (size: number) => {
+    if (offset + size > pool.length) offset = 0;
+    const bytes = pool.subarray(offset, offset + size);
+    offset += size;
+    return size <= pool.length ? bytes : Buffer.alloc(size, bytes);
+  };
+  const started = performance.now();
+  const pending = new Set<Promise<void>>();
+  for (const { path, size } of files) {
+    const content = slice(size);
+    const task = (async () => {
+      const dir = dirname(join(target, path));
+      if (!made.has(dir)) made.set(dir, mkdir(dir, { recursive: true }));
+      await made.get(dir);
+      await writeFile(join(target, path), content);
+    })().then(() => void pending.delete(task));
+    pending.add(task);
+    bytes += size;
+    if (pending.size >= 64) await Promise.race(pending);
   }
-  return { seconds, bytes };
+  await Promise.all(pending);
+  return { seconds: (performance.now() - started) / 1000, bytes };
+}
+
+/** Sizes of the given files of a tree. */
+async function sized(tree: string, files: readonly string[]) {
+  const result: { path: string; size: number }[] = [];
+  for (const path of files) result.push({ path, size: (await stat(join(tree, path))).size });
+  return result;
 }
 
 /** rm -rf: fs.rm holds the names of a city's million files in memory and took ten minutes. */
@@ -101,51 +121,55 @@ const dataDir = await sampleDataDir(scale);
 removeTree(work);
 await mkdir(work, { recursive: true });
 
+const mb = (bytes: number, seconds: number) => (bytes / 1e6 / seconds).toFixed(1);
+const fps = (count: number, seconds: number) => Math.round(count / seconds).toLocaleString('en');
+const count = (n: number) => n.toLocaleString('en');
+const resultsFile = join('bench/results', `build-${scale}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+const results: Record<string, unknown> = { scale };
+/** Prints a step's table line at once and saves everything measured so far. */
+async function record(step: string, figures: unknown, line: string) {
+  results[step] = figures;
+  console.log(line);
+  await mkdir('bench/results', { recursive: true });
+  await writeFile(resultsFile, JSON.stringify(results, null, 2));
+}
+
 console.error(`${scale}: full build…`);
 const full = await build(dataDir);
 console.error(`  ${full.summary}`);
 const tree = await realpath(out);
 // The Parquet downloads are hard links to the snapshot's files, not written: left out of both sides.
-const files = (await filesOf(tree)).filter((file) => !file.endsWith('.parquet'));
-let treeBytes = 0;
-for (const file of files) treeBytes += (await stat(join(tree, file))).size;
-console.error(`${scale}: raw write of the same ${files.length.toLocaleString('en')} files…`);
-const raw = await rawWrite(tree, files, join(work, 'raw'));
-removeTree(join(work, 'raw'));
+const files = await sized(tree, (await filesOf(tree)).filter((file) => !file.endsWith('.parquet')));
+const treeBytes = files.reduce((n, f) => n + f.size, 0);
+console.log(`| ${scale} | files | MB | seconds | files/s | MB/s | peak RSS MiB |`);
+console.log('| --- | --- | --- | --- | --- | --- | --- |');
+await record('full', { ...full, files: files.length, bytes: treeBytes },
+  `| odsnap build, full | ${count(files.length)} | ${(treeBytes / 1e6).toFixed(0)} | ${full.seconds.toFixed(1)} | ${fps(files.length, full.seconds)} | ${mb(treeBytes, full.seconds)} | ${Math.round(full.peakMiB)} |`);
 
+console.error(`${scale}: raw write of the same ${count(files.length)} files…`);
+const pool = await bytePool(tree, files.map((f) => f.path), 256 * 1024 * 1024);
+const raw = await rawWrite(files, pool, join(work, 'raw'));
+removeTree(join(work, 'raw'));
+await record('raw', raw, `| raw write of the same files and sizes | ${count(files.length)} | ${(raw.bytes / 1e6).toFixed(0)} | ${raw.seconds.toFixed(1)} | ${fps(files.length, raw.seconds)} | ${mb(raw.bytes, raw.seconds)} | |`);
+await record('ratio', raw.seconds / full.seconds, `| build ÷ raw | | | | ${(raw.seconds / full.seconds).toFixed(2)}× | | |`);
+
+console.log('');
+console.log('| rebuild | written | linked | deleted | seconds | peak RSS MiB |');
+console.log('| --- | --- | --- | --- | --- | --- |');
 console.error(`${scale}: the same snapshot again (fills the second tree)…`);
 const again = await build(dataDir);
 console.error(`  ${again.summary}`);
+await record('again', again, `| same snapshot (fills the second tree) | ${count(again.written)} | ${count(again.linked)} | ${count(again.deleted)} | ${again.seconds.toFixed(1)} | ${Math.round(again.peakMiB)} |`);
 const grown = await grownDataDir();
 console.error(`${scale}: grown by a day…`);
 const inUse = await realpath(out);
 const incremental = await build(grown);
 console.error(`  ${incremental.summary}`);
-const changed = await changedFiles(inUse, await realpath(out));
-const rawChanged = await rawWrite(await realpath(out), changed, join(work, 'raw'));
+await record('incremental', incremental, `| after a day more | ${count(incremental.written)} | ${count(incremental.linked)} | ${count(incremental.deleted)} | ${incremental.seconds.toFixed(1)} | ${Math.round(incremental.peakMiB)} |`);
+const changed = await sized(await realpath(out), await changedFiles(inUse, await realpath(out)));
+const rawChanged = await rawWrite(changed, pool, join(work, 'raw'));
 removeTree(join(work, 'raw'));
-
-const mb = (bytes: number, seconds: number) => (bytes / 1e6 / seconds).toFixed(1);
-const fps = (count: number, seconds: number) => Math.round(count / seconds).toLocaleString('en');
-console.log(
-  [
-    `| ${scale} | files | MB | seconds | files/s | MB/s | peak RSS MiB |`,
-    '| --- | --- | --- | --- | --- | --- | --- |',
-    `| odsnap build, full | ${files.length.toLocaleString('en')} | ${(treeBytes / 1e6).toFixed(0)} | ${full.seconds.toFixed(1)} | ${fps(files.length, full.seconds)} | ${mb(treeBytes, full.seconds)} | ${Math.round(full.peakMiB)} |`,
-    `| raw write of the same bytes | ${files.length.toLocaleString('en')} | ${(raw.bytes / 1e6).toFixed(0)} | ${raw.seconds.toFixed(1)} | ${fps(files.length, raw.seconds)} | ${mb(raw.bytes, raw.seconds)} | |`,
-    `| build ÷ raw | | | | ${(raw.seconds / full.seconds).toFixed(2)}× | | |`,
-    '',
-    '| rebuild | written | linked | deleted | seconds | peak RSS MiB |',
-    '| --- | --- | --- | --- | --- | --- |',
-    `| same snapshot (fills the second tree) | ${again.written.toLocaleString('en')} | ${again.linked.toLocaleString('en')} | ${again.deleted.toLocaleString('en')} | ${again.seconds.toFixed(1)} | ${Math.round(again.peakMiB)} |`,
-    `| after a day more | ${incremental.written.toLocaleString('en')} | ${incremental.linked.toLocaleString('en')} | ${incremental.deleted.toLocaleString('en')} | ${incremental.seconds.toFixed(1)} | ${Math.round(incremental.peakMiB)} |`,
-    `| raw write of the changed files (${changed.length.toLocaleString('en')}, ${(rawChanged.bytes / 1e6).toFixed(0)} MB) | ${changed.length.toLocaleString('en')} | | | ${rawChanged.seconds.toFixed(1)} | |`,
-    '',
-    'Files include the .gz and .br variants; the Parquet downloads (hard links to the snapshot) are left out of both sides.',
-  ].join('\n'),
-);
-await mkdir('bench/results', { recursive: true });
-await writeFile(
-  join('bench/results', `build-${scale}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`),
-  JSON.stringify({ scale, files: files.length, bytes: treeBytes, full, raw, again, incremental, changed: { files: changed.length, raw: rawChanged } }, null, 2),
-);
+await record('changed', { files: changed.length, raw: rawChanged },
+  `| raw write of the changed files (${count(changed.length)}, ${(rawChanged.bytes / 1e6).toFixed(0)} MB) | ${count(changed.length)} | | | ${rawChanged.seconds.toFixed(1)} | |`);
+console.log('');
+console.log('Files include the .gz and .br variants; the Parquet downloads (hard links to the snapshot) are left out of both sides.');
