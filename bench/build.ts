@@ -74,9 +74,9 @@ async function rawWrite(files: readonly { path: string; size: number }[], pool: 
   let offset = 0;
   const slice = (size: number) => {
     if (offset + size > pool.length) offset = 0;
-    const bytes = pool.subarray(offset, offset + size);
+    const part = pool.subarray(offset, offset + size);
     offset += size;
-    return size <= pool.length ? bytes : Buffer.alloc(size, bytes);
+    return size <= pool.length ? part : Buffer.alloc(size, part);
   };
   const started = performance.now();
   const pending = new Set<Promise<void>>();
