@@ -36,6 +36,8 @@ export interface BuildOptions {
   readonly base?: string;
   /** Render every file, taking nothing of the tree in use as unchanged. */
   readonly full?: boolean;
+  /** Most rows of series months read in one scan (see endpoint-files.ts); 0 reads each series on its own. */
+  readonly seriesInOneScan?: number;
   /** Build the site (Astro, see site.ts) into the tree too. */
   readonly site?: boolean;
   readonly onProgress?: (event: { endpoint: string; files: number }) => void;
@@ -67,7 +69,7 @@ export async function buildStatic(options: BuildOptions): Promise<BuildResult> {
       const endpoints = [];
       for (const endpoint of dataset.endpoints) {
         const listing = new Listing(dataset, endpoint, base, output);
-        for await (const file of endpointFiles({ dataset, endpoint, rows, context, previousInput: (path) => output.previousInput(path) })) {
+        for await (const file of endpointFiles({ dataset, endpoint, rows, context, previousInput: (path) => output.previousInput(path), seriesInOneScan: options.seriesInOneScan })) {
           if ('carried' in file) await output.carry(file.path, file.input);
           else if ('ending' in file) await output.replaceEnding(file.path, file.ending, file.input);
           else await output.write(file.path, JSON.stringify(file.body), { input: file.input, ending: file.endsWith });

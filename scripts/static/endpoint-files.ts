@@ -44,6 +44,8 @@ export interface EndpointSource {
   readonly context: RenderContext;
   /** The input the tree in use made a file from, if it was made the same way. */
   readonly previousInput: (path: string) => string | undefined;
+  /** Most rows a scan of every changing series may hold (see seriesFiles); default 1,000,000. */
+  readonly seriesInOneScan?: number;
 }
 
 export function endpointFiles(source: EndpointSource): AsyncGenerator<StaticFile> {
@@ -75,6 +77,8 @@ function paramsOf({ endpoint }: EndpointSource, values: Values, unit: Unit): Rec
 
 const pathOf = (source: EndpointSource, values: Values, unit: Unit) => filePath(source.endpoint, values, unit);
 const EMPTY = 'empty';
+/** A month of every air sensor at city scale is about 360,000 rows. */
+const SERIES_IN_ONE_SCAN = 1_000_000;
 
 async function* listFiles(source: EndpointSource, answer: Of<'list'>) {
   const { dataset, rows, context } = source;
@@ -254,7 +258,9 @@ async function* numberedPageFiles(source: EndpointSource, answer: Of<'numbered-p
 /**
  * Per combination of parents, every UTC month from the series' first row to its last (months
  * between with no rows: an empty series); a series with no rows has no files. Months whose rows
- * are unchanged are carried; a series is read from its first changed month on.
+ * are unchanged are carried. When the changed months of all series hold few rows (a rebuild
+ * after a pull: the last month of each), they are read in one scan; else each series is read
+ * from its first changed month on.
  */
 async function* seriesFiles(source: EndpointSource, answer: Of<'series'>) {
   const { dataset, rows, context } = source;
@@ -265,39 +271,62 @@ async function* seriesFiles(source: EndpointSource, answer: Of<'series'>) {
   const parentRows: Row[][] = [];
   for (const parent of answer.parents) parentRows.push(await rows.all(dataset, parent.resource));
   const groups = await rows.groupPrints(dataset, answer.resource, answer.parents.map((parent) => parent.column), answer.time, 'month');
-  const monthsOf = new Map<string, Map<string, string>>();
+  const monthsOf = new Map<string, Map<string, { print: string; rows: number }>>();
   for (const group of groups) {
     const key = JSON.stringify(group.values);
     if (!monthsOf.has(key)) monthsOf.set(key, new Map());
-    monthsOf.get(key)!.set(group.unit, group.print);
+    monthsOf.get(key)!.set(group.unit, group);
   }
   const combinations = parentRows.reduce<Row[][]>((acc, list) => acc.flatMap((combo) => list.map((row) => [...combo, row])), [[]]);
+  const series = [];
   for (const combo of combinations) {
+    const key = JSON.stringify(answer.parents.map((_, i) => String(combo[i]![answer.parents[i]!.key])));
+    const found = monthsOf.get(key);
+    if (!found) continue;
     const values: Values = Object.fromEntries(answer.parents.map((parent, i) => [parent.param, String(combo[i]![parent.match[0]!])]));
     const equal = Object.fromEntries(answer.parents.map((parent, i) => [parent.column, combo[i]![parent.key]]));
-    const found = monthsOf.get(JSON.stringify(answer.parents.map((_, i) => String(combo[i]![answer.parents[i]!.key]))));
-    if (!found) continue;
     const present = [...found.keys()].sort();
     const months: { month: string; path: string; input: string }[] = [];
     for (let month = present[0]!; month <= present.at(-1)!; month = nextMonth(month)) {
-      months.push({ month, path: pathOf(source, values, { kind: 'month', month }), input: found.get(month) ?? EMPTY });
+      months.push({ month, path: pathOf(source, values, { kind: 'month', month }), input: found.get(month)?.print ?? EMPTY });
     }
     const changed = new Set(months.filter((m) => source.previousInput(m.path) !== m.input).map((m) => m.month));
-    const render = (month: string, items: unknown[]) => answer.envelope(items, paramsOf(source, values, { kind: 'month', month }), context);
-    const byMonth = new Map<string, unknown[]>();
-    const firstChanged = months.find((m) => changed.has(m.month));
-    if (firstChanged) {
-      for await (const batch of rows.stream(dataset, answer.resource, { equal, from: dayToUtcMs(`${firstChanged.month}-01`) }, { order })) {
-        for (const row of batch) {
-          const month = utcDayOf(row[answer.time] as number).slice(0, 7);
-          if (!changed.has(month)) continue;
-          if (!byMonth.has(month)) byMonth.set(month, []);
-          byMonth.get(month)!.push(resource.render(row, context));
-        }
-        // A series' changed months are its last few, so what is held stays small.
-      }
+    series.push({ key, values, equal, months, changed, found });
+  }
+
+  /** Adds the rendered rows of the months asked for to `byMonth` (rows in time order). */
+  const collect = (byMonth: Map<string, unknown[]>, sorted: readonly Row[], wanted: ReadonlySet<string>) => {
+    for (const row of sorted) {
+      const month = utcDayOf(row[answer.time] as number).slice(0, 7);
+      if (!wanted.has(month)) continue;
+      if (!byMonth.has(month)) byMonth.set(month, []);
+      byMonth.get(month)!.push(resource.render(row, context));
     }
-    for (const m of months) yield changed.has(m.month) ? { path: m.path, body: render(m.month, byMonth.get(m.month) ?? []), input: m.input } : ({ path: m.path, carried: true, input: m.input } as const);
+  };
+  // One scan for all series from the earliest changed month on, when what it holds is small.
+  const changing = series.filter((s) => s.changed.size);
+  const earliest = changing.map((s) => [...s.changed].sort()[0]!).sort()[0];
+  const held = changing.reduce((sum, s) => sum + [...s.found].reduce((n, [month, group]) => n + (month >= earliest! ? group.rows : 0), 0), 0);
+  let scanned: Map<string, Row[]> | undefined;
+  if (changing.length > 1 && held <= (source.seriesInOneScan ?? SERIES_IN_ONE_SCAN)) {
+    scanned = new Map(changing.map((s) => [s.key, []]));
+    for await (const batch of rows.stream(dataset, answer.resource, { from: dayToUtcMs(`${earliest}-01`) }, { order })) {
+      for (const row of batch) scanned.get(JSON.stringify(answer.parents.map((parent) => String(row[parent.column]))))?.push(row);
+    }
+  }
+
+  for (const { key, values, equal, months, changed } of series) {
+    const byMonth = new Map<string, unknown[]>();
+    if (changed.size && scanned) {
+      collect(byMonth, scanned.get(key)!, changed);
+      scanned.delete(key);
+    } else if (changed.size) {
+      const first = months.find((m) => changed.has(m.month))!.month;
+      // A series' changed months are its last few, so what is held stays small.
+      for await (const batch of rows.stream(dataset, answer.resource, { equal, from: dayToUtcMs(`${first}-01`) }, { order })) collect(byMonth, batch, changed);
+    }
+    const render = (month: string) => answer.envelope(byMonth.get(month) ?? [], paramsOf(source, values, { kind: 'month', month }), context);
+    for (const m of months) yield changed.has(m.month) ? { path: m.path, body: render(m.month), input: m.input } : ({ path: m.path, carried: true, input: m.input } as const);
   }
 }
 
