@@ -11,7 +11,7 @@ import { CATALOGUE, DATAPACKAGE, DCAT, writeDownloads } from './downloads.ts';
 import { endpointFiles } from './endpoint-files.ts';
 import { figuresOf, figuresPath } from './figures.ts';
 import { HEADERS_FILE, headersFile, NGINX_SNIPPET, nginxSnippet } from './hosting.ts';
-import { buildSite, readSiteFile, siteFiles } from './site.ts';
+import { readSiteFile, siteFiles, startSiteBuild, treeIsReady } from './site.ts';
 import { SnapshotRows } from './snapshot-rows.ts';
 import { fileOf, filePath, PAGE_LIMIT, PAGE_SIZE, patternsOf, requestOf, staticContext, unitKindOf } from './tree.ts';
 import { TreeOutput, treesDir, type TreeCounts } from './tree-output.ts';
@@ -58,6 +58,11 @@ export async function buildStatic(options: BuildOptions): Promise<BuildResult> {
   const db = await openDatabase({ threads: 2, memoryLimit: '1GB', spillDir: join(snapshot.cacheDir, 'static-spill') });
   const output = await TreeOutput.open(options.out, await renderKey(base), { fresh: options.full });
   const stopPacing = paceHeap();
+  // The site is bundled while the tree is written; its pages wait for the tree (see site.ts).
+  const siteDir = join(snapshot.cacheDir, `site-${process.pid}`);
+  const siteReady = `${siteDir}.ready`;
+  await rm(siteReady, { force: true });
+  const site = options.site ? startSiteBuild({ outDir: siteDir, tree: output.dir, base, ready: siteReady }) : undefined;
   try {
     // Group prints of Parquet files, by their sha256, beside the trees; --full reads them all again.
     const rows = new SnapshotRows(db, snapshot, options.full ? undefined : join(treesDir(options.out), 'prints'));
@@ -100,20 +105,23 @@ export async function buildStatic(options: BuildOptions): Promise<BuildResult> {
     await output.write(INDEX, JSON.stringify(index, null, 2));
     await output.write(NGINX_SNIPPET, nginxSnippet(), { compress: false });
     await output.write(HEADERS_FILE, headersFile(), { compress: false });
-    if (options.site) {
-      // The site's docs link to the tree's real files: it is built from the tree being written.
+    if (site) {
+      // The site's docs link to the tree's real files: its pages are made from the tree being written.
       await output.flush();
-      const siteDir = join(snapshot.cacheDir, `site-${process.pid}`);
-      const seconds = await buildSite({ outDir: siteDir, tree: output.dir, base });
+      await treeIsReady(siteReady);
+      const seconds = await site.done;
       const files = await siteFiles(siteDir);
       for (const path of files) await output.write(path, await readSiteFile(siteDir, path), { compress: COMPRESSIBLE.test(path) });
-      await rm(siteDir, { recursive: true, force: true });
-      options.onStep?.(`site: ${files.length} files, built in ${seconds.toFixed(1)} s`);
+      options.onStep?.(`site: ${files.length} files, built beside the tree in ${seconds.toFixed(1)} s`);
     }
     await output.publish(manifest.id);
     await rows.prunePrintsCache();
     return { ...output.counts, snapshot: manifest.id, tree: output.dir, seconds: (Date.now() - started) / 1000 };
   } finally {
+    site?.stop();
+    await Promise.allSettled([site?.done]);
+    await rm(siteDir, { recursive: true, force: true });
+    await rm(siteReady, { force: true });
     stopPacing();
     db.close();
   }

@@ -1,7 +1,7 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { readdir, readFile, rm } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -20,29 +20,66 @@ export interface SiteBuild {
   readonly tree?: string;
   /** What the tree's links start with: '' or e.g. https://cdn.example.org/odsnap. The site is served under the same path. */
   readonly base?: string;
+  /**
+   * A file that will say when `tree` is ready to be read (see site/snapshot/tree-ready.ts): the
+   * site is bundled meanwhile, its pages made after. Write it with `treeIsReady`.
+   */
+  readonly ready?: string;
+}
+
+/** A site build under way in its own process. */
+export interface RunningSiteBuild {
+  /** Settles when it ends: the seconds it took. */
+  readonly done: Promise<number>;
+  /** Ends it now, if it still runs. */
+  stop(): void;
 }
 
 /**
  * Builds the site (astro.config.mjs, sources in site/) with the Astro CLI in a child process, so
- * Astro's Vite stays out of the calling process. Returns the seconds it took.
+ * Astro's Vite stays out of the calling process.
  */
-export async function buildSite(options: SiteBuild): Promise<number> {
+export function startSiteBuild(options: SiteBuild): RunningSiteBuild {
   const started = performance.now();
-  await rm(options.outDir, { recursive: true, force: true });
   const base = options.base ? new URL(options.base, 'http://relative.invalid') : undefined;
   const env: Record<string, string> = {
     ASTRO_TELEMETRY_DISABLED: '1',
     ...(options.tree ? { ODSNAP_SITE_TREE: options.tree } : {}),
+    ...(options.ready ? { ODSNAP_SITE_TREE_READY: options.ready } : {}),
     ...(base ? { ODSNAP_SITE_BASE: `${base.pathname.replace(/\/+$/, '')}/` } : {}),
     ...(base && base.origin !== 'http://relative.invalid' ? { ODSNAP_SITE_URL: base.origin } : {}),
   };
-  const output: string[] = [];
-  const child = spawn(process.execPath, [astroCli, 'build', '--outDir', options.outDir], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout.on('data', (chunk) => output.push(String(chunk)));
-  child.stderr.on('data', (chunk) => output.push(String(chunk)));
-  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-  if (code !== 0) throw new Error(`astro build failed (exit ${code}):\n${output.join('').slice(-4000)}`);
-  return (performance.now() - started) / 1000;
+  let child: ChildProcess | undefined;
+  let stopped = false;
+  const done = (async () => {
+    await rm(options.outDir, { recursive: true, force: true });
+    if (stopped) throw new Error('the site build was stopped');
+    const output: string[] = [];
+    child = spawn(process.execPath, [astroCli, 'build', '--outDir', options.outDir], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout!.on('data', (chunk) => output.push(String(chunk)));
+    child.stderr!.on('data', (chunk) => output.push(String(chunk)));
+    const code = await new Promise<number | null>((resolve) => child!.on('close', resolve));
+    if (code !== 0) throw new Error(`astro build failed (exit ${code}):\n${output.join('').slice(-4000)}`);
+    return (performance.now() - started) / 1000;
+  })();
+  // Awaited by the caller; until then a failure must not count as unhandled.
+  done.catch(() => {});
+  return {
+    done,
+    stop: () => {
+      stopped = true;
+      child?.kill();
+    },
+  };
+}
+
+/** Builds the site and waits for it; returns the seconds it took. */
+export const buildSite = (options: SiteBuild): Promise<number> => startSiteBuild(options).done;
+
+/** Tells a site build waiting on `ready` that its tree can be read. */
+export async function treeIsReady(ready: string): Promise<void> {
+  await mkdir(dirname(ready), { recursive: true });
+  await writeFile(ready, 'ready');
 }
 
 /** Every file a site build wrote, as paths relative to its directory. */
