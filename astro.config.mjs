@@ -24,4 +24,5 @@ export default defineConfig({
   },
   // Nothing is fetched at build or run time: the site must work offline and from any static host.
   devToolbar: { enabled: false },
+  vite: { build: { reportCompressedSize: false } },
 });
