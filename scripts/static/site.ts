@@ -73,9 +73,6 @@ export function startSiteBuild(options: SiteBuild): RunningSiteBuild {
   };
 }
 
-/** Builds the site and waits for it; returns the seconds it took. */
-export const buildSite = (options: SiteBuild): Promise<number> => startSiteBuild(options).done;
-
 /** Tells a site build waiting on `ready` that its tree can be read. */
 export async function treeIsReady(ready: string): Promise<void> {
   await mkdir(dirname(ready), { recursive: true });
