@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import type { Dataset, Resource } from '../datasets/core/dataset.ts';
+import { viewName, type Dataset, type Resource } from '../datasets/core/dataset.ts';
 import { renderContext } from '../datasets/core/render.ts';
 import { rowOrder } from '../datasets/core/row-order.ts';
 import type { Table } from '../datasets/core/table.ts';
@@ -141,7 +141,7 @@ export async function ensureServeDatabase(snapshot: Snapshot, datasets: readonly
       for (const table of Object.values(dataset.tables)) {
         const plan = storagePlan(dataset, table, snapshot);
         if (!plan) continue;
-        const stored = `${dataset.sqlName}_${table.name}`;
+        const stored = viewName(dataset, table.name);
         const name = inSchema(stored);
         const select = [...Object.keys(table.columns).map(quoteIdentifier), ...plan.derived].join(', ');
         // Each file is already in row order (the snapshot writer sees to it), so one file needs no

@@ -1,5 +1,5 @@
 import { DuckDBInstance, listValue, type DuckDBValue } from '@duckdb/node-api';
-import type { Dataset, Resource } from '../datasets/core/dataset.ts';
+import { viewName, type Dataset, type Resource } from '../datasets/core/dataset.ts';
 import { quoteIdentifier, quoteString } from '../scripts/db/duckdb.ts';
 import { assertShape, chooseFiles, createViews, tableSource, type Narrowing, type Snapshot } from '../scripts/snapshot/read.ts';
 import { ConnectionPool, type PooledConnection } from './connection-pool.ts';
@@ -91,7 +91,7 @@ export class ServedSnapshot {
           for (const resource of renderedResources(dataset, table)) rendered.add(`${dataset.name}/${resource.name}`);
           const columns = filterColumns(dataset, table);
           if (!columns) continue;
-          const name = `${dataset.sqlName}_${table.name}`;
+          const name = viewName(dataset, table.name);
           await setup.run(`CREATE TABLE ${PAGES}.${quoteIdentifier(name)} AS SELECT ${columns.map(quoteIdentifier).join(', ')} FROM ${storedSchema}.${quoteIdentifier(name)}`);
           paged.add(`${dataset.name}/${table.name}`);
         }
@@ -123,7 +123,7 @@ export class ServedSnapshot {
    * whichever files a request needs.
    */
   source(dataset: Dataset, resource: Resource, files?: readonly string[], bind?: (value: DuckDBValue) => string): string {
-    const name = quoteIdentifier(`${dataset.sqlName}_${resource.table}`);
+    const name = quoteIdentifier(viewName(dataset, resource.table));
     if (this.isStored(dataset, resource.table)) return `${this.storedSchema}.${name}`;
     if (!files) return name;
     return bind ? `read_parquet(${bind(listValue([...files]))}::VARCHAR[], hive_partitioning = false)` : tableSource(files);
@@ -138,7 +138,7 @@ export class ServedSnapshot {
     if (!this.renderings.resources.has(`${dataset.name}/${resource.name}`)) return undefined;
     const { token } = this.renderings;
     return {
-      source: `${this.storedSchema}.${quoteIdentifier(renderedTable(`${dataset.sqlName}_${resource.table}`))}`,
+      source: `${this.storedSchema}.${quoteIdentifier(renderedTable(viewName(dataset, resource.table)))}`,
       column: quoteIdentifier(renderedColumn(resource.name)),
       // The base goes inside JSON strings: escaped as JSON would write it.
       withBase: (text, base, bind) => `replace(${text}, ${quoteString(token)}, ${bind(JSON.stringify(base).slice(1, -1))})`,
@@ -148,7 +148,7 @@ export class ServedSnapshot {
   /** The in-memory copy of what a table's page filters read; rows match the stored table's by row number. */
   filtered(dataset: Dataset, tableName: string): string {
     if (!this.paged.has(`${dataset.name}/${tableName}`)) throw new Error(`${dataset.name}/${tableName} is not paged`);
-    return `${PAGES}.${quoteIdentifier(`${dataset.sqlName}_${tableName}`)}`;
+    return `${PAGES}.${quoteIdentifier(viewName(dataset, tableName))}`;
   }
 
   /** Whether a table is small enough for its lookups to be remembered. */

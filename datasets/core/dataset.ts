@@ -59,6 +59,9 @@ export interface Dataset {
   readonly map: readonly MapLayer[];
 }
 
+/** The name SQL reads a table by (charts, derived columns, /api/sql, the serving database): `<data set>_<table>`, e.g. rcn_transactions. */
+export const viewName = (dataset: Pick<Dataset, 'sqlName'>, table: string) => `${dataset.sqlName}_${table}`;
+
 /** Where a data set's endpoints live: `/api/public/<name>`. */
 export const apiPrefix = (name: string) => `/api/public/${name}`;
 

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { Dataset } from '../../datasets/core/dataset.ts';
+import { viewName, type Dataset } from '../../datasets/core/dataset.ts';
 import { readList, rowDecoder } from '../db/columns.ts';
 import { quoteIdentifier, quoteString, type Database } from '../db/duckdb.ts';
 import { currentSnapshotId, dataLayout } from './layout.ts';
@@ -85,9 +85,6 @@ export function chooseFiles(snapshot: Snapshot, dataset: Dataset, tableName: str
 /** SQL for a table's rows: the Parquet files as they are, without hive columns from the paths. */
 export const tableSource = (files: readonly string[]) =>
   `read_parquet([${files.map(quoteString).join(', ')}], hive_partitioning = false)`;
-
-/** The name SQL reads a table by (charts, derived columns, /api/sql): `<data set>_<table>`, e.g. rcn_transactions. */
-export const viewName = (dataset: Pick<Dataset, 'sqlName'>, table: string) => `${dataset.sqlName}_${table}`;
 
 /** A view named `name` over Parquet files. */
 export const createTableView = (db: Pick<Database, 'run'>, name: string, files: readonly string[]) =>

@@ -1,12 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { link, mkdir, readdir, rename, rm, stat, symlink, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Dataset } from '../../datasets/core/dataset.ts';
+import { viewName, type Dataset } from '../../datasets/core/dataset.ts';
 import { openDatabase, type Database } from '../db/duckdb.ts';
 import { dataLayout } from './layout.ts';
 import { attributionFor, LAYOUT_VERSION, licence, MANIFEST_FILE, type Manifest, type SnapshotSource, type TableManifest } from './manifest.ts';
 import { verifySnapshot } from './verify.ts';
-import { createTableView, viewName, type Snapshot } from './read.ts';
+import { createTableView, type Snapshot } from './read.ts';
 import { TableWriter } from './table-writer.ts';
 
 /** Table writers of a snapshot being written, by data set name and table name. */

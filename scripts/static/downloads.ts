@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { Column } from '../../datasets/core/column.ts';
-import type { Dataset } from '../../datasets/core/dataset.ts';
+import { viewName, type Dataset } from '../../datasets/core/dataset.ts';
 import type { Snapshot } from '../snapshot/read.ts';
 import type { TreeOutput } from './tree-output.ts';
 
@@ -52,7 +52,7 @@ export async function writeDownloads({ snapshot, datasets, output, base }: Downl
     tables: tables.map(({ dataset, table, entry, files: tableFiles }) => ({
       dataset: dataset.name,
       table: table.name,
-      sqlName: `${dataset.sqlName}_${table.name}`,
+      sqlName: viewName(dataset, table.name),
       description: table.doc,
       rows: entry.rows,
       key: entry.key,
@@ -78,7 +78,7 @@ export async function writeDownloads({ snapshot, datasets, output, base }: Downl
     resources: tables
       .filter(({ files: tableFiles }) => tableFiles.length)
       .map(({ dataset, table, entry, files: tableFiles }) => ({
-        name: `${dataset.sqlName}_${table.name}`.replaceAll('_', '-'),
+        name: viewName(dataset, table.name).replaceAll('_', '-'),
         title: `${dataset.title.en}: ${table.name}`,
         description: table.doc.en,
         // Relative to this descriptor, which sits at the tree's root.

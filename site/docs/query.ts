@@ -1,7 +1,8 @@
 import type { Dataset } from '../../datasets/core/dataset.ts';
 import type { Text } from '../../datasets/core/text.ts';
 import type { EndpointDoc, Limits, ParamDoc } from './endpoint-docs.ts';
-import { sqlOf, viewName, type ViewDoc } from './sql.ts';
+import { viewName } from '../../datasets/core/dataset.ts';
+import { sqlOf, type ViewDoc } from './sql.ts';
 
 /**
  * What the query page shows, read from the declarations: the SQL views of every table (the ones

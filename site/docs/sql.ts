@@ -1,4 +1,4 @@
-import type { Dataset } from '../../datasets/core/dataset.ts';
+import { viewName, type Dataset } from '../../datasets/core/dataset.ts';
 import type { Endpoint } from '../../datasets/core/endpoint.ts';
 import type { Text } from '../../datasets/core/text.ts';
 
@@ -19,8 +19,6 @@ export interface SqlExample {
 }
 
 const quote = (value: string) => `'${value.replaceAll("'", "''")}'`;
-
-export const viewName = (dataset: Dataset, table: string) => `${dataset.sqlName}_${table}`;
 
 export function sqlOf(dataset: Dataset, endpoint: Endpoint, pathValues: Readonly<Record<string, string>> = {}): SqlExample {
   const answer = endpoint.answer;

@@ -2,6 +2,7 @@ import { readdir, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { datasets } from '../../datasets/index.ts';
+import { viewName } from '../../datasets/core/dataset.ts';
 import { renderContext } from '../../datasets/core/render.ts';
 import { readList, rowDecoder } from '../../scripts/db/columns.ts';
 import { quoteIdentifier, quoteString } from '../../scripts/db/duckdb.ts';
@@ -36,8 +37,8 @@ describe('the serving database', () => {
         for (const table of Object.values(dataset.tables)) {
           const resources = renderedResources(dataset, table);
           if (!resources.length || !storagePlan(dataset, table, snapshot)) continue;
-          const stored = `served_file.${SCHEMA}.${quoteIdentifier(`${dataset.sqlName}_${table.name}`)}`;
-          const texts = `served_file.${SCHEMA}.${quoteIdentifier(renderedTable(`${dataset.sqlName}_${table.name}`))}`;
+          const stored = `served_file.${SCHEMA}.${quoteIdentifier(viewName(dataset, table.name))}`;
+          const texts = `served_file.${SCHEMA}.${quoteIdentifier(renderedTable(viewName(dataset, table.name)))}`;
           const decode = rowDecoder(table.columns);
           const rows = [];
           for await (const batch of db.streamJson(`SELECT ${readList(table.columns)} FROM ${stored} ORDER BY rowid`)) rows.push(...batch.map(decode));
@@ -62,7 +63,7 @@ describe('the serving database', () => {
     const snapshot = await tinySnapshot();
     const path = await ensureServeDatabase(snapshot, datasets);
     const expected = datasets.flatMap((dataset) =>
-      Object.values(dataset.tables).flatMap((table) => (storagePlan(dataset, table, snapshot) ? lookupColumns(dataset, table).map((column) => `${dataset.sqlName}_${table.name}.${column}`) : [])));
+      Object.values(dataset.tables).flatMap((table) => (storagePlan(dataset, table, snapshot) ? lookupColumns(dataset, table).map((column) => `${viewName(dataset, table.name)}.${column}`) : [])));
     expect(expected).toEqual(expect.arrayContaining(['rcn_transactions.transaction_gml_id', 'rcn_properties.property_gml_id', 'air_quality_stations.external_id', 'bike_counter_counters.id']));
     await withDatabase(async (db) => {
       await db.run(`ATTACH ${quoteString(path)} AS served_file (READ_ONLY)`);
