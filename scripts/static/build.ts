@@ -61,9 +61,10 @@ export async function buildStatic(options: BuildOptions): Promise<BuildResult> {
   // The site is bundled while the tree is written; its pages wait for the tree (see site.ts).
   const siteDir = join(snapshot.cacheDir, `site-${process.pid}`);
   const siteReady = `${siteDir}.ready`;
-  await rm(siteReady, { force: true });
-  const site = options.site ? startSiteBuild({ outDir: siteDir, tree: output.dir, base, ready: siteReady }) : undefined;
+  let site: ReturnType<typeof startSiteBuild> | undefined;
   try {
+    await rm(siteReady, { force: true });
+    if (options.site) site = startSiteBuild({ outDir: siteDir, tree: output.dir, base, ready: siteReady });
     // Group prints of Parquet files, by their sha256, beside the trees; --full reads them all again.
     const rows = new SnapshotRows(db, snapshot, options.full ? undefined : join(treesDir(options.out), 'prints'));
     const context = staticContext(options.datasets, base);
@@ -122,6 +123,7 @@ export async function buildStatic(options: BuildOptions): Promise<BuildResult> {
     await Promise.allSettled([site?.done]);
     await rm(siteDir, { recursive: true, force: true });
     await rm(siteReady, { force: true });
+    await output.close();
     stopPacing();
     db.close();
   }

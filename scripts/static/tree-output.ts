@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { link, lstat, mkdir, readdir, readFile, readlink, rename, rm, symlink, unlink, writeFile, copyFile } from 'node:fs/promises';
+import { lstat, mkdir, readdir, readFile, readlink, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve } from 'node:path';
+import { ownBytes, TreeWriters } from './tree-writers.ts';
 import { VARIANTS } from './variants.ts';
 
 /**
@@ -62,9 +63,12 @@ export class TreeOutput {
   private readonly stateFile: string;
   /** What the tree being written holds, as its state will list it. */
   private readonly next: Record<string, string> = {};
-  private readonly madeDirs = new Set<string>();
-  private readonly pending = new Set<Promise<void>>();
-  private failure: unknown;
+  /** Where files are compressed and written, off the main thread, which renders the next ones meanwhile. */
+  private readonly writers = new TreeWriters((done) => {
+    this.counts.written += done.written;
+    this.counts.bytes += done.bytes;
+    this.counts.linked += done.linked;
+  });
   /** Whether files of the tree in use may be reused by their input: it was rendered the same way, and the build trusts inputs. */
   private readonly reusable: boolean;
 
@@ -101,7 +105,10 @@ export class TreeOutput {
     await mkdir(dir, { recursive: true });
     const inUse = currentDir && currentState ? { dir: currentDir, state: currentState } : undefined;
     const output = new TreeOutput(absolute, name, state, inUse, renderKey, !options.fresh);
-    if (!state) await output.emptyUnknownTree();
+    if (!state) await output.emptyUnknownTree().catch(async (error: unknown) => {
+      await output.close();
+      throw error;
+    });
     return output;
   }
 
@@ -115,7 +122,6 @@ export class TreeOutput {
    * most files of a rebuild, so it allocates nothing and returns a promise only when it has to wait.
    */
   carry(path: string, input: string): Promise<void> | undefined {
-    if (this.failure) throw this.failure;
     const entry = this.reusable ? this.current!.state.files[path] : undefined;
     const made = entry !== undefined && entry.endsWith(input) && entry.charAt(entry.length - input.length - 1) === INPUT_SEPARATOR;
     if (!made) throw new Error(`${path} cannot be carried over: the tree in use was not made from the same input`);
@@ -125,8 +131,7 @@ export class TreeOutput {
     this.counts.carried++;
     const previous = this.previous?.files[path];
     if (previous === entry || (previous !== undefined && hashIn(previous) === hashIn(entry))) return undefined;
-    this.track(this.linkFromCurrent(path, path.endsWith('.json')));
-    return this.pending.size >= 64 ? Promise.race(this.pending).then(() => undefined) : undefined;
+    return this.linkFromCurrent(path, path.endsWith('.json'));
   }
 
   /**
@@ -142,39 +147,30 @@ export class TreeOutput {
     const was = Buffer.from(ending.was);
     if (body.length < was.length || !body.subarray(body.length - was.length).equals(was)) throw new Error(`${path} in ${tree} does not end as its input says; rebuild with --full`);
     const data = Buffer.concat([body.subarray(0, body.length - was.length), Buffer.from(ending.now)]);
-    await this.write(path, data, { input, ending: ending.now, replacing: { tree, was: ending.was } });
+    await this.write(path, data, { input, ending: ending.now, replacing: { file: join(tree, path), was: ending.was } });
     this.counts.reenveloped++;
   }
 
   /**
    * Adds a file (JSON gets .gz and .br beside it); written only when neither tree has this content.
    * `ending`: the end of the content a later build may replace (see variants.ts); `replacing`: the
-   * tree whose variants of this path end with `was` instead, to be made from.
+   * file of another tree whose variants end with `was` instead, to be made from.
    */
-  async write(path: string, content: Buffer | string, options: { compress?: boolean; input?: string; ending?: string; replacing?: { tree: string; was: string } } = {}): Promise<void> {
-    if (this.failure) throw this.failure;
+  async write(path: string, content: Buffer | string, options: { compress?: boolean; input?: string; ending?: string; replacing?: { file: string; was: string } } = {}): Promise<void> {
     const hash = contentHash(content);
     if (path in this.next) throw new Error(`the static tree got ${path} twice`);
     this.next[path] = options.input === undefined ? hash : hash + INPUT_SEPARATOR + options.input;
     this.counts.files++;
     if (hashIn(this.previous?.files[path]) === hash) return;
     const compress = options.compress ?? path.endsWith('.json');
-    const data = Buffer.isBuffer(content) ? content : Buffer.from(content);
-    const ending = options.ending !== undefined && data.toString('utf8', data.length - Buffer.byteLength(options.ending)) === options.ending ? Buffer.byteLength(options.ending) : 0;
-    this.track(hashIn(this.current?.state.files[path]) === hash ? this.linkFromCurrent(path, compress) : this.store(path, data, compress, ending, options.replacing));
-    // Bounded: compression runs on libuv's threads while the caller renders the next files.
-    if (this.pending.size >= 64) await Promise.race(this.pending);
-  }
-
-  private track(work: Promise<void>): void {
-    const task = work.then(
-      () => void this.pending.delete(task),
-      (error) => {
-        this.failure ??= error;
-        this.pending.delete(task);
-      },
-    );
-    this.pending.add(task);
+    if (hashIn(this.current?.state.files[path]) === hash) return this.linkFromCurrent(path, compress);
+    const data = ownBytes(content);
+    const endingBytes = options.ending === undefined ? 0 : Buffer.byteLength(options.ending);
+    const endsSo = endingBytes > 0 && endingBytes <= data.length && Buffer.from(data.buffer, data.byteOffset + data.length - endingBytes, endingBytes).toString() === options.ending;
+    // The tree holds exactly what its state lists (a tree without one was emptied).
+    const replace = this.previous?.files[path] !== undefined;
+    this.writers.add({ kind: 'write', target: join(this.dir, path), data, replace, compress, endingBytes: endsSo ? endingBytes : 0, replacing: options.replacing });
+    return this.writers.room();
   }
 
   /** Adds a file as a hard link to an existing one (e.g. a snapshot's Parquet file), or a copy across file systems. */
@@ -183,20 +179,23 @@ export class TreeOutput {
     this.next[path] = hash;
     this.counts.files++;
     if (hashIn(this.previous?.files[path]) === hash) return;
-    await this.linkFile(source, join(this.dir, path));
-    this.counts.linked++;
+    this.writers.add({ kind: 'link', source, target: join(this.dir, path) });
+    await this.writers.room();
   }
 
   /** Waits for the writes so far: the tree being written then holds every file added (for readers such as the site build). */
-  async flush(): Promise<void> {
-    await Promise.all(this.pending);
-    if (this.failure) throw this.failure;
+  flush(): Promise<void> {
+    return this.writers.flush();
+  }
+
+  /** Stops the writer threads; call it last, whether the build succeeded or not. */
+  close(): Promise<void> {
+    return this.writers.close();
   }
 
   /** Waits for every write, deletes what the snapshot no longer has, saves the tree's state and makes it current. */
   async publish(snapshot: string): Promise<void> {
-    await Promise.all(this.pending);
-    if (this.failure) throw this.failure;
+    await this.writers.flush();
     for (const path of Object.keys(this.previous?.files ?? {})) {
       if (path in this.next) continue;
       await rm(join(this.dir, path), { force: true });
@@ -211,71 +210,16 @@ export class TreeOutput {
     await rename(temporary, this.out);
   }
 
-  private async store(path: string, data: Buffer, compress: boolean, endingBytes: number, replacing?: { tree: string; was: string }): Promise<void> {
-    const target = join(this.dir, path);
-    await this.ensureDir(dirname(target));
-    // The tree holds exactly what its state lists (a tree without one was emptied).
-    const exists = this.previous?.files[path] !== undefined;
-    await replaceFile(target, data, exists);
-    this.counts.written++;
-    this.counts.bytes += data.length;
-    if (!compress) return;
-    for (const variant of VARIANTS) {
-      const old = replacing && endingBytes > 0 && readIfThere(join(replacing.tree, path + variant.suffix));
-      const packed = (old && variant.replaceEnding(old, Buffer.from(replacing!.was), data, endingBytes)) || (await variant.compress(data, endingBytes));
-      await replaceFile(target + variant.suffix, packed, exists);
-      this.counts.written++;
-      this.counts.bytes += packed.length;
-    }
-  }
-
-  private async linkFromCurrent(path: string, compress: boolean): Promise<void> {
+  private linkFromCurrent(path: string, compress: boolean): Promise<void> | undefined {
     for (const suffix of compress ? ['', ...VARIANTS.map((e) => e.suffix)] : ['']) {
-      await this.linkFile(join(this.current!.dir, path + suffix), join(this.dir, path + suffix));
-      this.counts.linked++;
+      this.writers.add({ kind: 'link', source: join(this.current!.dir, path + suffix), target: join(this.dir, path + suffix) });
     }
-  }
-
-  /** A hard link in place of whatever is at `target` (a copy across file systems). */
-  private async linkFile(source: string, target: string): Promise<void> {
-    await this.ensureDir(dirname(target));
-    await rm(target, { force: true });
-    await link(source, target).catch(async (error: NodeJS.ErrnoException) => {
-      if (error.code !== 'EXDEV') throw error;
-      await copyFile(source, target);
-    });
-  }
-
-  private async ensureDir(dir: string): Promise<void> {
-    if (this.madeDirs.has(dir)) return;
-    await mkdir(dir, { recursive: true });
-    this.madeDirs.add(dir);
+    return this.writers.room();
   }
 
   /** A tree whose state is unknown is emptied: every file will be written again. */
   private async emptyUnknownTree(): Promise<void> {
     for (const entry of await readdir(this.dir)) await rm(join(this.dir, entry), { recursive: true, force: true });
-  }
-}
-
-/**
- * A new file at `path`: the old one is unlinked first, never written into, because it may be a
- * hard link shared with the tree in use (or with a snapshot).
- */
-async function replaceFile(path: string, data: Buffer, exists: boolean): Promise<void> {
-  if (exists) {
-    await unlink(path).catch((error: NodeJS.ErrnoException) => {
-      if (error.code !== 'ENOENT') throw error;
-    });
-  }
-  await writeFile(path, data, { flag: 'wx' });
-}
-
-function readIfThere(path: string): Buffer | undefined {
-  try {
-    return readFileSync(path);
-  } catch {
-    return undefined;
   }
 }
 

@@ -1,9 +1,4 @@
-import { promisify } from 'node:util';
-import { brotliCompress, constants, crc32, deflateRaw, gzip as gzipCompress } from 'node:zlib';
-
-const deflated = promisify(deflateRaw);
-const gzipped = promisify(gzipCompress);
-const brotlied = promisify(brotliCompress);
+import { brotliCompressSync, constants, crc32, deflateRawSync, gzipSync } from 'node:zlib';
 
 /**
  * The compressed variants written beside each JSON file: `.gz` and `.br`. Brotli 5 and gzip 6:
@@ -16,11 +11,13 @@ const brotlied = promisify(brotliCompress);
  * deflate block; an uncompressed brotli meta-block). A new ending then replaces the stored one
  * in the variants of the tree in use, with no compression at all, and the result is the same
  * bytes a build from nothing makes. The ending costs its own length (a few hundred bytes).
+ *
+ * Synchronous: they run on the tree's writer threads (tree-writers.ts), one file after another.
  */
 export interface Variant {
   readonly suffix: '.gz' | '.br';
   /** The variant of `data`, whose last `endingBytes` bytes are stored as they are. */
-  compress(data: Buffer, endingBytes: number): Promise<Buffer>;
+  compress(data: Buffer, endingBytes: number): Buffer;
   /** The variant of `data` made from the variant of the same data with ending `was`; undefined if it was not made that way. */
   replaceEnding(old: Buffer, was: Buffer, data: Buffer, endingBytes: number): Buffer | undefined;
 }
@@ -45,11 +42,11 @@ const gzipTrailer = (data: Buffer) => {
 
 const gzip: Variant = {
   suffix: '.gz',
-  async compress(data, endingBytes) {
-    if (endingBytes <= 0 || endingBytes > MAX_ENDING) return gzipped(data, { level: 6 });
+  compress(data, endingBytes) {
+    if (endingBytes <= 0 || endingBytes > MAX_ENDING) return gzipSync(data, { level: 6 });
     const split = data.length - endingBytes;
     // Flushed, not finished: the deflate stream goes on with the stored block.
-    const body = await deflated(data.subarray(0, split), { level: 6, finishFlush: constants.Z_SYNC_FLUSH });
+    const body = deflateRawSync(data.subarray(0, split), { level: 6, finishFlush: constants.Z_SYNC_FLUSH });
     return Buffer.concat([GZIP_HEADER, body, storedBlock(data.subarray(split)), gzipTrailer(data)]);
   },
   replaceEnding(old, was, data, endingBytes) {
@@ -71,11 +68,11 @@ const brotliOptions = (size: number) => ({ params: { [constants.BROTLI_PARAM_QUA
 
 const brotli: Variant = {
   suffix: '.br',
-  async compress(data, endingBytes) {
-    if (endingBytes <= 0 || endingBytes > MAX_ENDING) return brotlied(data, brotliOptions(data.length));
+  compress(data, endingBytes) {
+    if (endingBytes <= 0 || endingBytes > MAX_ENDING) return brotliCompressSync(data, brotliOptions(data.length));
     const split = data.length - endingBytes;
     // A flush ends on a byte boundary (the encoder pads with an empty metadata block).
-    const head = await brotlied(data.subarray(0, split), { ...brotliOptions(data.length), finishFlush: constants.BROTLI_OPERATION_FLUSH });
+    const head = brotliCompressSync(data.subarray(0, split), { ...brotliOptions(data.length), finishFlush: constants.BROTLI_OPERATION_FLUSH });
     return Buffer.concat([head, uncompressedMetaBlock(data.subarray(split)), BROTLI_END]);
   },
   replaceEnding(old, was, data, endingBytes) {

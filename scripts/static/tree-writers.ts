@@ -1,0 +1,232 @@
+import { copyFileSync, linkSync, mkdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { dirname } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { VARIANTS } from './variants.ts';
+
+/**
+ * The file work of a static build, done on threads of its own: writing a file and its compressed
+ * variants, or hard-linking one. Done from the main thread through fs/promises and zlib's async
+ * calls, every file cost a dozen hand-offs to libuv's threads (open, write and close three times,
+ * two compressions), each waking a sleeping thread: on this project's 2-core VM a fifth of the
+ * main thread's time went to those wake-ups, for half a million files. Here the main thread hands
+ * over files in batches, and each writer thread compresses and writes a batch with plain
+ * synchronous calls.
+ */
+export type FileJob =
+  | {
+      readonly kind: 'write';
+      /** Absolute path of the file; its variants get their suffixes. */
+      readonly target: string;
+      readonly data: Uint8Array;
+      /** Whether a file may be there already, to unlink first (never written into: it may be a hard link shared with another tree). */
+      readonly replace: boolean;
+      /** Whether to write the compressed variants too. */
+      readonly compress: boolean;
+      /** The last bytes of `data` a later build may replace, stored as they are in the variants (see variants.ts). */
+      readonly endingBytes: number;
+      /** The same file in another tree, ending with `was` instead: its variants are made from that file's, without compressing. */
+      readonly replacing?: { readonly file: string; readonly was: string };
+    }
+  | { readonly kind: 'link'; readonly source: string; readonly target: string };
+
+export interface FileCounts {
+  /** Files written, variants included, and their bytes. */
+  written: number;
+  bytes: number;
+  /** Files hard-linked (or copied across file systems). */
+  linked: number;
+}
+
+/** Does the jobs, one after the other, synchronously; `madeDirs` remembers the directories made so far. */
+export function doFileJobs(jobs: readonly FileJob[], madeDirs: Set<string>): FileCounts {
+  const counts: FileCounts = { written: 0, bytes: 0, linked: 0 };
+  const ensureDir = (dir: string) => {
+    if (madeDirs.has(dir)) return;
+    mkdirSync(dir, { recursive: true });
+    madeDirs.add(dir);
+  };
+  const put = (path: string, bytes: Uint8Array, replace: boolean) => {
+    if (replace) unlinkIfThere(path);
+    writeFileSync(path, bytes, { flag: 'wx' });
+    counts.written++;
+    counts.bytes += bytes.length;
+  };
+  for (const job of jobs) {
+    ensureDir(dirname(job.target));
+    if (job.kind === 'link') {
+      rmSync(job.target, { force: true });
+      try {
+        linkSync(job.source, job.target);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
+        copyFileSync(job.source, job.target);
+      }
+      counts.linked++;
+      continue;
+    }
+    const data = Buffer.from(job.data.buffer, job.data.byteOffset, job.data.byteLength);
+    put(job.target, data, job.replace);
+    if (!job.compress) continue;
+    for (const variant of VARIANTS) {
+      const old = job.replacing && job.endingBytes > 0 ? readIfThere(job.replacing.file + variant.suffix) : undefined;
+      const packed = (old && variant.replaceEnding(old, Buffer.from(job.replacing!.was), data, job.endingBytes)) || variant.compress(data, job.endingBytes);
+      put(job.target + variant.suffix, packed, job.replace);
+    }
+  }
+  return counts;
+}
+
+function unlinkIfThere(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+}
+
+function readIfThere(path: string): Buffer | undefined {
+  try {
+    return readFileSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A batch as the main thread sends it, and the writer thread's answer. */
+export interface FileBatch {
+  readonly id: number;
+  readonly jobs: readonly FileJob[];
+}
+export type FileBatchDone = { readonly id: number; readonly counts: FileCounts } | { readonly id: number; readonly error: { readonly message: string; readonly code?: string } };
+
+/** Jobs per batch, and bytes: few enough hand-offs, small enough batches to keep both threads busy. */
+const BATCH_JOBS = 64;
+const BATCH_BYTES = 4 * 1024 * 1024;
+/** Bytes handed over and not yet written, past which the main thread waits: bounds memory. */
+const MOST_BYTES_IN_FLIGHT = 64 * 1024 * 1024;
+const MOST_BATCHES_IN_FLIGHT = 4;
+
+interface Thread {
+  readonly worker: Worker;
+  /** Batches sent and not yet answered, by id, with their bytes. */
+  readonly inFlight: Map<number, number>;
+}
+
+/**
+ * The writer threads of one build. `add` queues a job; `room` returns a promise only when the
+ * caller should wait (too much handed over and not yet written); `flush` waits for everything
+ * added. The first failure is kept: it is thrown by the next `add`, by `room` and by `flush`.
+ */
+export class TreeWriters {
+  private readonly threads: Thread[];
+  private batch: FileJob[] = [];
+  private transfer: ArrayBuffer[] = [];
+  private batchBytes = 0;
+  private bytesInFlight = 0;
+  private nextId = 0;
+  private failure: Error | undefined;
+  /** Called when the threads have room again, or failed. */
+  private wake: (() => void)[] = [];
+
+  constructor(
+    private readonly onDone: (counts: FileCounts) => void,
+    threads = Math.min(4, availableParallelism()),
+  ) {
+    this.threads = Array.from({ length: Math.max(1, threads) }, () => this.startThread());
+  }
+
+  /** Queues a job; a written file's bytes are taken over (the caller must not use them again). */
+  add(job: FileJob): void {
+    if (this.failure) throw this.failure;
+    this.batch.push(job);
+    if (job.kind === 'write') {
+      this.transfer.push(job.data.buffer as ArrayBuffer);
+      this.batchBytes += job.data.byteLength;
+    }
+    if (this.batch.length >= BATCH_JOBS || this.batchBytes >= BATCH_BYTES) this.send();
+  }
+
+  /** A promise to wait for when the threads have too much to do; undefined when they have room. */
+  room(): Promise<void> | undefined {
+    if (this.failure) throw this.failure;
+    return this.full() ? this.untilRoom() : undefined;
+  }
+
+  /** Waits until every job added so far is done. */
+  async flush(): Promise<void> {
+    this.send();
+    while (!this.failure && this.threads.some((thread) => thread.inFlight.size > 0)) await new Promise<void>((resolve) => this.wake.push(resolve));
+    if (this.failure) throw this.failure;
+  }
+
+  /** Stops the threads (after a flush, or to give up). */
+  async close(): Promise<void> {
+    this.failure ??= new Error('the tree writers were closed');
+    await Promise.all(this.threads.map((thread) => thread.worker.terminate()));
+    this.wakeAll();
+  }
+
+  private startThread(): Thread {
+    const worker = new Worker(new URL('./tree-writer-thread.js', import.meta.url));
+    const thread: Thread = { worker, inFlight: new Map() };
+    worker.on('message', (done: FileBatchDone) => {
+      this.bytesInFlight -= thread.inFlight.get(done.id) ?? 0;
+      thread.inFlight.delete(done.id);
+      if ('error' in done) this.failure ??= Object.assign(new Error(done.error.message), { code: done.error.code });
+      else this.onDone(done.counts);
+      this.wakeAll();
+    });
+    worker.on('error', (error) => {
+      this.failure ??= error;
+      this.wakeAll();
+    });
+    worker.on('exit', (code) => {
+      this.failure ??= new Error(`a tree writer thread stopped (exit code ${code})`);
+      this.wakeAll();
+    });
+    return thread;
+  }
+
+  private send(): void {
+    if (!this.batch.length) return;
+    // The thread with the fewest bytes still to write.
+    const thread = this.threads.reduce((a, b) => (inFlightBytes(b) < inFlightBytes(a) ? b : a));
+    const id = this.nextId++;
+    thread.inFlight.set(id, this.batchBytes);
+    this.bytesInFlight += this.batchBytes;
+    thread.worker.postMessage({ id, jobs: this.batch } satisfies FileBatch, this.transfer);
+    this.batch = [];
+    this.transfer = [];
+    this.batchBytes = 0;
+  }
+
+  private full(): boolean {
+    const batches = this.threads.reduce((n, thread) => n + thread.inFlight.size, 0);
+    return this.bytesInFlight >= MOST_BYTES_IN_FLIGHT || batches >= MOST_BATCHES_IN_FLIGHT * this.threads.length;
+  }
+
+  private async untilRoom(): Promise<void> {
+    while (!this.failure && this.full()) await new Promise<void>((resolve) => this.wake.push(resolve));
+    if (this.failure) throw this.failure;
+  }
+
+  private wakeAll(): void {
+    const waiting = this.wake;
+    this.wake = [];
+    for (const resolve of waiting) resolve();
+  }
+}
+
+const inFlightBytes = (thread: Thread) => {
+  let bytes = 0;
+  for (const size of thread.inFlight.values()) bytes += size;
+  return bytes;
+};
+
+/** Bytes of `content` a writer thread can take over: a fresh buffer of their own, never a slice of a shared one. */
+export function ownBytes(content: Buffer | string): Uint8Array {
+  const bytes = typeof content === 'string' ? Buffer.from(content) : content;
+  const whole = typeof content === 'string' && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
+  return whole ? bytes : Uint8Array.prototype.slice.call(bytes);
+}
