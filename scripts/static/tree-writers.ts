@@ -190,8 +190,13 @@ export class TreeWriters {
 
   private send(): void {
     if (!this.batch.length) return;
-    // The thread with the fewest bytes still to write.
-    const thread = this.threads.reduce((a, b) => (inFlightBytes(b) < inFlightBytes(a) ? b : a));
+    // The thread with the fewest batches still to do (links carry no bytes), then the fewest bytes.
+    const load = (thread: Thread) => [thread.inFlight.size, inFlightBytes(thread)] as const;
+    const thread = this.threads.reduce((a, b) => {
+      const [batchesA, bytesA] = load(a);
+      const [batchesB, bytesB] = load(b);
+      return batchesB < batchesA || (batchesB === batchesA && bytesB < bytesA) ? b : a;
+    });
     const id = this.nextId++;
     thread.inFlight.set(id, this.batchBytes);
     this.bytesInFlight += this.batchBytes;
