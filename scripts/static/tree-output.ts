@@ -54,7 +54,7 @@ export interface TreeCounts {
   deleted: number;
 }
 
-const contentHash = (data: Buffer | string) => createHash('sha1').update(data).digest('base64url');
+const contentHash = (data: Uint8Array) => createHash('sha1').update(data).digest('base64url');
 
 export class TreeOutput {
   readonly counts: TreeCounts = { files: 0, written: 0, bytes: 0, linked: 0, carried: 0, reenveloped: 0, deleted: 0 };
@@ -157,14 +157,15 @@ export class TreeOutput {
    * file of another tree whose variants end with `was` instead, to be made from.
    */
   async write(path: string, content: Buffer | string, options: { compress?: boolean; input?: string; ending?: string; replacing?: { file: string; was: string } } = {}): Promise<void> {
-    const hash = contentHash(content);
+    // Encoded once: hashed here, then handed to a writer thread.
+    const data = ownBytes(content);
+    const hash = contentHash(data);
     if (path in this.next) throw new Error(`the static tree got ${path} twice`);
     this.next[path] = options.input === undefined ? hash : hash + INPUT_SEPARATOR + options.input;
     this.counts.files++;
     if (hashIn(this.previous?.files[path]) === hash) return;
     const compress = options.compress ?? path.endsWith('.json');
     if (hashIn(this.current?.state.files[path]) === hash) return this.linkFromCurrent(path, compress);
-    const data = ownBytes(content);
     const endingBytes = options.ending === undefined ? 0 : Buffer.byteLength(options.ending);
     const endsSo = endingBytes > 0 && endingBytes <= data.length && Buffer.from(data.buffer, data.byteOffset + data.length - endingBytes, endingBytes).toString() === options.ending;
     // The tree holds exactly what its state lists (a tree without one was emptied).

@@ -123,7 +123,6 @@ export class TreeWriters {
   private batch: FileJob[] = [];
   private transfer: ArrayBuffer[] = [];
   private batchBytes = 0;
-  private bytesInFlight = 0;
   private nextId = 0;
   private failure: Error | undefined;
   /** Called when the threads have room again, or failed. */
@@ -171,7 +170,6 @@ export class TreeWriters {
     const worker = new Worker(new URL('./tree-writer-thread.js', import.meta.url));
     const thread: Thread = { worker, inFlight: new Map() };
     worker.on('message', (done: FileBatchDone) => {
-      this.bytesInFlight -= thread.inFlight.get(done.id) ?? 0;
       thread.inFlight.delete(done.id);
       if ('error' in done) this.failure ??= Object.assign(new Error(done.error.message), { code: done.error.code });
       else this.onDone(done.counts);
@@ -191,15 +189,10 @@ export class TreeWriters {
   private send(): void {
     if (!this.batch.length) return;
     // The thread with the fewest batches still to do (links carry no bytes), then the fewest bytes.
-    const load = (thread: Thread) => [thread.inFlight.size, inFlightBytes(thread)] as const;
-    const thread = this.threads.reduce((a, b) => {
-      const [batchesA, bytesA] = load(a);
-      const [batchesB, bytesB] = load(b);
-      return batchesB < batchesA || (batchesB === batchesA && bytesB < bytesA) ? b : a;
-    });
+    const busier = (a: Thread, b: Thread) => a.inFlight.size - b.inFlight.size || bytesOf(a) - bytesOf(b);
+    const thread = this.threads.reduce((a, b) => (busier(a, b) > 0 ? b : a));
     const id = this.nextId++;
     thread.inFlight.set(id, this.batchBytes);
-    this.bytesInFlight += this.batchBytes;
     thread.worker.postMessage({ id, jobs: this.batch } satisfies FileBatch, this.transfer);
     this.batch = [];
     this.transfer = [];
@@ -208,7 +201,8 @@ export class TreeWriters {
 
   private full(): boolean {
     const batches = this.threads.reduce((n, thread) => n + thread.inFlight.size, 0);
-    return this.bytesInFlight >= MOST_BYTES_IN_FLIGHT || batches >= MOST_BATCHES_IN_FLIGHT * this.threads.length;
+    const bytes = this.threads.reduce((n, thread) => n + bytesOf(thread), 0);
+    return bytes >= MOST_BYTES_IN_FLIGHT || batches >= MOST_BATCHES_IN_FLIGHT * this.threads.length;
   }
 
   private async untilRoom(): Promise<void> {
@@ -223,15 +217,23 @@ export class TreeWriters {
   }
 }
 
-const inFlightBytes = (thread: Thread) => {
+/** Bytes a thread has been handed and not yet written. */
+const bytesOf = (thread: Thread) => {
   let bytes = 0;
   for (const size of thread.inFlight.values()) bytes += size;
   return bytes;
 };
 
-/** Bytes of `content` a writer thread can take over: a fresh buffer of their own, never a slice of a shared one. */
+/**
+ * Bytes of `content` a writer thread can take over: a buffer with a memory of its own. A given
+ * buffer is copied (the caller may still hold it), and so is text short enough for Node to encode
+ * into a slice of its shared pool.
+ */
 export function ownBytes(content: Buffer | string): Uint8Array {
-  const bytes = typeof content === 'string' ? Buffer.from(content) : content;
-  const whole = typeof content === 'string' && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
-  return whole ? bytes : Uint8Array.prototype.slice.call(bytes);
+  if (typeof content === 'string') {
+    const encoded = Buffer.from(content);
+    if (encoded.byteOffset === 0 && encoded.byteLength === encoded.buffer.byteLength) return encoded;
+    content = encoded;
+  }
+  return Uint8Array.prototype.slice.call(content);
 }
