@@ -1,4 +1,6 @@
+import { tmpdir } from 'node:os';
 import { DuckDBInstance, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
+import { ownSpillDir } from './spill.ts';
 
 /** One in-process DuckDB, with the session settings every part of odsnap relies on. */
 export interface Database {
@@ -33,7 +35,7 @@ export interface DatabaseOptions {
   readonly threads?: number;
   /** DuckDB memory limit, e.g. '1GB'. */
   readonly memoryLimit?: string;
-  /** Where DuckDB spills what does not fit; by default it would use ./.tmp of the working directory. */
+  /** Where this database makes its own directory for what does not fit (see ownSpillDir); by default the system's temporary directory. */
   readonly spillDir?: string;
 }
 
@@ -41,7 +43,8 @@ export async function openDatabase(options: DatabaseOptions = {}): Promise<Datab
   const config: Record<string, string> = {};
   if (options.threads) config.threads = String(options.threads);
   if (options.memoryLimit) config.memory_limit = options.memoryLimit;
-  if (options.spillDir) config.temp_directory = options.spillDir;
+  const spill = await ownSpillDir(options.spillDir ?? tmpdir());
+  config.temp_directory = spill.path;
   const instance = await DuckDBInstance.create(':memory:', config);
   const connection = await instance.connect();
   // Instants are stored as TIMESTAMPTZ; show them in UTC whatever the machine's zone.
@@ -63,6 +66,7 @@ export async function openDatabase(options: DatabaseOptions = {}): Promise<Datab
     close() {
       connection.closeSync();
       instance.closeSync();
+      spill.remove();
     },
   };
 }

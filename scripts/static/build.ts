@@ -55,7 +55,7 @@ export async function buildStatic(options: BuildOptions): Promise<BuildResult> {
   const base = (options.base ?? '').replace(/\/+$/, '');
   const snapshot = await openSnapshot(options.dataDir);
   assertShape(snapshot, options.datasets);
-  const db = await openDatabase({ threads: 2, memoryLimit: '1GB', spillDir: join(snapshot.cacheDir, 'static-spill') });
+  const db = await openDatabase({ threads: 2, memoryLimit: '1GB', spillDir: snapshot.cacheDir });
   const output = await TreeOutput.open(options.out, await renderKey(base), { fresh: options.full });
   const stopPacing = paceHeap();
   // The site is bundled while the tree is written; its pages wait for the tree (see site.ts).

@@ -1,6 +1,7 @@
 import { DuckDBInstance, StatementType, type DuckDBConnection } from '@duckdb/node-api';
 import type { Dataset } from '../../datasets/core/dataset.ts';
 import { quoteString } from '../../scripts/db/duckdb.ts';
+import { ownSpillDir, type SpillDir } from '../../scripts/db/spill.ts';
 import { createViews, type Snapshot } from '../../scripts/snapshot/read.ts';
 import { releaseResult } from '../native-memory.ts';
 
@@ -43,10 +44,14 @@ export class SqlSandbox {
   private readonly idle: DuckDBConnection[] = [];
   private closed = false;
 
-  private constructor(private readonly instance: DuckDBInstance) {}
+  private constructor(
+    private readonly instance: DuckDBInstance,
+    private readonly spill: SpillDir,
+  ) {}
 
   static async open(snapshot: Snapshot, datasets: readonly Dataset[]): Promise<SqlSandbox> {
-    const instance = await DuckDBInstance.create(':memory:', { memory_limit: '256MB', threads: '2' });
+    const spill = await ownSpillDir(snapshot.cacheDir);
+    const instance = await DuckDBInstance.create(':memory:', { memory_limit: '256MB', threads: '2', temp_directory: spill.path });
     const setup = await instance.connect();
     try {
       await setup.run(`SET GLOBAL TimeZone = 'UTC'`);
@@ -56,10 +61,14 @@ export class SqlSandbox {
       await setup.run(`SET autoload_known_extensions = false`);
       await setup.run(`SET enable_external_access = false`);
       await setup.run(`SET lock_configuration = true`);
-    } finally {
+    } catch (error) {
       setup.closeSync();
+      instance.closeSync();
+      spill.remove();
+      throw error;
     }
-    return new SqlSandbox(instance);
+    setup.closeSync();
+    return new SqlSandbox(instance, spill);
   }
 
   async run(sql: string, limits: SqlLimits = defaultLimits): Promise<SqlResult> {
@@ -107,5 +116,6 @@ export class SqlSandbox {
     this.closed = true;
     for (const connection of this.idle.splice(0)) connection.closeSync();
     this.instance.closeSync();
+    this.spill.remove();
   }
 }

@@ -1,0 +1,39 @@
+import { rmSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/**
+ * A DuckDB instance's own directory for what does not fit in its memory limit. DuckDB gives its
+ * temporary files the same names in every instance (`duckdb_temp_storage_S32K-0.tmp`, …), so two
+ * instances spilling into one directory overwrite each other's blocks and read back garbage (a
+ * server and a benchmark over one snapshot answered "Cannot resize vector to 281479271743489
+ * rows"). Each instance gets `spill-<pid>-<random>` under a shared parent; directories left by
+ * processes that no longer run are removed when the next one is made.
+ */
+export interface SpillDir {
+  readonly path: string;
+  /** Synchronous, so it fits the synchronous close of the instance that used it. */
+  remove(): void;
+}
+
+const OWNED = /^spill-(\d+)-/;
+
+export async function ownSpillDir(parent: string): Promise<SpillDir> {
+  await mkdir(parent, { recursive: true });
+  for (const name of await readdir(parent)) {
+    const owner = OWNED.exec(name)?.[1];
+    if (owner && !isRunning(Number(owner))) await rm(join(parent, name), { recursive: true, force: true });
+  }
+  const path = await mkdtemp(join(parent, `spill-${process.pid}-`));
+  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it runs, as another user.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

@@ -1,0 +1,39 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, readdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { datasets } from '../../datasets/index.ts';
+import { ownSpillDir } from '../../scripts/db/spill.ts';
+import { ServedSnapshot } from '../../server/served-snapshot.ts';
+import { tempDir, tinySnapshot } from '../fixtures/tiny.ts';
+
+describe('spill directories', () => {
+  it('gives every served snapshot a directory of its own, removed when it closes', async () => {
+    const snapshot = await tinySnapshot();
+    const [one, two] = [await ServedSnapshot.open(snapshot, datasets), await ServedSnapshot.open(snapshot, datasets)];
+    const spillOf = (served: ServedSnapshot) =>
+      served.use(async (connection) => (await connection.rows(`SELECT current_setting('temp_directory') AS dir`))[0]!.dir as string);
+    const dirs = [await spillOf(one), await spillOf(two)];
+    expect(dirs[0]).not.toBe(dirs[1]);
+    for (const dir of dirs) {
+      expect(dirname(dir)).toBe(snapshot.cacheDir);
+      expect(existsSync(dir)).toBe(true);
+    }
+    one.retire();
+    two.retire();
+    for (const dir of dirs) expect(existsSync(dir)).toBe(false);
+  });
+
+  it('removes the directories of processes that no longer run, and keeps those of running ones', async () => {
+    const parent = await tempDir('spill');
+    const ended = spawnSync(process.execPath, ['-e', '']).pid;
+    await mkdir(join(parent, `spill-${ended}-gone`));
+    await mkdir(join(parent, `spill-${process.pid}-kept`));
+    await mkdir(join(parent, 'not-a-spill'));
+    const own = await ownSpillDir(parent);
+    expect((await readdir(parent)).sort()).toEqual(['not-a-spill', own.path.slice(parent.length + 1), `spill-${process.pid}-kept`].sort());
+    own.remove();
+    expect(existsSync(own.path)).toBe(false);
+  });
+});
