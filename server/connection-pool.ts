@@ -1,4 +1,4 @@
-import type { DuckDBConnection, DuckDBInstance, DuckDBPreparedStatement, DuckDBValue } from '@duckdb/node-api';
+import { JSDuckDBValueConverter, type DuckDBConnection, type DuckDBInstance, type DuckDBPreparedStatement, type DuckDBValue } from '@duckdb/node-api';
 import { asJsonRows } from '../scripts/db/duckdb.ts';
 import { releaseResult } from './native-memory.ts';
 
@@ -31,17 +31,26 @@ export class PooledConnection implements StatementRunner {
     }
     statement.clearBindings();
     if (values.length) statement.bind([...values]);
-    const result = await statement.runAndReadAll();
-    const columns = result.getColumnsJS();
+    const result = await statement.run();
+    // A materialized result is already in memory: its chunks are read synchronously, where the
+    // binding's reader would hand each chunk over from a worker thread (a wake-up each way).
+    const names = result.columnNames();
+    const columns: unknown[][] = names.map(() => []);
+    for (let c = 0; c < result.chunkCount; c++) {
+      result.getChunk(c).convertColumns(JSDuckDBValueConverter).forEach((values, i) => {
+        for (const value of values) columns[i]!.push(value);
+      });
+    }
     const rows: Record<string, unknown>[] = [];
     if (reading === 'json') {
       for (const row of (columns[0] ?? []) as string[]) rows.push(JSON.parse(row) as Record<string, unknown>);
     } else {
       // Column by column is about three times faster than the binding's row objects.
-      for (let r = 0; r < result.currentRowCount; r++) rows.push({});
-      result.columnNames().forEach((name, c) => {
+      const count = columns[0]?.length ?? 0;
+      for (let r = 0; r < count; r++) rows.push({});
+      names.forEach((name, c) => {
         const values = columns[c]!;
-        for (let r = 0; r < rows.length; r++) rows[r]![name] = values[r];
+        for (let r = 0; r < count; r++) rows[r]![name] = values[r];
       });
     }
     releaseResult();
