@@ -51,10 +51,16 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     void listener(request, response);
   });
   server.on('clientError', rejectBroken);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 4321, options.host ?? '127.0.0.1', () => resolve());
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port ?? 4321, options.host ?? '127.0.0.1', () => resolve());
+    });
+  } catch (error) {
+    // Nothing listens, so nothing may keep the process alive: the watcher and DuckDB go too.
+    await host.close();
+    throw error;
+  }
   const address = server.address() as AddressInfo;
   const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {

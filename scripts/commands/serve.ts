@@ -43,6 +43,9 @@ export const serveCommand = defineCommand({
       log: (line) => {
         if (line.level === 'error' || line.event || !options.quiet) output.out(`${JSON.stringify(line)}\n`);
       },
+    }).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'EADDRINUSE') throw new Error(`${options.host}:${options.port} is in use (another odsnap serve?); choose another with --port`);
+      throw error;
     });
     output.err(`odsnap: serving snapshot ${server.host.current.id} at ${server.url}\n`);
     await untilStopped(server, output.err);

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +7,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { commands, main } from '../../scripts/cli.ts';
 import { capture } from '../fixtures/output.ts';
+import { tinyDataDir } from '../fixtures/tiny.ts';
 
 const run = async (...argv: string[]) => {
   const output = capture();
@@ -58,6 +60,19 @@ describe('odsnap', () => {
   it('has every command in the README', async () => {
     const readme = await readFile('README.md', 'utf8');
     for (const command of commands) expect(readme).toContain(`odsnap ${command.name}`);
+  });
+
+  it('says when the port is taken, and exits instead of hanging', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = String((taken.address() as AddressInfo).port);
+    try {
+      const failed = await promisify(execFile)(process.execPath, ['bin/odsnap.js', 'serve', '--data', tinyDataDir(), '--port', port], { timeout: 60_000 }).catch((error) => error);
+      expect(failed.code).toBe(1);
+      expect(failed.stderr).toContain(`127.0.0.1:${port} is in use (another odsnap serve?); choose another with --port`);
+    } finally {
+      taken.close();
+    }
   });
 
   it('runs as a real process through bin/odsnap.js', async () => {
