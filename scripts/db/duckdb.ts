@@ -1,4 +1,5 @@
 import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
 import { ownSpillDir } from './spill.ts';
 
@@ -35,7 +36,7 @@ export interface DatabaseOptions {
   readonly threads?: number;
   /** DuckDB memory limit, e.g. '1GB'. */
   readonly memoryLimit?: string;
-  /** Where this database makes its own directory for what does not fit (see ownSpillDir); by default the system's temporary directory. */
+  /** Where this database makes its own directory for what does not fit (see ownSpillDir); by default odsnap/ in the system's temporary directory. */
   readonly spillDir?: string;
 }
 
@@ -43,7 +44,7 @@ export async function openDatabase(options: DatabaseOptions = {}): Promise<Datab
   const config: Record<string, string> = {};
   if (options.threads) config.threads = String(options.threads);
   if (options.memoryLimit) config.memory_limit = options.memoryLimit;
-  const spill = await ownSpillDir(options.spillDir ?? tmpdir());
+  const spill = await ownSpillDir(options.spillDir ?? join(tmpdir(), 'odsnap'));
   config.temp_directory = spill.path;
   const instance = await DuckDBInstance.create(':memory:', config);
   const connection = await instance.connect();

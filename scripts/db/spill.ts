@@ -1,5 +1,6 @@
 import { rmSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 
 /**
@@ -7,8 +8,9 @@ import { join } from 'node:path';
  * temporary files the same names in every instance (`duckdb_temp_storage_S32K-0.tmp`, …), so two
  * instances spilling into one directory overwrite each other's blocks and read back garbage (a
  * server and a benchmark over one snapshot answered "Cannot resize vector to 281479271743489
- * rows"). Each instance gets `spill-<pid>-<random>` under a shared parent; directories left by
- * processes that no longer run are removed when the next one is made.
+ * rows"). Each instance gets `spill-<host>-<pid>-<random>` under a shared parent; directories
+ * left by processes of this host that no longer run are removed when the next one is made (the
+ * host in the name keeps a data directory shared between machines safe from that sweep).
  */
 export interface SpillDir {
   readonly path: string;
@@ -16,15 +18,16 @@ export interface SpillDir {
   remove(): void;
 }
 
-const OWNED = /^spill-(\d+)-/;
+/** `spill-<host>-<pid>-` and mkdtemp's six characters. */
+const OWNED = /^spill-(.+)-(\d+)-[A-Za-z0-9]{6}$/;
 
 export async function ownSpillDir(parent: string): Promise<SpillDir> {
   await mkdir(parent, { recursive: true });
   for (const name of await readdir(parent)) {
-    const owner = OWNED.exec(name)?.[1];
-    if (owner && !isRunning(Number(owner))) await rm(join(parent, name), { recursive: true, force: true });
+    const [, host, pid] = OWNED.exec(name) ?? [];
+    if (host === hostname() && !isRunning(Number(pid))) await rm(join(parent, name), { recursive: true, force: true });
   }
-  const path = await mkdtemp(join(parent, `spill-${process.pid}-`));
+  const path = await mkdtemp(join(parent, `spill-${hostname()}-${process.pid}-`));
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
 }
 

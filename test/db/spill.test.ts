@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, readdir } from 'node:fs/promises';
+import { mkdir, readdir, rm } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { datasets } from '../../datasets/index.ts';
@@ -25,15 +26,15 @@ describe('spill directories', () => {
     for (const dir of dirs) expect(existsSync(dir)).toBe(false);
   });
 
-  it('removes the directories of processes that no longer run, and keeps those of running ones', async () => {
+  it("removes the directories of this host's processes that no longer run, and keeps all others", async () => {
     const parent = await tempDir('spill');
     const ended = spawnSync(process.execPath, ['-e', '']).pid;
-    await mkdir(join(parent, `spill-${ended}-gone`));
-    await mkdir(join(parent, `spill-${process.pid}-kept`));
-    await mkdir(join(parent, 'not-a-spill'));
+    const kept = [`spill-${hostname()}-${process.pid}-abcdef`, `spill-elsewhere-${ended}-abcdef`, 'not-a-spill'];
+    for (const name of [...kept, `spill-${hostname()}-${ended}-abcdef`]) await mkdir(join(parent, name));
     const own = await ownSpillDir(parent);
-    expect((await readdir(parent)).sort()).toEqual(['not-a-spill', own.path.slice(parent.length + 1), `spill-${process.pid}-kept`].sort());
+    expect((await readdir(parent)).sort()).toEqual([...kept, own.path.slice(parent.length + 1)].sort());
     own.remove();
     expect(existsSync(own.path)).toBe(false);
+    await rm(parent, { recursive: true });
   });
 });
