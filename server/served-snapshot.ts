@@ -1,9 +1,8 @@
-import { DuckDBInstance, listValue, type DuckDBValue } from '@duckdb/node-api';
+import { listValue, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
 import { viewName, type Dataset, type Resource } from '../datasets/core/dataset.ts';
-import { quoteIdentifier, quoteString } from '../scripts/db/duckdb.ts';
+import { openInstance, quoteIdentifier, quoteString, type OpenedInstance } from '../scripts/db/duckdb.ts';
 import { assertShape, chooseFiles, createViews, tableSource, type Narrowing, type Snapshot } from '../scripts/snapshot/read.ts';
 import { ConnectionPool, type PooledConnection } from './connection-pool.ts';
-import { ownSpillDir, type SpillDir } from '../scripts/db/spill.ts';
 import { ensureServeDatabase, filterColumns, RENDERING_TABLE, renderedColumn, renderedResources, renderedTable, SCHEMA, storagePlan } from './serve-database.ts';
 
 export { SHAPES_COLUMN, textColumn } from './serve-database.ts';
@@ -45,8 +44,7 @@ export class ServedSnapshot {
   private constructor(
     readonly snapshot: Snapshot,
     readonly datasets: readonly Dataset[],
-    private readonly instance: DuckDBInstance,
-    private readonly spill: SpillDir,
+    private readonly duckdb: OpenedInstance,
     private readonly pool: ConnectionPool,
     /** Stored tables by `<data set>/<table>`. */
     private readonly stored: ReadonlySet<string>,
@@ -65,15 +63,14 @@ export class ServedSnapshot {
   static async open(snapshot: Snapshot, datasets: readonly Dataset[], options: ServedSnapshotOptions = {}): Promise<ServedSnapshot> {
     assertShape(snapshot, datasets);
     const path = await ensureServeDatabase(snapshot, datasets);
-    const spill = await ownSpillDir(snapshot.cacheDir);
-    const instance = await DuckDBInstance.create(':memory:', {
+    const duckdb = await openInstance({
       memory_limit: options.memoryLimit ?? '128MB',
-      temp_directory: spill.path,
       // Return freed memory to the system sooner (a few per cent less RSS under load).
       allocator_flush_threshold: '4MB',
       allocator_background_threads: 'true',
       threads: String(options.threads ?? 2),
-    });
+    }, snapshot.cacheDir);
+    const { instance } = duckdb;
     const stored = new Set<string>();
     const paged = new Set<string>();
     const rendered = new Set<string>();
@@ -101,17 +98,16 @@ export class ServedSnapshot {
       }
     } catch (error) {
       setup.closeSync();
-      instance.closeSync();
-      spill.remove();
+      duckdb.close();
       throw error;
     }
     setup.closeSync();
-    const prepare = async (connection: Awaited<ReturnType<DuckDBInstance['connect']>>) => {
+    const prepare = async (connection: DuckDBConnection) => {
       await connection.run(`SET TimeZone = 'UTC'`);
       await connection.run(`SET parquet_metadata_cache = true`);
     };
     const pool = new ConnectionPool(instance, options.connections ?? 4, prepare);
-    return new ServedSnapshot(snapshot, datasets, instance, spill, pool, stored, paged, storedSchema, { resources: rendered, token });
+    return new ServedSnapshot(snapshot, datasets, duckdb, pool, stored, paged, storedSchema, { resources: rendered, token });
   }
 
   /** Whether a table's rows are in the serving database (else only in Parquet files). */
@@ -207,7 +203,6 @@ export class ServedSnapshot {
     this.closed = true;
     for (const attached of this.attachments.values()) void attached.then((a) => a.close(), () => undefined);
     this.pool.close();
-    this.instance.closeSync();
-    this.spill.remove();
+    this.duckdb.close();
   }
 }

@@ -40,14 +40,35 @@ export interface DatabaseOptions {
   readonly spillDir?: string;
 }
 
+/** An in-memory DuckDB that spills into a directory of its own (see ownSpillDir). */
+export interface OpenedInstance {
+  readonly instance: DuckDBInstance;
+  /** Closes the instance and removes its spill directory. */
+  close(): void;
+}
+
+/** A DuckDB instance with `config`, spilling under `spillParent` (by default odsnap/ in the system's temporary directory). */
+export async function openInstance(config: Record<string, string>, spillParent = join(tmpdir(), 'odsnap')): Promise<OpenedInstance> {
+  const spill = await ownSpillDir(spillParent);
+  const instance = await DuckDBInstance.create(':memory:', { ...config, temp_directory: spill.path }).catch((error: unknown) => {
+    spill.remove();
+    throw error;
+  });
+  return {
+    instance,
+    close() {
+      instance.closeSync();
+      spill.remove();
+    },
+  };
+}
+
 export async function openDatabase(options: DatabaseOptions = {}): Promise<Database> {
   const config: Record<string, string> = {};
   if (options.threads) config.threads = String(options.threads);
   if (options.memoryLimit) config.memory_limit = options.memoryLimit;
-  const spill = await ownSpillDir(options.spillDir ?? join(tmpdir(), 'odsnap'));
-  config.temp_directory = spill.path;
-  const instance = await DuckDBInstance.create(':memory:', config);
-  const connection = await instance.connect();
+  const opened = await openInstance(config, options.spillDir);
+  const connection = await opened.instance.connect();
   // Instants are stored as TIMESTAMPTZ; show them in UTC whatever the machine's zone.
   await connection.run(`SET TimeZone = 'UTC'`);
   return {
@@ -66,8 +87,7 @@ export async function openDatabase(options: DatabaseOptions = {}): Promise<Datab
     streamJson: (sql, params) => streamJsonRows(connection, sql, params),
     close() {
       connection.closeSync();
-      instance.closeSync();
-      spill.remove();
+      opened.close();
     },
   };
 }

@@ -1,7 +1,6 @@
-import { DuckDBInstance, StatementType, type DuckDBConnection } from '@duckdb/node-api';
+import { StatementType, type DuckDBConnection } from '@duckdb/node-api';
 import type { Dataset } from '../../datasets/core/dataset.ts';
-import { quoteString } from '../../scripts/db/duckdb.ts';
-import { ownSpillDir, type SpillDir } from '../../scripts/db/spill.ts';
+import { openInstance, quoteString, type OpenedInstance } from '../../scripts/db/duckdb.ts';
 import { createViews, type Snapshot } from '../../scripts/snapshot/read.ts';
 import { releaseResult } from '../native-memory.ts';
 
@@ -45,14 +44,12 @@ export class SqlSandbox {
   private closed = false;
 
   private constructor(
-    private readonly instance: DuckDBInstance,
-    private readonly spill: SpillDir,
+    private readonly duckdb: OpenedInstance,
   ) {}
 
   static async open(snapshot: Snapshot, datasets: readonly Dataset[]): Promise<SqlSandbox> {
-    const spill = await ownSpillDir(snapshot.cacheDir);
-    const instance = await DuckDBInstance.create(':memory:', { memory_limit: '256MB', threads: '2', temp_directory: spill.path });
-    const setup = await instance.connect();
+    const duckdb = await openInstance({ memory_limit: '256MB', threads: '2' }, snapshot.cacheDir);
+    const setup = await duckdb.instance.connect();
     try {
       await setup.run(`SET GLOBAL TimeZone = 'UTC'`);
       await createViews({ run: (sql) => setup.run(sql).then(() => undefined) }, snapshot, datasets);
@@ -63,16 +60,15 @@ export class SqlSandbox {
       await setup.run(`SET lock_configuration = true`);
     } catch (error) {
       setup.closeSync();
-      instance.closeSync();
-      spill.remove();
+      duckdb.close();
       throw error;
     }
     setup.closeSync();
-    return new SqlSandbox(instance, spill);
+    return new SqlSandbox(duckdb);
   }
 
   async run(sql: string, limits: SqlLimits = defaultLimits): Promise<SqlResult> {
-    const connection = this.idle.pop() ?? (await this.instance.connect());
+    const connection = this.idle.pop() ?? (await this.duckdb.instance.connect());
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
@@ -115,7 +111,6 @@ export class SqlSandbox {
   close(): void {
     this.closed = true;
     for (const connection of this.idle.splice(0)) connection.closeSync();
-    this.instance.closeSync();
-    this.spill.remove();
+    this.duckdb.close();
   }
 }
