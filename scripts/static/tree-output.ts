@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { lstat, mkdir, readdir, readFile, readlink, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { ownBytes, TreeWriters } from './tree-writers.ts';
@@ -136,33 +135,33 @@ export class TreeOutput {
 
   /**
    * Adds the file of the tree in use with its ending changed, `was` replaced by `now`; the file
-   * must have been made from the same rendering (see previousInput). Its variants are made from
-   * the tree in use's by replacing their stored ending (see variants.ts), not compressed again.
+   * must have been made from the same rendering (see previousInput). A writer thread reads it and
+   * makes its variants from the tree in use's by replacing their stored ending (see variants.ts).
+   * Its content is named by what it is made from (the file's hash and both endings), not read
+   * here to be hashed: thousands of pages change only their total after a pull.
    */
-  async replaceEnding(path: string, ending: { was: string; now: string }, input: string): Promise<void> {
+  replaceEnding(path: string, ending: { was: string; now: string }, input: string): Promise<void> | undefined {
     if (!this.reusable) throw new Error(`${path}: the tree in use was rendered differently; its files cannot be reused`);
-    const tree = this.current!.dir;
-    // Read at once: a page in the page cache is copied in less time than an async read's round trip.
-    const body = readFileSync(join(tree, path));
-    const was = Buffer.from(ending.was);
-    if (body.length < was.length || !body.subarray(body.length - was.length).equals(was)) throw new Error(`${path} in ${tree} does not end as its input says; rebuild with --full`);
-    const data = Buffer.concat([body.subarray(0, body.length - was.length), Buffer.from(ending.now)]);
-    await this.write(path, data, { input, ending: ending.now, replacing: { file: join(tree, path), was: ending.was } });
+    const made = hashIn(this.current!.state.files[path]);
+    if (made === undefined) throw new Error(`${path} is not in the tree in use`);
+    const hash = createHash('sha1').update(`${made}\n${ending.was}\n${ending.now}`).digest('base64url');
+    this.add(path, hash, input);
     this.counts.reenveloped++;
+    const previous = this.previous?.files[path];
+    if (hashIn(previous) === hash) return undefined;
+    this.writers.add({ kind: 'reenvelope', source: join(this.current!.dir, path), target: join(this.dir, path), was: ending.was, now: ending.now, replace: previous !== undefined });
+    return this.writers.room();
   }
 
   /**
    * Adds a file (JSON gets .gz and .br beside it); written only when neither tree has this content.
-   * `ending`: the end of the content a later build may replace (see variants.ts); `replacing`: the
-   * file of another tree whose variants end with `was` instead, to be made from.
+   * `ending`: the end of the content a later build may replace (see variants.ts).
    */
-  async write(path: string, content: Buffer | string, options: { compress?: boolean; input?: string; ending?: string; replacing?: { file: string; was: string } } = {}): Promise<void> {
+  async write(path: string, content: Buffer | string, options: { compress?: boolean; input?: string; ending?: string } = {}): Promise<void> {
     // Encoded once: hashed here, then handed to a writer thread.
     const data = ownBytes(content);
     const hash = contentHash(data);
-    if (path in this.next) throw new Error(`the static tree got ${path} twice`);
-    this.next[path] = options.input === undefined ? hash : hash + INPUT_SEPARATOR + options.input;
-    this.counts.files++;
+    this.add(path, hash, options.input);
     if (hashIn(this.previous?.files[path]) === hash) return;
     const compress = options.compress ?? path.endsWith('.json');
     if (hashIn(this.current?.state.files[path]) === hash) return this.linkFromCurrent(path, compress);
@@ -170,15 +169,13 @@ export class TreeOutput {
     const endsSo = endingBytes > 0 && endingBytes <= data.length && Buffer.from(data.buffer, data.byteOffset + data.length - endingBytes, endingBytes).toString() === options.ending;
     // The tree holds exactly what its state lists (a tree without one was emptied).
     const replace = this.previous?.files[path] !== undefined;
-    this.writers.add({ kind: 'write', target: join(this.dir, path), data, replace, compress, endingBytes: endsSo ? endingBytes : 0, replacing: options.replacing });
+    this.writers.add({ kind: 'write', target: join(this.dir, path), data, replace, compress, endingBytes: endsSo ? endingBytes : 0 });
     return this.writers.room();
   }
 
   /** Adds a file as a hard link to an existing one (e.g. a snapshot's Parquet file), or a copy across file systems. */
   async link(path: string, source: string, hash: string): Promise<void> {
-    if (path in this.next) throw new Error(`the static tree got ${path} twice`);
-    this.next[path] = hash;
-    this.counts.files++;
+    this.add(path, hash);
     if (hashIn(this.previous?.files[path]) === hash) return;
     this.writers.add({ kind: 'link', source, target: join(this.dir, path) });
     await this.writers.room();
@@ -209,6 +206,13 @@ export class TreeOutput {
     await rm(temporary, { force: true });
     await symlink(relative(dirname(this.out), this.dir), temporary);
     await rename(temporary, this.out);
+  }
+
+  /** Lists a file in the tree being written: its content hash, and the input it was made from. */
+  private add(path: string, hash: string, input?: string): void {
+    if (path in this.next) throw new Error(`the static tree got ${path} twice`);
+    this.next[path] = input === undefined ? hash : hash + INPUT_SEPARATOR + input;
+    this.counts.files++;
   }
 
   private linkFromCurrent(path: string, compress: boolean): Promise<void> | undefined {

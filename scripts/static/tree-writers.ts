@@ -25,9 +25,13 @@ export type FileJob =
       readonly compress: boolean;
       /** The last bytes of `data` a later build may replace, stored as they are in the variants (see variants.ts). */
       readonly endingBytes: number;
-      /** The same file in another tree, ending with `was` instead: its variants are made from that file's, without compressing. */
-      readonly replacing?: { readonly file: string; readonly was: string };
     }
+  /**
+   * A file of another tree with its ending `was` replaced by `now` (a register page whose total
+   * changed): read here, not on the main thread, and its variants made from that file's by
+   * replacing their stored ending (see variants.ts), without compressing.
+   */
+  | { readonly kind: 'reenvelope'; readonly source: string; readonly target: string; readonly was: string; readonly now: string; readonly replace: boolean }
   | { readonly kind: 'link'; readonly source: string; readonly target: string };
 
 export interface FileCounts {
@@ -65,14 +69,24 @@ export function doFileJobs(jobs: readonly FileJob[], madeDirs: Set<string>): Fil
       counts.linked++;
       continue;
     }
+    if (job.kind === 'reenvelope') {
+      const was = Buffer.from(job.was);
+      const now = Buffer.from(job.now);
+      const body = readFileSync(job.source);
+      if (body.length < was.length || !body.subarray(body.length - was.length).equals(was)) throw new Error(`${job.source} does not end as the tree's state says; rebuild with --full`);
+      const data = Buffer.concat([body.subarray(0, body.length - was.length), now]);
+      put(job.target, data, job.replace);
+      for (const variant of VARIANTS) {
+        const old = readIfThere(job.source + variant.suffix);
+        const packed = (old && variant.replaceEnding(old, was, data, now.length)) || variant.compress(data, now.length);
+        put(job.target + variant.suffix, packed, job.replace);
+      }
+      continue;
+    }
     const data = Buffer.from(job.data.buffer, job.data.byteOffset, job.data.byteLength);
     put(job.target, data, job.replace);
     if (!job.compress) continue;
-    for (const variant of VARIANTS) {
-      const old = job.replacing && job.endingBytes > 0 ? readIfThere(job.replacing.file + variant.suffix) : undefined;
-      const packed = (old && variant.replaceEnding(old, Buffer.from(job.replacing!.was), data, job.endingBytes)) || variant.compress(data, job.endingBytes);
-      put(job.target + variant.suffix, packed, job.replace);
-    }
+    for (const variant of VARIANTS) put(job.target + variant.suffix, variant.compress(data, job.endingBytes), job.replace);
   }
   return counts;
 }
