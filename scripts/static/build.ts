@@ -76,8 +76,18 @@ export async function buildStatic(options: BuildOptions): Promise<BuildResult> {
       for (const endpoint of dataset.endpoints) {
         const listing = new Listing(dataset, endpoint, base, output);
         for await (const file of endpointFiles({ dataset, endpoint, rows, context, previousInput: (path) => output.previousInput(path), seriesInOneScan: options.seriesInOneScan })) {
-          if ('carried' in file) await output.carry(file.path, file.input);
-          else if ('ending' in file) await output.replaceEnding(file.path, file.ending, file.input);
+          if ('carried' in file) {
+            // Most files of a rebuild: awaited only when the writers or the listing make them wait.
+            for (const { path, input } of file.carried) {
+              const carrying = output.carry(path, input);
+              if (carrying) await carrying;
+              const listed = listing.add(path);
+              if (listed) await listed;
+              options.onProgress?.({ endpoint: endpoint.fullPath, files: listing.count });
+            }
+            continue;
+          }
+          if ('ending' in file) await output.replaceEnding(file.path, file.ending, file.input);
           else await output.write(file.path, JSON.stringify(file.body), { input: file.input, ending: file.endsWith });
           await listing.add(file.path);
           options.onProgress?.({ endpoint: endpoint.fullPath, files: listing.count });

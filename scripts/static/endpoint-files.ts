@@ -25,13 +25,19 @@ export type StaticFile =
    * the body's JSON that a later build may replace (a page's pagination).
    */
   | { readonly path: string; readonly body: unknown; readonly input?: string; readonly endsWith?: string }
-  /** Unchanged since the tree in use: the file there is kept. */
-  | { readonly path: string; readonly carried: true; readonly input: string }
+  /** Unchanged since the tree in use: the files there are kept, in a run (most of a rebuild is runs of thousands). */
+  | { readonly carried: readonly CarriedFile[] }
   /**
    * The file of the tree in use with its ending replaced: a page whose rows are unchanged but
    * whose envelope (the list's total) is not, so the rows are not read and rendered again.
    */
   | { readonly path: string; readonly ending: { readonly was: string; readonly now: string }; readonly input: string };
+
+export interface CarriedFile {
+  readonly path: string;
+  /** What the file was made from, as the tree in use lists it. */
+  readonly input: string;
+}
 
 type Of<K extends Answer['kind']> = Extract<Answer, { kind: K }>;
 type Values = Record<string, string>;
@@ -98,18 +104,20 @@ async function* itemFiles(source: EndpointSource, answer: Of<'item'>) {
   const { dataset, rows, context } = source;
   const resource = rows.resource(dataset, answer.resource);
   const column = answer.match[0]!;
-  const paths = (key: string) => pathOf(source, { [answer.param]: key }, { kind: 'whole' });
   const prints = await rows.prints(dataset, answer.resource, column);
-  const changed = prints.filter(([key, print]) => source.previousInput(paths(key)) !== print).map(([key]) => key);
+  const paths = prints.map(([key]) => pathOf(source, { [answer.param]: key }, { kind: 'whole' }));
+  const changed = prints.filter(([, print], i) => source.previousInput(paths[i]!) !== print).map(([key]) => key);
   const wanted = new Set(changed);
   let next = 0;
   /** Carries the unchanged items before the next changed one. */
   const carryUntil = function* (key: string | undefined) {
+    const run: CarriedFile[] = [];
     for (; next < prints.length && prints[next]![0] !== key; next++) {
       const [skipped, print] = prints[next]!;
       if (wanted.has(skipped)) throw new Error(`${source.endpoint.fullPath}: ${skipped} was not read in row order`);
-      yield { path: paths(skipped), carried: true, input: print } as const;
+      run.push({ path: paths[next]!, input: print });
     }
+    if (run.length) yield { carried: run };
   };
   if (changed.length) {
     // A few changed rows are asked for by key; many, by reading the table. Rows come in row order, as the prints do.
@@ -119,7 +127,7 @@ async function* itemFiles(source: EndpointSource, answer: Of<'item'>) {
         const key = String(row[column]);
         if (!wanted.has(key)) continue;
         yield* carryUntil(key);
-        yield { path: paths(key), body: resource.render(row, context), input: prints[next++]![1] };
+        yield { path: paths[next]!, body: resource.render(row, context), input: prints[next++]![1] };
       }
     }
   }
@@ -161,7 +169,7 @@ async function* pageFiles(source: EndpointSource, answer: Of<'page'>) {
     pages.push({ offset, count: shown.length, path, input: `${rowsPrint}~${total}`, previous, ...(previousRows === rowsPrint && previousTotal ? { was: Number(previousTotal) } : {}) });
   }
   const fileOfPage = (page: Page, items?: unknown[]): StaticFile => {
-    if (page.previous === page.input) return { path: page.path, carried: true, input: page.input };
+    if (page.previous === page.input) return { carried: [{ path: page.path, input: page.input }] };
     if (page.was !== undefined) return { path: page.path, ending: { was: ending(page.offset, page.count, page.was), now: ending(page.offset, page.count, total) }, input: page.input };
     const { next } = pagination(page.offset, page.count, total);
     return { path: page.path, body: offsetPage(items ?? [], { limit: PAGE_LIMIT, offset: page.offset, total, next }), input: page.input, endsWith: ending(page.offset, page.count, total) };
@@ -214,7 +222,7 @@ async function* numberedPageFiles(source: EndpointSource, answer: Of<'numbered-p
   const isChanged = (day: (typeof days)[number]) => pathsOf(day).some((path, i) => source.previousInput(path) !== `${day.print}:${i + 1}`);
   const firstChanged = days.findIndex(isChanged);
   const carry = function* (day: (typeof days)[number]) {
-    for (const [i, path] of pathsOf(day).entries()) yield { path, carried: true, input: `${day.print}:${i + 1}` } as const;
+    yield { carried: pathsOf(day).map((path, i) => ({ path, input: `${day.print}:${i + 1}` })) };
   };
   for (const day of days.slice(0, firstChanged < 0 ? days.length : firstChanged)) yield* carry(day);
   if (firstChanged < 0) return;
@@ -326,7 +334,7 @@ async function* seriesFiles(source: EndpointSource, answer: Of<'series'>) {
       for await (const batch of rows.stream(dataset, answer.resource, { equal, from: dayToUtcMs(`${first}-01`) }, { order })) collect(byMonth, batch, changed);
     }
     const render = (month: string) => answer.envelope(byMonth.get(month) ?? [], paramsOf(source, values, { kind: 'month', month }), context);
-    for (const m of months) yield changed.has(m.month) ? { path: m.path, body: render(m.month), input: m.input } : ({ path: m.path, carried: true, input: m.input } as const);
+    for (const m of months) yield changed.has(m.month) ? { path: m.path, body: render(m.month), input: m.input } : { carried: [m] };
   }
 }
 

@@ -123,8 +123,8 @@ const MOST_BATCHES_IN_FLIGHT = 4;
 
 interface Thread {
   readonly worker: Worker;
-  /** Batches sent and not yet answered, by id, with their bytes. */
-  readonly inFlight: Map<number, number>;
+  /** Batches sent and not yet answered, by id: their bytes, and whether they count toward the limit of batches. */
+  readonly inFlight: Map<number, { readonly bytes: number; readonly counted: boolean }>;
 }
 
 /**
@@ -137,6 +137,8 @@ export class TreeWriters {
   private batch: FileJob[] = [];
   private transfer: ArrayBuffer[] = [];
   private batchBytes = 0;
+  /** Whether the batch holds other jobs than re-envelopes (see full). */
+  private batchCounted = false;
   private nextId = 0;
   private failure: Error | undefined;
   /** Called when the threads have room again, or failed. */
@@ -153,6 +155,7 @@ export class TreeWriters {
   add(job: FileJob): void {
     if (this.failure) throw this.failure;
     this.batch.push(job);
+    if (job.kind !== 'reenvelope') this.batchCounted = true;
     if (job.kind === 'write') {
       this.transfer.push(job.data.buffer as ArrayBuffer);
       this.batchBytes += job.data.byteLength;
@@ -206,15 +209,23 @@ export class TreeWriters {
     const busier = (a: Thread, b: Thread) => a.inFlight.size - b.inFlight.size || bytesOf(a) - bytesOf(b);
     const thread = this.threads.reduce((a, b) => (busier(a, b) > 0 ? b : a));
     const id = this.nextId++;
-    thread.inFlight.set(id, this.batchBytes);
+    thread.inFlight.set(id, { bytes: this.batchBytes, counted: this.batchCounted });
     thread.worker.postMessage({ id, jobs: this.batch } satisfies FileBatch, this.transfer);
     this.batch = [];
     this.transfer = [];
     this.batchBytes = 0;
+    this.batchCounted = false;
   }
 
+  /**
+   * Whether the main thread should wait: too many bytes or batches handed over. Batches of
+   * re-envelopes alone do not count: they hold a few hundred bytes a page, at most one job per
+   * page of a register, and the main thread goes on carrying files while the threads read and
+   * write them.
+   */
   private full(): boolean {
-    const batches = this.threads.reduce((n, thread) => n + thread.inFlight.size, 0);
+    let batches = 0;
+    for (const thread of this.threads) for (const batch of thread.inFlight.values()) if (batch.counted) batches++;
     const bytes = this.threads.reduce((n, thread) => n + bytesOf(thread), 0);
     return bytes >= MOST_BYTES_IN_FLIGHT || batches >= MOST_BATCHES_IN_FLIGHT * this.threads.length;
   }
@@ -234,7 +245,7 @@ export class TreeWriters {
 /** Bytes a thread has been handed and not yet written. */
 const bytesOf = (thread: Thread) => {
   let bytes = 0;
-  for (const size of thread.inFlight.values()) bytes += size;
+  for (const batch of thread.inFlight.values()) bytes += batch.bytes;
   return bytes;
 };
 
