@@ -13,6 +13,8 @@ export interface Database {
   stream<T = Record<string, unknown>>(sql: string, params?: DuckDBValue[]): AsyncGenerator<T[]>;
   /** `stream`, each row read as one JSON text (see asJsonRows): faster for rows of strings, about even for numbers. */
   streamJson<T = Record<string, unknown>>(sql: string, params?: DuckDBValue[]): AsyncGenerator<T[]>;
+  /** Another connection to the same database (its views included), to run queries beside this one's; closing it leaves the database open. */
+  connect(): Promise<Database>;
   close(): void;
 }
 
@@ -68,7 +70,11 @@ export async function openDatabase(options: DatabaseOptions = {}): Promise<Datab
   if (options.threads) config.threads = String(options.threads);
   if (options.memoryLimit) config.memory_limit = options.memoryLimit;
   const opened = await openInstance(config, options.spillDir);
-  const connection = await opened.instance.connect();
+  return databaseOver(opened.instance, () => opened.close());
+}
+
+async function databaseOver(instance: DuckDBInstance, closeInstance?: () => void): Promise<Database> {
+  const connection = await instance.connect();
   // Instants are stored as TIMESTAMPTZ; show them in UTC whatever the machine's zone.
   await connection.run(`SET TimeZone = 'UTC'`);
   return {
@@ -85,9 +91,10 @@ export async function openDatabase(options: DatabaseOptions = {}): Promise<Datab
       for await (const rows of result.yieldRowObjectJs()) yield rows as T[];
     },
     streamJson: (sql, params) => streamJsonRows(connection, sql, params),
+    connect: () => databaseOver(instance),
     close() {
       connection.closeSync();
-      opened.close();
+      closeInstance?.();
     },
   };
 }

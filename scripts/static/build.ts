@@ -3,13 +3,13 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Dataset } from '../../datasets/core/dataset.ts';
 import type { Endpoint } from '../../datasets/core/endpoint.ts';
-import { openDatabase } from '../db/duckdb.ts';
+import { openDatabase, type Database } from '../db/duckdb.ts';
 import { paceHeap } from '../heap.ts';
 import { assertShape, createViews, openSnapshot } from '../snapshot/read.ts';
 import { sourceHash } from '../source-hash.ts';
 import { CATALOGUE, DATAPACKAGE, DCAT, writeDownloads } from './downloads.ts';
-import { endpointFiles } from './endpoint-files.ts';
-import { figuresOf, figuresPath } from './figures.ts';
+import { endpointFiles, printsOf } from './endpoint-files.ts';
+import { figuresInTurn, figuresPath, type DatasetFigures } from './figures.ts';
 import { HEADERS_FILE, headersFile, NGINX_SNIPPET, nginxSnippet } from './hosting.ts';
 import { readSiteFile, siteFiles, startSiteBuild, treeIsReady } from './site.ts';
 import { SnapshotRows } from './snapshot-rows.ts';
@@ -56,20 +56,35 @@ export async function buildStatic(options: BuildOptions): Promise<BuildResult> {
   const snapshot = await openSnapshot(options.dataDir);
   assertShape(snapshot, options.datasets);
   const db = await openDatabase({ threads: 2, memoryLimit: '1GB', spillDir: snapshot.cacheDir });
-  const output = await TreeOutput.open(options.out, await renderKey(base), { fresh: options.full });
   const stopPacing = paceHeap();
   // The site is bundled while the tree is written; its pages wait for the tree (see site.ts).
   const siteDir = join(snapshot.cacheDir, `site-${process.pid}`);
   const siteReady = `${siteDir}.ready`;
   let site: ReturnType<typeof startSiteBuild> | undefined;
+  let opened: TreeOutput | undefined;
+  let figuresDb: Database | undefined;
+  let printsDb: Database | undefined;
+  let rows: SnapshotRows | undefined;
+  let figures = new Map<string, Promise<DatasetFigures>>();
   try {
+    // Charts and map layers are SQL over whole tables (see figures.ts), worked out on a connection
+    // of their own while the tree is read and written: a rebuild leaves DuckDB idle most of the time.
+    await createViews(db, snapshot, options.datasets);
+    figuresDb = await db.connect();
+    figures = figuresInTurn(figuresDb, options.datasets);
+    // Group prints of Parquet files, by their sha256, beside the trees; --full reads them all again.
+    rows = new SnapshotRows(db, snapshot, options.full ? undefined : join(treesDir(options.out), 'prints'));
+    // Row prints too are read ahead, the first of them while the trees' states are read.
+    printsDb = await db.connect();
+    rows.readAhead(printsDb, options.datasets.flatMap((dataset) => dataset.endpoints.flatMap((endpoint) => {
+      const wanted = printsOf(dataset, endpoint);
+      return wanted ? [{ dataset, ...wanted }] : [];
+    })));
+    const output = await TreeOutput.open(options.out, await renderKey(base), { fresh: options.full });
+    opened = output;
     await rm(siteReady, { force: true });
     if (options.site) site = startSiteBuild({ outDir: siteDir, tree: output.dir, base, ready: siteReady });
-    // Group prints of Parquet files, by their sha256, beside the trees; --full reads them all again.
-    const rows = new SnapshotRows(db, snapshot, options.full ? undefined : join(treesDir(options.out), 'prints'));
     const context = staticContext(options.datasets, base);
-    // Charts and map layers are SQL over the snapshot's views.
-    await createViews(db, snapshot, options.datasets);
     const described = [];
     for (const dataset of options.datasets) {
       const endpoints = [];
@@ -96,7 +111,7 @@ export async function buildStatic(options: BuildOptions): Promise<BuildResult> {
         options.onStep?.(`${endpoint.fullPath}: ${listing.count.toLocaleString('en')} files`);
         endpoints.push(describeEndpoint(endpoint, base, listing));
       }
-      await output.write(figuresPath(dataset.name), JSON.stringify(await figuresOf(db, dataset)));
+      await output.write(figuresPath(dataset.name), JSON.stringify(await figures.get(dataset.name)));
       described.push({ name: dataset.name, title: dataset.title, description: dataset.description, endpoints, figures: `${base}/${figuresPath(dataset.name)}` });
     }
     const downloads = await writeDownloads({ snapshot, datasets: options.datasets, output, base });
@@ -133,8 +148,11 @@ export async function buildStatic(options: BuildOptions): Promise<BuildResult> {
     await Promise.allSettled([site?.done]);
     await rm(siteDir, { recursive: true, force: true });
     await rm(siteReady, { force: true });
-    await output.close();
+    await opened?.close();
+    await Promise.allSettled([...figures.values(), rows?.settle()]);
     stopPacing();
+    figuresDb?.close();
+    printsDb?.close();
     db.close();
   }
 }

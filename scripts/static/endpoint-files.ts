@@ -74,6 +74,19 @@ export function endpointFiles(source: EndpointSource): AsyncGenerator<StaticFile
   }
 }
 
+/**
+ * The row prints (see SnapshotRows.prints) an endpoint's files are made by, if any: item and page
+ * endpoints read every row's. Asked before the build comes to the endpoint, so they can be read
+ * ahead, while the main thread is busy with other files.
+ */
+export function printsOf(dataset: Dataset, endpoint: Endpoint): { readonly resource: string; readonly keyColumn: string } | undefined {
+  const { answer } = endpoint;
+  if (answer.kind === 'item') return { resource: answer.resource, keyColumn: answer.match[0]! };
+  if (answer.kind !== 'page') return undefined;
+  const table = dataset.tables[dataset.resources[answer.resource]!.table]!;
+  return { resource: answer.resource, keyColumn: table.key?.[0] ?? rowOrder(table)[0]! };
+}
+
 /** The parameters the server would parse from the request a file stands for. */
 function paramsOf({ endpoint }: EndpointSource, values: Values, unit: Unit): Record<string, unknown> {
   const parsed = endpoint.parse({ ...values, ...requestOf(endpoint, values, unit).query });
@@ -104,7 +117,7 @@ async function* itemFiles(source: EndpointSource, answer: Of<'item'>) {
   const { dataset, rows, context } = source;
   const resource = rows.resource(dataset, answer.resource);
   const column = answer.match[0]!;
-  const prints = await rows.prints(dataset, answer.resource, column);
+  const prints = await rows.prints(dataset, answer.resource, printsOf(dataset, source.endpoint)!.keyColumn);
   const paths = prints.map(([key]) => pathOf(source, { [answer.param]: key }, { kind: 'whole' }));
   const changed = prints.filter(([, print], i) => source.previousInput(paths[i]!) !== print).map(([key]) => key);
   const wanted = new Set(changed);
@@ -142,8 +155,7 @@ async function* itemFiles(source: EndpointSource, answer: Of<'item'>) {
 async function* pageFiles(source: EndpointSource, answer: Of<'page'>) {
   const { dataset, endpoint, rows, context } = source;
   const resource = rows.resource(dataset, answer.resource);
-  const table = dataset.tables[resource.table]!;
-  const prints = await rows.prints(dataset, answer.resource, table.key?.[0] ?? rowOrder(table)[0]!);
+  const prints = await rows.prints(dataset, answer.resource, printsOf(dataset, endpoint)!.keyColumn);
   const total = prints.length;
   const pagination = (offset: number, count: number, listTotal: number) =>
     offsetPage(Array.from({ length: count }), {

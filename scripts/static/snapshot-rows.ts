@@ -58,6 +58,8 @@ const compareTexts = (a: readonly string[], b: readonly string[]) => {
 export class SnapshotRows {
   private readonly printsUsed = new Set<string>();
   private lastPrints: { readonly key: string; readonly prints: Promise<[string, string][]> } | undefined;
+  /** Prints being read ahead (see readAhead), by key, until asked for. */
+  private readonly ahead = new Map<string, Promise<[string, string][]>>();
 
   constructor(
     private readonly db: Database,
@@ -101,16 +103,46 @@ export class SnapshotRows {
    * declared one after the other, read the same (their resources differ, their table does not).
    */
   prints(dataset: Dataset, resourceName: string, keyColumn: string): Promise<[string, string][]> {
-    const key = JSON.stringify([dataset.name, this.resource(dataset, resourceName).table, keyColumn]);
+    const key = this.printsKey(dataset, resourceName, keyColumn);
     if (this.lastPrints?.key !== key) {
-      const prints = (async () => {
-        const all: [string, string][] = [];
-        for await (const batch of this.rowPrints(dataset, resourceName, keyColumn)) for (const print of batch) all.push(print);
-        return all;
-      })();
+      const prints = this.ahead.get(key) ?? this.readPrints(this.db, dataset, resourceName, keyColumn);
+      this.ahead.delete(key);
       this.lastPrints = { key, prints };
     }
     return this.lastPrints.prints;
+  }
+
+  /**
+   * Starts reading the prints of these resources, one after another on `db` (another connection
+   * to the same database), so that each is ready when `prints` asks for it. A rebuild spends most
+   * of its time on the main thread (carrying unchanged files), where DuckDB would wait idle.
+   */
+  readAhead(db: Database, wanted: readonly { readonly dataset: Dataset; readonly resource: string; readonly keyColumn: string }[]): void {
+    let previous: Promise<unknown> = Promise.resolve();
+    for (const { dataset, resource, keyColumn } of wanted) {
+      const key = this.printsKey(dataset, resource, keyColumn);
+      if (this.ahead.has(key)) continue;
+      const prints = previous.then(() => this.readPrints(db, dataset, resource, keyColumn));
+      // Seen by whoever asks for them; a build that fails first does not leave them unhandled.
+      prints.catch(() => {});
+      this.ahead.set(key, prints);
+      previous = prints.catch(() => {});
+    }
+  }
+
+  /** Waits for the prints still being read ahead (before their connection is closed). */
+  async settle(): Promise<void> {
+    await Promise.allSettled(this.ahead.values());
+  }
+
+  private printsKey(dataset: Dataset, resourceName: string, keyColumn: string): string {
+    return JSON.stringify([dataset.name, this.resource(dataset, resourceName).table, keyColumn]);
+  }
+
+  private async readPrints(db: Database, dataset: Dataset, resourceName: string, keyColumn: string): Promise<[string, string][]> {
+    const all: [string, string][] = [];
+    for await (const batch of this.rowPrints(dataset, resourceName, keyColumn, db)) for (const print of batch) all.push(print);
+    return all;
   }
 
   /**
@@ -119,11 +151,11 @@ export class SnapshotRows {
    * table, so that one read serves every resource stored in it (a list of summaries changes
    * when a detail it leaves out does, which is rare, and costs a page rendered again).
    */
-  async *rowPrints(dataset: Dataset, resourceName: string, keyColumn: string): AsyncGenerator<[string, string][]> {
+  async *rowPrints(dataset: Dataset, resourceName: string, keyColumn: string, db = this.db): AsyncGenerator<[string, string][]> {
     const table = dataset.tables[this.resource(dataset, resourceName).table]!;
     const columns = Object.entries(table.columns);
     const sql = `SELECT CAST(${quoteIdentifier(keyColumn)} AS VARCHAR) AS k, ${rowHash(columns)} AS h FROM ${tableSource(chooseFiles(this.snapshot, dataset, table.name))} ORDER BY ${rowOrder(table).map(quoteIdentifier).join(', ')}`;
-    for await (const batch of this.db.stream<{ k: string; h: bigint }>(sql)) yield batch.map((row) => [row.k, row.h.toString(36)]);
+    for await (const batch of db.stream<{ k: string; h: bigint }>(sql)) yield batch.map((row) => [row.k, row.h.toString(36)]);
   }
 
   /**

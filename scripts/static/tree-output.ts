@@ -125,8 +125,8 @@ export class TreeOutput {
     const entry = this.reusable ? this.current!.state.files.get(path) : undefined;
     const made = entry !== undefined && entry.endsWith(input) && entry.charAt(entry.length - input.length - 1) === INPUT_SEPARATOR;
     if (!made) throw new Error(`${path} cannot be carried over: the tree in use was not made from the same input`);
-    if (this.next.has(path)) throw new Error(`the static tree got ${path} twice`);
     this.next.set(path, entry);
+    if (this.next.size === this.counts.files) throw new Error(`the static tree got ${path} twice`);
     this.counts.files++;
     this.counts.carried++;
     const previous = this.previous?.files.get(path);
@@ -211,8 +211,8 @@ export class TreeOutput {
 
   /** Lists a file in the tree being written: its content hash, and the input it was made from. */
   private add(path: string, hash: string, input?: string): void {
-    if (this.next.has(path)) throw new Error(`the static tree got ${path} twice`);
     this.next.set(path, input === undefined ? hash : hash + INPUT_SEPARATOR + input);
+    if (this.next.size === this.counts.files) throw new Error(`the static tree got ${path} twice`);
     this.counts.files++;
   }
 
