@@ -14,7 +14,9 @@
  *    city grown by a day (`--until` + 1, generated once into .cache/bench/<scale>-next) built
  *    over it: files written, linked and deleted, and the time (target < 10 s at city scale);
  *    beside it, a raw write of the files whose content changed (from the trees' lists of
- *    content hashes), variants included: what any rebuild has to write at the least.
+ *    content hashes), variants included: what any rebuild has to write at the least. Then back
+ *    a day, and the day more again with `--no-site`: the static tree's rebuild without the
+ *    site's Astro build.
  *
  * Each step prints its line as it ends, and the results file is written again after each, so a run
  * stopped early keeps what it measured.
@@ -37,9 +39,9 @@ const out = join(work, 'dist');
 const grownDataDir = () => generatedOnce(join(process.cwd(), '.cache', 'bench', `${scale}-next`), { scale, seed: defaultSeed, until: addDays(defaultUntil, 1) });
 
 /** `odsnap build` in its own process; its peak RSS, time and summary line. */
-async function build(dataDir: string) {
+async function build(dataDir: string, ...options: string[]) {
   const started = performance.now();
-  const child = spawn(process.execPath, ['bin/odsnap.js', 'build', '--data', dataDir, '--out', out], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, ['bin/odsnap.js', 'build', '--data', dataDir, '--out', out, ...options], { stdio: ['ignore', 'ignore', 'pipe'] });
   const memory = watchPeakRss(child.pid!);
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
@@ -221,5 +223,13 @@ const rawChanged = await rawWrite(changed, pool, join(work, 'raw'));
 await record('changed', { files: changed.length, raw: rawChanged },
   `| raw write of the changed files (${count(changed.length)}, ${(rawChanged.bytes / 1e6).toFixed(0)} MB) | ${count(changed.length)} | | | ${rawChanged.seconds.toFixed(1)} | |`);
 await removeTree(join(work, 'raw'));
+// The site is an Astro build of its own (about 9 s here on an idle machine, with no incremental
+// mode): the static tree's own rebuild is measured without it too, the same day more again.
+console.error(`${scale}: back a day, then a day more without the site…`);
+const back = await build(dataDir);
+await record('back', back, `| back a day (the first snapshot again) | ${count(back.written)} | ${count(back.linked)} | ${count(back.deleted)} | ${back.seconds.toFixed(1)} | ${Math.round(back.peakMiB)} |`);
+const treeOnly = await build(grown, '--no-site');
+console.error(`  ${treeOnly.summary}`);
+await record('incrementalTreeOnly', treeOnly, `| after a day more, the tree alone (--no-site; the site's files deleted) | ${count(treeOnly.written)} | ${count(treeOnly.linked)} | ${count(treeOnly.deleted)} | ${treeOnly.seconds.toFixed(1)} | ${Math.round(treeOnly.peakMiB)} |`);
 console.log('');
 console.log('Files include the .gz and .br variants; the Parquet downloads (hard links to the snapshot) are left out of both sides.');
