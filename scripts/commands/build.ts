@@ -3,7 +3,6 @@ import { datasets } from '../../datasets/index.ts';
 import { defineCommand } from '../cli/command.ts';
 import { formatBytes, formatCount, Progress } from '../cli/progress.ts';
 import { defaultDataDir } from '../snapshot/layout.ts';
-import { buildStatic } from '../static/build.ts';
 import { canBuildSite } from '../static/site.ts';
 
 export const buildCommand = defineCommand({
@@ -33,6 +32,7 @@ export const buildCommand = defineCommand({
     'no-site': z.boolean().optional(),
   }),
   async run(options, output) {
+    const { buildStatic } = await import('../static/build.ts');
     const progress = new Progress(output);
     progress.step(`building the static tree of ${options.data} into ${options.out}`);
     const result = await buildStatic({

@@ -3,7 +3,7 @@ import { datasets } from '../../datasets/index.ts';
 import { defineCommand } from '../cli/command.ts';
 import { formatBytes, formatCount } from '../cli/progress.ts';
 import { defaultDataDir } from '../snapshot/layout.ts';
-import { pull, type PullResult } from '../pull/pull.ts';
+import type { PullResult } from '../pull/pull.ts';
 import { duration, PullReport } from '../pull/report.ts';
 import { defaultUpstreamOptions } from '../pull/upstream.ts';
 
@@ -45,6 +45,7 @@ export const pullCommand = defineCommand({
   async run(options, output) {
     const report = new PullReport(output);
     report.event('pulling', { from: options.from, data: options.data, datasets: options.datasets.join(','), full: Boolean(options.full) });
+    const { pull } = await import('../pull/pull.ts');
     const result = await pull({
       dataDir: options.data,
       from: options.from,

@@ -3,7 +3,6 @@ import { datasets } from '../../datasets/index.ts';
 import { defaultSeed, defaultUntil, scales } from '../../datasets/core/sample.ts';
 import { defineCommand } from '../cli/command.ts';
 import { formatBytes, Progress } from '../cli/progress.ts';
-import { generateSample } from '../sample/generate.ts';
 import { defaultDataDir } from '../snapshot/layout.ts';
 
 export const sampleCommand = defineCommand({
@@ -27,6 +26,7 @@ export const sampleCommand = defineCommand({
   async run(options, output) {
     const progress = new Progress(output);
     progress.step(`generating the ${options.scale} sample city (seed ${options.seed}, until ${options.until}) into ${options.out}`);
+    const { generateSample } = await import('../sample/generate.ts');
     const snapshot = await generateSample({
       dataDir: options.out,
       datasets,

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { datasets } from '../../datasets/index.ts';
-import { startServer, type RunningServer } from '../../server/index.ts';
-import { staticTree } from '../../server/static-tree.ts';
+import type { RunningServer } from '../../server/index.ts';
 import { defineCommand } from '../cli/command.ts';
 import { defaultDataDir } from '../snapshot/layout.ts';
 
@@ -32,6 +31,7 @@ export const serveCommand = defineCommand({
     quiet: z.boolean().optional(),
   }),
   async run(options, output) {
+    const [{ startServer }, { staticTree }] = await Promise.all([import('../../server/index.ts'), import('../../server/static-tree.ts')]);
     const server = await startServer({
       dataDir: options.data,
       datasets,

@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { datasets } from '../../datasets/index.ts';
 import { encode, formats } from '../../server/sql/formats.ts';
-import { SqlRefused, SqlSandbox, type SqlResult } from '../../server/sql/sandbox.ts';
+import type { SqlResult } from '../../server/sql/sandbox.ts';
 import { defineCommand, UsageError } from '../cli/command.ts';
 import { defaultDataDir } from '../snapshot/layout.ts';
 import { openSnapshot } from '../snapshot/read.ts';
@@ -44,6 +44,7 @@ export const sqlCommand = defineCommand({
       throw new UsageError(`--format ${options.format} is binary; add --out FILE`);
     }
     const snapshot = await openSnapshot(options.data, options.snapshot);
+    const { SqlRefused, SqlSandbox } = await import('../../server/sql/sandbox.ts');
     const sandbox = await SqlSandbox.open(snapshot, datasets);
     try {
       const result = await sandbox.run(options.QUERY);

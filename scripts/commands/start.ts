@@ -5,16 +5,11 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { datasets } from '../../datasets/index.ts';
 import { defaultSeed, defaultUntil, scales, type SampleSettings } from '../../datasets/core/sample.ts';
-import { startServer } from '../../server/index.ts';
-import { staticTree } from '../../server/static-tree.ts';
 import { defineCommand, type Output } from '../cli/command.ts';
 import { formatCount, Progress } from '../cli/progress.ts';
-import { pull } from '../pull/pull.ts';
 import { PullReport } from '../pull/report.ts';
-import { generateSample } from '../sample/generate.ts';
 import { currentSnapshotId, defaultDataDir } from '../snapshot/layout.ts';
 import { openSnapshot, shapeMismatch } from '../snapshot/read.ts';
-import { buildStatic, INDEX } from '../static/build.ts';
 import { canBuildSite } from '../static/site.ts';
 import { pullSummary } from './pull.ts';
 import { untilStopped } from './serve.ts';
@@ -69,7 +64,9 @@ export const startCommand = defineCommand({
       if (!pulled) return 1;
       id = pulled;
     }
-    if (options.rebuild || (await builtSnapshotId(options.out)) !== id) {
+    // What the command runs is loaded when it runs: `odsnap --help` and the other commands start without it.
+    const [{ buildStatic, INDEX }, { startServer }, { staticTree }] = await Promise.all([import('../static/build.ts'), import('../../server/index.ts'), import('../../server/static-tree.ts')]);
+    if (options.rebuild || (await builtSnapshotId(options.out, INDEX)) !== id) {
       progress.step(`building the static tree into ${options.out}`);
       const result = await buildStatic({
         dataDir: options.data,
@@ -128,6 +125,7 @@ async function pullSnapshot(dataDir: string, from: string | undefined, sample: S
     const usable = !again && (await currentSnapshotId(sampleDir)) !== undefined && !shapeMismatch(await openSnapshot(sampleDir), datasets);
     if (!usable) {
       progress.step(`generating the ${sample.scale} sample city into ${sampleDir}`);
+      const { generateSample } = await import('../sample/generate.ts');
       await generateSample({
         dataDir: sampleDir,
         datasets,
@@ -142,6 +140,7 @@ async function pullSnapshot(dataDir: string, from: string | undefined, sample: S
   const url = from ?? upstream!.url;
   progress.step(`pulling from ${url} into ${dataDir}`);
   const report = new PullReport(output);
+  const { pull } = await import('../pull/pull.ts');
   try {
     const result = await pull({ dataDir, from: url, datasets, full: again, report, ...(from ? {} : { sample }) });
     output.err(pullSummary(result, report));
@@ -184,9 +183,9 @@ async function upstreamOf(dataDir: string): Promise<string | undefined> {
 }
 
 /** The snapshot a static tree was built from, if there is one. */
-async function builtSnapshotId(out: string): Promise<string | undefined> {
+async function builtSnapshotId(out: string, index: string): Promise<string | undefined> {
   try {
-    return (JSON.parse(await readFile(join(out, INDEX), 'utf8')) as { snapshot?: { id?: string } }).snapshot?.id;
+    return (JSON.parse(await readFile(join(out, index), 'utf8')) as { snapshot?: { id?: string } }).snapshot?.id;
   } catch {
     return undefined;
   }

@@ -3,7 +3,6 @@ import { defineCommand } from '../cli/command.ts';
 import { formatBytes, Progress } from '../cli/progress.ts';
 import { openSnapshot } from '../snapshot/read.ts';
 import { defaultDataDir } from '../snapshot/layout.ts';
-import { verifySnapshot } from '../snapshot/verify.ts';
 
 export const verifyCommand = defineCommand({
   name: 'verify',
@@ -17,6 +16,7 @@ export const verifyCommand = defineCommand({
   async run(options, output) {
     const snapshot = await openSnapshot(options.data, options.snapshot);
     const progress = new Progress(output);
+    const { verifySnapshot } = await import('../snapshot/verify.ts');
     const report = await verifySnapshot(snapshot.dir, (path) => progress.update(`checking ${path}`));
     for (const mismatch of report.mismatches) output.err(`mismatch: ${mismatch}\n`);
     if (report.mismatches.length) {
