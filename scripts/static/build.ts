@@ -159,9 +159,11 @@ export async function buildStatic(options: BuildOptions): Promise<BuildResult> {
 
 /**
  * What a file's content depends on besides its input: the links' base and the code that renders
- * (the data-set declarations and this builder), so a changed renderer never leaves stale files.
+ * (the data-set declarations, this builder, and how columns are read from Parquet into the values
+ * the declarations render), so a changed renderer never leaves stale files.
  */
-const renderKey = (base: string) => sourceHash([new URL('../../datasets', import.meta.url), new URL('.', import.meta.url)], base);
+const renderKey = (base: string) =>
+  sourceHash([new URL('../../datasets', import.meta.url), new URL('.', import.meta.url), new URL('../db/columns.ts', import.meta.url)], base);
 
 /**
  * An endpoint's files, listed in pages of 10,000 at `/api/public/index/<data set>/<endpoint>/<n>.json`.
