@@ -99,5 +99,27 @@ async function databaseOver(instance: DuckDBInstance, closeInstance?: () => void
   };
 }
 
+/**
+ * Starts `work` for each key, one after another (a connection runs one statement at a time), and
+ * gives each one's promise at once, to be awaited when needed. A failure is seen by whoever awaits
+ * its promise and does not stop the next; one nobody awaits (the caller failed first) is not
+ * reported as unhandled. Once `signal` aborts, work not yet begun is not begun.
+ */
+export function inTurn<K, T>(keys: Iterable<K>, work: (key: K) => Promise<T>, signal?: AbortSignal): Map<K, Promise<T>> {
+  const started = new Map<K, Promise<T>>();
+  let previous: Promise<unknown> = Promise.resolve();
+  for (const key of keys) {
+    if (started.has(key)) continue;
+    const promise = previous.then(() => {
+      signal?.throwIfAborted();
+      return work(key);
+    });
+    promise.catch(() => {});
+    started.set(key, promise);
+    previous = promise.catch(() => {});
+  }
+  return started;
+}
+
 export const quoteIdentifier = (name: string) => `"${name.replaceAll('"', '""')}"`;
 export const quoteString = (value: string) => `'${value.replaceAll("'", "''")}'`;

@@ -3,13 +3,13 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Dataset } from '../../datasets/core/dataset.ts';
 import type { Endpoint } from '../../datasets/core/endpoint.ts';
-import { openDatabase, type Database } from '../db/duckdb.ts';
+import { inTurn, openDatabase, type Database } from '../db/duckdb.ts';
 import { paceHeap } from '../heap.ts';
 import { assertShape, createViews, openSnapshot } from '../snapshot/read.ts';
 import { sourceHash } from '../source-hash.ts';
 import { CATALOGUE, DATAPACKAGE, DCAT, writeDownloads } from './downloads.ts';
 import { endpointFiles, printsOf } from './endpoint-files.ts';
-import { figuresInTurn, figuresPath, type DatasetFigures } from './figures.ts';
+import { figuresOf, figuresPath, type DatasetFigures } from './figures.ts';
 import { HEADERS_FILE, headersFile, NGINX_SNIPPET, nginxSnippet } from './hosting.ts';
 import { readSiteFile, siteFiles, startSiteBuild, treeIsReady } from './site.ts';
 import { SnapshotRows } from './snapshot-rows.ts';
@@ -65,13 +65,15 @@ export async function buildStatic(options: BuildOptions): Promise<BuildResult> {
   let figuresDb: Database | undefined;
   let printsDb: Database | undefined;
   let rows: SnapshotRows | undefined;
-  let figures = new Map<string, Promise<DatasetFigures>>();
+  let figures = new Map<Dataset, Promise<DatasetFigures>>();
+  // Ends the work read ahead when the build fails: it is not waited for.
+  const failing = new AbortController();
   try {
     // Charts and map layers are SQL over whole tables (see figures.ts), worked out on a connection
     // of their own while the tree is read and written: a rebuild leaves DuckDB idle most of the time.
     await createViews(db, snapshot, options.datasets);
-    figuresDb = await db.connect();
-    figures = figuresInTurn(figuresDb, options.datasets);
+    const figuresOn = (figuresDb = await db.connect());
+    figures = inTurn(options.datasets, (dataset) => figuresOf(figuresOn, dataset), failing.signal);
     // Group prints of Parquet files, by their sha256, beside the trees; --full reads them all again.
     rows = new SnapshotRows(db, snapshot, options.full ? undefined : join(treesDir(options.out), 'prints'));
     // Row prints too are read ahead, the first of them while the trees' states are read.
@@ -79,7 +81,7 @@ export async function buildStatic(options: BuildOptions): Promise<BuildResult> {
     rows.readAhead(printsDb, options.datasets.flatMap((dataset) => dataset.endpoints.flatMap((endpoint) => {
       const wanted = printsOf(dataset, endpoint);
       return wanted ? [{ dataset, ...wanted }] : [];
-    })));
+    })), failing.signal);
     const output = await TreeOutput.open(options.out, await renderKey(base), { fresh: options.full });
     opened = output;
     await rm(siteReady, { force: true });
@@ -111,7 +113,7 @@ export async function buildStatic(options: BuildOptions): Promise<BuildResult> {
         options.onStep?.(`${endpoint.fullPath}: ${listing.count.toLocaleString('en')} files`);
         endpoints.push(describeEndpoint(endpoint, base, listing));
       }
-      await output.write(figuresPath(dataset.name), JSON.stringify(await figures.get(dataset.name)));
+      await output.write(figuresPath(dataset.name), JSON.stringify(await figures.get(dataset)));
       described.push({ name: dataset.name, title: dataset.title, description: dataset.description, endpoints, figures: `${base}/${figuresPath(dataset.name)}` });
     }
     const downloads = await writeDownloads({ snapshot, datasets: options.datasets, output, base });
@@ -143,6 +145,10 @@ export async function buildStatic(options: BuildOptions): Promise<BuildResult> {
     await output.publish(manifest.id);
     await rows.prunePrintsCache();
     return { ...output.counts, snapshot: manifest.id, tree: output.dir, seconds: (Date.now() - started) / 1000 };
+  } catch (error) {
+    failing.abort();
+    for (const extra of [figuresDb, printsDb]) extra?.connection.interrupt();
+    throw error;
   } finally {
     site?.stop();
     await Promise.allSettled([site?.done]);

@@ -49,20 +49,3 @@ export async function figuresOf(db: Database, dataset: Dataset): Promise<Dataset
   }
   return { charts, map };
 }
-
-/**
- * The figures of each data set, one data set after another on `db` (a connection runs one query
- * at a time), started now. The promises are handled here too: one that fails is seen by whoever
- * awaits it, and a build that fails first does not leave it unhandled.
- */
-export function figuresInTurn(db: Database, datasets: readonly Dataset[]): Map<string, Promise<DatasetFigures>> {
-  const figures = new Map<string, Promise<DatasetFigures>>();
-  let previous: Promise<unknown> = Promise.resolve();
-  for (const dataset of datasets) {
-    const next = previous.then(() => figuresOf(db, dataset));
-    next.catch(() => {});
-    figures.set(dataset.name, next);
-    previous = next.catch(() => {});
-  }
-  return figures;
-}

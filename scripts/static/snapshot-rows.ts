@@ -9,7 +9,7 @@ import type { Table } from '../../datasets/core/table.ts';
 import type { RenderContext } from '../../datasets/core/render.ts';
 import { rowOrder } from '../../datasets/core/row-order.ts';
 import { rowDecoder } from '../db/columns.ts';
-import { quoteIdentifier, quoteString, type Database } from '../db/duckdb.ts';
+import { inTurn, quoteIdentifier, quoteString, type Database } from '../db/duckdb.ts';
 import { readExpression } from '../db/columns.ts';
 import { chooseFiles, tableSource, type Narrowing, type Snapshot } from '../snapshot/read.ts';
 
@@ -117,17 +117,13 @@ export class SnapshotRows {
    * to the same database), so that each is ready when `prints` asks for it. A rebuild spends most
    * of its time on the main thread (carrying unchanged files), where DuckDB would wait idle.
    */
-  readAhead(db: Database, wanted: readonly { readonly dataset: Dataset; readonly resource: string; readonly keyColumn: string }[]): void {
-    let previous: Promise<unknown> = Promise.resolve();
-    for (const { dataset, resource, keyColumn } of wanted) {
-      const key = this.printsKey(dataset, resource, keyColumn);
-      if (this.ahead.has(key)) continue;
-      const prints = previous.then(() => this.readPrints(db, dataset, resource, keyColumn));
-      // Seen by whoever asks for them; a build that fails first does not leave them unhandled.
-      prints.catch(() => {});
-      this.ahead.set(key, prints);
-      previous = prints.catch(() => {});
-    }
+  readAhead(db: Database, wanted: readonly { readonly dataset: Dataset; readonly resource: string; readonly keyColumn: string }[], signal?: AbortSignal): void {
+    const byKey = new Map(wanted.map((w) => [this.printsKey(w.dataset, w.resource, w.keyColumn), w]));
+    const read = (key: string) => {
+      const { dataset, resource, keyColumn } = byKey.get(key)!;
+      return this.readPrints(db, dataset, resource, keyColumn);
+    };
+    for (const [key, prints] of inTurn(byKey.keys(), read, signal)) this.ahead.set(key, prints);
   }
 
   /** Waits for the prints still being read ahead (before their connection is closed). */

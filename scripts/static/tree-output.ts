@@ -101,7 +101,7 @@ export class TreeOutput {
     const currentState = currentDir && (await readState(currentDir));
     // From here on the tree is being changed; its saved state would be a lie if the build stopped.
     await rm(stateFileOf(dir), { force: true });
-    await rm(`${dir}.json`, { force: true });
+    await rm(`${dir}.json`, { force: true }); // as older builds saved it
     await mkdir(dir, { recursive: true });
     const inUse = currentDir && currentState ? { dir: currentDir, state: currentState } : undefined;
     const output = new TreeOutput(absolute, name, state, inUse, renderKey, !options.fresh);
