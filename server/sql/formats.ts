@@ -2,9 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  Bool, DateDay, Float64, Int32, Int64, Table, TimestampMillisecond, Utf8, tableToIPC, vectorFromArray, type DataType,
-} from 'apache-arrow';
+import type { DataType } from 'apache-arrow';
 import { openDatabase, quoteIdentifier, quoteString } from '../../scripts/db/duckdb.ts';
 import type { SqlResult } from './sandbox.ts';
 
@@ -34,8 +32,10 @@ const csvField = (value: unknown) => {
 export const toCsv = (result: SqlResult) =>
   [result.columns.map((c) => csvField(c.name)), ...result.rows.map((row) => row.map(csvField))].map((fields) => fields.join(',')).join('\r\n') + '\r\n';
 
+type Arrow = typeof import('apache-arrow');
+
 /** Arrow types for DuckDB types; anything nested or unusual travels as its JSON text. */
-function arrowColumn(type: string, values: readonly unknown[]): { type: DataType; values: unknown[] } {
+function arrowColumn({ Bool, DateDay, Float64, Int32, Int64, TimestampMillisecond, Utf8 }: Arrow, type: string, values: readonly unknown[]): { type: DataType; values: unknown[] } {
   if (type === 'BOOLEAN') return { type: new Bool(), values: [...values] };
   if (['TINYINT', 'SMALLINT', 'INTEGER', 'UTINYINT', 'USMALLINT'].includes(type)) return { type: new Int32(), values: values.map((v) => (v === null ? null : Number(v))) };
   if (['BIGINT', 'UINTEGER', 'HUGEINT'].includes(type)) return { type: new Int64(), values: values.map((v) => (v === null ? null : BigInt(v as string | number))) };
@@ -46,14 +46,16 @@ function arrowColumn(type: string, values: readonly unknown[]): { type: DataType
   return { type: new Utf8(), values: values.map((v) => (v === null ? null : typeof v === 'string' ? v : JSON.stringify(v))) };
 }
 
-export function toArrow(result: SqlResult): Uint8Array {
+/** Arrow IPC; apache-arrow is loaded when first asked for, not by every command that lists the formats. */
+export async function toArrow(result: SqlResult): Promise<Uint8Array> {
+  const arrow = await import('apache-arrow');
   const columns = Object.fromEntries(
     result.columns.map((column, i) => {
-      const { type, values } = arrowColumn(column.type, result.rows.map((row) => row[i]));
-      return [column.name, vectorFromArray(values, type)];
+      const { type, values } = arrowColumn(arrow, column.type, result.rows.map((row) => row[i]));
+      return [column.name, arrow.vectorFromArray(values, type)];
     }),
   );
-  return tableToIPC(new Table(columns), 'stream');
+  return arrow.tableToIPC(new arrow.Table(columns), 'stream');
 }
 
 /**
@@ -86,7 +88,7 @@ export async function encode(result: SqlResult, format: Format): Promise<Buffer>
     case 'csv':
       return Buffer.from(toCsv(result));
     case 'arrow':
-      return Buffer.from(toArrow(result));
+      return Buffer.from(await toArrow(result));
     case 'parquet':
       return toParquet(result);
   }
