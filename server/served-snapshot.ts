@@ -63,21 +63,19 @@ export class ServedSnapshot {
   static async open(snapshot: Snapshot, datasets: readonly Dataset[], options: ServedSnapshotOptions = {}): Promise<ServedSnapshot> {
     assertShape(snapshot, datasets);
     const path = await ensureServeDatabase(snapshot, datasets);
-    const duckdb = await openInstance({
+    const stored = new Set<string>();
+    const paged = new Set<string>();
+    const rendered = new Set<string>();
+    let token = '';
+    const storedSchema = `${STORED}.${SCHEMA}`;
+    const config = {
       memory_limit: options.memoryLimit ?? '128MB',
       // Return freed memory to the system sooner (a few per cent less RSS under load).
       allocator_flush_threshold: '4MB',
       allocator_background_threads: 'true',
       threads: String(options.threads ?? 2),
-    }, snapshot.cacheDir);
-    const { instance } = duckdb;
-    const stored = new Set<string>();
-    const paged = new Set<string>();
-    const rendered = new Set<string>();
-    let token = '';
-    const setup = await instance.connect();
-    const storedSchema = `${STORED}.${SCHEMA}`;
-    try {
+    };
+    const duckdb = await openInstance(config, snapshot.cacheDir, async (setup) => {
       // Read-only, so several servers may share the file; views and page copies live in memory,
       // in the instance's own database, which every connection shares.
       await setup.run(`ATTACH ${quoteString(path)} AS ${STORED} (READ_ONLY)`);
@@ -96,17 +94,12 @@ export class ServedSnapshot {
           paged.add(`${dataset.name}/${table.name}`);
         }
       }
-    } catch (error) {
-      setup.closeSync();
-      duckdb.close();
-      throw error;
-    }
-    setup.closeSync();
+    });
     const prepare = async (connection: DuckDBConnection) => {
       await connection.run(`SET TimeZone = 'UTC'`);
       await connection.run(`SET parquet_metadata_cache = true`);
     };
-    const pool = new ConnectionPool(instance, options.connections ?? 4, prepare);
+    const pool = new ConnectionPool(duckdb.instance, options.connections ?? 4, prepare);
     return new ServedSnapshot(snapshot, datasets, duckdb, pool, stored, paged, storedSchema, { resources: rendered, token });
   }
 

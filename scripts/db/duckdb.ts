@@ -49,17 +49,35 @@ export interface OpenedInstance {
   close(): void;
 }
 
-/** A DuckDB instance with `config`, spilling under `spillParent` (by default odsnap/ in the system's temporary directory). */
-export async function openInstance(config: Record<string, string>, spillParent = join(tmpdir(), 'odsnap')): Promise<OpenedInstance> {
+/**
+ * A DuckDB instance with `config`, spilling under `spillParent` (by default odsnap/ in the
+ * system's temporary directory). `setUp` runs first on a connection of its own (what every
+ * connection shares: attached files, views, global settings); if it fails, the instance and its
+ * spill directory are gone again.
+ */
+export async function openInstance(config: Record<string, string>, spillParent = join(tmpdir(), 'odsnap'), setUp?: (connection: DuckDBConnection) => Promise<void>): Promise<OpenedInstance> {
   const spill = await ownSpillDir(spillParent);
-  const instance = await DuckDBInstance.create(':memory:', { ...config, temp_directory: spill.path }).catch((error: unknown) => {
+  let instance: DuckDBInstance | undefined;
+  try {
+    instance = await DuckDBInstance.create(':memory:', { ...config, temp_directory: spill.path });
+    if (setUp) {
+      const connection = await instance.connect();
+      try {
+        await setUp(connection);
+      } finally {
+        connection.closeSync();
+      }
+    }
+  } catch (error) {
+    instance?.closeSync();
     spill.remove();
     throw error;
-  });
+  }
+  const opened = instance;
   return {
-    instance,
+    instance: opened,
     close() {
-      instance.closeSync();
+      opened.closeSync();
       spill.remove();
     },
   };

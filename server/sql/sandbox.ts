@@ -48,9 +48,7 @@ export class SqlSandbox {
   ) {}
 
   static async open(snapshot: Snapshot, datasets: readonly Dataset[]): Promise<SqlSandbox> {
-    const duckdb = await openInstance({ memory_limit: '256MB', threads: '2' }, snapshot.cacheDir);
-    const setup = await duckdb.instance.connect();
-    try {
+    const duckdb = await openInstance({ memory_limit: '256MB', threads: '2' }, snapshot.cacheDir, async (setup) => {
       await setup.run(`SET GLOBAL TimeZone = 'UTC'`);
       await createViews({ run: (sql) => setup.run(sql).then(() => undefined) }, snapshot, datasets);
       await setup.run(`SET allowed_directories = [${quoteString(`${snapshot.dir}/`)}]`);
@@ -58,12 +56,7 @@ export class SqlSandbox {
       await setup.run(`SET autoload_known_extensions = false`);
       await setup.run(`SET enable_external_access = false`);
       await setup.run(`SET lock_configuration = true`);
-    } catch (error) {
-      setup.closeSync();
-      duckdb.close();
-      throw error;
-    }
-    setup.closeSync();
+    });
     return new SqlSandbox(duckdb);
   }
 
