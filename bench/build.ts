@@ -29,7 +29,7 @@ import { addDays } from '../datasets/core/calendar.ts';
 import { defaultSeed, defaultUntil, type Scale } from '../datasets/core/sample.ts';
 import { generatedOnce, sampleDataDir } from './city.ts';
 import { watchPeakRss } from './processes.ts';
-import { readState } from '../scripts/static/tree-output.ts';
+import { filesOfState, readState } from '../scripts/static/tree-output.ts';
 import { ownBytes, TreeWriters } from '../scripts/static/tree-writers.ts';
 
 const scale = (process.argv[2] ?? 'city') as Scale;
@@ -159,7 +159,10 @@ const removeTree = async (dir: string) => {
 
 /** Files of tree `to` whose content tree `from` does not have at the same path (by the trees' saved lists of hashes), with their variants. */
 async function changedFiles(from: string, to: string): Promise<string[]> {
-  const hashes = async (tree: string) => (await readState(tree))?.files ?? new Map<string, string>();
+  const hashes = async (tree: string) => {
+    const state = await readState(tree);
+    return state ? filesOfState(state) : new Map<string, string>();
+  };
   const before = await hashes(from);
   const hashOf = (entry: string | undefined) => entry?.split('\t')[0];
   return [...(await hashes(to))]

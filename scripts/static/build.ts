@@ -8,7 +8,7 @@ import { paceHeap } from '../heap.ts';
 import { assertShape, createViews, openSnapshot } from '../snapshot/read.ts';
 import { sourceHash } from '../source-hash.ts';
 import { CATALOGUE, DATAPACKAGE, DCAT, writeDownloads } from './downloads.ts';
-import { endpointFiles, printsOf } from './endpoint-files.ts';
+import { endpointFiles, printsOf, type SegmentOfFiles } from './endpoint-files.ts';
 import { figuresOf, figuresPath, type DatasetFigures } from './figures.ts';
 import { HEADERS_FILE, headersFile, NGINX_SNIPPET, nginxSnippet } from './hosting.ts';
 import { readSiteFile, siteFiles, startSiteBuild, treeIsReady } from './site.ts';
@@ -27,6 +27,11 @@ export const INDEX = 'api/public/index.json';
 const COMPRESSIBLE = /\.(html|css|js|mjs|svg|json|xml|txt|wasm)$/;
 /** Files per page of an endpoint's listing. */
 const LISTING_PAGE = 10_000;
+/**
+ * About as many files per page of a listing of files in segments (register items): small pages,
+ * because every segment a pull changes changes its page, and a pull changes a hundred or more.
+ */
+const LISTING_SEGMENTED = 64;
 
 export interface BuildOptions {
   readonly dataDir: string;
@@ -79,8 +84,8 @@ export async function buildStatic(options: BuildOptions): Promise<BuildResult> {
     // Row prints too are read ahead, the first of them while the trees' states are read.
     printsDb = await db.connect();
     rows.readAhead(printsDb, options.datasets.flatMap((dataset) => dataset.endpoints.flatMap((endpoint) => {
-      const wanted = printsOf(dataset, endpoint);
-      return wanted ? [{ dataset, ...wanted }] : [];
+      const prints = printsOf(endpoint);
+      return prints ? [{ dataset, prints }] : [];
     })), failing.signal);
     const output = await TreeOutput.open(options.out, await renderKey(base), { fresh: options.full });
     opened = output;
@@ -92,22 +97,44 @@ export async function buildStatic(options: BuildOptions): Promise<BuildResult> {
       const endpoints = [];
       for (const endpoint of dataset.endpoints) {
         const listing = new Listing(dataset, endpoint, base, output);
-        for await (const file of endpointFiles({ dataset, endpoint, rows, context, previousInput: (path) => output.previousInput(path), seriesInOneScan: options.seriesInOneScan })) {
-          if ('carried' in file) {
-            // Most files of a rebuild: awaited only when the writers or the listing make them wait.
-            for (const { path, input } of file.carried) {
-              const carrying = output.carry(path, input);
-              if (carrying) await carrying;
-              const listed = listing.add(path);
-              if (listed) await listed;
-              options.onProgress?.({ endpoint: endpoint.fullPath, files: listing.count });
+        const source = {
+          dataset,
+          endpoint,
+          rows,
+          context,
+          previousInput: (path: string, segment?: string) => output.previousInput(path, segment),
+          previousSegment: (key: string) => output.previousSegment(key),
+          seriesInOneScan: options.seriesInOneScan,
+        };
+        let files = 0;
+        const progress = () => options.onProgress?.({ endpoint: endpoint.fullPath, files });
+        for await (const file of endpointFiles(source)) {
+          if ('segments' in file) {
+            // Segments are listed whole, when the endpoint's files are all there (see Listing).
+            for (const segment of file.segments) {
+              if (segment.carried) await output.carrySegment(segment.key, segment.print);
+              else output.openSegment(segment.key, segment.print);
+              files += segment.carried ? segment.files : 0;
             }
-            continue;
+            listing.addSegments(file.segments, file.places);
+            progress();
+          } else if ('carried' in file) {
+            // Most files of a rebuild: awaited only when the writers or the listing make them wait.
+            for (const { path, input, segment } of file.carried) {
+              const carrying = output.carry(path, input, segment);
+              if (carrying) await carrying;
+              const listed = segment === undefined ? listing.add(path) : undefined;
+              if (listed) await listed;
+              files++;
+              progress();
+            }
+          } else {
+            if ('ending' in file) await output.replaceEnding(file.path, file.ending, file.input);
+            else await output.write(file.path, JSON.stringify(file.body), { input: file.input, ending: file.endsWith, segment: file.segment });
+            if (!('segment' in file) || file.segment === undefined) await listing.add(file.path);
+            files++;
+            progress();
           }
-          if ('ending' in file) await output.replaceEnding(file.path, file.ending, file.input);
-          else await output.write(file.path, JSON.stringify(file.body), { input: file.input, ending: file.endsWith });
-          await listing.add(file.path);
-          options.onProgress?.({ endpoint: endpoint.fullPath, files: listing.count });
         }
         await listing.finish();
         options.onStep?.(`${endpoint.fullPath}: ${listing.count.toLocaleString('en')} files`);
@@ -174,11 +201,15 @@ const renderKey = (base: string) =>
 /**
  * An endpoint's files, listed in pages of 10,000 at `/api/public/index/<data set>/<endpoint>/<n>.json`.
  * A page is made from its paths alone, so one whose paths are those of the tree in use is carried:
- * a rebuild does not work out half a million URLs and requests again.
+ * a rebuild does not work out half a million URLs and requests again. Files that come in segments
+ * (see endpoint-files.ts) are listed by segment: a page holds the segments of a range of places,
+ * as many as make about LISTING_SEGMENTED files, and is carried when their prints are unchanged.
  */
 class Listing {
   count = 0;
   private paths: string[] = [];
+  private segments: SegmentOfFiles[] = [];
+  private places = 0;
   private page = 1;
   private readonly slug: string;
 
@@ -202,8 +233,37 @@ class Listing {
     return this.paths.length === LISTING_PAGE ? this.flush(true) : undefined;
   }
 
+  /** Segments of files, listed when the endpoint's files are all there. */
+  addSegments(segments: readonly SegmentOfFiles[], places: number): void {
+    this.segments.push(...segments);
+    this.places = places;
+    for (const segment of segments) this.count += segment.files;
+  }
+
   async finish(): Promise<void> {
+    if (this.segments.length) return this.finishSegments();
     if (this.paths.length || this.page === 1) await this.flush(false);
+  }
+
+  /**
+   * Pages of whole segments, by ranges of places (a power of two of them, so that a page holds
+   * about LISTING_SEGMENTED files): a changed segment changes its page alone, and the ranges move
+   * only when the count of files doubles or halves.
+   */
+  private async finishSegments(): Promise<void> {
+    const span = 2 ** Math.max(0, Math.min(Math.log2(this.places), Math.round(Math.log2((this.places * LISTING_SEGMENTED) / Math.max(1, this.count)))));
+    const ranges = new Map<number, SegmentOfFiles[]>();
+    for (const segment of this.segments) {
+      const range = Math.floor(segment.place / span);
+      if (!ranges.has(range)) ranges.set(range, []);
+      ranges.get(range)!.push(segment);
+    }
+    const pages = [...ranges.values()];
+    for (const [i, segments] of pages.entries()) {
+      const more = i < pages.length - 1;
+      const input = createHash('sha1').update(`${more}\n`).update(segments.map((segment) => `${segment.key} ${segment.print}`).join('\n')).digest('base64url');
+      await this.writePage(more, input, () => segments.flatMap((segment) => this.output.segmentFiles(segment.key)));
+    }
   }
 
   private path(page: number): string {
@@ -211,15 +271,21 @@ class Listing {
   }
 
   private async flush(more: boolean): Promise<void> {
-    const path = this.path(this.page);
     const input = createHash('sha1').update(`${more}\n`).update(this.paths.join('\n')).digest('base64url');
+    const paths = this.paths;
+    this.paths = [];
+    await this.writePage(more, input, () => paths);
+  }
+
+  /** Writes the next page, or carries it when the tree in use made it from the same input. */
+  private async writePage(more: boolean, input: string, paths: () => readonly string[]): Promise<void> {
+    const path = this.path(this.page);
     if (this.output.previousInput(path) === input) await this.output.carry(path, input);
     else {
-      const files = this.paths.map((file) => ({ url: `${this.base}/${file.split('/').map(encodeURIComponent).join('/')}`, request: requestFor(this.endpoint, file) }));
+      const files = paths().map((file) => ({ url: `${this.base}/${file.split('/').map(encodeURIComponent).join('/')}`, request: requestFor(this.endpoint, file) }));
       const body = { endpoint: this.endpoint.fullPath, page: this.page, files, next: more ? this.url(this.page + 1) : null };
       await this.output.write(path, JSON.stringify(body), { input });
     }
-    this.paths = [];
     this.page++;
   }
 }

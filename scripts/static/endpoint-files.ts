@@ -5,7 +5,7 @@ import type { Dataset } from '../../datasets/core/dataset.ts';
 import type { Endpoint } from '../../datasets/core/endpoint.ts';
 import type { RenderContext } from '../../datasets/core/render.ts';
 import { rowOrder } from '../../datasets/core/row-order.ts';
-import type { SnapshotRows } from './snapshot-rows.ts';
+import { BUCKETS, type PrintsWanted, type SnapshotRows } from './snapshot-rows.ts';
 import { filePath, nextMonth, PAGE_LIMIT, PAGE_SIZE, requestOf, type Unit } from './tree.ts';
 
 /**
@@ -24,9 +24,15 @@ export type StaticFile =
    * Rendered: its body, and the input it was made from when it has one; `endsWith`: the end of
    * the body's JSON that a later build may replace (a page's pagination).
    */
-  | { readonly path: string; readonly body: unknown; readonly input?: string; readonly endsWith?: string }
+  | { readonly path: string; readonly body: unknown; readonly input?: string; readonly endsWith?: string; readonly segment?: string }
   /** Unchanged since the tree in use: the files there are kept, in a run (most of a rebuild is runs of thousands). */
   | { readonly carried: readonly CarriedFile[] }
+  /**
+   * The segments the endpoint's files come in, each with the fingerprint of what its files are
+   * made from: those `carried` are kept whole from the tree in use; the files of the others follow,
+   * each naming its segment.
+   */
+  | { readonly segments: readonly SegmentOfFiles[]; readonly places: number }
   /**
    * The file of the tree in use with its ending replaced: a page whose rows are unchanged but
    * whose envelope (the list's total) is not, so the rows are not read and rendered again.
@@ -37,6 +43,16 @@ export interface CarriedFile {
   readonly path: string;
   /** What the file was made from, as the tree in use lists it. */
   readonly input: string;
+  readonly segment?: string;
+}
+
+export interface SegmentOfFiles {
+  readonly key: string;
+  readonly print: string;
+  readonly files: number;
+  /** Its place among the endpoint's `places` (a bucket): listings group segments by place. */
+  readonly place: number;
+  readonly carried: boolean;
 }
 
 type Of<K extends Answer['kind']> = Extract<Answer, { kind: K }>;
@@ -48,8 +64,10 @@ export interface EndpointSource {
   readonly endpoint: Endpoint;
   readonly rows: SnapshotRows;
   readonly context: RenderContext;
-  /** The input the tree in use made a file from, if it was made the same way. */
-  readonly previousInput: (path: string) => string | undefined;
+  /** The input the tree in use made a file (of a segment) from, if it was made the same way. */
+  readonly previousInput: (path: string, segment?: string) => string | undefined;
+  /** The print of a segment of the tree in use, if it was made the same way. */
+  readonly previousSegment: (key: string) => string | undefined;
   /** Most rows a scan of every changing series may hold (see seriesFiles); default 1,000,000. */
   readonly seriesInOneScan?: number;
 }
@@ -75,16 +93,15 @@ export function endpointFiles(source: EndpointSource): AsyncGenerator<StaticFile
 }
 
 /**
- * The row prints (see SnapshotRows.prints) an endpoint's files are made by, if any: item and page
- * endpoints read every row's. Asked before the build comes to the endpoint, so they can be read
- * ahead, while the main thread is busy with other files.
+ * The prints (see SnapshotRows.prints) an endpoint's files are made by, if any: items by bucket,
+ * pages by page. Asked before the build comes to the endpoint, so they can be read ahead, while
+ * the main thread is busy with other files.
  */
-export function printsOf(dataset: Dataset, endpoint: Endpoint): { readonly resource: string; readonly keyColumn: string } | undefined {
+export function printsOf(endpoint: Endpoint): PrintsWanted | undefined {
   const { answer } = endpoint;
-  if (answer.kind === 'item') return { resource: answer.resource, keyColumn: answer.match[0]! };
-  if (answer.kind !== 'page') return undefined;
-  const table = dataset.tables[dataset.resources[answer.resource]!.table]!;
-  return { resource: answer.resource, keyColumn: table.key?.[0] ?? rowOrder(table)[0]! };
+  if (answer.kind === 'item') return { kind: 'buckets', resource: answer.resource, keyColumn: answer.match[0]! };
+  if (answer.kind === 'page') return { kind: 'pages', resource: answer.resource, pageRows: PAGE_LIMIT };
+  return undefined;
 }
 
 /** The parameters the server would parse from the request a file stands for. */
@@ -112,39 +129,42 @@ async function* documentFiles(source: EndpointSource, answer: Of<'document'>) {
   if (row) yield { path: pathOf(source, {}, { kind: 'whole' }), body: rows.resource(dataset, answer.resource).render(row, context) };
 }
 
-/** An item per row; only rows whose print changed are read whole and rendered. */
+/**
+ * An item per row, in segments: the rows of a bucket of keys (see BUCKETS). A bucket whose print is
+ * unchanged is carried whole; in the others, only rows whose print changed are read whole and rendered.
+ */
 async function* itemFiles(source: EndpointSource, answer: Of<'item'>) {
-  const { dataset, rows, context } = source;
+  const { dataset, endpoint, rows, context } = source;
   const resource = rows.resource(dataset, answer.resource);
   const column = answer.match[0]!;
-  const prints = await rows.prints(dataset, answer.resource, printsOf(dataset, source.endpoint)!.keyColumn);
-  const paths = prints.map(([key]) => pathOf(source, { [answer.param]: key }, { kind: 'whole' }));
-  const changed = prints.filter(([, print], i) => source.previousInput(paths[i]!) !== print).map(([key]) => key);
-  const wanted = new Set(changed);
-  let next = 0;
-  /** Carries the unchanged items before the next changed one. */
-  const carryUntil = function* (key: string | undefined) {
-    const run: CarriedFile[] = [];
-    for (; next < prints.length && prints[next]![0] !== key; next++) {
-      const [skipped, print] = prints[next]!;
-      if (wanted.has(skipped)) throw new Error(`${source.endpoint.fullPath}: ${skipped} was not read in row order`);
-      run.push({ path: paths[next]!, input: print });
-    }
-    if (run.length) yield { carried: run };
-  };
-  if (changed.length) {
-    // A few changed rows are asked for by key; many, by reading the table. Rows come in row order, as the prints do.
-    const among = changed.length <= 10_000 ? { column, values: changed } : undefined;
-    for await (const batch of rows.stream(dataset, answer.resource, {}, { among })) {
-      for (const row of batch) {
-        const key = String(row[column]);
-        if (!wanted.has(key)) continue;
-        yield* carryUntil(key);
-        yield { path: paths[next]!, body: resource.render(row, context), input: prints[next++]![1] };
-      }
+  const buckets = await rows.prints(dataset, { kind: 'buckets', resource: answer.resource, keyColumn: column });
+  const segmentOf = (bucket: number) => `${endpoint.fullPath}#${bucket}`;
+  const segments = buckets.map(({ bucket, rows: files, print }) => ({ key: segmentOf(bucket), print, files, place: bucket, carried: source.previousSegment(segmentOf(bucket)) === print }));
+  yield { segments, places: BUCKETS };
+  const changed = segments.filter((segment) => !segment.carried).map((segment) => segment.place);
+  if (!changed.length) return;
+  const prints = await rows.rowPrints(dataset, answer.resource, column, changed.length === segments.length ? undefined : changed);
+  const wanted = new Map<string, CarriedFile>();
+  const unchanged: CarriedFile[] = [];
+  for (const { key, print, bucket } of prints) {
+    const file = { path: pathOf(source, { [answer.param]: key }, { kind: 'whole' }), input: print, segment: segmentOf(bucket) };
+    if (source.previousInput(file.path, file.segment) === print) unchanged.push(file);
+    else wanted.set(key, file);
+  }
+  if (unchanged.length) yield { carried: unchanged };
+  if (!wanted.size) return;
+  // A few changed rows are asked for by key; many, by reading the table.
+  const among = wanted.size <= 10_000 ? { column, values: [...wanted.keys()] } : undefined;
+  let rendered = 0;
+  for await (const batch of rows.stream(dataset, answer.resource, {}, { among })) {
+    for (const row of batch) {
+      const file = wanted.get(String(row[column]));
+      if (!file) continue;
+      rendered++;
+      yield { ...file, body: resource.render(row, context) };
     }
   }
-  yield* carryUntil(undefined);
+  if (rendered !== wanted.size) throw new Error(`${endpoint.fullPath}: ${wanted.size - rendered} of the rows the prints named were not read`);
 }
 
 /**
@@ -155,8 +175,8 @@ async function* itemFiles(source: EndpointSource, answer: Of<'item'>) {
 async function* pageFiles(source: EndpointSource, answer: Of<'page'>) {
   const { dataset, endpoint, rows, context } = source;
   const resource = rows.resource(dataset, answer.resource);
-  const prints = await rows.prints(dataset, answer.resource, printsOf(dataset, endpoint)!.keyColumn);
-  const total = prints.length;
+  const prints = await rows.prints(dataset, { kind: 'pages', resource: answer.resource, pageRows: PAGE_LIMIT });
+  const total = prints.reduce((sum, page) => sum + page.rows, 0);
   const pagination = (offset: number, count: number, listTotal: number) =>
     offsetPage(Array.from({ length: count }), {
       limit: PAGE_LIMIT,
@@ -169,16 +189,14 @@ async function* pageFiles(source: EndpointSource, answer: Of<'page'>) {
   /** `previous`: the input the tree in use made the page from; `was`: its total, when its rows are the same. */
   type Page = { offset: number; count: number; path: string; input: string; previous?: string; was?: number };
   const pages: Page[] = [];
-  for (let offset = 0; offset === 0 || offset < total; offset += PAGE_LIMIT) {
-    const shown = prints.slice(offset, offset + PAGE_LIMIT);
-    const hash = createHash('sha1').update(`${offset}`);
-    for (const [, print] of shown) hash.update(`|${print}`);
+  for (let offset = 0, i = 0; offset === 0 || offset < total; offset += PAGE_LIMIT, i++) {
+    const shown = prints[i] ?? { rows: 0, print: EMPTY };
+    if (shown.rows !== Math.min(PAGE_LIMIT, total - offset)) throw new Error(`${endpoint.fullPath}: page ${i + 1} of the prints has ${shown.rows} rows`);
     const unit: Unit = offset === 0 ? { kind: 'whole' } : { kind: 'offset', offset };
-    const rowsPrint = hash.digest('base64url');
     const path = pathOf(source, {}, unit);
     const previous = source.previousInput(path);
     const [previousRows, previousTotal] = previous?.split('~') ?? [];
-    pages.push({ offset, count: shown.length, path, input: `${rowsPrint}~${total}`, previous, ...(previousRows === rowsPrint && previousTotal ? { was: Number(previousTotal) } : {}) });
+    pages.push({ offset, count: shown.rows, path, input: `${shown.print}~${total}`, previous, ...(previousRows === shown.print && previousTotal ? { was: Number(previousTotal) } : {}) });
   }
   const fileOfPage = (page: Page, items?: unknown[]): StaticFile => {
     if (page.previous === page.input) return { carried: [{ path: page.path, input: page.input }] };

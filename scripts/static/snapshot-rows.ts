@@ -55,11 +55,30 @@ const compareTexts = (a: readonly string[], b: readonly string[]) => {
   return 0;
 };
 
+/**
+ * Items are fingerprinted in buckets of rows by key (DuckDB's hash of it), so that a rebuild
+ * finds the few that changed without reading every row's print: a new or changed row changes its
+ * bucket alone, wherever it sits in row order.
+ */
+export const BUCKETS = 4096;
+
+export type PrintsWanted = { readonly kind: 'buckets'; readonly resource: string; readonly keyColumn: string } | { readonly kind: 'pages'; readonly resource: string; readonly pageRows: number };
+export interface BucketPrint {
+  readonly bucket: number;
+  readonly rows: number;
+  readonly print: string;
+}
+export interface PagePrint {
+  readonly rows: number;
+  readonly print: string;
+}
+
 export class SnapshotRows {
   private readonly printsUsed = new Set<string>();
-  private lastPrints: { readonly key: string; readonly prints: Promise<[string, string][]> } | undefined;
   /** Prints being read ahead (see readAhead), by key, until asked for. */
-  private readonly ahead = new Map<string, Promise<[string, string][]>>();
+  private readonly ahead = new Map<string, Promise<BucketPrint[] | PagePrint[]>>();
+  /** Tables of row prints, by data set, table and key column (see printsTable). */
+  private readonly printsTables = new Map<string, Promise<string>>();
 
   constructor(
     private readonly db: Database,
@@ -98,31 +117,24 @@ export class SnapshotRows {
     for await (const batch of this.db.streamJson(sql, values)) yield batch.map(decode);
   }
 
-  /**
-   * Every row's key and print (see rowPrints). The last ones read are kept: a list and its items,
-   * declared one after the other, read the same (their resources differ, their table does not).
-   */
-  prints(dataset: Dataset, resourceName: string, keyColumn: string): Promise<[string, string][]> {
-    const key = this.printsKey(dataset, resourceName, keyColumn);
-    if (this.lastPrints?.key !== key) {
-      const prints = this.ahead.get(key) ?? this.readPrints(this.db, dataset, resourceName, keyColumn);
-      this.ahead.delete(key);
-      this.lastPrints = { key, prints };
-    }
-    return this.lastPrints.prints;
+  /** What the prints of `wanted` are, read ahead (see readAhead) or now. */
+  prints(dataset: Dataset, wanted: { kind: 'buckets'; resource: string; keyColumn: string }): Promise<BucketPrint[]>;
+  prints(dataset: Dataset, wanted: { kind: 'pages'; resource: string; pageRows: number }): Promise<PagePrint[]>;
+  prints(dataset: Dataset, wanted: PrintsWanted): Promise<BucketPrint[] | PagePrint[]> {
+    const key = this.printsKey(dataset, wanted);
+    const prints = this.ahead.get(key) ?? this.readPrints(this.db, dataset, wanted);
+    this.ahead.delete(key);
+    return prints;
   }
 
   /**
-   * Starts reading the prints of these resources, one after another on `db` (another connection
-   * to the same database), so that each is ready when `prints` asks for it. A rebuild spends most
-   * of its time on the main thread (carrying unchanged files), where DuckDB would wait idle.
+   * Starts reading these prints, one after another on `db` (another connection to the same
+   * database), so that each is ready when `prints` asks for it: the main thread is busy with
+   * other files meanwhile, and DuckDB would wait idle.
    */
-  readAhead(db: Database, wanted: readonly { readonly dataset: Dataset; readonly resource: string; readonly keyColumn: string }[], signal?: AbortSignal): void {
-    const byKey = new Map(wanted.map((w) => [this.printsKey(w.dataset, w.resource, w.keyColumn), w]));
-    const read = (key: string) => {
-      const { dataset, resource, keyColumn } = byKey.get(key)!;
-      return this.readPrints(db, dataset, resource, keyColumn);
-    };
+  readAhead(db: Database, wanted: readonly { readonly dataset: Dataset; readonly prints: PrintsWanted }[], signal?: AbortSignal): void {
+    const byKey = new Map(wanted.map((w) => [this.printsKey(w.dataset, w.prints), w]));
+    const read = (key: string) => this.readPrints(db, byKey.get(key)!.dataset, byKey.get(key)!.prints);
     for (const [key, prints] of inTurn(byKey.keys(), read, signal)) this.ahead.set(key, prints);
   }
 
@@ -131,27 +143,73 @@ export class SnapshotRows {
     await Promise.allSettled(this.ahead.values());
   }
 
-  private printsKey(dataset: Dataset, resourceName: string, keyColumn: string): string {
-    return JSON.stringify([dataset.name, this.resource(dataset, resourceName).table, keyColumn]);
+  private printsKey(dataset: Dataset, wanted: PrintsWanted): string {
+    return JSON.stringify([dataset.name, this.resource(dataset, wanted.resource).table, wanted]);
   }
 
-  private async readPrints(db: Database, dataset: Dataset, resourceName: string, keyColumn: string): Promise<[string, string][]> {
-    const all: [string, string][] = [];
-    for await (const batch of this.rowPrints(dataset, resourceName, keyColumn, db)) for (const print of batch) all.push(print);
-    return all;
+  private readPrints(db: Database, dataset: Dataset, wanted: PrintsWanted): Promise<BucketPrint[] | PagePrint[]> {
+    return wanted.kind === 'buckets' ? this.bucketPrints(db, dataset, wanted.resource, wanted.keyColumn) : this.pagePrints(db, dataset, wanted.resource, wanted.pageRows);
   }
 
   /**
-   * Each row's key and a fingerprint of everything its rendering reads, in row order: what tells
-   * a rebuild which items and pages are unchanged without rendering them. Of every column of the
-   * table, so that one read serves every resource stored in it (a list of summaries changes
-   * when a detail it leaves out does, which is rare, and costs a page rendered again).
+   * A table of every row's key (as text), bucket, place in row order and print: made once per
+   * table, by whichever prints are asked first, and read by the others (one scan of the Parquet
+   * files instead of three).
    */
-  async *rowPrints(dataset: Dataset, resourceName: string, keyColumn: string, db = this.db): AsyncGenerator<[string, string][]> {
+  private printsTable(db: Database, dataset: Dataset, resourceName: string, keyColumn: string): Promise<string> {
     const table = dataset.tables[this.resource(dataset, resourceName).table]!;
-    const columns = Object.entries(table.columns);
-    const sql = `SELECT CAST(${quoteIdentifier(keyColumn)} AS VARCHAR) AS k, ${rowHash(columns)} AS h FROM ${tableSource(chooseFiles(this.snapshot, dataset, table.name))} ORDER BY ${rowOrder(table).map(quoteIdentifier).join(', ')}`;
-    for await (const batch of db.stream<{ k: string; h: bigint }>(sql)) yield batch.map((row) => [row.k, row.h.toString(36)]);
+    const key = JSON.stringify([dataset.name, table.name, keyColumn]);
+    let made = this.printsTables.get(key);
+    if (!made) {
+      const name = quoteIdentifier(`odsnap_prints_${this.printsTables.size}`);
+      const source = tableSource(chooseFiles(this.snapshot, dataset, table.name));
+      made = db
+        .run(
+          `CREATE TABLE ${name} AS SELECT CAST(${quoteIdentifier(keyColumn)} AS VARCHAR) AS k, hash(CAST(${quoteIdentifier(keyColumn)} AS VARCHAR)) % ${BUCKETS} AS b, ` +
+            `row_number() OVER (ORDER BY ${rowOrder(table).map(quoteIdentifier).join(', ')}) - 1 AS rn, ${rowHash(Object.entries(table.columns))} AS h FROM ${source}`,
+        )
+        .then(() => name);
+      this.printsTables.set(key, made);
+    }
+    return made;
+  }
+
+  /** The key column prints of a table are made by: its key, or the first column of its row order. */
+  private keyOf(dataset: Dataset, resourceName: string): string {
+    const table = dataset.tables[this.resource(dataset, resourceName).table]!;
+    return table.key?.[0] ?? rowOrder(table)[0]!;
+  }
+
+  /**
+   * The rows of a table in buckets by key (see BUCKETS): each bucket's rows and a fingerprint of
+   * them all (an XOR of row prints: rows are unique by key), in bucket order. Empty buckets are left out.
+   */
+  private async bucketPrints(db: Database, dataset: Dataset, resourceName: string, keyColumn: string): Promise<BucketPrint[]> {
+    const prints = await this.printsTable(db, dataset, resourceName, keyColumn);
+    const rows = await db.rows<{ b: bigint; n: bigint; h: bigint }>(`SELECT b, count(*) AS n, bit_xor(h) AS h FROM ${prints} GROUP BY b ORDER BY b`);
+    return rows.map((row) => ({ bucket: Number(row.b), rows: Number(row.n), print: `${row.n}:${row.h.toString(36)}` }));
+  }
+
+  /** The rows of a table in pages of `pageRows` in row order: each page's rows and a fingerprint of them and their places. */
+  private async pagePrints(db: Database, dataset: Dataset, resourceName: string, pageRows: number): Promise<PagePrint[]> {
+    const prints = await this.printsTable(db, dataset, resourceName, this.keyOf(dataset, resourceName));
+    const rows = await db.rows<{ n: bigint; h: bigint }>(`SELECT rn // ${Math.trunc(pageRows)} AS p, count(*) AS n, bit_xor(hash(rn, h)) AS h FROM ${prints} GROUP BY p ORDER BY p`);
+    return rows.map((row) => ({ rows: Number(row.n), print: `${row.n}:${row.h.toString(36)}` }));
+  }
+
+  /**
+   * The key and print of each row in these buckets (see bucketPrints; all by default), in row
+   * order: a print is a fingerprint of everything a row's rendering reads. Of every column of the
+   * table, so that one read serves every resource stored in it (a list of summaries changes when
+   * a detail it leaves out does, which is rare, and costs a file rendered again).
+   */
+  async rowPrints(dataset: Dataset, resourceName: string, keyColumn: string, buckets?: readonly number[]): Promise<{ key: string; print: string; bucket: number }[]> {
+    const all: { key: string; print: string; bucket: number }[] = [];
+    if (buckets?.length === 0) return all;
+    const prints = await this.printsTable(this.db, dataset, resourceName, keyColumn);
+    const sql = `SELECT k, h, b FROM ${prints}${buckets ? ` WHERE b IN (${buckets.map((bucket) => `${Math.trunc(bucket)}`).join(', ')})` : ''} ORDER BY rn`;
+    for await (const batch of this.db.stream<{ k: string; h: bigint; b: bigint }>(sql)) for (const row of batch) all.push({ key: row.k, print: row.h.toString(36), bucket: Number(row.b) });
+    return all;
   }
 
   /**

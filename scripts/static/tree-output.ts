@@ -12,7 +12,30 @@ import { VARIANTS } from './variants.ts';
  * hard-linked from it (with its compressed variants); only content neither has is written and
  * compressed; files the snapshot no longer has are deleted. A tree's list of files and hashes is
  * saved only once it is complete; a tree without one (a build was interrupted) starts empty.
+ *
+ * Most files of a city's tree are register items, half a million of them. An endpoint may give its
+ * files in segments (see endpoint-files.ts): groups of files named by a key and fingerprinted
+ * together, whose lines of the state are kept as one text. A segment whose print is unchanged is
+ * carried whole, its lines copied unread: a rebuild does no work per file for it.
  */
+
+/** A segment of a tree's state: files made from one group of rows. */
+interface Segment {
+  /** The fingerprint of everything its files are made from. */
+  readonly print: string;
+  readonly count: number;
+  /** Its files' lines, `path\tentry\n` each, sorted by path: read into a map only when asked. */
+  readonly text: string;
+  parsed?: Map<string, string>;
+}
+
+/** A segment of the tree being written: carried whole from the tree in use, or made file by file. */
+interface NextSegment {
+  readonly print: string;
+  readonly carried?: Segment;
+  readonly files?: Map<string, string>;
+  text?: string;
+}
 
 interface TreeState {
   readonly snapshot: string;
@@ -24,6 +47,8 @@ interface TreeState {
    * file: a city's tree has half a million paths, and a second map held each of them again.
    */
   readonly files: Map<string, string>;
+  /** The segments, by key; their files are not in `files`. */
+  readonly segments: Map<string, Segment>;
 }
 
 const INPUT_SEPARATOR = '\t';
@@ -55,13 +80,24 @@ export interface TreeCounts {
 
 const contentHash = (data: Uint8Array) => createHash('sha1').update(data).digest('base64url');
 
+/** A segment's files, path → entry. */
+const filesIn = (segment: Segment) => (segment.parsed ??= parseLines(segment.text));
+
+/** A file's entry in a state: looked up in its segment, if it has one, and among the loose files. */
+const entryIn = (state: TreeState | undefined, path: string, segment?: string) => {
+  if (!state) return undefined;
+  const inSegment = segment === undefined ? undefined : state.segments.get(segment);
+  return (inSegment && filesIn(inSegment).get(path)) ?? state.files.get(path);
+};
+
 export class TreeOutput {
   readonly counts: TreeCounts = { files: 0, written: 0, bytes: 0, linked: 0, carried: 0, reenveloped: 0, deleted: 0 };
   /** The tree being written, absolute. */
   readonly dir: string;
   private readonly stateFile: string;
-  /** What the tree being written holds, as its state will list it. */
+  /** What the tree being written holds, as its state will list it: files not in segments, and segments. */
   private readonly next = new Map<string, string>();
+  private readonly nextSegments = new Map<string, NextSegment>();
   /** Where files are compressed and written, off the main thread, which renders the next ones meanwhile. */
   private readonly writers = new TreeWriters((done) => {
     this.counts.written += done.written;
@@ -112,24 +148,59 @@ export class TreeOutput {
     return output;
   }
 
-  /** The input the tree in use made a file from, when it rendered the same way. */
-  previousInput(path: string): string | undefined {
-    return this.reusable ? inputIn(this.current!.state.files.get(path)) : undefined;
+  /** The input the tree in use made a file (of `segment`, if in one) from, when it rendered the same way. */
+  previousInput(path: string, segment?: string): string | undefined {
+    return this.reusable ? inputIn(entryIn(this.current!.state, path, segment)) : undefined;
+  }
+
+  /** The print of a segment of the tree in use, when it rendered the same way. */
+  previousSegment(key: string): string | undefined {
+    return this.reusable ? this.current!.state.segments.get(key)?.print : undefined;
+  }
+
+  /** Starts a segment whose files will be added one by one (write or carry with its key). */
+  openSegment(key: string, print: string): void {
+    if (/[\t\n]/.test(key + print)) throw new Error(`segment ${JSON.stringify(key)}: a key or print holds a tab or a line break`);
+    if (this.nextSegments.has(key)) throw new Error(`the static tree got segment ${key} twice`);
+    this.nextSegments.set(key, { print, files: new Map() });
+  }
+
+  /**
+   * Keeps a whole segment of the tree in use, its print unchanged: its files are neither rendered
+   * nor looked at, unless the tree being written lacks some of them (they are linked).
+   */
+  async carrySegment(key: string, print: string): Promise<void> {
+    const segment = this.reusable ? this.current!.state.segments.get(key) : undefined;
+    if (segment?.print !== print) throw new Error(`segment ${key} cannot be carried over: the tree in use was not made from the same input`);
+    if (this.nextSegments.has(key)) throw new Error(`the static tree got segment ${key} twice`);
+    this.nextSegments.set(key, { print, carried: segment, text: segment.text });
+    this.counts.files += segment.count;
+    this.counts.carried += segment.count;
+    const before = this.previous?.segments.get(key);
+    if (before?.text === segment.text) return;
+    for (const [path, entry] of filesIn(segment)) {
+      if (hashIn(entryIn(this.previous, path, key)) === hashIn(entry)) continue;
+      const waiting = this.linkFromCurrent(path, path.endsWith('.json'));
+      if (waiting) await waiting;
+    }
+  }
+
+  /** Files of a segment of the tree being written, in the order its state lists them (by path). */
+  segmentFiles(key: string): string[] {
+    return [...parseLines(this.segmentText(key)).keys()];
   }
 
   /**
    * Keeps a file of the tree in use, unrendered: its input is what it was made from. Called for
    * most files of a rebuild, so it allocates nothing and returns a promise only when it has to wait.
    */
-  carry(path: string, input: string): Promise<void> | undefined {
-    const entry = this.reusable ? this.current!.state.files.get(path) : undefined;
+  carry(path: string, input: string, segment?: string): Promise<void> | undefined {
+    const entry = this.reusable ? entryIn(this.current!.state, path, segment) : undefined;
     const made = entry !== undefined && entry.endsWith(input) && entry.charAt(entry.length - input.length - 1) === INPUT_SEPARATOR;
     if (!made) throw new Error(`${path} cannot be carried over: the tree in use was not made from the same input`);
-    this.next.set(path, entry);
-    if (this.next.size === this.counts.files) throw new Error(`the static tree got ${path} twice`);
-    this.counts.files++;
+    this.addEntry(path, entry, segment);
     this.counts.carried++;
-    const previous = this.previous?.files.get(path);
+    const previous = entryIn(this.previous, path, segment);
     if (previous === entry || (previous !== undefined && hashIn(previous) === hashIn(entry))) return undefined;
     return this.linkFromCurrent(path, path.endsWith('.json'));
   }
@@ -158,18 +229,20 @@ export class TreeOutput {
    * Adds a file (JSON gets .gz and .br beside it); written only when neither tree has this content.
    * `ending`: the end of the content a later build may replace (see variants.ts).
    */
-  async write(path: string, content: Buffer | string, options: { compress?: boolean; input?: string; ending?: string } = {}): Promise<void> {
+  async write(path: string, content: Buffer | string, options: { compress?: boolean; input?: string; ending?: string; segment?: string } = {}): Promise<void> {
     // Encoded once: hashed here, then handed to a writer thread.
     const data = ownBytes(content);
     const hash = contentHash(data);
-    this.add(path, hash, options.input);
-    if (hashIn(this.previous?.files.get(path)) === hash) return;
+    const { segment } = options;
+    this.add(path, hash, options.input, segment);
+    if (hashIn(entryIn(this.previous, path, segment)) === hash) return;
     const compress = options.compress ?? path.endsWith('.json');
-    if (hashIn(this.current?.state.files.get(path)) === hash) return this.linkFromCurrent(path, compress);
+    if (hashIn(entryIn(this.current?.state, path, segment)) === hash) return this.linkFromCurrent(path, compress);
     const endingBytes = options.ending === undefined ? 0 : Buffer.byteLength(options.ending);
     const endsSo = endingBytes > 0 && endingBytes <= data.length && Buffer.from(data.buffer, data.byteOffset + data.length - endingBytes, endingBytes).toString() === options.ending;
-    // The tree holds exactly what its state lists (a tree without one was emptied).
-    const replace = this.previous?.files.has(path) ?? false;
+    // The tree holds exactly what its state lists (a tree without one was emptied); a file of a
+    // segment may be there under another segment, which is not looked into.
+    const replace = this.previous !== undefined && (this.previous.segments.size > 0 || this.previous.files.has(path));
     this.writers.add({ kind: 'write', target: join(this.dir, path), data, replace, compress, endingBytes: endsSo ? endingBytes : 0 });
     return this.writers.room();
   }
@@ -195,13 +268,16 @@ export class TreeOutput {
   /** Waits for every write, deletes what the snapshot no longer has, saves the tree's state and makes it current. */
   async publish(snapshot: string): Promise<void> {
     await this.writers.flush();
-    for (const path of this.previous?.files.keys() ?? []) {
-      if (this.next.has(path)) continue;
+    for (const path of this.gone()) {
       await rm(join(this.dir, path), { force: true });
       for (const { suffix } of VARIANTS) await rm(join(this.dir, path + suffix), { force: true });
       this.counts.deleted++;
     }
-    await writeFile(this.stateFile, stateText({ snapshot, renderKey: this.renderKey, files: this.next }));
+    const segments = new Map([...this.nextSegments.keys()].map((key) => {
+      const text = this.segmentText(key);
+      return [key, { print: this.nextSegments.get(key)!.print, count: countLines(text), text }];
+    }));
+    await writeFile(this.stateFile, stateText({ snapshot, renderKey: this.renderKey, files: this.next, segments }));
     // A new symlink renamed over the old one: readers see the old tree or the new, never neither.
     const temporary = `${this.out}.${process.pid}.tmp`;
     await rm(temporary, { force: true });
@@ -210,10 +286,43 @@ export class TreeOutput {
   }
 
   /** Lists a file in the tree being written: its content hash, and the input it was made from. */
-  private add(path: string, hash: string, input?: string): void {
-    this.next.set(path, input === undefined ? hash : hash + INPUT_SEPARATOR + input);
-    if (this.next.size === this.counts.files) throw new Error(`the static tree got ${path} twice`);
+  private add(path: string, hash: string, input?: string, segment?: string): void {
+    this.addEntry(path, input === undefined ? hash : hash + INPUT_SEPARATOR + input, segment);
+  }
+
+  private addEntry(path: string, entry: string, segment?: string): void {
+    const files = segment === undefined ? this.next : this.nextSegments.get(segment)?.files;
+    if (!files) throw new Error(`${path}: segment ${segment} was not opened`);
+    const size = files.size;
+    files.set(path, entry);
+    if (files.size === size) throw new Error(`the static tree got ${path} twice`);
     this.counts.files++;
+  }
+
+  /** A segment's lines in the tree being written, sorted by path (made once). */
+  private segmentText(key: string): string {
+    const segment = this.nextSegments.get(key);
+    if (!segment) throw new Error(`the static tree has no segment ${key}`);
+    return (segment.text ??= linesOf([...segment.files!].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))));
+  }
+
+  /**
+   * Files of the tree being written over that its new state does not list. A segment the same as
+   * before is not looked into: its files were listed once, in it, so no other segment holds them.
+   */
+  private *gone(): Generator<string> {
+    if (!this.previous) return;
+    const changed = new Set<string>();
+    for (const key of this.nextSegments.keys()) {
+      const text = this.segmentText(key);
+      if (this.previous.segments.get(key)?.text !== text) for (const path of parseLines(text).keys()) changed.add(path);
+    }
+    const kept = (path: string) => this.next.has(path) || changed.has(path);
+    for (const path of this.previous.files.keys()) if (!kept(path)) yield path;
+    for (const [key, segment] of this.previous.segments) {
+      if (this.nextSegments.has(key) && segment.text === this.segmentText(key)) continue;
+      for (const path of filesIn(segment).keys()) if (!kept(path)) yield path;
+    }
   }
 
   private linkFromCurrent(path: string, compress: boolean): Promise<void> | undefined {
@@ -238,10 +347,43 @@ export class TreeOutput {
 const stateFileOf = (tree: string) => `${tree}.state`;
 
 function stateText(state: TreeState): string {
-  const parts = [JSON.stringify({ snapshot: state.snapshot, renderKey: state.renderKey }), '\n'];
-  for (const [path, entry] of state.files) parts.push(/[\t\n"]/.test(path) ? JSON.stringify(path) : path, '\t', entry, '\n');
+  const parts = [JSON.stringify({ snapshot: state.snapshot, renderKey: state.renderKey }), '\n', linesOf(state.files)];
+  // A segment: a line that starts with a tab (no path is empty) giving its key, print, files and
+  // the length of its lines, then its lines.
+  for (const [key, segment] of state.segments) parts.push(`\t${key}\t${segment.print}\t${segment.count}\t${segment.text.length}\n`, segment.text);
   return parts.join('');
 }
+
+function linesOf(files: Iterable<[string, string]>): string {
+  const parts = [];
+  for (const [path, entry] of files) parts.push(/[\t\n"]/.test(path) ? JSON.stringify(path) : path, '\t', entry, '\n');
+  return parts.join('');
+}
+
+/** Reads lines of files from `start` into `files`, up to the end of the text or a segment's line; returns where it stopped. */
+function readLines(text: string, start: number, files: Map<string, string>): number {
+  while (start < text.length && text.charCodeAt(start) !== 9) {
+    const end = text.indexOf('\n', start);
+    const tab = text.indexOf('\t', start);
+    if (end < 0 || tab < 0 || tab > end) throw new Error(`a static tree's state has an unreadable line: ${JSON.stringify(text.slice(start, start + 200))}`);
+    const path = text.slice(start, tab);
+    files.set(path.startsWith('"') ? (JSON.parse(path) as string) : path, text.slice(tab + 1, end));
+    start = end + 1;
+  }
+  return start;
+}
+
+const parseLines = (text: string) => {
+  const files = new Map<string, string>();
+  readLines(text, 0, files);
+  return files;
+};
+
+const countLines = (text: string) => {
+  let count = 0;
+  for (let at = text.indexOf('\n'); at >= 0; at = text.indexOf('\n', at + 1)) count++;
+  return count;
+};
 
 /** The files and hashes of a tree, as its saved state lists them; undefined when it has none (it is incomplete). */
 export async function readState(tree: string): Promise<TreeState | undefined> {
@@ -250,14 +392,22 @@ export async function readState(tree: string): Promise<TreeState | undefined> {
   const header = text.indexOf('\n');
   const { snapshot, renderKey } = JSON.parse(text.slice(0, header)) as { snapshot: string; renderKey: string };
   const files = new Map<string, string>();
-  for (let start = header + 1; start < text.length; ) {
+  const segments = new Map<string, Segment>();
+  for (let start = readLines(text, header + 1, files); start < text.length; start = readLines(text, start, files)) {
+    // A segment's line, then its lines, skipped over unread.
     const end = text.indexOf('\n', start);
-    const tab = text.indexOf('\t', start);
-    const path = text.slice(start, tab);
-    files.set(path.startsWith('"') ? (JSON.parse(path) as string) : path, text.slice(tab + 1, end));
-    start = end + 1;
+    const [, key, print, count, length] = text.slice(start, end).split('\t');
+    segments.set(key!, { print: print!, count: Number(count), text: text.slice(end + 1, end + 1 + Number(length)) });
+    start = end + 1 + Number(length);
   }
-  return { snapshot, renderKey, files };
+  return { snapshot, renderKey, files, segments };
+}
+
+/** Every file a state lists, in segments or not. */
+export function filesOfState(state: TreeState): Map<string, string> {
+  const files = new Map(state.files);
+  for (const segment of state.segments.values()) for (const [path, entry] of filesIn(segment)) files.set(path, entry);
+  return files;
 }
 
 /** A state saved as JSON, by odsnap before 2026-11-22. */
@@ -267,7 +417,7 @@ const readJsonState = (tree: string) =>
       const state = JSON.parse(text) as { snapshot: string; renderKey: string; files: Record<string, string>; inputs?: Record<string, string> };
       // Trees written before hashes and inputs shared one map: read them into it.
       for (const [path, input] of Object.entries(state.inputs ?? {})) state.files[path] += INPUT_SEPARATOR + input;
-      return { snapshot: state.snapshot, renderKey: state.renderKey, files: new Map(Object.entries(state.files)) };
+      return { snapshot: state.snapshot, renderKey: state.renderKey, files: new Map(Object.entries(state.files)), segments: new Map<string, Segment>() };
     },
     () => undefined,
   );

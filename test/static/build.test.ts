@@ -56,10 +56,15 @@ describe('the static tree of the tiny city', () => {
     let compared = 0;
     for (const dataset of index.datasets) {
       for (const endpoint of dataset.endpoints) {
-        const listing = await readJson(tree, endpoint.listing);
-        expect(listing.files.length, endpoint.path).toBe(endpoint.files);
-        // The first, the last, and some between: every kind of file, including the ends of series and pages.
-        const files = listing.files as { url: string; request: string }[];
+        // Every page of the listing: the first, the last, and some files between of each endpoint,
+        // every kind of file, including the ends of series and pages.
+        const files: { url: string; request: string }[] = [];
+        for (let page = endpoint.listing; page; ) {
+          const listing = await readJson(tree, page);
+          files.push(...listing.files);
+          page = listing.next;
+        }
+        expect(files.length, endpoint.path).toBe(endpoint.files);
         const step = Math.max(1, Math.floor(files.length / 6));
         const sample = [...new Set([...files.filter((_, i) => i % step === 0), files.at(-1)!])].filter(Boolean);
         for (const file of sample) {
