@@ -9,12 +9,13 @@ export const charts: readonly Chart[] = [
       "Mean of the readings per ISO week (UTC), one panel per sensor, one line per station; behind each panel, the sensor's legend bands with their colours.",
       'Średnia odczytów w tygodniu ISO (UTC), jeden panel na czujnik, jedna linia na stację; w tle panelu przedziały legendy czujnika w jej kolorach.',
     ),
-    // Weeks counted on epoch seconds from Monday 1970-01-05, summed per station before the joins:
-    // date_trunc on a TIMESTAMPTZ goes through ICU for each of millions of readings (5 s, not 1 s).
+    // Weeks counted on epoch seconds from Monday 1970-01-05 (epoch_us, an integer: epoch() gives a
+    // double to cast), summed per station before the joins: date_trunc on a TIMESTAMPTZ goes
+    // through ICU for each of millions of readings (5 s, not 1 s).
     // Summed as decimals: a parallel sum of doubles depends on the order threads add them in, and
     // a mean that moved in its last digit rewrote the figures file of an unchanged snapshot.
     sql: `WITH weekly AS (
-            SELECT sensor_code, station_id, (epoch(read_at)::BIGINT - 345600) // 604800 AS week, sum(value::DECIMAL(18, 6)) AS total, count(value) AS n
+            SELECT sensor_code, station_id, (epoch_us(read_at) // 1000000 - 345600) // 604800 AS week, sum(value::DECIMAL(18, 6)) AS total, count(value) AS n
             FROM air_quality_readings GROUP BY ALL)
           SELECT s.label || ' (' || s.unit || ')' AS panel, st.name AS series, CAST(to_timestamp(w.week * 604800 + 345600) AS DATE) AS x, round(sum(w.total) / sum(w.n), 2) AS y
           FROM weekly w
