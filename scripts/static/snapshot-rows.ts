@@ -163,10 +163,14 @@ export class SnapshotRows {
     if (!made) {
       const name = quoteIdentifier(`odsnap_prints_${this.printsTables.size}`);
       const source = tableSource(chooseFiles(this.snapshot, dataset, table.name));
+      const keyText = `CAST(${quoteIdentifier(keyColumn)} AS VARCHAR)`;
+      const order = rowOrder(table).map((column, i) => [quoteIdentifier(column), `o${i}`] as const);
+      // Printed below the window, so that its sort holds the prints and the order, not the rows
+      // (a window over the register's wide rows took a gigabyte).
       made = db
         .run(
-          `CREATE TABLE ${name} AS SELECT CAST(${quoteIdentifier(keyColumn)} AS VARCHAR) AS k, hash(CAST(${quoteIdentifier(keyColumn)} AS VARCHAR)) % ${BUCKETS} AS b, ` +
-            `row_number() OVER (ORDER BY ${rowOrder(table).map(quoteIdentifier).join(', ')}) - 1 AS rn, ${rowHash(Object.entries(table.columns))} AS h FROM ${source}`,
+          `CREATE TABLE ${name} AS SELECT k, b, row_number() OVER (ORDER BY ${order.map(([, alias]) => alias).join(', ')}) - 1 AS rn, h FROM ` +
+            `(SELECT ${keyText} AS k, hash(${keyText}) % ${BUCKETS} AS b, ${order.map(([column, alias]) => `${column} AS ${alias}`).join(', ')}, ${rowHash(Object.entries(table.columns))} AS h FROM ${source})`,
         )
         .then(() => name);
       this.printsTables.set(key, made);

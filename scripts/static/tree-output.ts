@@ -29,10 +29,9 @@ interface Segment {
   parsed?: Map<string, string>;
 }
 
-/** A segment of the tree being written: carried whole from the tree in use, or made file by file. */
+/** A segment of the tree being written: carried whole from the tree in use (its text), or made file by file. */
 interface NextSegment {
   readonly print: string;
-  readonly carried?: Segment;
   readonly files?: Map<string, string>;
   text?: string;
 }
@@ -173,7 +172,7 @@ export class TreeOutput {
     const segment = this.reusable ? this.current!.state.segments.get(key) : undefined;
     if (segment?.print !== print) throw new Error(`segment ${key} cannot be carried over: the tree in use was not made from the same input`);
     if (this.nextSegments.has(key)) throw new Error(`the static tree got segment ${key} twice`);
-    this.nextSegments.set(key, { print, carried: segment, text: segment.text });
+    this.nextSegments.set(key, { print, text: segment.text });
     this.counts.files += segment.count;
     this.counts.carried += segment.count;
     const before = this.previous?.segments.get(key);
