@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { NotFound, numberedPage, offsetPage, type Answer } from '../../datasets/core/answer.ts';
 import { addDays, dayToUtcMs, utcDayOf } from '../../datasets/core/calendar.ts';
 import type { Dataset } from '../../datasets/core/dataset.ts';
