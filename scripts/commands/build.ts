@@ -47,7 +47,7 @@ export const buildCommand = defineCommand({
     });
     progress.step(
       `${options.out} -> ${result.tree}: snapshot ${result.snapshot}, ${formatCount(result.files)} files; ` +
-        `${formatCount(result.carried)} carried over unrendered, ${formatCount(result.reenveloped)} pages with a new total; ${formatCount(result.written)} written (${formatBytes(result.bytes)}), ${formatCount(result.linked)} linked, ${formatCount(result.deleted)} deleted, in ${result.seconds.toFixed(1)} s`,
+        `${formatCount(result.carried)} carried over unrendered, ${formatCount(result.reenveloped)} pages with a new total, ${formatCount(result.extended)} with rows added; ${formatCount(result.written)} written (${formatBytes(result.bytes)}), ${formatCount(result.linked)} linked, ${formatCount(result.deleted)} deleted, in ${result.seconds.toFixed(1)} s`,
     );
     return 0;
   },

@@ -130,6 +130,7 @@ export async function buildStatic(options: BuildOptions): Promise<BuildResult> {
             }
           } else {
             if ('ending' in file) await output.replaceEnding(file.path, file.ending, file.input);
+            else if ('extend' in file) await output.extend(file.path, file.extend, file.input);
             else await output.write(file.path, JSON.stringify(file.body), { input: file.input, ending: file.endsWith, segment: file.segment });
             if (!('segment' in file) || file.segment === undefined) await listing.add(file.path);
             files++;

@@ -42,13 +42,16 @@ export interface StreamOptions {
   readonly window?: { readonly offset: number; readonly limit: number };
 }
 
-/** A group's count and fingerprint (hex) within one Parquet file, as the prints cache keeps it. */
+/** A group's count, fingerprint (hex) and last time (epoch ms) within one Parquet file, as the prints cache keeps it. */
 interface FileGroup {
   readonly values: string[];
   readonly unit: string;
   readonly n: number;
   readonly h: string;
+  readonly l: number;
 }
+
+const printOf = (rows: number, hash: bigint) => `${rows}:${hash.toString(36)}`;
 
 const compareTexts = (a: readonly string[], b: readonly string[]) => {
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i]! < b[i]! ? -1 : 1;
@@ -226,7 +229,7 @@ export class SnapshotRows {
   async groupPrints(dataset: Dataset, resourceName: string, by: readonly string[], time: string, unit: 'day' | 'month') {
     const { table, columns } = this.columnsOf(dataset, resourceName);
     const files = this.snapshot.manifest.datasets[dataset.name]!.tables[table.name]!.files.filter((file) => file.rows > 0);
-    const kind = createHash('sha1').update(JSON.stringify([columns.map(([name, c]) => [name, c.sqlType]), by, time, unit])).digest('base64url').slice(0, 16);
+    const kind = createHash('sha1').update(JSON.stringify([columns.map(([name, c]) => [name, c.sqlType]), by, time, unit, 'last'])).digest('base64url').slice(0, 16);
     const cachePath = (sha256: string) => {
       this.printsUsed.add(`${sha256}-${kind}.json`);
       return join(this.printsCache!, `${sha256}-${kind}.json`);
@@ -244,19 +247,19 @@ export class SnapshotRows {
       const when = `strftime(${quoteIdentifier(time)}, '${unit === 'day' ? '%Y-%m-%d' : '%Y-%m'}')`;
       const groups = by.map((column) => `CAST(${quoteIdentifier(column)} AS VARCHAR) AS ${quoteIdentifier(column)}`);
       const paths = missing.map((file) => join(this.snapshot.dir, file.path));
-      const rows = await this.db.rows<Record<string, string> & { file: string; unit: string; n: bigint; h: bigint }>(
-        `SELECT filename AS file, ${[...groups, `${when} AS unit`].join(', ')}, count(*) AS n, bit_xor(${rowHash(columns)}) AS h ` +
+      const rows = await this.db.rows<Record<string, string> & { file: string; unit: string; n: bigint; h: bigint; l: bigint }>(
+        `SELECT filename AS file, ${[...groups, `${when} AS unit`].join(', ')}, count(*) AS n, bit_xor(${rowHash(columns)}) AS h, epoch_ms(max(${quoteIdentifier(time)})) AS l ` +
           `FROM read_parquet([${paths.map(quoteString).join(', ')}], hive_partitioning = false, filename = true) GROUP BY ALL`,
       );
       const shaOf = new Map(missing.map((file, i) => [paths[i]!, file.sha256]));
       for (const file of missing) perFile.set(file.sha256, []);
-      for (const row of rows) perFile.get(shaOf.get(row.file)!)!.push({ values: by.map((column) => row[column]!), unit: row.unit, n: Number(row.n), h: row.h.toString(16) });
+      for (const row of rows) perFile.get(shaOf.get(row.file)!)!.push({ values: by.map((column) => row[column]!), unit: row.unit, n: Number(row.n), h: row.h.toString(16), l: Number(row.l) });
       if (this.printsCache) {
         await mkdir(this.printsCache, { recursive: true });
         for (const file of missing) await writeFile(cachePath(file.sha256), JSON.stringify(perFile.get(file.sha256)));
       }
     }
-    const merged = new Map<string, { values: string[]; unit: string; n: number; h: bigint }>();
+    const merged = new Map<string, { values: string[]; unit: string; n: number; h: bigint; l: number }>();
     for (const file of files) {
       for (const group of perFile.get(file.sha256)!) {
         const key = JSON.stringify([...group.values, group.unit]);
@@ -264,13 +267,31 @@ export class SnapshotRows {
         if (found) {
           found.n += group.n;
           found.h ^= BigInt(`0x${group.h}`);
-        } else merged.set(key, { values: group.values, unit: group.unit, n: group.n, h: BigInt(`0x${group.h}`) });
+          found.l = Math.max(found.l, group.l);
+        } else merged.set(key, { values: group.values, unit: group.unit, n: group.n, h: BigInt(`0x${group.h}`), l: group.l });
       }
     }
     const order = (group: { values: string[]; unit: string }) => [...group.values, group.unit];
     return [...merged.values()]
       .sort((a, b) => compareTexts(order(a), order(b)))
-      .map((group) => ({ values: group.values, unit: group.unit, rows: group.n, print: `${group.n}:${group.h.toString(36)}` }));
+      .map((group) => ({ values: group.values, unit: group.unit, rows: group.n, print: printOf(group.n, group.h), last: group.l }));
+  }
+
+  /**
+   * Per group of rows (equal `by` columns) with `time` from `from` up to (not including) `to`
+   * (epoch ms): the fingerprint groupPrints gives, of those rows alone. Tells whether the rows a
+   * file was made from are still the first of its group's rows.
+   */
+  async printsBetween(dataset: Dataset, resourceName: string, by: readonly string[], from: number, to: number): Promise<Map<string, string>> {
+    const { table, columns } = this.columnsOf(dataset, resourceName);
+    const values: DuckDBValue[] = [];
+    const { source, where } = this.selection(dataset, table, { from, to }, (value) => `$${values.push(value)}`);
+    const groups = by.map((column) => `CAST(${quoteIdentifier(column)} AS VARCHAR) AS ${quoteIdentifier(column)}`);
+    const rows = await this.db.rows<Record<string, string> & { n: bigint; h: bigint }>(
+      `SELECT ${[...groups, `count(*) AS n, bit_xor(${rowHash(columns)}) AS h`].join(', ')} FROM ${source} WHERE ${where.join(' AND ')} GROUP BY ALL`,
+      values,
+    );
+    return new Map(rows.map((row) => [JSON.stringify(by.map((column) => row[column]!)), printOf(Number(row.n), row.h)]));
   }
 
   /** Deletes the group prints this build did not use: those of files no longer in the snapshot. */

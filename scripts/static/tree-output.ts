@@ -73,6 +73,8 @@ export interface TreeCounts {
   carried: number;
   /** Pages made from the tree in use's file with a new ending: their rows were not rendered again. */
   reenveloped: number;
+  /** Files made from the tree in use's with rows added at the end: only those rows were rendered. */
+  extended: number;
   /** Files deleted because the snapshot no longer has them. */
   deleted: number;
 }
@@ -90,7 +92,7 @@ const entryIn = (state: TreeState | undefined, path: string, segment?: string) =
 };
 
 export class TreeOutput {
-  readonly counts: TreeCounts = { files: 0, written: 0, bytes: 0, linked: 0, carried: 0, reenveloped: 0, deleted: 0 };
+  readonly counts: TreeCounts = { files: 0, written: 0, bytes: 0, linked: 0, carried: 0, reenveloped: 0, extended: 0, deleted: 0 };
   /** The tree being written, absolute. */
   readonly dir: string;
   private readonly stateFile: string;
@@ -221,6 +223,24 @@ export class TreeOutput {
     const previous = this.previous?.files.get(path);
     if (hashIn(previous) === hash) return undefined;
     this.writers.add({ kind: 'reenvelope', source: join(this.current!.dir, path), target: join(this.dir, path), was: ending.was, now: ending.now, replace: previous !== undefined });
+    return this.writers.room();
+  }
+
+  /**
+   * Adds the file of the tree in use with `insert` put before its `ending` (rows added at the end
+   * of a list that ends the file); it must have been made from the same rendering. As with
+   * replaceEnding, a writer thread reads it, and its content is named by what it is made from.
+   */
+  extend(path: string, append: { ending: string; insert: string }, input: string): Promise<void> | undefined {
+    if (!this.reusable) throw new Error(`${path}: the tree in use was rendered differently; its files cannot be reused`);
+    const made = hashIn(this.current!.state.files.get(path));
+    if (made === undefined) throw new Error(`${path} is not in the tree in use`);
+    const hash = createHash('sha1').update(`${made}\n+`).update(append.insert).update(`\n${append.ending}`).digest('base64url');
+    this.add(path, hash, input);
+    this.counts.extended++;
+    const previous = this.previous?.files.get(path);
+    if (hashIn(previous) === hash) return undefined;
+    this.writers.add({ kind: 'append', source: join(this.current!.dir, path), target: join(this.dir, path), ...append, replace: previous !== undefined || (this.previous?.segments.size ?? 0) > 0 });
     return this.writers.room();
   }
 

@@ -32,6 +32,11 @@ export type FileJob =
    * replacing their stored ending (see variants.ts), without compressing.
    */
   | { readonly kind: 'reenvelope'; readonly source: string; readonly target: string; readonly was: string; readonly now: string; readonly replace: boolean }
+  /**
+   * A file of another tree with `insert` put before its ending (a month of a series that went on):
+   * read here, and its variants compressed again whole.
+   */
+  | { readonly kind: 'append'; readonly source: string; readonly target: string; readonly ending: string; readonly insert: string; readonly replace: boolean }
   | { readonly kind: 'link'; readonly source: string; readonly target: string };
 
 export interface FileCounts {
@@ -81,6 +86,15 @@ export function doFileJobs(jobs: readonly FileJob[], madeDirs: Set<string>): Fil
         const packed = (old && variant.replaceEnding(old, was, data, now.length)) || variant.compress(data, now.length);
         put(job.target + variant.suffix, packed, job.replace);
       }
+      continue;
+    }
+    if (job.kind === 'append') {
+      const ending = Buffer.from(job.ending);
+      const body = readFileSync(job.source);
+      if (body.length < ending.length || !body.subarray(body.length - ending.length).equals(ending)) throw new Error(`${job.source} does not end as its rendering does; rebuild with --full`);
+      const data = Buffer.concat([body.subarray(0, body.length - ending.length), Buffer.from(job.insert), ending]);
+      put(job.target, data, job.replace);
+      for (const variant of VARIANTS) put(job.target + variant.suffix, variant.compress(data, 0), job.replace);
       continue;
     }
     const data = Buffer.from(job.data.buffer, job.data.byteOffset, job.data.byteLength);
