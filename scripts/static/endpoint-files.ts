@@ -354,8 +354,8 @@ async function* seriesFiles(source: EndpointSource, answer: Of<'series'>) {
   // read and rendered, and added to the file (see extend), if the envelope ends with its rows.
   const candidates = new Map<string, { s: Series; month: string; print: string }[]>();
   for (const s of series) {
-    for (const month of s.changed) {
-      const [print, last] = source.previousInput(pathOf(source, s.values, { kind: 'month', month }))?.split('@') ?? [];
+    for (const { month, path } of s.months.filter((m) => s.changed.has(m.month))) {
+      const [print, last] = source.previousInput(path)?.split('@') ?? [];
       if (!print || last === undefined || !(Number(last) < s.found.get(month)!.last)) continue;
       const at = `${month}|${last}`;
       if (!candidates.has(at)) candidates.set(at, []);
