@@ -194,14 +194,14 @@ export class SnapshotRows {
   private async bucketPrints(db: Database, dataset: Dataset, resourceName: string, keyColumn: string): Promise<BucketPrint[]> {
     const prints = await this.printsTable(db, dataset, resourceName, keyColumn);
     const rows = await db.rows<{ b: bigint; n: bigint; h: bigint }>(`SELECT b, count(*) AS n, bit_xor(h) AS h FROM ${prints} GROUP BY b ORDER BY b`);
-    return rows.map((row) => ({ bucket: Number(row.b), rows: Number(row.n), print: `${row.n}:${row.h.toString(36)}` }));
+    return rows.map((row) => ({ bucket: Number(row.b), rows: Number(row.n), print: printOf(Number(row.n), row.h) }));
   }
 
   /** The rows of a table in pages of `pageRows` in row order: each page's rows and a fingerprint of them and their places. */
   private async pagePrints(db: Database, dataset: Dataset, resourceName: string, pageRows: number): Promise<PagePrint[]> {
     const prints = await this.printsTable(db, dataset, resourceName, this.keyOf(dataset, resourceName));
     const rows = await db.rows<{ n: bigint; h: bigint }>(`SELECT rn // ${Math.trunc(pageRows)} AS p, count(*) AS n, bit_xor(hash(rn, h)) AS h FROM ${prints} GROUP BY p ORDER BY p`);
-    return rows.map((row) => ({ rows: Number(row.n), print: `${row.n}:${row.h.toString(36)}` }));
+    return rows.map((row) => ({ rows: Number(row.n), print: printOf(Number(row.n), row.h) }));
   }
 
   /**

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { lstat, mkdir, readdir, readFile, readlink, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve } from 'node:path';
-import { ownBytes, TreeWriters } from './tree-writers.ts';
+import { ownBytes, TreeWriters, type FileJob } from './tree-writers.ts';
 import { VARIANTS } from './variants.ts';
 
 /**
@@ -214,16 +214,8 @@ export class TreeOutput {
    * here to be hashed: thousands of pages change only their total after a pull.
    */
   replaceEnding(path: string, ending: { was: string; now: string }, input: string): Promise<void> | undefined {
-    if (!this.reusable) throw new Error(`${path}: the tree in use was rendered differently; its files cannot be reused`);
-    const made = hashIn(this.current!.state.files.get(path));
-    if (made === undefined) throw new Error(`${path} is not in the tree in use`);
-    const hash = createHash('sha1').update(`${made}\n${ending.was}\n${ending.now}`).digest('base64url');
-    this.add(path, hash, input);
     this.counts.reenveloped++;
-    const previous = this.previous?.files.get(path);
-    if (hashIn(previous) === hash) return undefined;
-    this.writers.add({ kind: 'reenvelope', source: join(this.current!.dir, path), target: join(this.dir, path), was: ending.was, now: ending.now, replace: previous !== undefined });
-    return this.writers.room();
+    return this.fromCurrent(path, input, `\n${ending.was}\n${ending.now}`, (source, target, replace) => ({ kind: 'reenvelope', source, target, ...ending, replace }));
   }
 
   /**
@@ -232,15 +224,19 @@ export class TreeOutput {
    * replaceEnding, a writer thread reads it, and its content is named by what it is made from.
    */
   extend(path: string, append: { ending: string; insert: string }, input: string): Promise<void> | undefined {
+    this.counts.extended++;
+    return this.fromCurrent(path, input, `\n+${append.insert}\n${append.ending}`, (source, target, replace) => ({ kind: 'append', source, target, ...append, replace }));
+  }
+
+  /** Adds a file a writer thread makes from the tree in use's: named by that file's hash and `change`. */
+  private fromCurrent(path: string, input: string, change: string, job: (source: string, target: string, replace: boolean) => FileJob): Promise<void> | undefined {
     if (!this.reusable) throw new Error(`${path}: the tree in use was rendered differently; its files cannot be reused`);
     const made = hashIn(this.current!.state.files.get(path));
     if (made === undefined) throw new Error(`${path} is not in the tree in use`);
-    const hash = createHash('sha1').update(`${made}\n+`).update(append.insert).update(`\n${append.ending}`).digest('base64url');
+    const hash = createHash('sha1').update(made).update(change).digest('base64url');
     this.add(path, hash, input);
-    this.counts.extended++;
-    const previous = this.previous?.files.get(path);
-    if (hashIn(previous) === hash) return undefined;
-    this.writers.add({ kind: 'append', source: join(this.current!.dir, path), target: join(this.dir, path), ...append, replace: previous !== undefined || (this.previous?.segments.size ?? 0) > 0 });
+    if (hashIn(this.previous?.files.get(path)) === hash) return undefined;
+    this.writers.add(job(join(this.current!.dir, path), join(this.dir, path), this.mayBeThere(path)));
     return this.writers.room();
   }
 
@@ -259,10 +255,7 @@ export class TreeOutput {
     if (hashIn(entryIn(this.current?.state, path, segment)) === hash) return this.linkFromCurrent(path, compress);
     const endingBytes = options.ending === undefined ? 0 : Buffer.byteLength(options.ending);
     const endsSo = endingBytes > 0 && endingBytes <= data.length && Buffer.from(data.buffer, data.byteOffset + data.length - endingBytes, endingBytes).toString() === options.ending;
-    // The tree holds exactly what its state lists (a tree without one was emptied); a file of a
-    // segment may be there under another segment, which is not looked into.
-    const replace = this.previous !== undefined && (this.previous.segments.size > 0 || this.previous.files.has(path));
-    this.writers.add({ kind: 'write', target: join(this.dir, path), data, replace, compress, endingBytes: endsSo ? endingBytes : 0 });
+    this.writers.add({ kind: 'write', target: join(this.dir, path), data, replace: this.mayBeThere(path), compress, endingBytes: endsSo ? endingBytes : 0 });
     return this.writers.room();
   }
 
@@ -342,6 +335,15 @@ export class TreeOutput {
       if (this.nextSegments.has(key) && segment.text === this.segmentText(key)) continue;
       for (const path of filesIn(segment).keys()) if (!kept(path)) yield path;
     }
+  }
+
+  /**
+   * Whether the tree being written may hold a file at `path` already: it holds exactly what its
+   * state lists (a tree without one was emptied), and a file of a segment may be listed under
+   * another segment, which is not looked into.
+   */
+  private mayBeThere(path: string): boolean {
+    return this.previous !== undefined && (this.previous.segments.size > 0 || this.previous.files.has(path));
   }
 
   private linkFromCurrent(path: string, compress: boolean): Promise<void> | undefined {

@@ -77,9 +77,7 @@ export function doFileJobs(jobs: readonly FileJob[], madeDirs: Set<string>): Fil
     if (job.kind === 'reenvelope') {
       const was = Buffer.from(job.was);
       const now = Buffer.from(job.now);
-      const body = readFileSync(job.source);
-      if (body.length < was.length || !body.subarray(body.length - was.length).equals(was)) throw new Error(`${job.source} does not end as the tree's state says; rebuild with --full`);
-      const data = Buffer.concat([body.subarray(0, body.length - was.length), now]);
+      const data = Buffer.concat([readBefore(job.source, was), now]);
       put(job.target, data, job.replace);
       for (const variant of VARIANTS) {
         const old = readIfThere(job.source + variant.suffix);
@@ -90,9 +88,7 @@ export function doFileJobs(jobs: readonly FileJob[], madeDirs: Set<string>): Fil
     }
     if (job.kind === 'append') {
       const ending = Buffer.from(job.ending);
-      const body = readFileSync(job.source);
-      if (body.length < ending.length || !body.subarray(body.length - ending.length).equals(ending)) throw new Error(`${job.source} does not end as its rendering does; rebuild with --full`);
-      const data = Buffer.concat([body.subarray(0, body.length - ending.length), Buffer.from(job.insert), ending]);
+      const data = Buffer.concat([readBefore(job.source, ending), Buffer.from(job.insert), ending]);
       put(job.target, data, job.replace);
       for (const variant of VARIANTS) put(job.target + variant.suffix, variant.compress(data, 0), job.replace);
       continue;
@@ -103,6 +99,13 @@ export function doFileJobs(jobs: readonly FileJob[], madeDirs: Set<string>): Fil
     for (const variant of VARIANTS) put(job.target + variant.suffix, variant.compress(data, job.endingBytes), job.replace);
   }
   return counts;
+}
+
+/** A file's bytes before its `ending`, which it must end with. */
+function readBefore(path: string, ending: Buffer): Buffer {
+  const body = readFileSync(path);
+  if (body.length < ending.length || !body.subarray(body.length - ending.length).equals(ending)) throw new Error(`${path} does not end as the tree's state says; rebuild with --full`);
+  return body.subarray(0, body.length - ending.length);
 }
 
 function unlinkIfThere(path: string): void {
