@@ -375,7 +375,8 @@ async function* seriesFiles(source: EndpointSource, answer: Of<'series'>) {
     for (const row of sorted) {
       const time = row[answer.time] as number;
       const month = utcDayOf(time).slice(0, 7);
-      if (!s.changed.has(month) || time <= (s.after.get(month) ?? -Infinity)) continue;
+      // Kept: what is before 1 ms after the month's last row, as printsBetween counted it.
+      if (!s.changed.has(month) || time < (s.after.get(month) ?? -Infinity) + 1) continue;
       if (!byMonth.has(month)) byMonth.set(month, []);
       byMonth.get(month)!.push(resource.render(row, context));
     }
@@ -383,7 +384,7 @@ async function* seriesFiles(source: EndpointSource, answer: Of<'series'>) {
   // One scan for all series from the earliest changed row on, when what it holds is small.
   const changing = series.filter((s) => s.changed.size);
   const earliest = Math.min(...changing.map(changedFrom));
-  const held = changing.reduce((sum, s) => sum + [...s.found].reduce((n, [month, group]) => n + (group.last >= earliest ? group.rows : 0), 0), 0);
+  const held = changing.reduce((sum, s) => sum + [...s.found.values()].reduce((n, group) => n + (group.last >= earliest ? group.rows : 0), 0), 0);
   let scanned: Map<string, Row[]> | undefined;
   if (changing.length > 1 && held <= (source.seriesInOneScan ?? SERIES_IN_ONE_SCAN)) {
     scanned = new Map(changing.map((s) => [s.key, []]));
