@@ -32,7 +32,9 @@ interface Segment {
 /** A segment of the tree being written: carried whole from the tree in use (its text), or made file by file. */
 interface NextSegment {
   readonly print: string;
+  /** Files added one by one; a carried segment has its count and text instead. */
   readonly files?: Map<string, string>;
+  readonly count?: number;
   text?: string;
 }
 
@@ -174,7 +176,7 @@ export class TreeOutput {
     const segment = this.reusable ? this.current!.state.segments.get(key) : undefined;
     if (segment?.print !== print) throw new Error(`segment ${key} cannot be carried over: the tree in use was not made from the same input`);
     if (this.nextSegments.has(key)) throw new Error(`the static tree got segment ${key} twice`);
-    this.nextSegments.set(key, { print, text: segment.text });
+    this.nextSegments.set(key, { print, count: segment.count, text: segment.text });
     this.counts.files += segment.count;
     this.counts.carried += segment.count;
     const before = this.previous?.segments.get(key);
@@ -287,7 +289,8 @@ export class TreeOutput {
     }
     const segments = new Map([...this.nextSegments.keys()].map((key) => {
       const text = this.segmentText(key);
-      return [key, { print: this.nextSegments.get(key)!.print, count: countLines(text), text }];
+      const { print, files, count } = this.nextSegments.get(key)!;
+      return [key, { print, count: files?.size ?? count!, text }];
     }));
     await writeFile(this.stateFile, stateText({ snapshot, renderKey: this.renderKey, files: this.next, segments }));
     // A new symlink renamed over the old one: readers see the old tree or the new, never neither.
@@ -327,7 +330,8 @@ export class TreeOutput {
     const changed = new Set<string>();
     for (const key of this.nextSegments.keys()) {
       const text = this.segmentText(key);
-      if (this.previous.segments.get(key)?.text !== text) for (const path of parseLines(text).keys()) changed.add(path);
+      if (this.previous.segments.get(key)?.text === text) continue;
+      for (const path of (this.nextSegments.get(key)!.files ?? parseLines(text)).keys()) changed.add(path);
     }
     const kept = (path: string) => this.next.has(path) || changed.has(path);
     for (const path of this.previous.files.keys()) if (!kept(path)) yield path;
@@ -400,11 +404,6 @@ const parseLines = (text: string) => {
   return files;
 };
 
-const countLines = (text: string) => {
-  let count = 0;
-  for (let at = text.indexOf('\n'); at >= 0; at = text.indexOf('\n', at + 1)) count++;
-  return count;
-};
 
 /** The files and hashes of a tree, as its saved state lists them; undefined when it has none (it is incomplete). */
 export async function readState(tree: string): Promise<TreeState | undefined> {
