@@ -1,5 +1,5 @@
-import { JSDuckDBValueConverter, type DuckDBConnection, type DuckDBInstance, type DuckDBPreparedStatement, type DuckDBValue } from '@duckdb/node-api';
-import { asJsonRows } from '../scripts/db/duckdb.ts';
+import { type DuckDBConnection, type DuckDBInstance, type DuckDBPreparedStatement, type DuckDBValue } from '@duckdb/node-api';
+import { asJsonRows, chunkRows, JSON_ROW } from '../scripts/db/duckdb.ts';
 import { releaseResult } from './native-memory.ts';
 
 /**
@@ -35,23 +35,9 @@ export class PooledConnection implements StatementRunner {
     // A materialized result is already in memory: its chunks are read synchronously, where the
     // binding's reader would hand each chunk over from a worker thread (a wake-up each way).
     const names = result.columnNames();
-    const columns: unknown[][] = names.map(() => []);
-    for (let c = 0; c < result.chunkCount; c++) {
-      result.getChunk(c).convertColumns(JSDuckDBValueConverter).forEach((values, i) => {
-        for (const value of values) columns[i]!.push(value);
-      });
-    }
     const rows: Record<string, unknown>[] = [];
-    if (reading === 'json') {
-      for (const row of (columns[0] ?? []) as string[]) rows.push(JSON.parse(row) as Record<string, unknown>);
-    } else {
-      // Column by column is about three times faster than the binding's row objects.
-      const count = columns[0]?.length ?? 0;
-      for (let r = 0; r < count; r++) rows.push({});
-      names.forEach((name, c) => {
-        const values = columns[c]!;
-        for (let r = 0; r < count; r++) rows[r]![name] = values[r];
-      });
+    for (let c = 0; c < result.chunkCount; c++) {
+      for (const row of chunkRows(result.getChunk(c), names)) rows.push(reading === 'json' ? (JSON.parse(row[JSON_ROW] as string) as Record<string, unknown>) : row);
     }
     releaseResult();
     return rows;

@@ -1,6 +1,6 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DuckDBInstance, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
+import { DuckDBInstance, JSDuckDBValueConverter, type DuckDBConnection, type DuckDBDataChunk, type DuckDBValue } from '@duckdb/node-api';
 import { ownSpillDir } from './spill.ts';
 
 /** One in-process DuckDB, with the session settings every part of odsnap relies on. */
@@ -18,6 +18,9 @@ export interface Database {
   close(): void;
 }
 
+/** The one column of asJsonRows. */
+export const JSON_ROW = '__row';
+
 /**
  * A query whose rows come as one JSON text each. The binding decodes every value of a result on
  * its own, one native call per string: for rows of many strings (the register) that costs more
@@ -26,12 +29,27 @@ export interface Database {
  * come as JSON has them: numbers (BIGINT too, so only up to 2^53 exactly), strings (dates,
  * decimals, timestamps), lists, objects (STRUCT, and JSON columns embedded as they are).
  */
-export const asJsonRows = (sql: string) => `SELECT CAST(to_json(__row) AS VARCHAR) AS __row FROM (${sql}) AS __row`;
+export const asJsonRows = (sql: string) => `SELECT CAST(to_json(__row) AS VARCHAR) AS ${JSON_ROW} FROM (${sql}) AS __row`;
 
 /** A query's rows read as JSON texts (asJsonRows), parsed, in batches as DuckDB produces them. */
 export async function* streamJsonRows<T = Record<string, unknown>>(connection: DuckDBConnection, sql: string, params?: DuckDBValue[]): AsyncGenerator<T[]> {
   const result = await connection.stream(asJsonRows(sql), params);
   for await (const rows of result.yieldRowsJs()) yield rows.map(([text]) => JSON.parse(text as string) as T);
+}
+
+/**
+ * A chunk's rows as plain objects (BIGINT as bigint, ENUM as its text), decoded column by column:
+ * about three times faster than the binding's row objects.
+ */
+export function chunkRows(chunk: DuckDBDataChunk, names: readonly string[]): Record<string, unknown>[] {
+  const count = chunk.rowCount;
+  const rows: Record<string, unknown>[] = [];
+  for (let r = 0; r < count; r++) rows.push({});
+  chunk.convertColumns(JSDuckDBValueConverter).forEach((values, c) => {
+    const name = names[c]!;
+    for (let r = 0; r < count; r++) rows[r]![name] = values[r];
+  });
+  return rows;
 }
 
 export interface DatabaseOptions {
@@ -106,7 +124,8 @@ async function databaseOver(instance: DuckDBInstance, closeInstance?: () => void
     },
     async *stream<T>(sql: string, params?: DuckDBValue[]) {
       const result = await connection.stream(sql, params);
-      for await (const rows of result.yieldRowObjectJs()) yield rows as T[];
+      const names = result.columnNames();
+      for (let chunk = await result.fetchChunk(); chunk && chunk.rowCount > 0; chunk = await result.fetchChunk()) yield chunkRows(chunk, names) as T[];
     },
     streamJson: (sql, params) => streamJsonRows(connection, sql, params),
     connect: () => databaseOver(instance),

@@ -71,6 +71,11 @@ export interface Narrowing {
  * table's first file still gives its columns.
  */
 export function chooseFiles(snapshot: Snapshot, dataset: Dataset, tableName: string, narrow: Narrowing = {}): string[] {
+  return chosenFiles(snapshot, dataset, tableName, narrow).map((file) => join(snapshot.dir, file.path));
+}
+
+/** The manifest entries of the files chooseFiles gives. */
+export function chosenFiles(snapshot: Snapshot, dataset: Dataset, tableName: string, narrow: Narrowing = {}): FileManifest[] {
   const table = dataset.tables[tableName]!;
   const entry = snapshot.manifest.datasets[dataset.name]!.tables[tableName]!;
   const byValue = (table.partitionBy ?? []).filter((p) => !p.part && narrow.equal && p.column in narrow.equal);
@@ -79,7 +84,7 @@ export function chooseFiles(snapshot: Snapshot, dataset: Dataset, tableName: str
     (narrow.from === undefined || file.max === null || Date.parse(file.max) >= narrow.from) &&
     (narrow.to === undefined || file.min === null || Date.parse(file.min) < narrow.to);
   const chosen = entry.files.filter((file) => file.rows > 0 && keep(file));
-  return (chosen.length ? chosen : entry.files.slice(0, 1)).map((file) => join(snapshot.dir, file.path));
+  return chosen.length ? chosen : entry.files.slice(0, 1);
 }
 
 /** SQL for a table's rows: the Parquet files as they are, without hive columns from the paths. */

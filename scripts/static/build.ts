@@ -43,6 +43,8 @@ export interface BuildOptions {
   readonly full?: boolean;
   /** Most rows of series months read in one scan (see endpoint-files.ts); 0 reads each series on its own. */
   readonly seriesInOneScan?: number;
+  /** Fewest rows for which a stream reads repeated texts as ENUMs (see SnapshotRows.stream); 0 in every stream. */
+  readonly repeatedTextsFrom?: number;
   /** Build the site (Astro, see site.ts) into the tree too. */
   readonly site?: boolean;
   readonly onProgress?: (event: { endpoint: string; files: number }) => void;
@@ -80,7 +82,7 @@ export async function buildStatic(options: BuildOptions): Promise<BuildResult> {
     const figuresOn = (figuresDb = await db.connect());
     figures = inTurn(options.datasets, (dataset) => figuresOf(figuresOn, dataset), failing.signal);
     // Group prints of Parquet files, by their sha256, beside the trees; --full reads them all again.
-    rows = new SnapshotRows(db, snapshot, options.full ? undefined : join(treesDir(options.out), 'prints'));
+    rows = new SnapshotRows(db, snapshot, options.full ? undefined : join(treesDir(options.out), 'prints'), options.repeatedTextsFrom);
     // Row prints too are read ahead, the first of them while the trees' states are read.
     printsDb = await db.connect();
     rows.readAhead(printsDb, options.datasets.flatMap((dataset) => dataset.endpoints.flatMap((endpoint) => {
