@@ -49,8 +49,11 @@ export interface StreamOptions {
 export const REPEATED_TEXTS_FROM = 100_000;
 /** Most values a text column holds to be read as an ENUM. */
 const FEW_VALUES = 4096;
-/** Kinds of columns whose values cross from DuckDB cheaply one by one: numbers, booleans, short texts (days, decimals). */
-const SCALAR_KINDS: ReadonlySet<ColumnKind> = new Set(['integer', 'double', 'boolean', 'day', 'instant', 'decimal']);
+/**
+ * Kinds of columns read as values as they are: numbers, booleans, short texts (days, decimals),
+ * and JSON, which is one text either way (and mostly null: `extra`).
+ */
+const VALUE_KINDS: ReadonlySet<ColumnKind> = new Set(['integer', 'double', 'boolean', 'day', 'instant', 'decimal', 'json']);
 
 /** A group's count, fingerprint (hex) and last time (epoch ms) within one Parquet file, as the prints cache keeps it. */
 interface FileGroup {
@@ -117,8 +120,7 @@ export class SnapshotRows {
    * the binding decodes every string on its own, and a register row has dozens. But the long
    * series (readings, rides) are numbers and a few texts that repeat (a station, a zone): these
    * are read as ENUMs of the values the rows hold, which cross as small integers, and the rows
-   * then as values, column by column (air history at city scale: 25 s → 6 s). JSON columns
-   * (`extra`, what the upstream added) may be there too, if null throughout.
+   * then as values, column by column (air history at city scale: 25 s → 6 s).
    */
   async *stream(dataset: Dataset, resourceName: string, narrow: Narrowing = {}, options: StreamOptions = {}): AsyncGenerator<Record<string, unknown>[]> {
     const { table, columns } = this.columnsOf(dataset, resourceName);
@@ -128,7 +130,7 @@ export class SnapshotRows {
     const { source, where, rows } = this.selection(dataset, table, narrow, bind);
     if (among) where.push(`CAST(${quoteIdentifier(among.column)} AS VARCHAR) IN (SELECT unnest(${bind(listValue([...among.values]))}::VARCHAR[]))`);
     const selected = `FROM ${source}` + (where.length ? ` WHERE ${where.join(' AND ')}` : '');
-    const few = rows >= this.repeatedTextsFrom ? await this.fewValues(columns, selected, [...values]) : undefined;
+    const few = rows >= this.repeatedTextsFrom ? await this.fewValues(columns, narrow, selected, [...values]) : undefined;
     const read = ([name, column]: [string, Column]) => {
       const values = few?.get(name);
       return values ? `CAST(${quoteIdentifier(name)} AS ENUM(${values.map(quoteString).join(', ')})) AS ${quoteIdentifier(name)}` : readExpression(name, column);
@@ -145,23 +147,23 @@ export class SnapshotRows {
   }
 
   /**
-   * The values of each text column among `columns` within the selection, when every column is
-   * scalar, text of at most FEW_VALUES values, or (JSON, lists) null throughout; else undefined.
+   * The values of each text column among `columns` within the selection, when the others are all
+   * of VALUE_KINDS and each text column holds at most FEW_VALUES values; else undefined. Those
+   * `narrow` fixes are known (a series' station and sensor); the others are asked of DuckDB.
    */
-  private async fewValues(columns: readonly [string, Column][], selected: string, values: DuckDBValue[]): Promise<ReadonlyMap<string, string[]> | undefined> {
-    const others = columns.filter(([, column]) => !SCALAR_KINDS.has(column.kind)).map(([name, column]) => ({ name, q: quoteIdentifier(name), text: column.kind === 'varchar' }));
-    if (!others.length) return new Map();
-    const texts = others.filter((column) => column.text);
+  private async fewValues(columns: readonly [string, Column][], narrow: Narrowing, selected: string, values: DuckDBValue[]): Promise<ReadonlyMap<string, string[]> | undefined> {
+    if (columns.some(([, column]) => column.kind !== 'varchar' && !VALUE_KINDS.has(column.kind))) return undefined;
+    const texts = columns.filter(([, column]) => column.kind === 'varchar').map(([name]) => name);
+    const fixed = narrow.equal ?? {};
+    const few = new Map(texts.filter((name) => name in fixed).map((name) => [name, [String(fixed[name])]]));
+    const asked = texts.filter((name) => !few.has(name)).map((name) => ({ name, q: quoteIdentifier(name) }));
+    if (!asked.length) return few;
     // An estimate first: listing the values of a column of ids would cost a table's worth of memory.
-    const [counts] = await this.db.rows<Record<string, bigint>>(
-      `SELECT ${others.map(({ q, text }, i) => (text ? `approx_count_distinct(${q})` : `count(${q})`) + ` AS c${i}`).join(', ')} ${selected}`,
-      values,
-    );
-    if (others.some(({ text }, i) => Number(counts![`c${i}`]) > (text ? FEW_VALUES : 0))) return undefined;
-    if (!texts.length) return new Map();
-    const [lists] = await this.db.rows<Record<string, string[]>>(`SELECT ${texts.map(({ q }, i) => `list(DISTINCT ${q} ORDER BY ${q}) FILTER (WHERE ${q} IS NOT NULL) AS c${i}`).join(', ')} ${selected}`, values);
+    const [counts] = await this.db.rows<Record<string, bigint>>(`SELECT ${asked.map(({ q }, i) => `approx_count_distinct(${q}) AS c${i}`).join(', ')} ${selected}`, values);
+    if (asked.some((_, i) => Number(counts![`c${i}`]) > FEW_VALUES)) return undefined;
     // In text order, so that sorting by the ENUM sorts by the text.
-    const few = new Map(texts.map(({ name }, i) => [name, lists![`c${i}`] ?? []]));
+    const [lists] = await this.db.rows<Record<string, string[] | null>>(`SELECT ${asked.map(({ q }, i) => `list(DISTINCT ${q} ORDER BY ${q}) FILTER (WHERE ${q} IS NOT NULL) AS c${i}`).join(', ')} ${selected}`, values);
+    for (const [i, { name }] of asked.entries()) few.set(name, lists![`c${i}`] ?? []);
     // An ENUM needs a value: a text column of nulls alone (or no rows) is read as JSON.
     return [...few.values()].every((list) => list.length > 0 && list.length <= FEW_VALUES) ? few : undefined;
   }
