@@ -372,13 +372,21 @@ async function* seriesFiles(source: EndpointSource, answer: Of<'series'>) {
 
   /** Adds the rendered rows of the months asked for to `byMonth` (rows in time order), leaving out what a month kept. */
   const collect = (byMonth: Map<string, unknown[]>, sorted: readonly Row[], s: Series) => {
+    // In time order, a row's month is worked out only when it leaves the month before.
+    let start = Infinity;
+    let end = -Infinity;
+    let kept = -Infinity;
+    let items: unknown[] | undefined;
     for (const row of sorted) {
       const time = row[answer.time] as number;
-      const month = utcDayOf(time).slice(0, 7);
-      // Kept: what is before 1 ms after the month's last row, as printsBetween counted it.
-      if (!s.changed.has(month) || time < (s.after.get(month) ?? -Infinity) + 1) continue;
-      if (!byMonth.has(month)) byMonth.set(month, []);
-      byMonth.get(month)!.push(resource.render(row, context));
+      if (time < start || time >= end) {
+        const month = utcDayOf(time).slice(0, 7);
+        [start, end] = [dayToUtcMs(`${month}-01`), dayToUtcMs(`${nextMonth(month)}-01`)];
+        // Kept: what is before 1 ms after the month's last row, as printsBetween counted it.
+        kept = (s.after.get(month) ?? -Infinity) + 1;
+        items = s.changed.has(month) ? (byMonth.get(month) ?? byMonth.set(month, []).get(month)) : undefined;
+      }
+      if (items && time >= kept) items.push(resource.render(row, context));
     }
   };
   // One scan for all series from the earliest changed row on, when what it holds is small.

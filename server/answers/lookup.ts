@@ -48,7 +48,8 @@ export async function answerItem(request: AnswerRequest, answer: Of<'item'>): Pr
   const value = request.params[answer.param];
   const found = await findRow(request, answer.resource, answer.match, value);
   if (!found) throw new NotFound(answer.param, `no ${answer.resource} has ${answer.match.join(' or ')} ${JSON.stringify(value)}`);
-  return renderRows(request, found.resource, [found.row])[0];
+  // A copy: a remembered row serves many requests, and rows are decoded in place.
+  return renderRows(request, found.resource, [{ ...found.row }])[0];
 }
 
 export async function answerDocument(request: AnswerRequest, answer: Of<'document'>): Promise<unknown> {
