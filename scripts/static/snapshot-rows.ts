@@ -132,8 +132,8 @@ export class SnapshotRows {
     const selected = `FROM ${source}` + (where.length ? ` WHERE ${where.join(' AND ')}` : '');
     const few = rows >= this.repeatedTextsFrom ? await this.fewValues(columns, narrow, selected, [...values]) : undefined;
     const read = ([name, column]: [string, Column]) => {
-      const values = few?.get(name);
-      return values ? `CAST(${quoteIdentifier(name)} AS ENUM(${values.map(quoteString).join(', ')})) AS ${quoteIdentifier(name)}` : readExpression(name, column);
+      const texts = few?.get(name);
+      return texts ? `CAST(${quoteIdentifier(name)} AS ENUM(${texts.map(quoteString).join(', ')})) AS ${quoteIdentifier(name)}` : readExpression(name, column);
     };
     const wanted = options.order ?? rowOrder(table);
     const sql =
