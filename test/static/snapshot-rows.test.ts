@@ -5,9 +5,10 @@ import type { Database } from '../../scripts/db/duckdb.ts';
 import { SnapshotRows } from '../../scripts/static/snapshot-rows.ts';
 import { tinySnapshot, withDatabase } from '../fixtures/tiny.ts';
 
-/** `db`, noting in `ways` how each stream's rows cross from DuckDB. */
+/** `db`, noting in `ways` each query for rows and how each stream's rows cross from DuckDB. */
 const recording = (db: Database, ways: string[]): Database => ({
   ...db,
+  rows: (sql, params) => (ways.push('query'), db.rows(sql, params)),
   stream: (sql, params) => (ways.push('values'), db.stream(sql, params)),
   streamJson: (sql, params) => (ways.push('json'), db.streamJson(sql, params)),
 });
@@ -31,7 +32,7 @@ describe('rows of a snapshot, as the static build reads them', () => {
         const differs = rows.findIndex((row, i) => !isDeepStrictEqual(row, json[i]));
         expect(differs === -1 ? undefined : { at: differs, values: rows[differs], json: json[differs] }).toBeUndefined();
       }
-      // A register's rows have texts of their own (ids, names): each row comes as one JSON text.
+      // A register's rows hold lists and texts of their own: each comes as one JSON text.
       await asValues.all(datasetNamed('rcn'), 'transaction');
       expect(ways.at(-1)).toBe('json');
     });
