@@ -35,7 +35,9 @@ export function renderContext(options: { baseUrl: string; timeZone?: string }): 
 
 /**
  * Stored JSON (shapes the spec does not show) keeps links as `{base_url}/api/...`; rendering turns
- * them into links of the context. Anything else is returned as it is.
+ * them into links of the context. Anything else is returned as it is: arrays and objects are
+ * copied only where a link in them changes: most of such JSON (a parcel's coordinates) has none,
+ * and copying all of it took a fifth of rendering and serializing the city's properties.
  */
 export function resolveLinks(value: unknown, context: RenderContext): unknown {
   if (typeof value === 'string') {
@@ -48,9 +50,22 @@ export function resolveLinks(value: unknown, context: RenderContext): unknown {
     const query = question < 0 ? undefined : Object.fromEntries(new URLSearchParams(target.slice(question + 1)));
     return context.link(path, query) + (hash < 0 ? '' : rest.slice(hash));
   }
-  if (Array.isArray(value)) return value.map((item) => resolveLinks(item, context));
+  if (Array.isArray(value)) {
+    let copy: unknown[] | undefined;
+    value.forEach((item, i) => {
+      const resolved = resolveLinks(item, context);
+      if (resolved !== item) (copy ??= [...value])[i] = resolved;
+    });
+    return copy ?? value;
+  }
   if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolveLinks(v, context)]));
+    let copy: Record<string, unknown> | undefined;
+    for (const [key, item] of Object.entries(value)) {
+      const resolved = resolveLinks(item, context);
+      // The copy has every key as its own property, `__proto__` too, so this sets only that.
+      if (resolved !== item) (copy ??= { ...value })[key] = resolved;
+    }
+    return copy ?? value;
   }
   return value;
 }
