@@ -15,6 +15,9 @@ import { chooseFiles, chosenFiles, tableSource, type Narrowing, type Snapshot } 
 /** DuckDB's hash of a row's columns (64 bits). */
 const rowHash = (columns: readonly [string, Column][]) => `hash(${columns.map(([name]) => quoteIdentifier(name)).join(', ')})`;
 
+/** The columns rows are grouped by, as text, so that groupPrints and printsBetween key a group alike. */
+const groupColumns = (by: readonly string[]) => by.map((column) => `CAST(${quoteIdentifier(column)} AS VARCHAR) AS ${quoteIdentifier(column)}`);
+
 /**
  * Whether the chosen files, read in manifest order, already give rows in `order`, so DuckDB need
  * not sort them (a sort of wide rows is what costs memory): each file holds its rows in row order,
@@ -293,7 +296,7 @@ export class SnapshotRows {
     const missing = [...new Map(files.filter((file) => !perFile.has(file.sha256)).map((file) => [file.sha256, file])).values()];
     if (missing.length) {
       const when = `strftime(${quoteIdentifier(time)}, '${unit === 'day' ? '%Y-%m-%d' : '%Y-%m'}')`;
-      const groups = by.map((column) => `CAST(${quoteIdentifier(column)} AS VARCHAR) AS ${quoteIdentifier(column)}`);
+      const groups = groupColumns(by);
       const paths = missing.map((file) => join(this.snapshot.dir, file.path));
       const rows = await this.db.rows<Record<string, string> & { file: string; unit: string; n: bigint; h: bigint; l: bigint }>(
         `SELECT filename AS file, ${[...groups, `${when} AS unit`].join(', ')}, count(*) AS n, bit_xor(${rowHash(columns)}) AS h, epoch_ms(max(${quoteIdentifier(time)})) AS l ` +
@@ -334,7 +337,7 @@ export class SnapshotRows {
     const { table, columns } = this.columnsOf(dataset, resourceName);
     const values: DuckDBValue[] = [];
     const { source, where } = this.selection(dataset, table, { from, to }, (value) => `$${values.push(value)}`);
-    const groups = by.map((column) => `CAST(${quoteIdentifier(column)} AS VARCHAR) AS ${quoteIdentifier(column)}`);
+    const groups = groupColumns(by);
     const rows = await this.db.rows<Record<string, string> & { n: bigint; h: bigint }>(
       `SELECT ${[...groups, `count(*) AS n, bit_xor(${rowHash(columns)}) AS h`].join(', ')} FROM ${source} WHERE ${where.join(' AND ')} GROUP BY ALL`,
       values,
@@ -361,7 +364,7 @@ export class SnapshotRows {
     if (time && narrow.from !== undefined) where.push(`${time} >= make_timestamptz(CAST(${bind(BigInt(narrow.from) * 1000n)} AS BIGINT))`);
     if (time && narrow.to !== undefined) where.push(`${time} < make_timestamptz(CAST(${bind(BigInt(narrow.to) * 1000n)} AS BIGINT))`);
     const files = chosenFiles(this.snapshot, dataset, table.name, narrow);
-    /** What the files hold: at least the rows selected. */
+    // What the files hold: at least the rows selected.
     const rows = files.reduce((sum, file) => sum + file.rows, 0);
     return { source: tableSource(files.map((file) => join(this.snapshot.dir, file.path))), where, rows };
   }
