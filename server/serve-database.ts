@@ -6,6 +6,7 @@ import { viewName, type Dataset, type Resource } from '../datasets/core/dataset.
 import { renderContext } from '../datasets/core/render.ts';
 import { rowOrder } from '../datasets/core/row-order.ts';
 import type { Table } from '../datasets/core/table.ts';
+import type { Endpoint } from '../datasets/core/endpoint.ts';
 import { readList, rowDecoder } from '../scripts/db/columns.ts';
 import { quoteIdentifier, quoteString, streamJsonRows } from '../scripts/db/duckdb.ts';
 import { createViews, type Snapshot } from '../scripts/snapshot/read.ts';
@@ -14,13 +15,13 @@ import { sourceHash } from '../scripts/source-hash.ts';
 /**
  * The server's own database for a snapshot: the tables requests page through or look up by key,
  * copied from the Parquet files in list order, with what their filters derive, and the rows of
- * listed resources rendered (see renderedResources). DuckDB keeps it compressed on disk and caches
+ * the resources pages and items answer with rendered (see renderedResources). DuckDB keeps it compressed on disk and caches
  * what requests touch, so memory stays bounded however large the snapshot. Built once, under a temporary name, then kept in the data directory's cache beside
  * the snapshot it was made from.
  */
 
 /** Bump when what the file holds changes: an older file is then built again. */
-const FORMAT = 6;
+const FORMAT = 7;
 export const SCHEMA = 'served';
 
 /** Derived columns filters need: the text of a list column, a row's shapes. */
@@ -64,18 +65,21 @@ export function filterColumns(dataset: Dataset, table: Table): string[] | undefi
 
 /**
  * Resources stored rendered, as JSON text, in a table beside their rows (`renderedTable`, row for
- * row): those listed in pages whose endpoints take no `timezone`, so that their JSON depends on
- * the row and the links' base alone. They are rendered once, by the same function, with a
- * placeholder for the base; a page is then spliced from texts, and no row is decoded, rendered or
- * serialized per request (for a page of 100 transactions that was 3.4 ms, a third of the answer). Resources only
- * ever answered one at a time are not: rendering one row is cheap, and storing every property's
- * geometry again would double the file.
+ * row): those pages and items answer with, when none of those endpoints takes a `timezone`, so
+ * that their JSON depends on the row and the links' base alone. They are rendered once, by the
+ * same function, with a placeholder for the base. A page is then spliced from texts, and no row is
+ * decoded, rendered or serialized per request (for a page of 100 transactions that was 3.4 ms, a
+ * third of the answer). An item is one text, looked up by a key copied beside it (renderedKeys):
+ * DuckDB plans a statement again for each set of bound values, and planning a read of every
+ * column of a wide row took longer than the read itself (at city scale, a transaction by id: 1.3
+ * ms in DuckDB, its rendering by key 0.7 ms), for a bigger file (a property's details are stored
+ * twice, as rows and rendered).
  */
 export function renderedResources(dataset: Dataset, table: Table): Resource[] {
   const fixed = new Map<string, boolean>();
   for (const endpoint of dataset.endpoints) {
     const { answer } = endpoint;
-    if (answer.kind !== 'page' || dataset.resources[answer.resource]?.table !== table.name) continue;
+    if ((answer.kind !== 'page' && answer.kind !== 'item') || dataset.resources[answer.resource]?.table !== table.name) continue;
     fixed.set(answer.resource, (fixed.get(answer.resource) ?? true) && !('timezone' in endpoint.params));
   }
   return [...fixed].filter(([, isFixed]) => isFixed).map(([name]) => dataset.resources[name]!);
@@ -84,18 +88,32 @@ export function renderedResources(dataset: Dataset, table: Table): Resource[] {
 /** The table holding a stored table's rows rendered, a row for each of its rows, in the same order. */
 export const renderedTable = (stored: string) => `${stored}__rendered`;
 
+/** Item endpoints answered with their resource's stored rendering. */
+export function renderedItems(dataset: Dataset, table: Table): Endpoint[] {
+  const rendered = new Set(renderedResources(dataset, table).map((r) => r.name));
+  return dataset.endpoints.filter(({ answer }) => answer.kind === 'item' && rendered.has(answer.resource));
+}
+
+/** The columns renderedItems look items up by: copied beside the renderings, and indexed there. */
+export const renderedKeys = (dataset: Dataset, table: Table): string[] =>
+  [...new Set(renderedItems(dataset, table).flatMap(({ answer }) => (answer.kind === 'item' ? answer.match : [])))];
+
 /**
- * Columns looked up one value at a time: those items and the parents of series match on. They are
- * indexed (ART), so a lookup fetches one row instead of scanning every id of the table (a
- * transaction by id at city scale: 6.5 ms → 2 ms; a property with its details: 11 → 3 ms). The
- * lookups' SQL is unchanged: DuckDB uses the index for an equality on the column.
+ * Columns rows are looked up by, one value at a time: those the parents of series match on, and
+ * items not answered with renderings (renderedItems). They are indexed (ART), so a lookup fetches
+ * one row instead of scanning every id of the table (a transaction by id at city scale, when read
+ * as a row: 6.5 ms → 2 ms). The lookups' SQL is unchanged: DuckDB uses the index for an equality
+ * on the column.
  */
 export function lookupColumns(dataset: Dataset, table: Table): string[] {
   const ofTable = (resource: string) => dataset.resources[resource]?.table === table.name;
-  const columns = dataset.endpoints.flatMap(({ answer }) =>
-    answer.kind === 'item' && ofTable(answer.resource) ? answer.match
+  const fromRenderings = renderedItems(dataset, table);
+  const columns = dataset.endpoints.flatMap((endpoint) => {
+    const { answer } = endpoint;
+    return answer.kind === 'item' && ofTable(answer.resource) && !fromRenderings.includes(endpoint) ? answer.match
     : answer.kind === 'series' ? answer.parents.flatMap((parent) => (ofTable(parent.resource) ? parent.match : []))
-    : []);
+    : [];
+  });
   return [...new Set(columns)];
 }
 
@@ -153,7 +171,7 @@ export async function ensureServeDatabase(snapshot: Snapshot, datasets: readonly
           await run(`CREATE INDEX ${quoteIdentifier(`${stored}__${column}`)} ON ${name} (${quoteIdentifier(column)})`);
         }
         const rendered = renderedResources(dataset, table);
-        if (rendered.length) await storeRenderings(instance, connection, stored, table, rendered, token);
+        if (rendered.length) await storeRenderings(instance, connection, stored, table, rendered, renderedKeys(dataset, table), token);
       }
     }
     await run('CHECKPOINT');
@@ -179,19 +197,27 @@ export async function ensureServeDatabase(snapshot: Snapshot, datasets: readonly
  * are read and rendered in row order and appended, each with the row number it was read from,
  * which is then checked to be its own, so a row never gets another's text.
  */
-async function storeRenderings(instance: DuckDBInstance, connection: DuckDBConnection, stored: string, table: Table, resources: readonly Resource[], token: string) {
+async function storeRenderings(instance: DuckDBInstance, connection: DuckDBConnection, stored: string, table: Table, resources: readonly Resource[], keys: readonly string[], token: string) {
   const texts = inSchema(renderedTable(stored));
-  await connection.run(`CREATE TABLE ${texts} ("__position" BIGINT, ${resources.map((r) => `${quoteIdentifier(renderedColumn(r.name))} VARCHAR`).join(', ')})`);
+  const keyColumns = keys.map((key) => `${quoteIdentifier(key)} ${table.columns[key]!.sqlType}`);
+  await connection.run(`CREATE TABLE ${texts} ("__position" BIGINT, ${[...keyColumns, ...resources.map((r) => `${quoteIdentifier(renderedColumn(r.name))} VARCHAR`)].join(', ')})`);
   const context = renderContext({ baseUrl: token });
   const decode = rowDecoder(table.columns);
   // Reading streams on its own connection: appending on the same one would end the stream.
   const reader = await instance.connect();
   const appender = await connection.createAppender(renderedTable(stored), SCHEMA);
   try {
-    for await (const rows of streamJsonRows(reader, `SELECT rowid AS "__position", ${readList(table.columns)} FROM ${inSchema(stored)}`)) {
+    // Keys come as DuckDB writes them as text, which the appender casts back to their type.
+    const keyTexts = keys.map((key, i) => `CAST(${quoteIdentifier(key)} AS VARCHAR) AS "__key${i}"`);
+    for await (const rows of streamJsonRows(reader, `SELECT rowid AS "__position", ${[...keyTexts, readList(table.columns)].join(', ')} FROM ${inSchema(stored)}`)) {
       for (const read of rows) {
         const row = decode(read);
         appender.appendBigInt(BigInt(row.__position as number));
+        for (let i = 0; i < keys.length; i++) {
+          const key = row[`__key${i}`] as string | null;
+          if (key === null) appender.appendNull();
+          else appender.appendVarchar(key);
+        }
         for (const resource of resources) appender.appendVarchar(JSON.stringify(resource.render(row, context)));
         appender.endRow();
       }
@@ -203,4 +229,5 @@ async function storeRenderings(instance: DuckDBInstance, connection: DuckDBConne
   }
   const misplaced = await connection.runAndReadAll(`SELECT count(*) FROM ${texts} WHERE rowid <> "__position"`);
   if (Number(misplaced.getRows()[0]![0]) !== 0) throw new Error(`${stored}: rendered rows did not come in row order`);
+  for (const key of keys) await connection.run(`CREATE INDEX ${quoteIdentifier(`${renderedTable(stored)}__${key}`)} ON ${texts} (${quoteIdentifier(key)})`);
 }

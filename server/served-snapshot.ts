@@ -15,7 +15,10 @@ const PAGES = 'pages';
 export interface Rendering {
   readonly source: string;
   readonly column: string;
+  /** SQL putting the links' base into text read from the source. */
   withBase(text: string, base: string, bind: (value: DuckDBValue) => string): string;
+  /** The same, done here, on one text read from it. */
+  withBaseIn(text: string, base: string): string;
 }
 
 export interface ServedSnapshotOptions {
@@ -133,11 +136,13 @@ export class ServedSnapshot {
   rendering(dataset: Dataset, resource: Resource): Rendering | undefined {
     if (!this.renderings.resources.has(`${dataset.name}/${resource.name}`)) return undefined;
     const { token } = this.renderings;
+    // The base goes inside JSON strings: escaped as JSON would write it.
+    const inString = (base: string) => JSON.stringify(base).slice(1, -1);
     return {
       source: `${this.storedSchema}.${quoteIdentifier(renderedTable(viewName(dataset, resource.table)))}`,
       column: quoteIdentifier(renderedColumn(resource.name)),
-      // The base goes inside JSON strings: escaped as JSON would write it.
-      withBase: (text, base, bind) => `replace(${text}, ${quoteString(token)}, ${bind(JSON.stringify(base).slice(1, -1))})`,
+      withBase: (text, base, bind) => `replace(${text}, ${quoteString(token)}, ${bind(inString(base))})`,
+      withBaseIn: (text, base) => text.split(token).join(inString(base)),
     };
   }
 

@@ -3,7 +3,9 @@ import type { Answer } from '../../datasets/core/answer.ts';
 import { NotFound } from '../../datasets/core/answer.ts';
 import { rowOrder } from '../../datasets/core/row-order.ts';
 import { quoteIdentifier } from '../../scripts/db/duckdb.ts';
+import type { Rendering } from '../served-snapshot.ts';
 import { castParam, columnsFor, renderRows, resourceOf, selectList, type AnswerRequest } from './request.ts';
+import { SerializedJson } from './serialized-json.ts';
 
 type Of<K extends Answer['kind']> = Extract<Answer, { kind: K }>;
 
@@ -46,10 +48,34 @@ async function lookUp(request: AnswerRequest, resourceName: string, match: reado
 
 export async function answerItem(request: AnswerRequest, answer: Of<'item'>): Promise<unknown> {
   const value = request.params[answer.param];
+  const notFound = () => new NotFound(answer.param, `no ${answer.resource} has ${answer.match.join(' or ')} ${JSON.stringify(value)}`);
+  const resource = resourceOf(request.dataset, answer.resource);
+  const rendering = request.served.rendering(request.dataset, resource);
+  if (rendering) {
+    const lookup = () => findRendering(request, rendering, answer, value);
+    const text = await (request.served.isSmall(request.dataset, resource.table)
+      ? request.served.remember(JSON.stringify([request.dataset.name, answer.resource, answer.match, value, 'rendered']), lookup)
+      : lookup());
+    if (text === undefined) throw notFound();
+    return new SerializedJson(Buffer.from(rendering.withBaseIn(text, request.base)));
+  }
   const found = await findRow(request, answer.resource, answer.match, value);
-  if (!found) throw new NotFound(answer.param, `no ${answer.resource} has ${answer.match.join(' or ')} ${JSON.stringify(value)}`);
+  if (!found) throw notFound();
   // A copy: a remembered row serves many requests, and rows are decoded in place.
   return renderRows(request, found.resource, [{ ...found.row }])[0];
+}
+
+/** An item's stored rendering, with the placeholder for the links' base, looked up by its keys in turn (see renderedItems). */
+async function findRendering(request: AnswerRequest, rendering: Rendering, answer: Of<'item'>, value: unknown): Promise<string | undefined> {
+  const table = request.dataset.tables[resourceOf(request.dataset, answer.resource).table]!;
+  for (const column of answer.match) {
+    const [found] = await request.connection.rows(
+      `SELECT ${rendering.column} AS "text" FROM ${rendering.source} WHERE ${quoteIdentifier(column)} = ${castParam(table.columns[column]!, '$1')} LIMIT 1`,
+      [value as string | number],
+    );
+    if (found) return found.text as string;
+  }
+  return undefined;
 }
 
 export async function answerDocument(request: AnswerRequest, answer: Of<'document'>): Promise<unknown> {

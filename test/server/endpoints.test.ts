@@ -107,6 +107,22 @@ describe('the server', () => {
     }
   });
 
+  it('answers a transaction by id with the item its list holds, links on the base however it is written', async () => {
+    // `$&` and `$'` mean something to String.replace: the base must go in as it is.
+    const base = "https://data.example.org/$&odsnap$'";
+    const behindProxy = await startTestServer({ publicUrl: base });
+    try {
+      const { items } = await behindProxy.json<{ items: { id: string; uri: string }[] }>('/api/public/rcn/transactions?limit=20');
+      expect(items.length).toBe(20);
+      for (const item of items) {
+        expect(item.uri.startsWith(`${base}/api/public/rcn/transactions/`)).toBe(true);
+        expect(await behindProxy.json(`/api/public/rcn/transactions/${encodeURIComponent(item.id)}`)).toEqual(item);
+      }
+    } finally {
+      await behindProxy.close();
+    }
+  });
+
   it('builds links on --public-url when one is given', async () => {
     const behindProxy = await startTestServer({ publicUrl: 'https://data.example.org/odsnap' });
     try {

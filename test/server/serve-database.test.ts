@@ -6,7 +6,7 @@ import { viewName } from '../../datasets/core/dataset.ts';
 import { renderContext } from '../../datasets/core/render.ts';
 import { readList, rowDecoder } from '../../scripts/db/columns.ts';
 import { quoteIdentifier, quoteString } from '../../scripts/db/duckdb.ts';
-import { ensureServeDatabase, lookupColumns, serveDatabasePath, RENDERING_TABLE, renderedColumn, renderedResources, renderedTable, SCHEMA, storagePlan } from '../../server/serve-database.ts';
+import { ensureServeDatabase, lookupColumns, serveDatabasePath, RENDERING_TABLE, renderedColumn, renderedKeys, renderedResources, renderedTable, SCHEMA, storagePlan } from '../../server/serve-database.ts';
 import { tempDir, tinySnapshot, withDatabase } from '../fixtures/tiny.ts';
 
 describe('the serving database', () => {
@@ -20,12 +20,12 @@ describe('the serving database', () => {
     expect(await readdir(snapshot.cacheDir)).toEqual([basename(path)]);
   });
 
-  it('renders the resources listed in pages and taking no time zone, and only those', () => {
+  it('renders the resources pages and items answer with, taking no time zone, and only those', () => {
     const rendered = datasets.flatMap((dataset) => Object.values(dataset.tables).flatMap((table) => renderedResources(dataset, table).map((r) => `${dataset.name}/${r.name}`)));
-    expect(rendered.sort()).toEqual(['rcn/propertySummary', 'rcn/transaction']);
+    expect(rendered.sort()).toEqual(['air-quality/sensor', 'air-quality/station', 'bike-counter/counter', 'citybike/bike', 'citybike/season', 'citybike/zone', 'rcn/property', 'rcn/propertySummary', 'rcn/transaction']);
   });
 
-  it('holds, row for row, each stored row rendered as those resources, links under a placeholder for the base', async () => {
+  it('holds, row for row, each stored row rendered as those resources, links under a placeholder for the base, with the keys items are looked up by', async () => {
     const snapshot = await tinySnapshot();
     const path = await ensureServeDatabase(snapshot, datasets);
     const base = 'https://example.org/odsnap';
@@ -44,6 +44,10 @@ describe('the serving database', () => {
           for await (const batch of db.streamJson(`SELECT ${readList(table.columns)} FROM ${stored} ORDER BY rowid`)) rows.push(...batch.map(decode));
           const rendered = await db.rows<Record<string, string>>(`SELECT * FROM ${texts} ORDER BY rowid`);
           expect(rendered.length, table.name).toBe(rows.length);
+          const keys = renderedKeys(dataset, table);
+          if (keys.length) compared++;
+          const keyed = keys.length === 0 ? rows.map((): Record<string, unknown> => ({})) : await db.rows(`SELECT ${keys.map(quoteIdentifier).join(', ')} FROM ${stored} ORDER BY rowid`);
+          expect(rendered.map((row) => keys.map((key) => row[key])), `${table.name} keys`).toEqual(keyed.map((row) => keys.map((key) => row[key])));
           const context = renderContext({ baseUrl: base });
           rows.forEach((row, i) => {
             for (const resource of resources) {
@@ -59,12 +63,17 @@ describe('the serving database', () => {
     });
   });
 
-  it('indexes the columns items and the parents of series are looked up by', async () => {
+  it('indexes the columns items and the parents of series are looked up by, beside the renderings for items answered by them', async () => {
     const snapshot = await tinySnapshot();
     const path = await ensureServeDatabase(snapshot, datasets);
     const expected = datasets.flatMap((dataset) =>
-      Object.values(dataset.tables).flatMap((table) => (storagePlan(dataset, table, snapshot) ? lookupColumns(dataset, table).map((column) => `${viewName(dataset, table.name)}.${column}`) : [])));
-    expect(expected).toEqual(expect.arrayContaining(['rcn_transactions.transaction_gml_id', 'rcn_properties.property_gml_id', 'air_quality_stations.external_id', 'bike_counter_counters.id']));
+      Object.values(dataset.tables).flatMap((table) => {
+        if (!storagePlan(dataset, table, snapshot)) return [];
+        const stored = viewName(dataset, table.name);
+        return [...lookupColumns(dataset, table).map((column) => `${stored}.${column}`), ...renderedKeys(dataset, table).map((column) => `${renderedTable(stored)}.${column}`)];
+      }));
+    expect(expected).toEqual(expect.arrayContaining(['rcn_transactions__rendered.transaction_gml_id', 'rcn_properties__rendered.property_gml_id', 'air_quality_stations.external_id', 'bike_counter_counters.id']));
+    expect(expected).not.toContain('rcn_transactions.transaction_gml_id');
     await withDatabase(async (db) => {
       await db.run(`ATTACH ${quoteString(path)} AS served_file (READ_ONLY)`);
       const indexes = await db.rows<{ table_name: string; sql: string }>(`SELECT table_name, sql FROM duckdb_indexes() WHERE database_name = 'served_file'`);
