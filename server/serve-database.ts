@@ -189,7 +189,35 @@ export async function ensureServeDatabase(snapshot: Snapshot, datasets: readonly
   for (const name of await readdir(snapshot.cacheDir)) {
     if (/^serve-v\d+(-[\w-]+)?\.duckdb$/.test(name) && join(snapshot.cacheDir, name) !== path) await rm(join(snapshot.cacheDir, name), { force: true });
   }
+  await removeAbandoned(snapshot.cacheDir);
   return path;
+}
+
+/** How long a temporary file goes unwritten before a build is taken to have died with it. */
+const ABANDONED_AFTER_MS = 60 * 60 * 1000;
+
+/**
+ * Removes the temporary files of builds that died (killed, or out of memory) before renaming
+ * them: a city's is half a gigabyte. A file is left while its process lives or it was written in
+ * the last hour (a process of the same id may be another machine's, on a shared disk).
+ */
+async function removeAbandoned(cacheDir: string) {
+  for (const name of await readdir(cacheDir)) {
+    const pid = /^serve-v\d+(-[\w-]+)?\.duckdb\.(\d+)-[0-9a-f]+\.tmp(\.wal)?$/.exec(name)?.[2];
+    if (!pid) continue;
+    const file = join(cacheDir, name);
+    const written = await stat(file).then((s) => s.mtimeMs, () => Date.now());
+    if (Date.now() - written > ABANDONED_AFTER_MS && !isRunning(Number(pid))) await rm(file, { force: true });
+  }
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 /**

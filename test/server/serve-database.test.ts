@@ -1,4 +1,5 @@
-import { readdir, writeFile } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { readdir, utimes, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { datasets } from '../../datasets/index.ts';
@@ -10,14 +11,19 @@ import { ensureServeDatabase, lookupColumns, serveDatabasePath, RENDERING_TABLE,
 import { tempDir, tinySnapshot, withDatabase } from '../fixtures/tiny.ts';
 
 describe('the serving database', () => {
-  it('is named after the code that shapes it, and building it removes the files of older code', async () => {
+  it('is named after the code that shapes it, and building it removes the files of older code and of builds that died', async () => {
     const snapshot = { ...(await tinySnapshot()), cacheDir: await tempDir('serve-database') };
-    const stale = ['serve-v4.duckdb', 'serve-v5-0123456789ab.duckdb'];
-    for (const name of stale) await writeFile(join(snapshot.cacheDir, name), 'stale');
+    const dead = spawnSync('true').pid!;
+    const hoursAgo = (hours: number) => new Date(Date.now() - hours * 3_600_000);
+    const stale = ['serve-v4.duckdb', 'serve-v5-0123456789ab.duckdb', `serve-v6-0123456789ab.duckdb.${dead}-0a1b2c3d.tmp`, `serve-v6-0123456789ab.duckdb.${dead}-0a1b2c3d.tmp.wal`];
+    const kept = [`serve-v6-0123456789ab.duckdb.${process.pid}-0a1b2c3d.tmp`, `serve-v6-0123456789ab.duckdb.${dead}-4e5f6a7b.tmp`];
+    for (const name of [...stale, ...kept]) await writeFile(join(snapshot.cacheDir, name), 'stale');
+    // Unwritten for two hours: but the last, written just now, whose process may be elsewhere.
+    for (const name of [...stale, kept[0]!]) await utimes(join(snapshot.cacheDir, name), hoursAgo(2), hoursAgo(2));
     const path = await ensureServeDatabase(snapshot, datasets);
     expect(path).toBe(await serveDatabasePath(snapshot));
     expect(basename(path)).toMatch(/^serve-v\d+-[\w-]{12}\.duckdb$/);
-    expect(await readdir(snapshot.cacheDir)).toEqual([basename(path)]);
+    expect((await readdir(snapshot.cacheDir)).sort()).toEqual([basename(path), ...kept].sort());
   });
 
   it('renders the resources pages and items answer with, taking no time zone, and only those', () => {
