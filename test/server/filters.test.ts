@@ -161,6 +161,22 @@ describe('GET /api/public/rcn/transactions', () => {
   });
 });
 
+/**
+ * A tiny box at the middle of a parcel with no vertex of its property's shapes in it (a flat's
+ * unit is a point, often there): only testing the shapes themselves finds that property.
+ */
+function boxWithNoVertex(): Box {
+  for (const property of properties) {
+    const ring: number[][] | undefined = property.parcels[0]?.geometry.coordinates[0];
+    if (!ring) continue;
+    const xs = ring.map((p) => p[0]!), ys = ring.map((p) => p[1]!);
+    const [cx, cy] = [(Math.min(...xs) + Math.max(...xs)) / 2, (Math.min(...ys) + Math.max(...ys)) / 2];
+    const box: Box = [cx - 0.00001, cy - 0.00001, cx + 0.00001, cy + 0.00001];
+    if (shapeMeetsBox(ring, box) && !shapesOf(property).some((shape) => shape.some((point) => inBox(point, box)))) return box;
+  }
+  throw new Error('no parcel holds a box with no vertex in it');
+}
+
 describe('GET /api/public/rcn/properties', () => {
   const cases = (): Record<string, string>[] => {
     const multi = transactions.find((t) => t.property_ids.length > 1)!;
@@ -187,6 +203,7 @@ describe('GET /api/public/rcn/properties', () => {
       { bbox: box([cx - 0.00005, cy - 0.00005, cx + 0.00005, cy + 0.00005]) }, // inside one parcel: no vertex in the box
       { bbox: box([cx, Math.min(...ys) - 0.001, cx + 0.01, Math.max(...ys) + 0.001]) }, // cuts through the parcel
       { bbox: box([Math.min(...xs), Math.min(...ys), Math.min(...xs) + 0.000002, Math.min(...ys) + 0.000002]) }, // the extent's corner, outside the turned parcel
+      { bbox: box(boxWithNoVertex()) }, // inside a parcel, and no vertex of the property in it
       { bbox: '20.98,52.21,21.04,52.25' },
       { bbox: '19.0,50.0,19.1,50.1' },
       { propertyType: '4', address: 'ul', bbox: '20.9,52.15,21.1,52.3', grossPriceFrom: '600000' },
@@ -202,9 +219,10 @@ describe('GET /api/public/rcn/properties', () => {
     }
   });
 
-  it('has boxes where the extent of a property would mislead: inside one parcel, cutting one, in its extent but off its shapes', () => {
-    const [inside, cutting, corner] = cases().slice(13, 16);
+  it('has boxes where the extent of a property would mislead: inside one parcel, cutting one, in its extent but off its shapes, with no vertex in them', () => {
+    const [inside, cutting, corner, noVertex] = cases().slice(13, 17);
     expect(matching(properties, propertyFilters, inside!).length).toBeGreaterThan(0);
+    expect(matching(properties, propertyFilters, noVertex!).length).toBeGreaterThan(0);
     expect(matching(properties, propertyFilters, cutting!).length).toBeGreaterThan(0);
     const flat = properties.find((p) => p.property_type_code === 4)!;
     const [w, s, e, n] = corner!.bbox!.split(',').map(Number);
