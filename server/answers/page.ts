@@ -114,7 +114,8 @@ async function boxCondition(
     const rings = ((row.shapes ?? []) as number[][]).map((flat) => Array.from({ length: flat.length / 2 }, (_, i): [number, number] => [flat[2 * i]!, flat[2 * i + 1]!]));
     return rings.length === 0 || shapesIntersectBox(rings, box);
   });
-  const decided = `${overlaps} AND (${within} OR coalesce(${vertexIn}, false))`;
-  if (!hits.length) return `(${decided})`;
-  return `((${decided}) OR list_contains(${bind(listValue(hits.map((row) => row.row as bigint)))}, rowid))`;
+  // The rows tested here overlap the box too: so `overlaps` stays a condition of its own, which
+  // DuckDB applies in the scan, and only rows that pass it are read further (their shapes above all).
+  const tested = hits.length ? ` OR list_contains(${bind(listValue(hits.map((row) => row.row as bigint)))}, rowid)` : '';
+  return `(${overlaps} AND (${within} OR coalesce(${vertexIn}, false)${tested}))`;
 }
