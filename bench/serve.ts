@@ -6,8 +6,9 @@
  * statements the server runs for it, and alternating with that over HTTP by `odsnap serve` in its
  * own process, one connection, timed to the microsecond. Pairing them means both see the same
  * machine at the same moment, so the ratio does not drift with background load. Then autocannon
- * runs the same requests over 16 connections for throughput and tail latency. Reports p50/p99,
- * req/s, the ratio to raw, and the server's peak RSS.
+ * runs the same requests over 16 connections for throughput and tail latency, beside their
+ * statements run straight in DuckDB 16 at a time. Reports p50/p99, req/s, the ratio to raw, and
+ * the server's peak RSS.
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { Agent, get } from 'node:http';
@@ -116,11 +117,13 @@ async function serverOnce(path: string): Promise<number> {
  * ratio is taken against the alternating runs, where each side idles while the other works.
  * Medians of three.
  */
-async function timeRequest(served: ServedSnapshot, path: string): Promise<{ backToBack: number; raw: number; server: number }> {
+type Statements = [string, readonly DuckDBValue[]][];
+
+async function timeRequest(served: ServedSnapshot, path: string): Promise<{ backToBack: number; raw: number; server: number; statements: Statements }> {
   const url = new URL(path, 'http://bench.invalid');
   const found = route(url.pathname)!;
   const params = found.endpoint.parse({ ...Object.fromEntries(url.searchParams), ...found.params }).data!;
-  const statements: [string, readonly DuckDBValue[]][] = [];
+  const statements: Statements = [];
   return served.use(async (connection) => {
     const recorder: StatementRunner = {
       rows: (sql, values = [], reading = 'columns') => (statements.push([reading === 'json' ? asJsonRows(sql) : sql, values]), connection.rows(sql, values, reading)),
@@ -145,8 +148,43 @@ async function timeRequest(served: ServedSnapshot, path: string): Promise<{ back
       raw.push(await rawOnce());
       server.push(await serverOnce(path));
     }
-    return { backToBack: percentile(backToBack, 50), raw: percentile(raw, 50), server: percentile(server, 50) };
+    return { backToBack: percentile(backToBack, 50), raw: percentile(raw, 50), server: percentile(server, 50), statements };
   });
+}
+
+/**
+ * The reference for the 16-connection figures: the same requests' statements run straight in
+ * DuckDB, 16 at a time, for as long as autocannon runs, through a pool of connections like the
+ * server's (each statement prepared once per connection, its chunks read out), and how long each
+ * took including its wait for a connection. What this gives is what DuckDB alone allows on this
+ * machine, with 16 requests in flight.
+ */
+async function rawLoad(served: ServedSnapshot, requests: readonly Statements[]) {
+  const prepared = new Map<unknown, Map<string, DuckDBPreparedStatement>>();
+  const times: number[] = [];
+  const until = performance.now() + SECONDS * 1000;
+  let next = 0;
+  const worker = async () => {
+    while (performance.now() < until) {
+      const statements = requests[next++ % requests.length]!;
+      const started = performance.now();
+      await served.use(async (connection) => {
+        let own = prepared.get(connection);
+        if (!own) prepared.set(connection, (own = new Map()));
+        for (const [sql, values] of statements) {
+          let statement = own.get(sql);
+          if (!statement) own.set(sql, (statement = await connection.connection.prepare(sql)));
+          statement.clearBindings();
+          if (values.length) statement.bind([...values]);
+          const result = await statement.run();
+          for (let c = 0; c < result.chunkCount; c++) result.getChunk(c);
+        }
+      });
+      times.push(performance.now() - started);
+    }
+  };
+  await Promise.all(Array.from({ length: 16 }, worker));
+  return { p50: percentile(times, 50), p99: percentile(times, 99), reqPerSec: times.length / SECONDS };
 }
 
 const startServerProcess = (dataDir: string) => startServe(['--data', dataDir, '--quiet'], PORT);
@@ -182,20 +220,24 @@ try {
   const backToBack: Record<string, number[]> = {};
   const raw: Record<string, number[]> = {};
   const server: Record<string, number[]> = {};
+  const recorded: Record<string, Statements[]> = {};
   for (const [name, paths] of Object.entries(plan)) {
     await load(paths.slice(0, 20), 4); // warm the server's statement caches for this kind of request
     backToBack[name] = [];
     raw[name] = [];
     server[name] = [];
+    recorded[name] = [];
     for (const path of paths) {
       const times = await timeRequest(served, path);
       backToBack[name].push(times.backToBack);
       raw[name].push(times.raw);
       server[name].push(times.server);
+      recorded[name].push(times.statements);
     }
   }
   for (const [name, paths] of [...Object.entries(plan), ['all of the above, mixed', mixed] as const]) {
     const sixteen = await load(paths, 16);
+    const rawSixteen = await rawLoad(served, recorded[name] ?? Object.values(recorded).flat());
     const backToBackTimes = backToBack[name] ?? Object.values(backToBack).flat();
     const rawTimes = raw[name] ?? Object.values(raw).flat();
     const oneTimes = server[name] ?? Object.values(server).flat();
@@ -206,6 +248,7 @@ try {
       oneP50: percentile(oneTimes, 50), oneP99: percentile(oneTimes, 99),
       ratioP50: percentile(oneTimes, 50) / percentile(rawTimes, 50),
       sixteenP50: sixteen.p50, sixteenP99: sixteen.p99, sixteenReqPerSec: sixteen.reqPerSec,
+      rawSixteenP50: rawSixteen.p50, rawSixteenP99: rawSixteen.p99, rawSixteenReqPerSec: rawSixteen.reqPerSec,
       errors: sixteen.errors,
       // The server's peak so far: shows which kind of request raises it.
       peakMiB: (await memoryOf(child.pid!)).peakMiB,
@@ -214,12 +257,12 @@ try {
   }
   const memory = await memoryOf(child.pid!);
   const table = [
-    '| scenario | raw DuckDB back to back p50 ms | raw DuckDB alternating p50 / p99 ms | server 1 conn p50 / p99 ms | p50 ÷ raw | server 16 conn p50 / p99 ms | req/s | errors | peak RSS so far |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    '| scenario | raw DuckDB back to back p50 ms | raw DuckDB alternating p50 / p99 ms | server 1 conn p50 / p99 ms | p50 ÷ raw | raw DuckDB 16 at once p50 / p99 ms, req/s | server 16 conn p50 / p99 ms | req/s | errors | peak RSS so far |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     ...rows.map((r: any) =>
-      `| ${r.scenario} | ${ms(r.rawBackToBackP50)} | ${ms(r.rawP50)} / ${ms(r.rawP99)} | ${ms(r.oneP50)} / ${ms(r.oneP99)} | ${r.ratioP50.toFixed(2)}× | ${ms(r.sixteenP50)} / ${ms(r.sixteenP99)} | ${Math.round(r.sixteenReqPerSec)} | ${r.errors} | ${r.peakMiB.toFixed(0)} MiB |`),
+      `| ${r.scenario} | ${ms(r.rawBackToBackP50)} | ${ms(r.rawP50)} / ${ms(r.rawP99)} | ${ms(r.oneP50)} / ${ms(r.oneP99)} | ${r.ratioP50.toFixed(2)}× | ${ms(r.rawSixteenP50)} / ${ms(r.rawSixteenP99)}, ${Math.round(r.rawSixteenReqPerSec)} | ${ms(r.sixteenP50)} / ${ms(r.sixteenP99)} | ${Math.round(r.sixteenReqPerSec)} | ${r.errors} | ${r.peakMiB.toFixed(0)} MiB |`),
     '',
-    `Server RSS after the runs: ${memory.rssMiB.toFixed(0)} MiB; peak ${memory.peakMiB.toFixed(0)} MiB. Snapshot ${snapshot.id}, 1 connection: each request's raw SQL run three times back to back, then three times alternating with the request over HTTP, medians; 16 connections: autocannon for ${SECONDS} s, on the same machine.`,
+    `Server RSS after the runs: ${memory.rssMiB.toFixed(0)} MiB; peak ${memory.peakMiB.toFixed(0)} MiB. Snapshot ${snapshot.id}, 1 connection: each request's raw SQL run three times back to back, then three times alternating with the request over HTTP, medians; 16 connections: autocannon for ${SECONDS} s, on the same machine; raw DuckDB 16 at once: the same statements for ${SECONDS} s, 16 requests in flight over a pool of connections like the server's.`,
   ].join('\n');
   console.log(table);
   await mkdir('bench/results', { recursive: true });
