@@ -220,24 +220,23 @@ try {
   const backToBack: Record<string, number[]> = {};
   const raw: Record<string, number[]> = {};
   const server: Record<string, number[]> = {};
-  const recorded: Record<string, Statements[]> = {};
+  const recorded = new Map<string, Statements>();
   for (const [name, paths] of Object.entries(plan)) {
     await load(paths.slice(0, 20), 4); // warm the server's statement caches for this kind of request
     backToBack[name] = [];
     raw[name] = [];
     server[name] = [];
-    recorded[name] = [];
     for (const path of paths) {
       const times = await timeRequest(served, path);
       backToBack[name].push(times.backToBack);
       raw[name].push(times.raw);
       server[name].push(times.server);
-      recorded[name].push(times.statements);
+      recorded.set(path, times.statements);
     }
   }
   for (const [name, paths] of [...Object.entries(plan), ['all of the above, mixed', mixed] as const]) {
     const sixteen = await load(paths, 16);
-    const rawSixteen = await rawLoad(served, recorded[name] ?? Object.values(recorded).flat());
+    const rawSixteen = await rawLoad(served, paths.map((path) => recorded.get(path)!));
     const backToBackTimes = backToBack[name] ?? Object.values(backToBack).flat();
     const rawTimes = raw[name] ?? Object.values(raw).flat();
     const oneTimes = server[name] ?? Object.values(server).flat();
