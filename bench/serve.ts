@@ -163,10 +163,10 @@ async function rawLoad(served: ServedSnapshot, requests: readonly Statements[]) 
   const prepared = new Map<unknown, Map<string, DuckDBPreparedStatement>>();
   const times: number[] = [];
   const until = performance.now() + SECONDS * 1000;
-  let next = 0;
+  // Each in flight goes through the requests in order from the first, as each of autocannon's connections does.
   const worker = async () => {
-    while (performance.now() < until) {
-      const statements = requests[next++ % requests.length]!;
+    for (let next = 0; performance.now() < until; next++) {
+      const statements = requests[next % requests.length]!;
       const started = performance.now();
       await served.use(async (connection) => {
         let own = prepared.get(connection);
