@@ -15,9 +15,10 @@ import { sourceHash } from '../scripts/source-hash.ts';
 /**
  * The server's own database for a snapshot: the tables requests page through or look up by key,
  * copied from the Parquet files in list order, with what their filters derive, and the rows of
- * the resources pages and items answer with rendered (see renderedResources). DuckDB keeps it compressed on disk and caches
- * what requests touch, so memory stays bounded however large the snapshot. Built once, under a temporary name, then kept in the data directory's cache beside
- * the snapshot it was made from.
+ * the resources pages and items answer with rendered (see renderedResources). DuckDB keeps it
+ * compressed on disk and caches what requests touch, so memory stays bounded however large the
+ * snapshot. Built once, under a temporary name, then kept in the data directory's cache beside the
+ * snapshot it was made from.
  */
 
 /** Bump when what the file holds changes: an older file is then built again. */
@@ -223,7 +224,8 @@ function isRunning(pid: number): boolean {
 /**
  * Renders a stored table's rows as each resource, links under `token`, into `renderedTable`: rows
  * are read and rendered in row order and appended, each with the row number it was read from,
- * which is then checked to be its own, so a row never gets another's text.
+ * which is then checked to be its own, so a row never gets another's text, and with the `keys`
+ * its items are looked up by, indexed once all are in.
  */
 async function storeRenderings(instance: DuckDBInstance, connection: DuckDBConnection, stored: string, table: Table, resources: readonly Resource[], keys: readonly string[], token: string) {
   const texts = inSchema(renderedTable(stored));
