@@ -9,6 +9,7 @@ import type { Table } from '../datasets/core/table.ts';
 import type { Endpoint } from '../datasets/core/endpoint.ts';
 import { readList, rowDecoder } from '../scripts/db/columns.ts';
 import { quoteIdentifier, quoteString, streamJsonRows } from '../scripts/db/duckdb.ts';
+import { ownerGone, ownerTag } from '../scripts/process-owner.ts';
 import { createViews, type Snapshot } from '../scripts/snapshot/read.ts';
 import { sourceHash } from '../scripts/source-hash.ts';
 
@@ -142,7 +143,7 @@ export async function ensureServeDatabase(snapshot: Snapshot, datasets: readonly
   const path = await serveDatabasePath(snapshot);
   if (await stat(path).then(() => true, () => false)) return path;
   await mkdir(snapshot.cacheDir, { recursive: true });
-  const temporary = `${path}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
+  const temporary = `${path}.${ownerTag()}-${randomBytes(4).toString('hex')}.tmp`;
   const instance = await DuckDBInstance.create(temporary, { memory_limit: '512MB', threads: '2' });
   const connection = await instance.connect();
   try {
@@ -194,30 +195,18 @@ export async function ensureServeDatabase(snapshot: Snapshot, datasets: readonly
   return path;
 }
 
-/** How long a temporary file goes unwritten before a build is taken to have died with it. */
-const ABANDONED_AFTER_MS = 60 * 60 * 1000;
+/** `<path>.<host>-<pid>-<random>.tmp` (and its `.wal`): a serving database being built. */
+const BUILDING = /^serve-v\d+(-[\w-]+)?\.duckdb\.(.+)-(\d+)-[0-9a-f]{8}\.tmp(\.wal)?$/;
 
 /**
- * Removes the temporary files of builds that died (killed, or out of memory) before renaming
- * them: a city's is half a gigabyte. A file is left while its process lives or it was written in
- * the last hour (a process of the same id may be another machine's, on a shared disk).
+ * Removes what builds that died (killed, or out of memory) before their rename left behind: a
+ * city's is half a gigabyte. Only those of this host's processes that no longer run (see
+ * process-owner.ts).
  */
 async function removeAbandoned(cacheDir: string) {
   for (const name of await readdir(cacheDir)) {
-    const pid = /^serve-v\d+(-[\w-]+)?\.duckdb\.(\d+)-[0-9a-f]+\.tmp(\.wal)?$/.exec(name)?.[2];
-    if (!pid) continue;
-    const file = join(cacheDir, name);
-    const written = await stat(file).then((s) => s.mtimeMs, () => Date.now());
-    if (Date.now() - written > ABANDONED_AFTER_MS && !isRunning(Number(pid))) await rm(file, { force: true });
-  }
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    const [, , host, pid] = BUILDING.exec(name) ?? [];
+    if (host && ownerGone(host, Number(pid))) await rm(join(cacheDir, name), { force: true });
   }
 }
 

@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
-import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { ownerGone, ownerTag } from '../process-owner.ts';
 
 /**
  * A DuckDB instance's own directory for what does not fit in its memory limit. DuckDB gives its
@@ -9,8 +9,8 @@ import { join } from 'node:path';
  * instances spilling into one directory overwrite each other's blocks and read back garbage (a
  * server and a benchmark over one snapshot answered "Cannot resize vector to 281479271743489
  * rows"). Each instance gets `spill-<host>-<pid>-<random>` under a shared parent; directories
- * left by processes of this host that no longer run are removed when the next one is made (the
- * host in the name keeps a data directory shared between machines safe from that sweep).
+ * left by processes of this host that no longer run are removed when the next one is made (see
+ * process-owner.ts).
  */
 export interface SpillDir {
   readonly path: string;
@@ -25,18 +25,8 @@ export async function ownSpillDir(parent: string): Promise<SpillDir> {
   await mkdir(parent, { recursive: true });
   for (const name of await readdir(parent)) {
     const [, host, pid] = OWNED.exec(name) ?? [];
-    if (host === hostname() && !isRunning(Number(pid))) await rm(join(parent, name), { recursive: true, force: true });
+    if (host && ownerGone(host, Number(pid))) await rm(join(parent, name), { recursive: true, force: true });
   }
-  const path = await mkdtemp(join(parent, `spill-${hostname()}-${process.pid}-`));
+  const path = await mkdtemp(join(parent, `spill-${ownerTag()}-`));
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it runs, as another user.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

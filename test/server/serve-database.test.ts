@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { readdir, utimes, writeFile } from 'node:fs/promises';
+import { readdir, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { datasets } from '../../datasets/index.ts';
@@ -14,12 +15,11 @@ describe('the serving database', () => {
   it('is named after the code that shapes it, and building it removes the files of older code and of builds that died', async () => {
     const snapshot = { ...(await tinySnapshot()), cacheDir: await tempDir('serve-database') };
     const dead = spawnSync('true').pid!;
-    const hoursAgo = (hours: number) => new Date(Date.now() - hours * 3_600_000);
-    const stale = ['serve-v4.duckdb', 'serve-v5-0123456789ab.duckdb', `serve-v6-0123456789ab.duckdb.${dead}-0a1b2c3d.tmp`, `serve-v6-0123456789ab.duckdb.${dead}-0a1b2c3d.tmp.wal`];
-    const kept = [`serve-v6-0123456789ab.duckdb.${process.pid}-0a1b2c3d.tmp`, `serve-v6-0123456789ab.duckdb.${dead}-4e5f6a7b.tmp`];
+    const building = (owner: string) => `serve-v6-0123456789ab.duckdb.${owner}-0a1b2c3d.tmp`;
+    const stale = ['serve-v4.duckdb', 'serve-v5-0123456789ab.duckdb', building(`${hostname()}-${dead}`), `${building(`${hostname()}-${dead}`)}.wal`];
+    // A build running here, and one on another machine sharing the disk (its process ids mean nothing here).
+    const kept = [building(`${hostname()}-${process.pid}`), building(`elsewhere-${dead}`)];
     for (const name of [...stale, ...kept]) await writeFile(join(snapshot.cacheDir, name), 'stale');
-    // Unwritten for two hours: but the last, written just now, whose process may be elsewhere.
-    for (const name of [...stale, kept[0]!]) await utimes(join(snapshot.cacheDir, name), hoursAgo(2), hoursAgo(2));
     const path = await ensureServeDatabase(snapshot, datasets);
     expect(path).toBe(await serveDatabasePath(snapshot));
     expect(basename(path)).toMatch(/^serve-v\d+-[\w-]{12}\.duckdb$/);
