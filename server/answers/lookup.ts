@@ -1,9 +1,9 @@
 import type { DuckDBValue } from '@duckdb/node-api';
 import type { Answer } from '../../datasets/core/answer.ts';
+import type { Resource } from '../../datasets/core/dataset.ts';
 import { NotFound } from '../../datasets/core/answer.ts';
 import { rowOrder } from '../../datasets/core/row-order.ts';
 import { quoteIdentifier } from '../../scripts/db/duckdb.ts';
-import type { Rendering } from '../served-snapshot.ts';
 import { castParam, columnsFor, renderRows, resourceOf, selectList, type AnswerRequest } from './request.ts';
 import { SerializedJson } from './serialized-json.ts';
 
@@ -19,31 +19,41 @@ export async function answerList(request: AnswerRequest, answer: Of<'list'>): Pr
   return renderRows(request, resource, rows);
 }
 
-/** The first row whose `match` columns, tried in order, hold the value; undefined when none does. */
-export function findRow(request: AnswerRequest, resourceName: string, match: readonly string[], value: unknown) {
-  const resource = resourceOf(request.dataset, resourceName);
-  const lookup = () => lookUp(request, resourceName, match, value);
+/**
+ * What `find` gives for the first of the `match` columns, tried in order, that holds the value;
+ * undefined when none does. Remembered in small tables: a snapshot never changes, and a round trip
+ * to DuckDB costs more than the row.
+ */
+async function firstMatch<T>(request: AnswerRequest, resource: Resource, match: readonly string[], value: unknown, find: (column: string) => Promise<T | undefined>, what: string): Promise<T | undefined> {
+  const lookup = async () => {
+    for (const column of match) {
+      const found = await find(column);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  };
   return request.served.isSmall(request.dataset, resource.table)
-    ? request.served.remember(JSON.stringify([request.dataset.name, resourceName, match, value]), lookup)
+    ? request.served.remember(JSON.stringify([request.dataset.name, resource.name, what, match, value]), lookup)
     : lookup();
 }
 
-async function lookUp(request: AnswerRequest, resourceName: string, match: readonly string[], value: unknown) {
+/** The first row whose `match` columns, tried in order, hold the value; undefined when none does. */
+export async function findRow(request: AnswerRequest, resourceName: string, match: readonly string[], value: unknown) {
   const resource = resourceOf(request.dataset, resourceName);
   const table = request.dataset.tables[resource.table]!;
   const columns = columnsFor(request, resource);
-  for (const column of match) {
+  const row = await firstMatch(request, resource, match, value, async (column) => {
     const values: DuckDBValue[] = [];
     const bind = (v: DuckDBValue) => `$${values.push(v)}`;
     const files = request.served.files(request.dataset, resource.table, { equal: { [column]: value } });
-    const rows = await request.connection.rows(
+    const [found] = await request.connection.rows(
       `SELECT ${selectList(columns)} FROM ${request.served.source(request.dataset, resource, files, bind)} WHERE ${quoteIdentifier(column)} = ${castParam(table.columns[column]!, bind(value as string | number))} LIMIT 1`,
       values,
       'json', // a wide row of strings
     );
-    if (rows[0]) return { resource, row: rows[0] };
-  }
-  return undefined;
+    return found;
+  }, 'row');
+  return row && { resource, row };
 }
 
 export async function answerItem(request: AnswerRequest, answer: Of<'item'>): Promise<unknown> {
@@ -52,10 +62,15 @@ export async function answerItem(request: AnswerRequest, answer: Of<'item'>): Pr
   const resource = resourceOf(request.dataset, answer.resource);
   const rendering = request.served.rendering(request.dataset, resource);
   if (rendering) {
-    const lookup = () => findRendering(request, rendering, answer, value);
-    const text = await (request.served.isSmall(request.dataset, resource.table)
-      ? request.served.remember(JSON.stringify([request.dataset.name, answer.resource, answer.match, value, 'rendered']), lookup)
-      : lookup());
+    // The stored rendering, links under a placeholder, looked up by the keys kept beside it (see renderedItems).
+    const table = request.dataset.tables[resource.table]!;
+    const text = await firstMatch(request, resource, answer.match, value, async (column) => {
+      const [found] = await request.connection.rows(
+        `SELECT ${rendering.column} AS "text" FROM ${rendering.source} WHERE ${quoteIdentifier(column)} = ${castParam(table.columns[column]!, '$1')} LIMIT 1`,
+        [value as string | number],
+      );
+      return found?.text as string | undefined;
+    }, 'rendered');
     if (text === undefined) throw notFound();
     return new SerializedJson(Buffer.from(rendering.withBaseIn(text, request.base)));
   }
@@ -63,19 +78,6 @@ export async function answerItem(request: AnswerRequest, answer: Of<'item'>): Pr
   if (!found) throw notFound();
   // A copy: a remembered row serves many requests, and rows are decoded in place.
   return renderRows(request, found.resource, [{ ...found.row }])[0];
-}
-
-/** An item's stored rendering, with the placeholder for the links' base, looked up by its keys in turn (see renderedItems). */
-async function findRendering(request: AnswerRequest, rendering: Rendering, answer: Of<'item'>, value: unknown): Promise<string | undefined> {
-  const table = request.dataset.tables[resourceOf(request.dataset, answer.resource).table]!;
-  for (const column of answer.match) {
-    const [found] = await request.connection.rows(
-      `SELECT ${rendering.column} AS "text" FROM ${rendering.source} WHERE ${quoteIdentifier(column)} = ${castParam(table.columns[column]!, '$1')} LIMIT 1`,
-      [value as string | number],
-    );
-    if (found) return found.text as string;
-  }
-  return undefined;
 }
 
 export async function answerDocument(request: AnswerRequest, answer: Of<'document'>): Promise<unknown> {
