@@ -1,5 +1,5 @@
 import { type DuckDBConnection, type DuckDBInstance, type DuckDBPreparedStatement, type DuckDBValue } from '@duckdb/node-api';
-import { asJsonRows, chunkRows, JSON_ROW } from '../scripts/db/duckdb.ts';
+import { asJsonRows, chunkRows } from '../scripts/db/duckdb.ts';
 import { releaseResult } from './native-memory.ts';
 
 /**
@@ -37,7 +37,9 @@ export class PooledConnection implements StatementRunner {
     const names = result.columnNames();
     const rows: Record<string, unknown>[] = [];
     for (let c = 0; c < result.chunkCount; c++) {
-      for (const row of chunkRows(result.getChunk(c), names)) rows.push(reading === 'json' ? (JSON.parse(row[JSON_ROW] as string) as Record<string, unknown>) : row);
+      const chunk = result.getChunk(c);
+      if (reading === 'json') for (const text of chunk.getColumnValues(0)) rows.push(JSON.parse(text as string) as Record<string, unknown>);
+      else rows.push(...chunkRows(chunk, names));
     }
     releaseResult();
     return rows;

@@ -18,9 +18,6 @@ export interface Database {
   close(): void;
 }
 
-/** The one column of asJsonRows. */
-export const JSON_ROW = '__row';
-
 /**
  * A query whose rows come as one JSON text each. The binding decodes every value of a result on
  * its own, one native call per string: for rows of many strings (the register) that costs more
@@ -29,7 +26,7 @@ export const JSON_ROW = '__row';
  * come as JSON has them: numbers (BIGINT too, so only up to 2^53 exactly), strings (dates,
  * decimals, timestamps), lists, objects (STRUCT, and JSON columns embedded as they are).
  */
-export const asJsonRows = (sql: string) => `SELECT CAST(to_json(__row) AS VARCHAR) AS ${JSON_ROW} FROM (${sql}) AS __row`;
+export const asJsonRows = (sql: string) => `SELECT CAST(to_json(__row) AS VARCHAR) AS __row FROM (${sql}) AS __row`;
 
 /** A query's rows read as JSON texts (asJsonRows), parsed, in batches as DuckDB produces them. */
 export async function* streamJsonRows<T = Record<string, unknown>>(connection: DuckDBConnection, sql: string, params?: DuckDBValue[]): AsyncGenerator<T[]> {
