@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { datasets } from '../../datasets/index.ts';
 import { defineCommand } from '../cli/command.ts';
 import { formatBytes, formatCount, Progress } from '../cli/progress.ts';
 import { defaultDataDir } from '../snapshot/layout.ts';
@@ -32,13 +31,12 @@ export const buildCommand = defineCommand({
     'no-site': z.boolean().optional(),
   }),
   async run(options, output) {
-    const { buildStatic } = await import('../static/build.ts');
+    const { buildStaticOnThread } = await import('../static/build-on-thread.ts');
     const progress = new Progress(output);
     progress.step(`building the static tree of ${options.data} into ${options.out}`);
-    const result = await buildStatic({
+    const result = await buildStaticOnThread({
       dataDir: options.data,
       out: options.out,
-      datasets,
       base: options['base-url'],
       full: options.full,
       site: !options['no-site'] && canBuildSite(),

@@ -65,13 +65,17 @@ export const startCommand = defineCommand({
       id = pulled;
     }
     // What the command runs is loaded when it runs: `odsnap --help` and the other commands start without it.
-    const [{ buildStatic, INDEX }, { startServer }, { staticTree }] = await Promise.all([import('../static/build.ts'), import('../../server/index.ts'), import('../../server/static-tree.ts')]);
+    const [{ buildStaticOnThread }, { INDEX }, { startServer }, { staticTree }] = await Promise.all([
+      import('../static/build-on-thread.ts'),
+      import('../static/build.ts'),
+      import('../../server/index.ts'),
+      import('../../server/static-tree.ts'),
+    ]);
     if (options.rebuild || (await builtSnapshotId(options.out, INDEX)) !== id) {
       progress.step(`building the static tree into ${options.out}`);
-      const result = await buildStatic({
+      const result = await buildStaticOnThread({
         dataDir: options.data,
         out: options.out,
-        datasets,
         site: canBuildSite(),
         onStep: (text) => progress.step(text),
         onProgress: ({ endpoint, files }) => progress.update(() => `${endpoint}: ${formatCount(files)} files`),

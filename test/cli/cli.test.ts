@@ -49,12 +49,27 @@ describe('odsnap', () => {
     expect(err.trimEnd().split('\n')).toHaveLength(1);
   });
 
-  it('says where a data directory holds no snapshot, with exit code 1', async () => {
+  // build runs on a thread of its own (build-on-thread.ts): its errors must still reach the command line.
+  it.each([['verify'], ['build']])('%s says where a data directory holds no snapshot, with exit code 1', async (name) => {
     const empty = await mkdtemp(join(tmpdir(), 'odsnap-empty-'));
-    const { code, err } = await run('verify', '--data', empty);
+    const { code, err } = await run(name, '--data', empty, ...(name === 'build' ? ['--out', join(empty, 'dist')] : []));
     await rm(empty, { recursive: true });
     expect(code).toBe(1);
     expect(err).toContain('holds no snapshot yet; make one with "odsnap sample" or "odsnap pull"');
+  });
+
+  it('build writes the tree, saying each endpoint as a step, then its summary', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'odsnap-build-'));
+    try {
+      const { code, err } = await run('build', '--data', tinyDataDir(), '--out', join(dir, 'dist'), '--no-site');
+      expect(code).toBe(0);
+      expect(err).toMatch(/\/api\/public\/rcn\/transactions: [\d,]+ files\n/);
+      expect(err).toMatch(/dist -> .*: snapshot \S+, [\d,]+ files; .* written/);
+      const index = JSON.parse(await readFile(join(dir, 'dist', 'api', 'public', 'index.json'), 'utf8'));
+      expect(index.snapshot.id).toMatch(/^\d{8}T\d{6}Z-/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('has every command in the README', async () => {
