@@ -31,10 +31,10 @@ export const buildCommand = defineCommand({
     'no-site': z.boolean().optional(),
   }),
   async run(options, output) {
-    const { buildStaticOnThread } = await import('../static/build-on-thread.ts');
+    const { buildStaticForCommand } = await import('../static/build-on-thread.ts');
     const progress = new Progress(output);
     progress.step(`building the static tree of ${options.data} into ${options.out}`);
-    const result = await buildStaticOnThread({
+    const result = await buildStaticForCommand({
       dataDir: options.data,
       out: options.out,
       base: options['base-url'],

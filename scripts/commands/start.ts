@@ -65,7 +65,7 @@ export const startCommand = defineCommand({
       id = pulled;
     }
     // What the command runs is loaded when it runs: `odsnap --help` and the other commands start without it.
-    const [{ buildStaticOnThread }, { INDEX }, { startServer }, { staticTree }] = await Promise.all([
+    const [{ buildStaticForCommand }, { INDEX }, { startServer }, { staticTree }] = await Promise.all([
       import('../static/build-on-thread.ts'),
       import('../static/build.ts'),
       import('../../server/index.ts'),
@@ -73,7 +73,7 @@ export const startCommand = defineCommand({
     ]);
     if (options.rebuild || (await builtSnapshotId(options.out, INDEX)) !== id) {
       progress.step(`building the static tree into ${options.out}`);
-      const result = await buildStaticOnThread({
+      const result = await buildStaticForCommand({
         dataDir: options.data,
         out: options.out,
         site: canBuildSite(),

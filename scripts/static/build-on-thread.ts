@@ -1,7 +1,8 @@
+import { lstat } from 'node:fs/promises';
 import { Worker } from 'node:worker_threads';
 import type { BuildOptions, BuildResult } from './build.ts';
 
-/** What a build on a thread takes: the options that are data, every data set, and the callbacks. */
+/** A build's options but its data sets: the thread builds every data set of this odsnap. */
 export type ThreadBuildOptions = Omit<BuildOptions, 'datasets'>;
 
 /**
@@ -9,12 +10,12 @@ export type ThreadBuildOptions = Omit<BuildOptions, 'datasets'>;
  * read, rendered and serialized for half a million files), and with V8's default young generation
  * it spends much of its time collecting it. A full build of the city's tree alone, two runs each,
  * alternating: 281 and 264 s on the main thread, 235 and 254 s on a thread with 192 MiB (user CPU
- * 402 and 379 s against 334 and 370 s), for a peak about 50 MB higher. Only a thread can be given
- * its own size; the main thread's is set by a node flag when the process starts.
+ * 402 and 379 s against 334 and 370 s), peak RSS 1.34 and 1.39 GB against 1.32 and 1.27. Only a
+ * thread can be given its own size; the main thread's is set by a node flag when the process starts.
  */
 const YOUNG_GENERATION_MIB = 192;
 
-/** `buildStatic` with every data set, run on a thread with a young generation sized for it (the commands' builds). */
+/** `buildStatic` with every data set, run on a thread with a young generation sized for it. */
 export function buildStaticOnThread({ onProgress, onStep, ...options }: ThreadBuildOptions): Promise<BuildResult> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(new URL('./build-thread.js', import.meta.url), {
@@ -37,4 +38,17 @@ export function buildStaticOnThread({ onProgress, onStep, ...options }: ThreadBu
     worker.on('error', (error) => settle(() => reject(error)));
     worker.on('exit', (code) => settle(() => reject(new Error(`the build's thread stopped (exit code ${code})`))));
   });
+}
+
+/**
+ * The commands' build. On a thread when it renders every file (`--full`, or no tree at `out`
+ * yet), where collecting garbage is a tenth of the work; here otherwise: a rebuild after a pull
+ * renders a few thousand files, and a thread, loading odsnap's modules again, adds about 0.6 s to
+ * its 8 (alternating rebuilds of the city's tree after a day, 8.5–10.3 s against 7.6–8.5 s).
+ */
+export async function buildStaticForCommand(options: ThreadBuildOptions): Promise<BuildResult> {
+  const rendersEverything = options.full || !(await lstat(options.out).catch(() => undefined));
+  if (rendersEverything) return buildStaticOnThread(options);
+  const [{ buildStatic }, { datasets }] = await Promise.all([import('./build.ts'), import('../../datasets/index.ts')]);
+  return buildStatic({ ...options, datasets });
 }
