@@ -69,8 +69,11 @@ export const apiPrefix = (name: string) => `/api/public/${name}`;
 export function defineDataset<T extends TableSpecs>(spec: DatasetSpec<T>): Dataset {
   if (!/^[a-z][a-z0-9-]*$/.test(spec.name)) throw new Error(`data set name "${spec.name}" must be lower-case kebab-case`);
   const prefix = apiPrefix(spec.name);
+  // In name order: tables are declared as a module's exports (`import * as tables`), listed in name
+  // order by Node but in declaration order under Vite's transform (the tests); the downloads'
+  // catalogue and everything else that lists tables must come out the same under both.
   const tables = Object.fromEntries(
-    Object.entries(spec.tables).map(([name, table]) => [
+    Object.entries(spec.tables).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([name, table]) => [
       name,
       { ...table, name, columns: { ...table.columns, extra: extraColumn } } as Table,
     ]),

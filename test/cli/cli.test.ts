@@ -58,7 +58,7 @@ describe('odsnap', () => {
     expect(err).toContain('holds no snapshot yet; make one with "odsnap sample" or "odsnap pull"');
   });
 
-  it('build writes the tree, saying each endpoint as a step, then its summary', async () => {
+  it('build writes the tree, saying each endpoint as a step, then its summary, and builds it again', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'odsnap-build-'));
     try {
       const { code, err } = await run('build', '--data', tinyDataDir(), '--out', join(dir, 'dist'), '--no-site');
@@ -67,6 +67,10 @@ describe('odsnap', () => {
       expect(err).toMatch(/dist -> .*: snapshot \S+, [\d,]+ files; .* written/);
       const index = JSON.parse(await readFile(join(dir, 'dist', 'api', 'public', 'index.json'), 'utf8'));
       expect(index.snapshot.id).toMatch(/^\d{8}T\d{6}Z-/);
+      // A rebuild (here, not on a thread: see build-on-thread.ts) over the tree in use writes nothing new.
+      const again = await run('build', '--data', tinyDataDir(), '--out', join(dir, 'dist'), '--no-site');
+      expect(again.code).toBe(0);
+      expect(again.err).toMatch(/; 0 written \(0 B\), [\d,]+ linked, 0 deleted/);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
