@@ -49,7 +49,7 @@ describe('odsnap', () => {
     expect(err.trimEnd().split('\n')).toHaveLength(1);
   });
 
-  // build runs on a thread of its own (build-on-thread.ts): its errors must still reach the command line.
+  // A first build runs on a thread of its own (build-on-thread.ts): its errors must still reach the command line.
   it.each([['verify'], ['build']])('%s says where a data directory holds no snapshot, with exit code 1', async (name) => {
     const empty = await mkdtemp(join(tmpdir(), 'odsnap-empty-'));
     const { code, err } = await run(name, '--data', empty, ...(name === 'build' ? ['--out', join(empty, 'dist')] : []));
