@@ -9,8 +9,15 @@
  * runs the same requests over 16 connections for throughput and tail latency, beside their
  * statements run straight in DuckDB 16 at a time. Reports p50/p99, req/s, the ratio to raw, and
  * the server's peak RSS.
+ *
+ * A third process sets the floor under the ratio: a bare node:http server that answers with the
+ * same number of bytes from memory, timed alternating with the other two. No Node server can
+ * answer in less than raw DuckDB plus that floor, so (raw + floor) ÷ raw is the best ratio any
+ * such server could reach for the request.
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { Agent, get } from 'node:http';
 import { join } from 'node:path';
 import type { DuckDBPreparedStatement, DuckDBValue } from '@duckdb/node-api';
@@ -30,6 +37,7 @@ import { startServe } from './processes.ts';
 const PER_SCENARIO = 200;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const PORT = 4391;
+const BARE_PORT = 4392;
 
 type Rows = Record<string, unknown>[];
 
@@ -93,19 +101,36 @@ async function scenarios(served: ServedSnapshot): Promise<Record<string, string[
 
 const route = createRouter(datasets);
 
-/** One keep-alive connection to the server, so a request's time is the server's and not a TCP handshake. */
+/** One keep-alive connection to each server, so a request's time is the server's and not a TCP handshake. */
 const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+const bareAgent = new Agent({ keepAlive: true, maxSockets: 1 });
 
-/** Times one request to the server over HTTP until the last byte of the body. */
-async function serverOnce(path: string): Promise<number> {
+/** Times one request over HTTP until the last byte of the body; returns the time and the body's length. */
+async function httpOnce(port: number, path: string, via: Agent): Promise<{ ms: number; bytes: number }> {
   const started = performance.now();
+  let bytes = 0;
   const status = await new Promise<number>((resolve, reject) => {
-    get({ host: '127.0.0.1', port: PORT, path, agent }, (response) => {
-      response.on('data', () => {}).on('end', () => resolve(response.statusCode ?? 0)).on('error', reject);
+    get({ host: '127.0.0.1', port, path, agent: via }, (response) => {
+      response.on('data', (chunk: Buffer) => (bytes += chunk.length)).on('end', () => resolve(response.statusCode ?? 0)).on('error', reject);
     }).on('error', reject);
   });
   if (status !== 200) throw new Error(`${path} answered ${status}`);
-  return performance.now() - started;
+  return { ms: performance.now() - started, bytes };
+}
+
+/** A bare node:http server in its own process, as the server is: GET /N answers N bytes from memory, nothing else. */
+async function startBareServer() {
+  const code = `
+    const bodies = new Map();
+    require('node:http').createServer((request, response) => {
+      const size = Number(request.url.slice(1));
+      let body = bodies.get(size);
+      if (!body) bodies.set(size, (body = Buffer.alloc(size, 32)));
+      response.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': size }).end(body);
+    }).listen(${BARE_PORT}, '127.0.0.1', () => process.send('listening'));`;
+  const child = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  await once(child, 'message');
+  return child;
 }
 
 /**
@@ -115,11 +140,11 @@ async function serverOnce(path: string): Promise<number> {
  * longer for a statement after its threads have idled (2.2 ms back to back, 3.4 ms after 5 ms of
  * idle, for a transaction by id), and a server always idles between its statements, so the
  * ratio is taken against the alternating runs, where each side idles while the other works.
- * Medians of three.
+ * The bare server's answer of the same length takes its turn in each round. Medians of three.
  */
 type Statements = [string, readonly DuckDBValue[]][];
 
-async function timeRequest(served: ServedSnapshot, path: string): Promise<{ backToBack: number; raw: number; server: number; statements: Statements }> {
+async function timeRequest(served: ServedSnapshot, path: string): Promise<{ backToBack: number; raw: number; server: number; bare: number; statements: Statements }> {
   const url = new URL(path, 'http://bench.invalid');
   const found = route(url.pathname)!;
   const params = found.endpoint.parse({ ...Object.fromEntries(url.searchParams), ...found.params }).data!;
@@ -144,11 +169,14 @@ async function timeRequest(served: ServedSnapshot, path: string): Promise<{ back
     const backToBack = [await rawOnce(), await rawOnce(), await rawOnce()];
     const raw: number[] = [];
     const server: number[] = [];
+    const bare: number[] = [];
     for (let run = 0; run < 3; run++) {
       raw.push(await rawOnce());
-      server.push(await serverOnce(path));
+      const answered = await httpOnce(PORT, path, agent);
+      server.push(answered.ms);
+      bare.push((await httpOnce(BARE_PORT, `/${answered.bytes}`, bareAgent)).ms);
     }
-    return { backToBack: percentile(backToBack, 50), raw: percentile(raw, 50), server: percentile(server, 50), statements };
+    return { backToBack: percentile(backToBack, 50), raw: percentile(raw, 50), server: percentile(server, 50), bare: percentile(bare, 50), statements };
   });
 }
 
@@ -214,23 +242,27 @@ const served = await ServedSnapshot.open(snapshot, datasets);
 const plan = Object.fromEntries(Object.entries(await scenarios(served)).filter(([name]) => !process.env.BENCH_ONLY || name.includes(process.env.BENCH_ONLY)));
 console.error(`snapshot ${snapshot.id}; server in its own process; raw DuckDB in this one; ${SECONDS} s per autocannon run…`);
 const child = await startServerProcess(dataDir);
+const bareServer = await startBareServer();
 const rows: Record<string, unknown>[] = [];
 try {
   const mixed = Object.values(plan).flat().sort((a, b) => (a.length * 7919) % 13 - (b.length * 7919) % 13);
   const backToBack: Record<string, number[]> = {};
   const raw: Record<string, number[]> = {};
   const server: Record<string, number[]> = {};
+  const bare: Record<string, number[]> = {};
   const recorded = new Map<string, Statements>();
   for (const [name, paths] of Object.entries(plan)) {
     await load(paths.slice(0, 20), 4); // warm the server's statement caches for this kind of request
     backToBack[name] = [];
     raw[name] = [];
     server[name] = [];
+    bare[name] = [];
     for (const path of paths) {
       const times = await timeRequest(served, path);
       backToBack[name].push(times.backToBack);
       raw[name].push(times.raw);
       server[name].push(times.server);
+      bare[name].push(times.bare);
       recorded.set(path, times.statements);
     }
   }
@@ -240,12 +272,15 @@ try {
     const backToBackTimes = backToBack[name] ?? Object.values(backToBack).flat();
     const rawTimes = raw[name] ?? Object.values(raw).flat();
     const oneTimes = server[name] ?? Object.values(server).flat();
+    const bareTimes = bare[name] ?? Object.values(bare).flat();
     rows.push({
       scenario: name,
       rawBackToBackP50: percentile(backToBackTimes, 50),
       rawP50: percentile(rawTimes, 50), rawP99: percentile(rawTimes, 99),
       oneP50: percentile(oneTimes, 50), oneP99: percentile(oneTimes, 99),
       ratioP50: percentile(oneTimes, 50) / percentile(rawTimes, 50),
+      bareP50: percentile(bareTimes, 50),
+      floorRatioP50: (percentile(rawTimes, 50) + percentile(bareTimes, 50)) / percentile(rawTimes, 50),
       sixteenP50: sixteen.p50, sixteenP99: sixteen.p99, sixteenReqPerSec: sixteen.reqPerSec,
       rawSixteenP50: rawSixteen.p50, rawSixteenP99: rawSixteen.p99, rawSixteenReqPerSec: rawSixteen.reqPerSec,
       errors: sixteen.errors,
@@ -256,18 +291,20 @@ try {
   }
   const memory = await memoryOf(child.pid!);
   const table = [
-    '| scenario | raw DuckDB back to back p50 ms | raw DuckDB alternating p50 / p99 ms | server 1 conn p50 / p99 ms | p50 ÷ raw | raw DuckDB 16 at once p50 / p99 ms, req/s | server 16 conn p50 / p99 ms | req/s | errors | peak RSS so far |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    '| scenario | raw DuckDB back to back p50 ms | raw DuckDB alternating p50 / p99 ms | server 1 conn p50 / p99 ms | p50 ÷ raw | bare node:http, same bytes, p50 ms | (raw + bare) ÷ raw | raw DuckDB 16 at once p50 / p99 ms, req/s | server 16 conn p50 / p99 ms | req/s | errors | peak RSS so far |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     ...rows.map((r: any) =>
-      `| ${r.scenario} | ${ms(r.rawBackToBackP50)} | ${ms(r.rawP50)} / ${ms(r.rawP99)} | ${ms(r.oneP50)} / ${ms(r.oneP99)} | ${r.ratioP50.toFixed(2)}× | ${ms(r.rawSixteenP50)} / ${ms(r.rawSixteenP99)}, ${Math.round(r.rawSixteenReqPerSec)} | ${ms(r.sixteenP50)} / ${ms(r.sixteenP99)} | ${Math.round(r.sixteenReqPerSec)} | ${r.errors} | ${r.peakMiB.toFixed(0)} MiB |`),
+      `| ${r.scenario} | ${ms(r.rawBackToBackP50)} | ${ms(r.rawP50)} / ${ms(r.rawP99)} | ${ms(r.oneP50)} / ${ms(r.oneP99)} | ${r.ratioP50.toFixed(2)}× | ${ms(r.bareP50)} | ${r.floorRatioP50.toFixed(2)}× | ${ms(r.rawSixteenP50)} / ${ms(r.rawSixteenP99)}, ${Math.round(r.rawSixteenReqPerSec)} | ${ms(r.sixteenP50)} / ${ms(r.sixteenP99)} | ${Math.round(r.sixteenReqPerSec)} | ${r.errors} | ${r.peakMiB.toFixed(0)} MiB |`),
     '',
-    `Server RSS after the runs: ${memory.rssMiB.toFixed(0)} MiB; peak ${memory.peakMiB.toFixed(0)} MiB. Snapshot ${snapshot.id}, 1 connection: each request's raw SQL run three times back to back, then three times alternating with the request over HTTP, medians; 16 connections: autocannon for ${SECONDS} s, on the same machine; raw DuckDB 16 at once: the same statements for ${SECONDS} s, 16 requests in flight over a pool of connections like the server's.`,
+    `Server RSS after the runs: ${memory.rssMiB.toFixed(0)} MiB; peak ${memory.peakMiB.toFixed(0)} MiB. Snapshot ${snapshot.id}, 1 connection: each request's raw SQL run three times back to back, then three times alternating with the request over HTTP, medians; 16 connections: autocannon for ${SECONDS} s, on the same machine; bare node:http: a server in its own process answering the same number of bytes from memory, its turn in each round, the floor under any Node server; raw DuckDB 16 at once: the same statements for ${SECONDS} s, 16 requests in flight over a pool of connections like the server's.`,
   ].join('\n');
   console.log(table);
   await mkdir('bench/results', { recursive: true });
   await writeFile(join('bench/results', `serve-${new Date().toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify({ snapshot: snapshot.id, seconds: SECONDS, rows, memory }, null, 2));
 } finally {
   child.kill('SIGTERM');
+  bareServer.kill('SIGTERM');
   agent.destroy();
+  bareAgent.destroy();
   served.retire();
 }
