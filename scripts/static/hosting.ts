@@ -34,6 +34,7 @@ location /api/public/ {
 location /downloads/ {
     gzip_static on;
     brotli_static on;
+    add_header Vary Accept-Encoding always;
     add_header Access-Control-Allow-Origin "*" always;
     add_header Access-Control-Expose-Headers "${EXPOSED}" always;
     add_header Cache-Control "${DOWNLOAD_CACHE}" always;
@@ -47,6 +48,7 @@ location /downloads/ {
         default_type application/ld+json;
         gzip_static on;
         brotli_static on;
+        add_header Vary Accept-Encoding always;
         add_header Access-Control-Allow-Origin "*" always;
         add_header Cache-Control "${DOWNLOAD_CACHE}" always;
     }
@@ -55,6 +57,7 @@ location /downloads/ {
 location = /datapackage.json {
     gzip_static on;
     brotli_static on;
+    add_header Vary Accept-Encoding always;
     add_header Access-Control-Allow-Origin "*" always;
     add_header Cache-Control "${DOWNLOAD_CACHE}" always;
 }
@@ -95,6 +98,7 @@ export const headersFile = () => `/api/public/*
 
 /datapackage.json
   Access-Control-Allow-Origin: *
+  Cache-Control: ${DOWNLOAD_CACHE}
 
 /_astro/*
   Cache-Control: ${ASSET_CACHE}

@@ -43,6 +43,17 @@ describe.skipIf(!nginxBinary && !process.env.CI)('nginx serving the tree with th
     expect(identity.body.equals(plain)).toBe(true);
   });
 
+  it('says Vary: Accept-Encoding wherever it answers with a variant, so shared caches keep them apart', async () => {
+    for (const path of ['/api/public/index.json', '/downloads/catalogue.json', '/downloads/dcat.jsonld', '/datapackage.json', '/docs/']) {
+      const answer = await raw(nginx.url, { path, headers: { 'accept-encoding': 'br' } });
+      expect(answer.status, path).toBe(200);
+      expect(answer.headers['content-encoding'], path).toBe('br');
+      expect(String(answer.headers.vary).toLowerCase(), path).toContain('accept-encoding');
+    }
+    const dcat = await raw(nginx.url, { path: '/downloads/dcat.jsonld' });
+    expect(dcat.headers['content-type']).toBe('application/ld+json; charset=utf-8');
+  });
+
   it('answers a range of a Parquet file with 206 and its media type', async () => {
     const catalogue = JSON.parse(await readFile(join(tree, 'downloads/catalogue.json'), 'utf8'));
     const file = catalogue.tables.flatMap((t: { files: { url: string; bytes: number }[] }) => t.files).find((f: { bytes: number }) => f.bytes > 100);
