@@ -146,7 +146,7 @@ export async function buildStatic(options: BuildOptions): Promise<BuildResult> {
       await output.write(figuresPath(dataset.name), JSON.stringify(await figures.get(dataset)));
       described.push({ name: dataset.name, title: dataset.title, description: dataset.description, endpoints, figures: `${base}/${figuresPath(dataset.name)}` });
     }
-    const downloads = await writeDownloads({ snapshot, datasets: options.datasets, output, base });
+    const downloads = await writeDownloads({ snapshot, datasets: options.datasets, output, base, site: options.site });
     options.onStep?.(`downloads: ${downloads.files} Parquet files`);
 
     const { manifest } = snapshot;

@@ -23,11 +23,25 @@ export interface DownloadsOptions {
   readonly output: TreeOutput;
   /** Prefix of absolute links ('' for root-relative ones). */
   readonly base: string;
+  /** Whether the tree holds the site, whose home page the data package names. */
+  readonly site?: boolean;
 }
 
 const parquetMediaType = 'application/vnd.apache.parquet';
+/** DCAT-AP names media types by their IANA registration. */
+const ianaMediaType = (type: string) => ({ '@id': `https://www.iana.org/assignments/media-types/${type}` });
 
-export async function writeDownloads({ snapshot, datasets, output, base }: DownloadsOptions): Promise<{ files: number; bytes: number }> {
+/** Who published the data: the upstream a snapshot was pulled from, or odsnap for its sample city. */
+function publisherOf(source: Snapshot['manifest']['source']) {
+  if (source.kind === 'pull' && !source.sample) return { '@type': 'foaf:Agent', 'foaf:name': `The v1 service at ${source.upstream}`, 'foaf:homepage': { '@id': source.upstream } };
+  return { '@type': 'foaf:Agent', 'foaf:name': 'odsnap (synthetic sample city)' };
+}
+
+/** A partition file's own name among a table's: its partition values, e.g. `year-2024`. */
+const partitionName = (partition: Record<string, unknown>) =>
+  Object.entries(partition).map(([name, value]) => `${name}-${String(value)}`.toLowerCase().replace(/[^a-z0-9._-]+/g, '-')).join('-');
+
+export async function writeDownloads({ snapshot, datasets, output, base, site = false }: DownloadsOptions): Promise<{ files: number; bytes: number }> {
   const { manifest } = snapshot;
   let files = 0;
   let bytes = 0;
@@ -65,6 +79,8 @@ export async function writeDownloads({ snapshot, datasets, output, base }: Downl
   };
   await output.write(CATALOGUE, JSON.stringify(catalogue, null, 2));
 
+  // One resource per Parquet file: Frictionless reads a resource's list of paths as parts of one
+  // file to be joined end to end, which Parquet files cannot be.
   const datapackage = {
     profile: 'data-package',
     name: `odsnap-${manifest.id.toLowerCase()}`,
@@ -72,26 +88,33 @@ export async function writeDownloads({ snapshot, datasets, output, base }: Downl
     description: manifest.licence.attribution,
     version: manifest.id,
     created: manifest.createdAt,
-    homepage: `${base}/`,
+    // A URL of the site's home; a tree without the site, or linked from its root, has none to give.
+    ...(site && /^https?:\/\//.test(base) ? { homepage: `${base}/` } : {}),
     licenses: [{ name: licence.id, path: licence.url, title: licence.name }],
     sources: [{ title: manifest.source.kind === 'pull' ? manifest.source.upstream : 'odsnap sample city', ...(manifest.source.kind === 'pull' ? { path: manifest.source.upstream } : {}) }],
-    resources: tables
-      .filter(({ files: tableFiles }) => tableFiles.length)
-      .map(({ dataset, table, entry, files: tableFiles }) => ({
-        name: viewName(dataset, table.name).replaceAll('_', '-'),
-        title: `${dataset.title.en}: ${table.name}`,
-        description: table.doc.en,
-        // Relative to this descriptor, which sits at the tree's root.
-        path: tableFiles.map((file) => file.url.slice(base.length + 1)),
-        format: 'parquet',
-        mediatype: parquetMediaType,
-        bytes: tableFiles.reduce((sum, file) => sum + file.bytes, 0),
-        schema: {
-          fields: Object.entries(table.columns).map(([name, column]) => ({ name, type: tableSchemaType(column), description: column.doc.en, constraints: { required: !column.nullable } })),
-          ...(entry.key ? { primaryKey: entry.key } : {}),
-        },
-        licenses: [{ name: licence.id, path: licence.url, title: licence.name }],
-      })),
+    resources: tables.flatMap(({ dataset, table, entry, files: tableFiles }) => {
+      const schema = {
+        fields: Object.entries(table.columns).map(([name, column]) => ({ name, type: tableSchemaType(column), description: column.doc.en, constraints: { required: !column.nullable } })),
+        ...(entry.key ? { primaryKey: entry.key } : {}),
+      };
+      const resourceName = viewName(dataset, table.name).replaceAll('_', '-');
+      return tableFiles.map((file) => {
+        const part = partitionName(file.partition);
+        return {
+          name: part ? `${resourceName}-${part}` : resourceName,
+          title: `${dataset.title.en}: ${table.name}${part ? ` (${Object.entries(file.partition).map(([k, v]) => `${k}=${v}`).join(', ')})` : ''}`,
+          description: table.doc.en,
+          // Relative to this descriptor, which sits at the tree's root.
+          path: file.url.slice(base.length + 1),
+          format: 'parquet',
+          mediatype: parquetMediaType,
+          bytes: file.bytes,
+          hash: `sha256:${file.sha256}`,
+          schema,
+          licenses: [{ name: licence.id, path: licence.url, title: licence.name }],
+        };
+      });
+    }),
   };
   await output.write(DATAPACKAGE, JSON.stringify(datapackage, null, 2));
 
@@ -102,14 +125,16 @@ export async function writeDownloads({ snapshot, datasets, output, base }: Downl
       foaf: 'http://xmlns.com/foaf/0.1/',
       xsd: 'http://www.w3.org/2001/XMLSchema#',
       spdx: 'http://spdx.org/rdf/terms#',
+      rdfs: 'http://www.w3.org/2000/01/rdf-schema#',
     },
     '@id': `${base}/${DCAT}`,
     '@type': 'dcat:Catalog',
     'dct:title': [{ '@value': `odsnap snapshot ${manifest.id}`, '@language': 'en' }, { '@value': `Migawka odsnap ${manifest.id}`, '@language': 'pl' }],
     'dct:description': { '@value': manifest.licence.attribution, '@language': 'en' },
     'dct:issued': { '@value': manifest.createdAt, '@type': 'xsd:dateTime' },
-    'dct:license': { '@id': licence.url },
-    'dct:rights': manifest.licence.attribution,
+    'dct:publisher': publisherOf(manifest.source),
+    'dct:license': { '@id': licence.url, '@type': 'dct:LicenseDocument' },
+    'dct:rights': { '@type': 'dct:RightsStatement', 'rdfs:label': manifest.licence.attribution },
     'dcat:dataset': datasets.map((dataset) => ({
       '@id': `${base}/${DOWNLOADS}/${dataset.name}`,
       '@type': 'dcat:Dataset',
@@ -123,7 +148,7 @@ export async function writeDownloads({ snapshot, datasets, output, base }: Downl
           '@type': 'dcat:Distribution',
           'dct:title': 'v1 JSON (static)',
           'dcat:accessURL': { '@id': `${base}/api/public/index.json` },
-          'dcat:mediaType': 'application/json',
+          'dcat:mediaType': ianaMediaType('application/json'),
           'dct:license': { '@id': licence.url },
         },
         ...tables
@@ -134,9 +159,13 @@ export async function writeDownloads({ snapshot, datasets, output, base }: Downl
               'dct:title': `${table.name} ${Object.entries(file.partition).map(([k, v]) => `${k}=${v}`).join(' ')}`.trim(),
               'dcat:downloadURL': { '@id': file.url },
               'dcat:accessURL': { '@id': `${base}/${CATALOGUE}` },
-              'dcat:mediaType': parquetMediaType,
+              'dcat:mediaType': ianaMediaType(parquetMediaType),
               'dcat:byteSize': { '@value': String(file.bytes), '@type': 'xsd:nonNegativeInteger' },
-              'spdx:checksum': { 'spdx:algorithm': 'sha256', 'spdx:checksumValue': file.sha256 },
+              'spdx:checksum': {
+                '@type': 'spdx:Checksum',
+                'spdx:algorithm': { '@id': 'spdx:checksumAlgorithm_sha256' },
+                'spdx:checksumValue': { '@value': file.sha256, '@type': 'xsd:hexBinary' },
+              },
               'dct:license': { '@id': licence.url },
             })),
           ),

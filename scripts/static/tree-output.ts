@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { lstat, mkdir, readdir, readFile, readlink, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { ownBytes, TreeWriters, type FileJob } from './tree-writers.ts';
-import { VARIANTS } from './variants.ts';
+import { hasVariants, VARIANTS } from './variants.ts';
 
 /**
  * Where a static tree is written, so that a rebuild rewrites only what changed and readers never
@@ -183,7 +183,7 @@ export class TreeOutput {
     if (before?.text === segment.text) return;
     for (const [path, entry] of filesIn(segment)) {
       if (hashIn(entryIn(this.previous, path, key)) === hashIn(entry)) continue;
-      const waiting = this.linkFromCurrent(path, path.endsWith('.json'));
+      const waiting = this.linkFromCurrent(path, hasVariants(path));
       if (waiting) await waiting;
     }
   }
@@ -205,7 +205,7 @@ export class TreeOutput {
     this.counts.carried++;
     const previous = entryIn(this.previous, path, segment);
     if (previous === entry || (previous !== undefined && hashIn(previous) === hashIn(entry))) return undefined;
-    return this.linkFromCurrent(path, path.endsWith('.json'));
+    return this.linkFromCurrent(path, hasVariants(path));
   }
 
   /**
@@ -243,7 +243,7 @@ export class TreeOutput {
   }
 
   /**
-   * Adds a file (JSON gets .gz and .br beside it); written only when neither tree has this content.
+   * Adds a file (JSON and JSON-LD get .gz and .br beside it); written only when neither tree has this content.
    * `ending`: the end of the content a later build may replace (see variants.ts).
    */
   async write(path: string, content: Buffer | string, options: { compress?: boolean; input?: string; ending?: string; segment?: string } = {}): Promise<void> {
@@ -253,7 +253,7 @@ export class TreeOutput {
     const { segment } = options;
     this.add(path, hash, options.input, segment);
     if (hashIn(entryIn(this.previous, path, segment)) === hash) return;
-    const compress = options.compress ?? path.endsWith('.json');
+    const compress = options.compress ?? hasVariants(path);
     if (hashIn(entryIn(this.current?.state, path, segment)) === hash) return this.linkFromCurrent(path, compress);
     const endingBytes = options.ending === undefined ? 0 : Buffer.byteLength(options.ending);
     const endsSo = endingBytes > 0 && endingBytes <= data.length && Buffer.from(data.buffer, data.byteOffset + data.length - endingBytes, endingBytes).toString() === options.ending;

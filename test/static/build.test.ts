@@ -113,9 +113,10 @@ describe('the static tree of the tiny city', () => {
     expect(published.filter((path) => !reached.has(path))).toEqual([]);
   });
 
-  it('keeps gzip and brotli variants beside every JSON file, with the same content', async () => {
-    const files = (await filesUnder(tree)).filter((path) => path.endsWith('.json'));
+  it('keeps gzip and brotli variants beside every JSON and JSON-LD file, with the same content', async () => {
+    const files = (await filesUnder(tree)).filter((path) => /\.json(ld)?$/.test(path));
     expect(files.length).toBeGreaterThan(500);
+    expect(files).toContain('downloads/dcat.jsonld');
     for (const path of files) {
       const plain = await readFile(join(tree, path));
       expect(gunzipSync(await readFile(join(tree, `${path}.gz`))).equals(plain), `${path}.gz`).toBe(true);
@@ -135,13 +136,38 @@ describe('the static tree of the tiny city', () => {
       }
     }
     expect(catalogue.licence.id).toBe('CC-BY-4.0');
+    const catalogued = catalogue.tables.flatMap((t: { files: { url: string; bytes: number; sha256: string }[] }) => t.files);
+
+    // Frictionless reads a resource's several paths as one file cut in parts; a Parquet file is whole, so each is a resource.
     const datapackage = await readJson(tree, '/datapackage.json');
     expect(datapackage.licenses[0].name).toBe('CC-BY-4.0');
-    expect(datapackage.resources.flatMap((r: { path: string[] }) => r.path).length).toBe(catalogue.tables.reduce((n: number, t: { files: unknown[] }) => n + t.files.length, 0));
+    expect(datapackage.resources.map((r: { path: unknown; bytes: number; hash: string }) => [r.path, r.bytes, r.hash])).toEqual(
+      catalogued.map((f: { url: string; bytes: number; sha256: string }) => [f.url.slice(1), f.bytes, `sha256:${f.sha256}`]),
+    );
+    const names = datapackage.resources.map((r: { name: string }) => r.name);
+    expect(new Set(names).size).toBe(names.length);
+    for (const name of names) expect(name).toMatch(/^[-a-z0-9._/]+$/);
+    expect(datapackage.resources.find((r: { name: string }) => r.name === 'rcn-transactions-year-2024')).toBeDefined();
+    // Built without the site, and linked from the root: there is no home page to name.
+    expect(datapackage.homepage).toBeUndefined();
+
+    // DCAT-AP: a catalogue has a publisher; checksums, media types and rights are nodes, not strings.
     const dcat = await readJson(tree, '/downloads/dcat.jsonld');
     expect(dcat['@type']).toBe('dcat:Catalog');
+    expect(dcat['dct:publisher']['foaf:name']).toBe('odsnap (synthetic sample city)');
     expect(dcat['dct:license']['@id']).toBe('https://creativecommons.org/licenses/by/4.0/');
+    expect(dcat['dct:rights']['@type']).toBe('dct:RightsStatement');
     expect(dcat['dcat:dataset']).toHaveLength(datasets.length);
+    const distributions = dcat['dcat:dataset'].flatMap((d: { 'dcat:distribution': unknown[] }) => d['dcat:distribution']);
+    const parquet = distributions.filter((d: { 'dcat:downloadURL'?: unknown }) => d['dcat:downloadURL']);
+    expect(parquet).toHaveLength(catalogued.length);
+    for (const distribution of parquet) {
+      expect(distribution['dcat:mediaType']).toEqual({ '@id': 'https://www.iana.org/assignments/media-types/application/vnd.apache.parquet' });
+      expect(distribution['spdx:checksum']['spdx:algorithm']).toEqual({ '@id': 'spdx:checksumAlgorithm_sha256' });
+    }
+    expect(parquet.map((d: { 'spdx:checksum': { 'spdx:checksumValue': { '@value': string } } }) => d['spdx:checksum']['spdx:checksumValue']['@value'])).toEqual(
+      catalogued.map((f: { sha256: string }) => f.sha256),
+    );
   });
 
   it("publishes the rows of every data set's charts and map layers, as their SQL gives them", async () => {
