@@ -50,12 +50,16 @@ export const text = (en: string, pl: string, options: ParamOptions & { maxLength
 export const day = (en: string, pl: string, options?: ParamOptions) =>
   finish(z.iso.date({ error: mustBe('a real calendar date, YYYY-MM-DD') }), en, pl, options);
 
-/** A decimal bound such as `grossPriceFrom=250000.50`, kept as text so comparisons stay exact. */
+/**
+ * A decimal bound such as `grossPriceFrom=250000.50`, kept as text so comparisons stay exact. Any
+ * number of fraction digits (the server rounds a bound to what its column stores, keeping the
+ * same rows); up to 15 digits before the point, as a bound beyond that would not be a price or an area.
+ */
 export const decimal = (en: string, pl: string, options?: ParamOptions) =>
   finish(
     z
       .string({ error: mustBe('a decimal number such as 250000.50') })
-      .regex(/^-?\d{1,15}(\.\d{1,4})?$/, { error: 'must be a decimal number such as 250000.50' })
+      .regex(/^-?\d{1,15}(\.\d{1,30})?$/, { error: 'must be a decimal number such as 250000.50, with at most 15 digits before the point and 30 after' })
       .meta({ format: 'decimal' }),
     en,
     pl,

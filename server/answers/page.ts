@@ -76,14 +76,32 @@ function condition(filter: Exclude<Filter, { kind: 'intersects' }>, value: strin
     case 'equals':
       return `${name} = ${castParam(column, bind(value))}`;
     case 'atLeast':
-      return `${name} >= ${castParam(column, bind(value))}`;
+      return `${name} >= ${castParam(column, bind(boundAtScale(column, value, 'up')))}`;
     case 'atMost':
-      return `${name} <= ${castParam(column, bind(value))}`;
+      return `${name} <= ${castParam(column, bind(boundAtScale(column, value, 'down')))}`;
     case 'listContains':
       return `rowid IN (SELECT rowid FROM ${stored} WHERE list_contains(${name}, ${bind(value)}))`;
     case 'partOfAny':
       return `contains(${quoteIdentifier(textColumn(filter.column))}, lower(${bind(value)}))`;
   }
+}
+
+/**
+ * A decimal bound with more fraction digits than the column stores, rounded to the column's scale
+ * so that it keeps the same rows: up for a lower bound, down for an upper one (a price ≥ 100.123
+ * is a price ≥ 100.13). Exact, on the digits: the bound is text, and so are decimals here.
+ */
+export function boundAtScale(column: Parameters<typeof castParam>[0], value: string | number, toward: 'up' | 'down'): string | number {
+  const scale = Number(/^DECIMAL\(\d+,(\d+)\)$/.exec(column.sqlType)?.[1]);
+  const parts = typeof value === 'string' ? /^(-?)(\d+)\.(\d+)$/.exec(value) : null;
+  if (!parts || !Number.isInteger(scale) || parts[3]!.length <= scale) return value;
+  const [, sign, whole, fraction] = parts as unknown as [string, string, string, string];
+  let digits = BigInt(whole + fraction.slice(0, scale));
+  // Cutting digits off rounds toward zero: down for a positive bound, up for a negative one.
+  const cutAwayFromZero = /[1-9]/.test(fraction.slice(scale)) && (toward === 'up') === (sign === '');
+  if (cutAwayFromZero) digits += 1n;
+  const text = digits.toString().padStart(scale + 1, '0');
+  return `${sign}${scale ? `${text.slice(0, -scale)}.${text.slice(-scale)}` : text}`;
 }
 
 /**

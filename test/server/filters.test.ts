@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { datasets } from '../../datasets/index.ts';
 import { readTable } from '../../scripts/snapshot/read.ts';
+import { column } from '../../datasets/core/column.ts';
+import { boundAtScale } from '../../server/answers/page.ts';
 import { startTestServer, type TestServer } from '../fixtures/server.ts';
 import { tinySnapshot, withDatabase } from '../fixtures/tiny.ts';
 
@@ -111,6 +113,17 @@ const propertyFilters: Record<string, (p: Row, v: string) => boolean> = {
   bbox: (p, v) => shapesOf(p).some((ring) => shapeMeetsBox(ring, v.split(',').map(Number) as Box)),
 };
 
+/**
+ * A bound written with more fraction digits than its column keeps, just above a stored value or
+ * just below it: the server must round it to the column's scale without taking or dropping that row.
+ */
+function finerBound(stored: string, side: 'above' | 'below'): string {
+  if (side === 'above') return `${stored}0001`;
+  const scale = stored.split('.')[1]!.length;
+  const units = (BigInt(stored.replace('.', '')) - 1n).toString().padStart(scale + 1, '0');
+  return `${units.slice(0, -scale)}.${units.slice(-scale)}9999`;
+}
+
 const matching = (rows: Row[], filters: Record<string, (r: Row, v: string) => boolean>, query: Record<string, string>) =>
   rows.filter((row) => Object.entries(query).every(([name, value]) => filters[name]!(row, value)));
 
@@ -124,6 +137,8 @@ describe('GET /api/public/rcn/transactions', () => {
     { grossPriceFrom: '500000' },
     { grossPriceTo: '400000.5' },
     { grossPriceFrom: '600000', grossPriceTo: '900000.00' },
+    { grossPriceFrom: finerBound(transactions[7]!.gross_price, 'above') },
+    { grossPriceTo: finerBound(transactions[7]!.gross_price, 'below') },
     { transactionType: '1' },
     { marketType: '1' },
     { marketType: '2' },
@@ -207,6 +222,10 @@ describe('GET /api/public/rcn/properties', () => {
       { bbox: '20.98,52.21,21.04,52.25' },
       { bbox: '19.0,50.0,19.1,50.1' },
       { propertyType: '4', address: 'ul', bbox: '20.9,52.15,21.1,52.3', grossPriceFrom: '600000' },
+      // Bounds finer than the columns keep, either side of the flat's own price and area.
+      { landAreaFrom: finerBound(flat.land_area_m2, 'above'), grossPriceTo: finerBound(flat.gross_price, 'below') },
+      { landAreaTo: finerBound(flat.land_area_m2, 'below'), grossPriceFrom: finerBound(flat.gross_price, 'above') },
+      { landAreaFrom: finerBound(flat.land_area_m2, 'below'), landAreaTo: finerBound(flat.land_area_m2, 'above') },
     ];
   };
 
@@ -272,5 +291,20 @@ describe('GET /api/public/citybike/rides', () => {
       expect(body.data.length, timezone).toBe(expected);
       expect(body.hasNextPage).toBe(false);
     }
+  });
+});
+
+describe('a decimal bound finer than its column', () => {
+  const price = column.decimal(15, 2, { en: 'A price.', pl: 'Cena.' });
+  it('is rounded toward keeping the same rows: up as a lower bound, down as an upper one, on either side of zero', () => {
+    expect(boundAtScale(price, '100.001', 'up')).toBe('100.01');
+    expect(boundAtScale(price, '100.001', 'down')).toBe('100.00');
+    expect(boundAtScale(price, '-100.001', 'up')).toBe('-100.00');
+    expect(boundAtScale(price, '-100.001', 'down')).toBe('-100.01');
+    expect(boundAtScale(price, '0.0001', 'up')).toBe('0.01');
+    expect(boundAtScale(price, '99.999', 'up')).toBe('100.00');
+    expect(boundAtScale(price, '100.010000', 'up')).toBe('100.01');
+    expect(boundAtScale(price, '100.5', 'up')).toBe('100.5');
+    expect(boundAtScale(price, '100', 'down')).toBe('100');
   });
 });
