@@ -11,6 +11,7 @@ import { defaultLimits, SqlRefused, SqlSandbox, type SqlLimits } from './sandbox
 export function sqlHandler(host: SnapshotHost, datasets: readonly Dataset[], limits: SqlLimits = defaultLimits): ExtraHandler {
   return async (request: IncomingMessage, response: ServerResponse, url: URL) => {
     if (url.pathname !== '/api/sql') return false;
+    for (const name of ['q', 'format']) if (url.searchParams.getAll(name).length > 1) throw invalidParameter(name, `${name} is given more than once`);
     const query = url.searchParams.get('q');
     if (!query?.trim()) throw invalidParameter('q', 'q is required: the SQL query, e.g. q=SELECT count(*) FROM rcn_transactions');
     const format = (url.searchParams.get('format') ?? 'json') as Format;
@@ -19,7 +20,7 @@ export function sqlHandler(host: SnapshotHost, datasets: readonly Dataset[], lim
     try {
       const sandbox = await served.attachment('sql', () => SqlSandbox.open(served.snapshot, datasets));
       const result = await sandbox.run(query, limits).catch((error) => {
-        if (error instanceof SqlRefused) throw new Problem(400, 'sql-refused', 'Query refused', error.message, { param: 'q' });
+        if (error instanceof SqlRefused) throw new Problem('sql-refused', error.message, { param: 'q' });
         throw error;
       });
       return await send(request, response, {

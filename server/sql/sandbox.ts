@@ -6,8 +6,9 @@ import { releaseResult } from '../native-memory.ts';
 
 /**
  * Read-only SQL over a snapshot's views. DuckDB itself is locked down: it may read files under the
- * snapshot only, may not load extensions or change settings; on top of that only a single SELECT
- * runs, within a time limit, and its result within row and byte limits.
+ * snapshot only, may not load extensions or change settings; on top of that only a single query
+ * runs (SELECT, or what DuckDB answers as one: SHOW, DESCRIBE, SUMMARIZE, PRAGMA version), within a
+ * time limit, and its result within row and byte limits.
  */
 
 export interface SqlLimits {
@@ -69,13 +70,20 @@ export class SqlSandbox {
     }, limits.timeoutMs);
     try {
       const statements = await connection.extractStatements(sql);
-      if (statements.count !== 1) throw new SqlRefused(`send one statement at a time; this text holds ${statements.count}`);
+      if (statements.count !== 1) {
+        // DuckDB runs a PIVOT that does not list its values as two statements: one finds them.
+        const pivot = /\bpivot\b/i.test(sql) ? ' (a PIVOT without its values is run as several: list them, as in PIVOT … ON column IN (…))' : '';
+        throw new SqlRefused(`send one statement at a time; DuckDB reads ${statements.count} in this text${pivot}`);
+      }
       const prepared = await statements.prepare(0);
       if (prepared.statementType !== StatementType.SELECT) {
         throw new SqlRefused(`only SELECT queries run here; this is a ${StatementType[prepared.statementType]} statement`);
       }
       const result = await prepared.stream();
       const columns = result.columnNames().map((name, i) => ({ name, type: result.columnType(i).toString() }));
+      // Rows are objects by column name in JSON, and columns by name in Arrow: one name, one column.
+      const repeated = columns.find((column, i) => columns.findIndex((other) => other.name === column.name) !== i);
+      if (repeated) throw new SqlRefused(`two columns are named ${JSON.stringify(repeated.name)}; give each its own name with AS`);
       const rows: unknown[][] = [];
       let bytes = 0;
       for await (const batch of result.yieldRowsJson()) {

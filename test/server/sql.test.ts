@@ -61,6 +61,8 @@ describe('GET /api/sql', () => {
     [`SELECT count(*) FROM range(100000000000) t(i) WHERE hash(i) = 0`, /longer than 0.4 s/],
     [`SELECT * FROM range(5000)`, /more than 1000 rows/],
     [`SELEKT 1`, /syntax/i],
+    [`SELECT 1 AS a, 2 AS a`, /two columns are named "a"; give each its own name/],
+    [`PIVOT rcn_transactions ON market_type_code USING count(*)`, /PIVOT … ON column IN/],
   ];
 
   it.each(escapes)('refuses %s with a 400 giving the reason', async (text, reason) => {
@@ -71,9 +73,18 @@ describe('GET /api/sql', () => {
     expect(problem.detail).toMatch(reason);
   });
 
-  it('asks for a query and a known format', async () => {
+  it('asks for a query and a known format, each once', async () => {
     expect((await raw(`${server.url}/api/sql`)).status).toBe(400);
     expect(JSON.parse((await sql('SELECT 1', 'xml')).body.toString())).toMatchObject({ status: 400, param: 'format' });
+    const twice = await raw(`${server.url}/api/sql?q=SELECT+1&q=SELECT+2`);
+    expect(JSON.parse(twice.body.toString())).toMatchObject({ status: 400, param: 'q', detail: 'q is given more than once' });
+  });
+
+  it('answers what DuckDB runs as a query: SHOW TABLES, DESCRIBE, PRAGMA version', async () => {
+    const tables = JSON.parse((await sql('SHOW TABLES')).body.toString()).rows.map((row: { name: string }) => row.name);
+    expect(tables).toContain('rcn_transactions');
+    expect((await sql('DESCRIBE rcn_transactions')).status).toBe(200);
+    expect((await sql('PRAGMA version')).status).toBe(200);
   });
 
   it('keeps serving after every refusal', async () => {
