@@ -4,7 +4,7 @@ import { NotFound } from '../datasets/core/answer.ts';
 import { renderContext } from '../datasets/core/render.ts';
 import { answer } from './answers/index.ts';
 import { serialize } from './answers/serialized-json.ts';
-import { invalidParameter, methodNotAllowed, notFound, Problem, problemBody } from './http/problem.ts';
+import { invalidParameter, methodNotAllowed, notFound, Problem, problemBody, problemTypePage } from './http/problem.ts';
 import { corsHeaders, send } from './http/respond.ts';
 import { createRouter, MalformedPath } from '../datasets/core/router.ts';
 import type { SnapshotHost } from './snapshot-host.ts';
@@ -23,8 +23,11 @@ export interface AppOptions {
 /** A handler for paths beyond the v1 endpoints; returns false when the path is not its own. */
 export type ExtraHandler = (request: IncomingMessage, response: ServerResponse, url: URL, base: string) => Promise<number | false>;
 
+/** The problem's `instance`: the request's own address, absolute, so it holds under a --public-url with a path. */
+const instanceOf = (target: string, base: string) => (/^https?:\/\//i.test(target) ? target : `${base}${target.startsWith('/') ? '' : '/'}${target}`).slice(0, 2048);
+
 /** Longest request target accepted; longer ones get 414. */
-const MAX_URL_LENGTH = 8192;
+export const MAX_URL_LENGTH = 8192;
 const API_CACHE = 'public, max-age=60';
 
 export function createApp(options: AppOptions) {
@@ -33,18 +36,22 @@ export function createApp(options: AppOptions) {
   const baseOf = (request: IncomingMessage) => {
     if (options.publicUrl) return options.publicUrl.replace(/\/+$/, '');
     const host = request.headers.host;
-    return `http://${host && /^[A-Za-z0-9.\-:[\]]{1,255}$/.test(host) ? host : 'localhost'}`;
+    // A Host that is no host (or none, from HTTP/1.0): this server's own port on localhost, so links still resolve here.
+    return `http://${host && /^[A-Za-z0-9.\-:[\]]{1,255}$/.test(host) ? host : `localhost:${request.socket.localPort}`}`;
   };
 
   async function handle(request: IncomingMessage, response: ServerResponse, base: string): Promise<number> {
     const target = request.url ?? '/';
-    if (target.length > MAX_URL_LENGTH) throw new Problem(414, 'uri-too-long', 'URI too long', `request targets are limited to ${MAX_URL_LENGTH} characters`);
+    if (target.length > MAX_URL_LENGTH) throw new Problem('uri-too-long', `request targets are limited to ${MAX_URL_LENGTH} characters`);
     if (request.method === 'OPTIONS') {
       response.writeHead(204, { ...corsHeaders, 'access-control-allow-methods': 'GET, HEAD, OPTIONS', 'access-control-allow-headers': '*', 'access-control-max-age': '86400', allow: 'GET, HEAD, OPTIONS' }).end();
       return 0;
     }
     if (request.method !== 'GET' && request.method !== 'HEAD') throw methodNotAllowed(request.method ?? '');
-    const url = new URL(target, 'http://request.invalid');
+    // RFC 9112 §3.2: an HTTP/1.1 request without Host is a bad request (node:http is told to let it through, so it is answered here as a problem).
+    if (request.httpVersion === '1.1' && request.headers.host === undefined) throw new Problem('bad-request', 'an HTTP/1.1 request must carry a Host header');
+    // A path is read as a path: resolved against a base, `//host/…` would lose its first segment as a host name.
+    const url = target.startsWith('/') ? new URL(`http://request.invalid${target}`) : new URL(target);
     for (const extra of options.extra ?? []) {
       const sent = await extra(request, response, url, base);
       if (sent !== false) return sent;
@@ -52,6 +59,11 @@ export function createApp(options: AppOptions) {
     if (url.pathname === '/healthz') {
       const body = { status: 'ok', snapshot: options.host.current.id };
       return send(request, response, { status: 200, type: 'application/json', content: Buffer.from(JSON.stringify(body)), cacheControl: 'no-store' });
+    }
+    if (url.pathname.startsWith('/problems/')) {
+      const page = problemTypePage(url.pathname.slice('/problems/'.length));
+      if (!page) throw notFound(`no problem type at ${url.pathname}`);
+      return send(request, response, { status: 200, type: 'text/html; charset=utf-8', content: Buffer.from(page), cacheControl: 'public, max-age=86400' });
     }
     const found = route(url.pathname);
     if (!found) throw notFound(`no endpoint at ${url.pathname}`);
@@ -63,7 +75,10 @@ export function createApp(options: AppOptions) {
     }
     const parsed = found.endpoint.parse({ ...query, ...found.params });
     if (!parsed.success) {
-      const errors = parsed.error.issues.map((issue) => ({ param: String(issue.path[0] ?? ''), detail: `${String(issue.path[0] ?? 'request')} ${issue.message}` }));
+      // One error per parameter: a value can fail several checks at once (2^53 is neither a safe whole number nor in range).
+      const errors = parsed.error.issues
+        .map((issue) => ({ param: String(issue.path[0] ?? ''), detail: `${String(issue.path[0] ?? 'request')} ${issue.message}` }))
+        .filter((error, i, all) => all.findIndex((other) => other.param === error.param) === i);
       throw invalidParameter(errors[0]!.param, errors[0]!.detail, errors);
     }
 
@@ -98,15 +113,15 @@ export function createApp(options: AppOptions) {
         error instanceof Problem ? error
         : error instanceof NotFound ? notFound(error.message, error.param)
         : error instanceof MalformedPath ? invalidParameter('path', error.message)
-        : error instanceof TypeError && /Invalid URL/.test(error.message) ? new Problem(400, 'bad-request', 'Bad request', 'the request target is not a valid URL')
+        : error instanceof TypeError && /Invalid URL/.test(error.message) ? new Problem('bad-request', 'the request target is not a valid URL')
         : undefined;
       if (!problem) options.log?.({ level: 'error', error: (error as Error).stack ?? String(error), path: request.url });
-      const reported = problem ?? new Problem(500, 'internal-error', 'Internal error', 'the server failed to answer; the failure is logged');
+      const reported = problem ?? new Problem('internal-error', 'the server failed to answer; the failure is logged');
       if (!response.headersSent) {
         bytes = await send(request, response, {
           status: reported.status,
           type: 'application/problem+json',
-          content: Buffer.from(JSON.stringify(problemBody(reported, base, (request.url ?? '/').slice(0, 2048)))),
+          content: Buffer.from(JSON.stringify(problemBody(reported, base, instanceOf(request.url ?? '/', base)))),
           cacheControl: 'no-store',
           headers: reported.headers,
         });

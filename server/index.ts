@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Dataset } from '../datasets/core/dataset.ts';
 import { apiIndex } from './api-index.ts';
-import { createApp, type ExtraHandler } from './app.ts';
+import { createApp, MAX_URL_LENGTH, type ExtraHandler } from './app.ts';
 import { sqlHandler } from './sql/handler.ts';
 import type { SqlLimits } from './sql/sandbox.ts';
 import { SnapshotHost } from './snapshot-host.ts';
@@ -31,15 +31,26 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** A bare problem body for requests too broken to reach the app (oversized headers, garbage). */
-function rejectBroken(error: NodeJS.ErrnoException, socket: Socket): void {
+/** A bare problem body for requests too broken to reach the app (oversized URLs or headers, garbage). */
+function rejectBroken(error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Socket): void {
   if (!socket.writable) {
     socket.destroy();
     return;
   }
-  const [status, title] = error.code === 'HPE_HEADER_OVERFLOW' ? [431, 'Request header fields too large'] : [400, 'Bad request'];
-  const body = JSON.stringify({ type: 'about:blank', title, status, detail: error.code === 'HPE_HEADER_OVERFLOW' ? 'request headers are limited to 16 KiB' : 'the request is not valid HTTP/1.1' });
-  socket.end(`HTTP/1.1 ${status} ${title}\r\ncontent-type: application/problem+json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+  const [status, title, detail] = brokenRequestProblem(error);
+  const body = JSON.stringify({ type: 'about:blank', title, status, detail });
+  socket.end(
+    `HTTP/1.1 ${status} ${title}\r\ncontent-type: application/problem+json\r\naccess-control-allow-origin: *\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
+}
+
+function brokenRequestProblem(error: NodeJS.ErrnoException & { rawPacket?: Buffer }): [number, string, string] {
+  if (error.code !== 'HPE_HEADER_OVERFLOW') return [400, 'Bad request', 'the request is not valid HTTP/1.1'];
+  // The parser counts the request line with the headers; a first line this long is the URL's doing.
+  const firstLine = error.rawPacket?.indexOf('\r\n') ?? -1;
+  if (error.rawPacket && (firstLine < 0 ? error.rawPacket.length : firstLine) > MAX_URL_LENGTH) return [414, 'URI too long', `request targets are limited to ${MAX_URL_LENGTH} characters`];
+  return [431, 'Request header fields too large', 'request headers are limited to 16 KiB'];
 }
 
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
@@ -47,7 +58,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   if (options.watch !== false) host.watch();
   const extra = [...(options.extra?.(host) ?? []), apiIndex(host, options.datasets), sqlHandler(host, options.datasets, options.sqlLimits)];
   const listener = createApp({ datasets: options.datasets, host, publicUrl: options.publicUrl, log: options.log, extra });
-  const server = createServer({ maxHeaderSize: 16 * 1024, requestTimeout: 30_000, headersTimeout: 10_000, keepAliveTimeout: 5_000 }, (request, response) => {
+  // requireHostHeader: false lets a request without Host reach the app, which answers it with a problem body, not node's bare 400.
+  const server = createServer({ maxHeaderSize: 16 * 1024, requestTimeout: 30_000, headersTimeout: 10_000, keepAliveTimeout: 5_000, requireHostHeader: false }, (request, response) => {
     void listener(request, response);
   });
   server.on('clientError', rejectBroken);

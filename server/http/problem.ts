@@ -2,28 +2,75 @@
  * Errors a client can cause, answered as RFC 9457 problem details. Anything else is a fault of
  * the server: logged, and answered 500 without internals.
  */
+
+/**
+ * Every problem type the service answers with. A problem's `type` is `<base>/problems/<slug>`, and
+ * that address answers with what is written here (RFC 9457 §3.1.1: a type, dereferenced, should
+ * document itself).
+ */
+export const problemTypes = {
+  'invalid-parameter': {
+    status: 400,
+    title: 'Invalid parameter',
+    about: 'A query or path parameter is malformed, out of range or given more than once. `param` names it and `detail` says what it must be; when several are wrong, `errors` lists each with its own `param` and `detail`.',
+  },
+  'bad-request': {
+    status: 400,
+    title: 'Bad request',
+    about: 'The request itself cannot be read: its target is not a URL, or an HTTP/1.1 request has no Host header.',
+  },
+  'sql-refused': {
+    status: 400,
+    title: 'Query refused',
+    about: 'The SQL sent to /api/sql was not run, or was stopped: it is not a single read-only query, it failed in DuckDB (a syntax error, an unknown table, a file outside the snapshot), it ran past the time limit, or its result is past the row or byte limit. `detail` says which.',
+  },
+  'not-found': {
+    status: 404,
+    title: 'Not found',
+    about: 'No endpoint answers at this path, or the id or code in it names nothing in the current snapshot. `param` names the path parameter when it is an id.',
+  },
+  'method-not-allowed': {
+    status: 405,
+    title: 'Method not allowed',
+    about: 'The service is read-only: it answers GET, HEAD and OPTIONS (the `Allow` header says so).',
+  },
+  'uri-too-long': {
+    status: 414,
+    title: 'URI too long',
+    about: 'The request target is longer than the service reads (8,192 characters).',
+  },
+  'internal-error': {
+    status: 500,
+    title: 'Internal error',
+    about: 'The service failed to answer a request it should have answered. The failure is logged; the request may be sent again.',
+  },
+} as const satisfies Record<string, { status: number; title: string; about: string }>;
+
+export type ProblemType = keyof typeof problemTypes;
+
 export class Problem extends Error {
+  readonly status: number;
+  readonly title: string;
+
   constructor(
-    readonly status: number,
-    /** Last segment of the problem type URI, e.g. `invalid-parameter`. */
-    readonly slug: string,
-    readonly title: string,
+    readonly slug: ProblemType,
     detail: string,
     /** Extension members, e.g. the offending parameter. */
     readonly members: Readonly<Record<string, unknown>> = {},
     readonly headers: Readonly<Record<string, string>> = {},
   ) {
     super(detail);
+    ({ status: this.status, title: this.title } = problemTypes[slug]);
   }
 }
 
 export const invalidParameter = (param: string, detail: string, errors?: { param: string; detail: string }[]) =>
-  new Problem(400, 'invalid-parameter', 'Invalid parameter', detail, { param, ...(errors && errors.length > 1 ? { errors } : {}) });
+  new Problem('invalid-parameter', detail, { param, ...(errors && errors.length > 1 ? { errors } : {}) });
 
-export const notFound = (detail: string, param?: string) => new Problem(404, 'not-found', 'Not found', detail, param ? { param } : {});
+export const notFound = (detail: string, param?: string) => new Problem('not-found', detail, param ? { param } : {});
 
 export const methodNotAllowed = (method: string) =>
-  new Problem(405, 'method-not-allowed', 'Method not allowed', `${method} is not supported; the service is read-only (GET and HEAD)`, {}, { allow: 'GET, HEAD, OPTIONS' });
+  new Problem('method-not-allowed', `${method} is not supported; the service is read-only (GET and HEAD)`, {}, { allow: 'GET, HEAD, OPTIONS' });
 
 /** The problem body; `type` is a URI under the service's own address. */
 export function problemBody(problem: Problem, base: string, instance: string) {
@@ -35,4 +82,15 @@ export function problemBody(problem: Problem, base: string, instance: string) {
     instance,
     ...problem.members,
   };
+}
+
+/** The page a problem type's URI answers: its title, status and meaning, for people. */
+export function problemTypePage(slug: string): string | undefined {
+  if (!Object.hasOwn(problemTypes, slug)) return undefined;
+  const type = problemTypes[slug as ProblemType];
+  const escape = (text: string) => text.replace(/[&<>]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;' })[c]!);
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>${type.title} (${type.status})</title></head>
+<body><h1>${type.title}</h1><p>HTTP status ${type.status}; problem type <code>${slug}</code> (RFC 9457).</p><p>${escape(type.about)}</p></body></html>
+`;
 }

@@ -30,8 +30,10 @@ export function negotiate(acceptEncoding: string | undefined): Encoding {
     accepted.set(name!, q ? Number(q.slice(2)) || 0 : 1);
   }
   const quality = (name: string) => accepted.get(name) ?? accepted.get('*') ?? 0;
-  if (quality('br') > 0) return 'br';
-  if (quality('gzip') > 0) return 'gzip';
+  // The client's preference first; br when both are as welcome (it is the smaller).
+  const [br, gzip] = [quality('br'), quality('gzip')];
+  if (br > 0 && br >= gzip) return 'br';
+  if (gzip > 0) return 'gzip';
   return 'identity';
 }
 

@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../fixtures/server.ts';
 import { raw } from '../fixtures/raw-http.ts';
@@ -46,7 +47,22 @@ const badRequests: [string, number, string | undefined][] = [
   [`${p}/air-quality/live/0`, 404, 'deviceId'],
   [`${p}/rcn/nothing`, 404, undefined],
   ['/etc/passwd', 404, undefined],
+  // A path that starts with // is a path, not a host and a path.
+  [`//example.org${p}/citybike/seasons`, 404, undefined],
+  [`${p}/rcn/transactions?offset=9007199254740993`, 400, 'offset'],
+  [`${p}/rcn/transactions?grossPriceFrom=1234567890123456`, 400, 'grossPriceFrom'],
 ];
+
+/** What the server answers to bytes sent as they are, not as an HTTP client would write them. */
+function rawBytes(url: string, text: string): Promise<string> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    // Written, not ended: the server closes the connection once it has answered (HTTP/1.0, or Connection: close).
+    const socket = connect(Number(port), hostname, () => socket.write(text));
+    socket.on('data', (chunk) => chunks.push(chunk)).on('end', () => resolve(Buffer.concat(chunks).toString())).on('error', reject);
+  });
+}
 
 describe('bad requests', () => {
   it.each(badRequests)('%s → %i, a problem naming the parameter', async (path, status, param) => {
@@ -56,6 +72,14 @@ describe('bad requests', () => {
     const problem = JSON.parse(response.body.toString());
     expect(problem).toMatchObject({ status, type: expect.stringMatching(/^http:\/\/.+\/problems\/[a-z-]+$/), title: expect.any(String), detail: expect.any(String) });
     if (param) expect(problem.param).toBe(param);
+    // One entry per parameter, however many of its checks a value fails.
+    expect(problem.errors).toBeUndefined();
+    expect(problem.instance).toBe(`${server.url}${path}`);
+    // The type is documentation when followed (RFC 9457 §3.1.1).
+    const type = await raw(problem.type);
+    expect(type.status).toBe(200);
+    expect(type.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(type.body.toString()).toContain(`<h1>${problem.title}</h1>`);
   });
 
   it.each(['POST', 'PUT', 'DELETE', 'PATCH'])('answers %s with 405 and the methods allowed', async (method) => {
@@ -68,9 +92,24 @@ describe('bad requests', () => {
   it('refuses a path that climbs out of the API and an oversized URL or header, cleanly', async () => {
     expect((await raw(server.url, { path: `${p}/../../../etc/passwd` })).status).toBe(404);
     expect((await raw(`${server.url}${p}/rcn/transactions?q=${'a'.repeat(9000)}`)).status).toBe(414);
+    // Past the parser's 16 KiB for the request line and headers, the URL still gets 414, the headers 431; both with CORS.
+    const longer = await raw(`${server.url}${p}/rcn/transactions?q=${'a'.repeat(20_000)}`);
+    expect(longer.status).toBe(414);
+    expect(longer.headers['access-control-allow-origin']).toBe('*');
     const big = await raw(`${server.url}${p}/rcn/transactions`, { headers: { 'x-big': 'a'.repeat(20_000) } });
     expect(big.status).toBe(431);
+    expect(big.headers['access-control-allow-origin']).toBe('*');
     expect(JSON.parse(big.body.toString())).toMatchObject({ status: 431 });
+  });
+
+  it('answers an HTTP/1.1 request without Host with a problem, and HTTP/1.0 without it with links on its own port', async () => {
+    const noHost = await rawBytes(server.url, `GET ${p}/citybike/seasons HTTP/1.1\r\nConnection: close\r\n\r\n`);
+    expect(noHost).toMatch(/^HTTP\/1\.1 400 /);
+    expect(noHost).toContain('content-type: application/problem+json');
+    expect(JSON.parse(noHost.slice(noHost.indexOf('\r\n\r\n') + 4))).toMatchObject({ status: 400, detail: 'an HTTP/1.1 request must carry a Host header' });
+    const old = await rawBytes(server.url, `GET ${p}/citybike/seasons HTTP/1.0\r\n\r\n`);
+    const seasons = JSON.parse(old.slice(old.indexOf('\r\n\r\n') + 4));
+    expect(seasons[0].uri).toMatch(new RegExp(`^http://localhost:${new URL(server.url).port}${p}/citybike/seasons/`));
   });
 
   it('lists every problem of a request, and keeps serving after all of the above', async () => {

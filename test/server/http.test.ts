@@ -14,6 +14,8 @@ describe('HTTP', () => {
     const plain = await raw(`${server.url}${path}`);
     const br = await raw(`${server.url}${path}`, { headers: { 'accept-encoding': 'gzip, deflate, br' } });
     const gz = await raw(`${server.url}${path}`, { headers: { 'accept-encoding': 'gzip;q=1, br;q=0' } });
+    const preferred = await raw(`${server.url}${path}`, { headers: { 'accept-encoding': 'br;q=0.5, gzip' } });
+    expect(preferred.headers['content-encoding']).toBe('gzip');
     expect(plain.headers['content-encoding']).toBeUndefined();
     expect(br.headers['content-encoding']).toBe('br');
     expect(gz.headers['content-encoding']).toBe('gzip');
