@@ -4,7 +4,7 @@ import { NotFound } from '../datasets/core/answer.ts';
 import { renderContext } from '../datasets/core/render.ts';
 import { answer } from './answers/index.ts';
 import { serialize } from './answers/serialized-json.ts';
-import { invalidParameter, methodNotAllowed, notFound, Problem, problemBody, problemTypePage } from './http/problem.ts';
+import { instanceOf, invalidParameter, methodNotAllowed, notFound, Problem, problemBody, problemTypePage, refusedParameters } from './http/problem.ts';
 import { corsHeaders, send } from './http/respond.ts';
 import { createRouter, MalformedPath } from '../datasets/core/router.ts';
 import type { SnapshotHost } from './snapshot-host.ts';
@@ -22,9 +22,6 @@ export interface AppOptions {
 
 /** A handler for paths beyond the v1 endpoints; returns false when the path is not its own. */
 export type ExtraHandler = (request: IncomingMessage, response: ServerResponse, url: URL, base: string) => Promise<number | false>;
-
-/** The problem's `instance`: the request's own address, absolute, so it holds under a --public-url with a path. */
-const instanceOf = (target: string, base: string) => (/^https?:\/\//i.test(target) ? target : `${base}${target.startsWith('/') ? '' : '/'}${target}`).slice(0, 2048);
 
 /** Longest request target accepted; longer ones get 414. */
 export const MAX_URL_LENGTH = 8192;
@@ -74,13 +71,7 @@ export function createApp(options: AppOptions) {
       query[name] = value;
     }
     const parsed = found.endpoint.parse({ ...query, ...found.params });
-    if (!parsed.success) {
-      // One error per parameter: a value can fail several checks at once (2^53 is neither a safe whole number nor in range).
-      const errors = parsed.error.issues
-        .map((issue) => ({ param: String(issue.path[0] ?? ''), detail: `${String(issue.path[0] ?? 'request')} ${issue.message}` }))
-        .filter((error, i, all) => all.findIndex((other) => other.param === error.param) === i);
-      throw invalidParameter(errors[0]!.param, errors[0]!.detail, errors);
-    }
+    if (!parsed.success) throw refusedParameters(parsed.error.issues);
 
     const { served, release } = options.host.lease();
     try {

@@ -2,17 +2,17 @@ import { z } from 'zod';
 import type { Endpoint } from '../../datasets/core/endpoint.ts';
 import { doc, named } from '../../datasets/core/field.ts';
 import { text, type Text } from '../../datasets/core/text.ts';
-import { invalidParameter, problemBody } from '../../server/http/problem.ts';
+import { instanceOf, problemBody, refusedParameters } from '../../server/http/problem.ts';
 
 /** The RFC 9457 body the server answers every client error with (server/http/problem.ts). */
 export const problem = named(
   'Problem',
   z.object({
-    type: doc(z.url(), 'URI of the problem type, under the service’s address: …/problems/<kind>.', 'URI rodzaju problemu pod adresem usługi: …/problems/<rodzaj>.'),
+    type: doc(z.url(), 'URI of the problem type, under the service’s address: …/problems/<kind>; it answers with a page saying what the type means.', 'URI rodzaju problemu pod adresem usługi: …/problems/<rodzaj>; odpowiada stroną opisującą ten rodzaj.'),
     title: doc(z.string(), 'Short summary of the problem type.', 'Krótki opis rodzaju problemu.'),
     status: doc(z.number().int(), 'The HTTP status code.', 'Kod stanu HTTP.'),
     detail: doc(z.string(), 'What went wrong in this request, saying what to fix.', 'Co poszło nie tak w tym żądaniu i co poprawić.'),
-    instance: doc(z.string(), 'The request target that caused it.', 'Cel żądania, które go wywołało.'),
+    instance: doc(z.string(), 'The absolute address of the request that caused it.', 'Pełny adres żądania, które go wywołało.'),
     param: doc(z.string().optional(), 'The parameter to blame, when one is.', 'Parametr, którego dotyczy problem, jeśli taki jest.'),
     errors: doc(
       z.array(z.object({ param: z.string(), detail: z.string() })).optional(),
@@ -74,11 +74,9 @@ export function invalidRequestExample(endpoint: Endpoint, options: { base: strin
   const query: Record<string, string> = needsNothing ? badValue(endpoint, queryParams, pathValues) : {};
   const parsed = endpoint.parse({ ...query, ...pathValues });
   if (parsed.success) throw new Error(`${endpoint.fullPath}: no invalid request found for its example`);
-  // As server/app.ts words it: the parameter's name, then the parser's message.
-  const errors = parsed.error.issues.map((issue) => ({ param: String(issue.path[0] ?? ''), detail: `${String(issue.path[0] ?? 'request')} ${issue.message}` }));
   const search = new URLSearchParams(query).toString();
   const target = `${path}${search ? `?${search}` : ''}`;
-  return { target, body: problemBody(invalidParameter(errors[0]!.param, errors[0]!.detail, errors), options.base, target) };
+  return { target, body: problemBody(refusedParameters(parsed.error.issues), options.base, instanceOf(target, options.base)) };
 }
 
 /** A query with the first parameter that refuses a value; `version=v2` when none does. */

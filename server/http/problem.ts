@@ -67,10 +67,24 @@ export class Problem extends Error {
 export const invalidParameter = (param: string, detail: string, errors?: { param: string; detail: string }[]) =>
   new Problem('invalid-parameter', detail, { param, ...(errors && errors.length > 1 ? { errors } : {}) });
 
+/**
+ * The problem of parameters an endpoint's parser refused: each named with the parser's message,
+ * once (a value can fail several checks at once: 2^53 is neither a safe whole number nor in range).
+ */
+export function refusedParameters(issues: readonly { path: readonly PropertyKey[]; message: string }[]): Problem {
+  const errors = issues
+    .map((issue) => ({ param: String(issue.path[0] ?? ''), detail: `${String(issue.path[0] ?? 'request')} ${issue.message}` }))
+    .filter((error, i, all) => all.findIndex((other) => other.param === error.param) === i);
+  return invalidParameter(errors[0]!.param, errors[0]!.detail, errors);
+}
+
 export const notFound = (detail: string, param?: string) => new Problem('not-found', detail, param ? { param } : {});
 
 export const methodNotAllowed = (method: string) =>
   new Problem('method-not-allowed', `${method} is not supported; the service is read-only (GET and HEAD)`, {}, { allow: 'GET, HEAD, OPTIONS' });
+
+/** The problem's `instance`: the request's own address, absolute, so it holds under a --public-url with a path. */
+export const instanceOf = (target: string, base: string) => (/^https?:\/\//i.test(target) ? target : `${base}${target.startsWith('/') ? '' : '/'}${target}`).slice(0, 2048);
 
 /** The problem body; `type` is a URI under the service's own address. */
 export function problemBody(problem: Problem, base: string, instance: string) {
