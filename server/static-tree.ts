@@ -57,7 +57,11 @@ interface Entry {
   readonly bytes: number;
 }
 
-export function staticTree(out: string): ExtraHandler & { clear(): void } {
+/**
+ * `accepts`: whether to serve the tree at a root (read when the symlink changes); one refused is
+ * not served, its paths passing on to the API, as with no tree at all.
+ */
+export function staticTree(out: string, accepts: (root: string) => boolean = () => true): ExtraHandler & { clear(): void } {
   const link = resolve(out);
   let checkedAt = 0;
   let generation = -1;
@@ -81,6 +85,7 @@ export function staticTree(out: string): ExtraHandler & { clear(): void } {
       generation = ino;
       cache.clear();
       cachedBytes = 0;
+      if (root && !accepts(root)) root = undefined;
     }
     return root;
   };

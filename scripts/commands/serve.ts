@@ -1,8 +1,10 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { z } from 'zod';
 import { datasets } from '../../datasets/index.ts';
 import type { RunningServer } from '../../server/index.ts';
 import { defineCommand } from '../cli/command.ts';
-import { defaultDataDir } from '../snapshot/layout.ts';
+import { dataLayout, defaultDataDir } from '../snapshot/layout.ts';
 
 export const serveCommand = defineCommand({
   name: 'serve',
@@ -17,7 +19,7 @@ export const serveCommand = defineCommand({
     port: { type: 'string', value: 'PORT', description: 'port to listen on', default: '4321' },
     host: { type: 'string', value: 'HOST', description: 'address to listen on', default: '127.0.0.1' },
     'public-url': { type: 'string', value: 'URL', description: 'address clients use, for links (default: taken from each request)' },
-    static: { type: 'string', value: 'DIR', description: 'the tree "odsnap build" wrote, served beside the API (followed across rebuilds)', default: 'dist' },
+    static: { type: 'string', value: 'DIR', description: 'the tree "odsnap build" wrote, served beside the API when built from this data directory (followed across rebuilds)', default: 'dist' },
     'memory-limit': { type: 'string', value: 'SIZE', description: "DuckDB's memory limit per snapshot, e.g. 256MB (more cache, more memory)", default: '128MB' },
     quiet: { type: 'boolean', description: 'no request log lines' },
   },
@@ -31,7 +33,20 @@ export const serveCommand = defineCommand({
     quiet: z.boolean().optional(),
   }),
   async run(options, output) {
-    const [{ startServer }, { staticTree }] = await Promise.all([import('../../server/index.ts'), import('../../server/static-tree.ts')]);
+    const [{ startServer }, { staticTree }, { INDEX }] = await Promise.all([import('../../server/index.ts'), import('../../server/static-tree.ts'), import('../static/build.ts')]);
+    // A tree built from another data directory (./dist, the default, is often npm start's) would
+    // answer its files beside an API over other data: served only when its snapshot is one of ours.
+    const ownTree = (root: string) => {
+      let id: string | undefined;
+      try {
+        id = (JSON.parse(readFileSync(join(root, INDEX), 'utf8')) as { snapshot?: { id?: string } }).snapshot?.id;
+      } catch {
+        id = undefined;
+      }
+      const own = id !== undefined && /^[\w.-]+$/.test(id) && existsSync(dataLayout(options.data).snapshot(id));
+      if (!own) output.err(`odsnap: not serving the static tree at ${options.static}: it was built from ${id ? `snapshot ${id}, which ${options.data} does not hold` : 'no snapshot odsnap can read'}; run "odsnap build --data ${options.data} --out ${options.static}" to serve one\n`);
+      return own;
+    };
     const server = await startServer({
       dataDir: options.data,
       datasets,
@@ -39,7 +54,7 @@ export const serveCommand = defineCommand({
       host: options.host,
       publicUrl: options['public-url'],
       memoryLimit: options['memory-limit'],
-      extra: () => [staticTree(options.static)],
+      extra: () => [staticTree(options.static, ownTree)],
       log: (line) => {
         if (line.level === 'error' || line.event || !options.quiet) output.out(`${JSON.stringify(line)}\n`);
       },

@@ -1,6 +1,6 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readlink, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -13,6 +13,14 @@ const run = async (...argv: string[]) => {
   const output = capture();
   const code = await main(argv, output);
   return { code, out: output.out(), err: output.err() };
+};
+
+const freePort = async () => {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 };
 
 describe('odsnap', () => {
@@ -91,6 +99,42 @@ describe('odsnap', () => {
       expect(failed.stderr).toContain(`127.0.0.1:${port} is in use (another odsnap serve?); choose another with --port`);
     } finally {
       taken.close();
+    }
+  });
+
+  it("serves a static tree beside the API only when it was built from the data directory's own snapshots, and says when not", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'odsnap-static-'));
+    const tree = async (snapshotId: string) => {
+      await mkdir(join(dir, 'dist', 'api', 'public'), { recursive: true });
+      await writeFile(join(dir, 'dist', 'api', 'public', 'index.json'), JSON.stringify({ snapshot: { id: snapshotId } }));
+      await writeFile(join(dir, 'dist', 'hello.json'), '{"hello":true}');
+    };
+    const serveWith = async () => {
+      const port = await freePort();
+      const child = spawn(process.execPath, ['bin/odsnap.js', 'serve', '--data', tinyDataDir(), '--static', join(dir, 'dist'), '--port', String(port), '--quiet']);
+      let err = '';
+      child.stderr.on('data', (chunk) => (err += chunk));
+      try {
+        while (!err.includes('serving snapshot')) {
+          if (child.exitCode !== null) throw new Error(err);
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        return { status: (await fetch(`http://127.0.0.1:${port}/hello.json`)).status, err };
+      } finally {
+        child.kill('SIGINT');
+      }
+    };
+    try {
+      await tree('20200101T000000Z-0badc0de');
+      const foreign = await serveWith();
+      expect(foreign.status).toBe(404);
+      expect(foreign.err).toContain(`not serving the static tree at ${join(dir, 'dist')}: it was built from snapshot 20200101T000000Z-0badc0de, which ${tinyDataDir()} does not hold`);
+      await tree((await readlink(join(tinyDataDir(), 'current'))).split('/').pop()!);
+      const own = await serveWith();
+      expect(own.status).toBe(200);
+      expect(own.err).not.toContain('not serving');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
   });
 
