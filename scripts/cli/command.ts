@@ -79,7 +79,11 @@ export function parseCommandLine(command: Command, argv: readonly string[]): { h
       strict: true,
     });
   } catch (error) {
-    throw new UsageError((error as Error).message.replace(/\. To specify a positional.*$/s, '').split('\n')[0]);
+    const message = (error as Error).message;
+    // node's "argument is ambiguous" (a value that starts with a dash) ends with how to write it: keep that part.
+    const dashed = /use '(--[^']+=-XYZ)'/.exec(message)?.[1];
+    const first = message.replace(/\. To specify a positional.*$/s, '').split('\n')[0]!.replace(/\.$/, '');
+    throw new UsageError(dashed ? `${first}: a value that starts with a dash is written ${dashed.replace('XYZ', '…')}` : first);
   }
   if (parsed.values.help) return { help: true };
   const values: Record<string, unknown> = { ...parsed.values };

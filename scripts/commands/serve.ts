@@ -58,15 +58,18 @@ export const serveCommand = defineCommand({
       log: (line) => {
         if (line.level === 'error' || line.event || !options.quiet) output.out(`${JSON.stringify(line)}\n`);
       },
-    }).catch((error: NodeJS.ErrnoException) => {
-      if (error.code === 'EADDRINUSE') throw new Error(`${options.host}:${options.port} is in use (another odsnap serve?); choose another with --port`);
-      throw error;
-    });
+    }).catch(explainListenError(options.host, options.port));
     output.err(`odsnap: serving snapshot ${server.host.current.id} at ${server.url}\n`);
     await untilStopped(server, output.err);
     return 0;
   },
 });
+
+/** Says what to do when the address is taken, instead of node's EADDRINUSE. */
+export const explainListenError = (host: string, port: number) => (error: NodeJS.ErrnoException): never => {
+  if (error.code === 'EADDRINUSE') throw new Error(`${host}:${port} is in use (another odsnap serve?); choose another with --port`);
+  throw error;
+};
 
 /** Runs until Ctrl-C or SIGTERM, then lets running requests finish. */
 export function untilStopped(server: RunningServer, say: (text: string) => void): Promise<void> {

@@ -12,7 +12,7 @@ import { currentSnapshotId, defaultDataDir } from '../snapshot/layout.ts';
 import { openSnapshot, shapeMismatch } from '../snapshot/read.ts';
 import { canBuildSite } from '../static/site.ts';
 import { pullSummary } from './pull.ts';
-import { untilStopped } from './serve.ts';
+import { explainListenError, untilStopped } from './serve.ts';
 
 /** Where `start` keeps the sample city it serves to itself as the upstream, inside the data directory. */
 export const sampleUpstreamDir = (dataDir: string) => join(dataDir, 'sample-upstream');
@@ -91,7 +91,7 @@ export const startCommand = defineCommand({
       log: (line) => {
         if (line.level === 'error' || line.event) output.out(`${JSON.stringify(line)}\n`);
       },
-    });
+    }).catch(explainListenError('127.0.0.1', options.port));
     const url = server.url.replace('127.0.0.1', 'localhost');
     const hints = [
       [`${url}/`, 'the site: docs, data sets, downloads, SQL in the browser'],

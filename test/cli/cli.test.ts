@@ -47,6 +47,7 @@ describe('odsnap', () => {
     [['sample', 'extra'], "Unexpected argument 'extra'"],
     [['verify', '--data'], "Option '--data <value>' argument missing"],
     [['serve', '--memory-limit', 'lots'], '--memory-limit must be a size such as 128MB or 1GB'],
+    [['sample', '--seed', '-1'], "Option '--seed' argument is ambiguous: a value that starts with a dash is written --seed=-…; run"],
   ];
 
   it.each(badArguments)('answers %j with one line and exit code 2', async (argv, message) => {
@@ -64,6 +65,13 @@ describe('odsnap', () => {
     await rm(empty, { recursive: true });
     expect(code).toBe(1);
     expect(err).toContain('holds no snapshot yet; make one with "odsnap sample" or "odsnap pull"');
+  });
+
+  it.each(['verify', 'sql'])('%s --snapshot names the snapshots there are when the one asked for is not', async (name) => {
+    const { code, err } = await run(name, '--data', tinyDataDir(), '--snapshot', 'nope', ...(name === 'sql' ? ['SELECT 1'] : []));
+    expect(code).toBe(1);
+    const current = (await readlink(join(tinyDataDir(), 'current'))).split('/').pop()!;
+    expect(err).toContain(`holds no snapshot "nope"; it holds ${current}`);
   });
 
   it('build writes the tree, saying each endpoint as a step, then its summary, and builds it again', async () => {
