@@ -3,6 +3,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import type { Dataset } from '../datasets/core/dataset.ts';
 import { apiIndex } from './api-index.ts';
 import { createApp, MAX_URL_LENGTH, type ExtraHandler } from './app.ts';
+import { problemTypes, type ProblemType } from './http/problem.ts';
 import { sqlHandler } from './sql/handler.ts';
 import type { SqlLimits } from './sql/sandbox.ts';
 import { SnapshotHost } from './snapshot-host.ts';
@@ -31,26 +32,35 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** A bare problem body for requests too broken to reach the app (oversized URLs or headers, garbage). */
-function rejectBroken(error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Socket): void {
-  if (!socket.writable) {
-    socket.destroy();
-    return;
-  }
-  const [status, title, detail] = brokenRequestProblem(error);
-  const body = JSON.stringify({ type: 'about:blank', title, status, detail });
-  socket.end(
-    `HTTP/1.1 ${status} ${title}\r\ncontent-type: application/problem+json\r\naccess-control-allow-origin: *\r\n` +
-      `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
-  );
+/**
+ * A problem body for requests too broken to reach the app (oversized URLs or headers, garbage),
+ * written straight to the socket. Its type is under `publicUrl`, else the address the request
+ * came to; there is no instance, as the request could not be read.
+ */
+function rejectBroken(publicUrl: string | undefined) {
+  return (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Socket): void => {
+    if (!socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const [slug, detail] = brokenRequestProblem(error);
+    const { status, title } = problemTypes[slug];
+    const address = socket.localFamily === 'IPv6' ? `[${socket.localAddress}]` : socket.localAddress;
+    const base = publicUrl?.replace(/\/+$/, '') ?? `http://${address}:${socket.localPort}`;
+    const body = JSON.stringify({ type: `${base}/problems/${slug}`, title, status, detail });
+    socket.end(
+      `HTTP/1.1 ${status} ${title}\r\ncontent-type: application/problem+json\r\naccess-control-allow-origin: *\r\n` +
+        `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    );
+  };
 }
 
-function brokenRequestProblem(error: NodeJS.ErrnoException & { rawPacket?: Buffer }): [number, string, string] {
-  if (error.code !== 'HPE_HEADER_OVERFLOW') return [400, 'Bad request', 'the request is not valid HTTP/1.1'];
+function brokenRequestProblem(error: NodeJS.ErrnoException & { rawPacket?: Buffer }): [ProblemType, string] {
+  if (error.code !== 'HPE_HEADER_OVERFLOW') return ['bad-request', 'the request is not valid HTTP/1.1'];
   // The parser counts the request line with the headers; a first line this long is the URL's doing.
   const firstLine = error.rawPacket?.indexOf('\r\n') ?? -1;
-  if (error.rawPacket && (firstLine < 0 ? error.rawPacket.length : firstLine) > MAX_URL_LENGTH) return [414, 'URI too long', `request targets are limited to ${MAX_URL_LENGTH} characters`];
-  return [431, 'Request header fields too large', 'request headers are limited to 16 KiB'];
+  if (error.rawPacket && (firstLine < 0 ? error.rawPacket.length : firstLine) > MAX_URL_LENGTH) return ['uri-too-long', `request targets are limited to ${MAX_URL_LENGTH} characters`];
+  return ['header-fields-too-large', 'request headers are limited to 16 KiB'];
 }
 
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
@@ -62,7 +72,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const server = createServer({ maxHeaderSize: 16 * 1024, requestTimeout: 30_000, headersTimeout: 10_000, keepAliveTimeout: 5_000, requireHostHeader: false }, (request, response) => {
     void listener(request, response);
   });
-  server.on('clientError', rejectBroken);
+  server.on('clientError', rejectBroken(options.publicUrl));
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

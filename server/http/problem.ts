@@ -17,7 +17,7 @@ export const problemTypes = {
   'bad-request': {
     status: 400,
     title: 'Bad request',
-    about: 'The request itself cannot be read: its target is not a URL, or an HTTP/1.1 request has no Host header.',
+    about: 'The request itself cannot be read: it is not valid HTTP/1.1, its target is not a URL, or an HTTP/1.1 request has no Host header.',
   },
   'sql-refused': {
     status: 400,
@@ -38,6 +38,11 @@ export const problemTypes = {
     status: 414,
     title: 'URI too long',
     about: 'The request target is longer than the service reads (8,192 characters).',
+  },
+  'header-fields-too-large': {
+    status: 431,
+    title: 'Request header fields too large',
+    about: 'The request line and headers together are longer than the service reads (16 KiB).',
   },
   'internal-error': {
     status: 500,

@@ -77,7 +77,9 @@ export class SqlSandbox {
       }
       const prepared = await statements.prepare(0);
       if (prepared.statementType !== StatementType.SELECT) {
-        throw new SqlRefused(`only SELECT queries run here; this is a ${StatementType[prepared.statementType]} statement`);
+        // DuckDB files INSTALL under LOAD.
+        const kind = prepared.statementType === StatementType.LOAD ? 'an INSTALL or LOAD' : `a ${StatementType[prepared.statementType]}`;
+        throw new SqlRefused(`only SELECT queries run here; this is ${kind} statement`);
       }
       const result = await prepared.stream();
       const columns = result.columnNames().map((name, i) => ({ name, type: result.columnType(i).toString() }));

@@ -96,10 +96,13 @@ describe('bad requests', () => {
     const longer = await raw(`${server.url}${p}/rcn/transactions?q=${'a'.repeat(20_000)}`);
     expect(longer.status).toBe(414);
     expect(longer.headers['access-control-allow-origin']).toBe('*');
+    expect(JSON.parse(longer.body.toString())).toMatchObject({ status: 414, type: `${server.url}/problems/uri-too-long` });
     const big = await raw(`${server.url}${p}/rcn/transactions`, { headers: { 'x-big': 'a'.repeat(20_000) } });
     expect(big.status).toBe(431);
     expect(big.headers['access-control-allow-origin']).toBe('*');
-    expect(JSON.parse(big.body.toString())).toMatchObject({ status: 431 });
+    const problem = JSON.parse(big.body.toString());
+    expect(problem).toMatchObject({ status: 431, type: `${server.url}/problems/header-fields-too-large` });
+    expect((await raw(problem.type)).status).toBe(200);
   });
 
   it('answers an HTTP/1.1 request without Host with a problem, and HTTP/1.0 without it with links on its own port', async () => {

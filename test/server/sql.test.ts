@@ -51,7 +51,7 @@ describe('GET /api/sql', () => {
     [`SELECT * FROM read_parquet('${'/'}etc/*.parquet')`, /Permission|disabled/],
     [`COPY (SELECT 1) TO '/tmp/odsnap-escape.csv'`, /only SELECT|Permission/],
     [`ATTACH '/tmp/odsnap-escape.db'`, /only SELECT/],
-    [`INSTALL httpfs`, /only SELECT/],
+    [`INSTALL httpfs`, /only SELECT queries run here; this is an INSTALL or LOAD statement/],
     [`LOAD httpfs`, /only SELECT/],
     [`SET threads = 1`, /only SELECT/],
     [`PRAGMA enable_profiling`, /only SELECT/],
