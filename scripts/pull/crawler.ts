@@ -357,9 +357,13 @@ export class DatasetCrawl {
   }
 
   private get(path: string, query: Record<string, string | number>, options: GetOptions) {
-    this.options.tally.requests++;
-    return this.options.upstream.get(path, query, options);
+    return this.options.upstream.get(path, query, { ...options, onAttempt: this.countRequest });
   }
+
+  /** The data set's share of the requests the upstream client sends, retries included, as its total counts them. */
+  private readonly countRequest = () => {
+    this.options.tally.requests++;
+  };
 
   /** Runs `work` over items, a few at a time; a failed item is recorded and the rest go on, unless the upstream is down. */
   private async each<T>(items: readonly T[], work: (item: T) => Promise<void>): Promise<void> {

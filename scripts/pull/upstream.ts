@@ -65,6 +65,8 @@ export interface GetOptions {
   readonly notFound?: boolean;
   /** What is wrong with the body's envelope, if anything; a misshapen body is retried like a truncated one. */
   readonly shape?: (body: unknown) => string | undefined;
+  /** Called for each request sent (a retry is another), not for one refused because the upstream is down. */
+  readonly onAttempt?: () => void;
 }
 
 export interface UpstreamStats {
@@ -125,6 +127,7 @@ export class Upstream {
       await this.slot();
       try {
         if (this.down) throw this.down;
+        options.onAttempt?.();
         const answer = await this.attempt(url, options.notFound ?? false);
         const problem = answer.body === undefined ? undefined : options.shape?.(answer.body);
         if (problem) throw new AttemptFailure(`the answer is not shaped as expected: ${problem}`, true);

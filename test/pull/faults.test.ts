@@ -111,6 +111,11 @@ describe('an upstream that stays down', () => {
     expect(output.err()).toMatch(/pull failed/);
     expect(output.err()).toMatch(/looks down: 3 requests in a row failed \(last: ECONNREFUSED/);
     expect(output.err()).toMatch(/the current snapshot is unchanged; run the same command again to resume/);
+    // The data sets' requests are shares of the total: none counted that was refused without being sent.
+    const total = Number(/pull failed in [\d.]+s: (\d+) requests/.exec(output.err())![1]);
+    const shares = [...output.err().matchAll(/^ {2}\S+ +(\d+) requests/gm)].map((match) => Number(match[1]));
+    expect(shares).toHaveLength(4);
+    expect(shares.reduce((sum, n) => sum + n, 0)).toBe(total);
     expect((await openSnapshot(dataDir)).id).toBe(before);
   });
 });
