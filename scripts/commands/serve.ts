@@ -43,7 +43,7 @@ export const serveCommand = defineCommand({
       } catch {
         id = undefined;
       }
-      const own = id !== undefined && /^[\w.-]+$/.test(id) && existsSync(dataLayout(options.data).snapshot(id));
+      const own = id !== undefined && /^\w[\w.-]*$/.test(id) && existsSync(dataLayout(options.data).snapshot(id));
       if (!own) output.err(`odsnap: not serving the static tree at ${options.static}: it was built from ${id ? `snapshot ${id}, which ${options.data} does not hold` : 'no snapshot odsnap can read'}; run "odsnap build --data ${options.data} --out ${options.static}" to serve one\n`);
       return own;
     };

@@ -21,7 +21,7 @@ export async function openSnapshot(dataDir: string, id?: string): Promise<Snapsh
   if (!chosen) throw new Error(`${dataLayout(dataDir).root} holds no snapshot yet; make one with "odsnap sample" or "odsnap pull"`);
   const layout = dataLayout(dataDir);
   const dir = layout.snapshot(chosen);
-  if (id !== undefined && (!/^[\w.-]+$/.test(id) || !existsSync(dir))) {
+  if (id !== undefined && (!/^\w[\w.-]*$/.test(id) || !existsSync(dir))) {
     const held = existsSync(layout.snapshots) ? (await readdir(layout.snapshots)).sort() : [];
     const newest = held.length > 5 ? `…, ${held.slice(-5).join(', ')}` : held.join(', ');
     throw new Error(`${layout.root} holds no snapshot ${JSON.stringify(id)}; it holds ${held.length ? newest : 'none'}`);

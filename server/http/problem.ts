@@ -110,6 +110,6 @@ export function problemTypePage(slug: string): string | undefined {
   const escape = (text: string) => text.replace(/[&<>]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;' })[c]!);
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${type.title} (${type.status})</title></head>
-<body><h1>${type.title}</h1><p>HTTP status ${type.status}; problem type <code>${slug}</code> (RFC 9457).</p><p>${escape(type.about)}</p></body></html>
+<body><h1>${type.title}</h1><p>HTTP status ${type.status}; problem type <code>${slug}</code> (RFC 9457).</p><p>${escape(type.about).replace(/`([^`]+)`/g, '<code>$1</code>')}</p></body></html>
 `;
 }

@@ -67,11 +67,15 @@ describe('odsnap', () => {
     expect(err).toContain('holds no snapshot yet; make one with "odsnap sample" or "odsnap pull"');
   });
 
-  it.each(['verify', 'sql'])('%s --snapshot names the snapshots there are when the one asked for is not', async (name) => {
-    const { code, err } = await run(name, '--data', tinyDataDir(), '--snapshot', 'nope', ...(name === 'sql' ? ['SELECT 1'] : []));
+  it.each([
+    ['verify', 'nope'],
+    ['sql', 'nope'],
+    ['verify', '..'],
+  ])('%s --snapshot %s names the snapshots there are, as that is not one', async (name, id) => {
+    const { code, err } = await run(name, '--data', tinyDataDir(), '--snapshot', id, ...(name === 'sql' ? ['SELECT 1'] : []));
     expect(code).toBe(1);
     const current = (await readlink(join(tinyDataDir(), 'current'))).split('/').pop()!;
-    expect(err).toContain(`holds no snapshot "nope"; it holds ${current}`);
+    expect(err).toContain(`holds no snapshot ${JSON.stringify(id)}; it holds ${current}`);
   });
 
   it('build writes the tree, saying each endpoint as a step, then its summary, and builds it again', async () => {
