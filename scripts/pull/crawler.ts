@@ -237,14 +237,19 @@ export class DatasetCrawl {
         const answers: RawJson[] = [];
         const batches: Batch[] = [];
         let records = 0;
+        const shape = numberedPageShape(step.pageSize);
+        let previous: string | undefined;
         for (let page = 1; ; page++) {
-          const got = await this.get(endpoint.fullPath, { from, to, page, pageSize: step.pageSize }, { shape: numberedPageShape });
+          const got = await this.get(endpoint.fullPath, { from, to, page, pageSize: step.pageSize }, { shape });
           const body = got.body as { data: unknown[]; hasNextPage: boolean };
+          // An upstream that ignores `page` would be paged forever, storing the same rows again and again.
+          const first = JSON.stringify(body.data[0]);
+          if (page > 1 && first === previous) throw new Error(`GET ${got.url}: page ${page} starts with the row page ${page - 1} started with; the upstream does not page`);
+          previous = first;
           batches.push({ resource, field: 'data', answer: answers.length, params: { from, to }, path: step.path, url: got.url, fetchedAt: Date.now() });
           answers.push(new RawJson(got.text));
           records += body.data.length;
-          // An upstream saying there is more while sending nothing would be paged forever.
-          if (!body.hasNextPage || body.data.length === 0) break;
+          if (!body.hasNextPage) break;
         }
         this.options.tally.records += records;
         return { meta: { records }, answers, batches };
@@ -439,7 +444,18 @@ const objectShape = (body: unknown) => (isObject(body) ? undefined : 'not an obj
 const pageShape = (body: unknown) =>
   isObject(body) && Array.isArray(body.items) && isObject(body.pagination) && typeof body.pagination.total === 'number' ? undefined : 'no items with a pagination total';
 
-const numberedPageShape = (body: unknown) => (isObject(body) && Array.isArray(body.data) && typeof body.hasNextPage === 'boolean' ? undefined : 'no data with hasNextPage');
+/**
+ * A numbered page as v1 sends it; one that says there is a next page holds a whole page. A short
+ * or empty page with more to come contradicts itself (a body cut short and closed again, a
+ * failing upstream): taken as it is, the rows it lacks would be lost without a trace, so it is
+ * retried like any misshapen answer.
+ */
+const numberedPageShape = (pageSize: number) => (body: unknown) => {
+  if (!isObject(body) || !Array.isArray(body.data) || typeof body.hasNextPage !== 'boolean') return 'no data with hasNextPage';
+  if (body.data.length > pageSize) return `${body.data.length} items on a page of ${pageSize}`;
+  if (body.hasNextPage && body.data.length < pageSize) return `${body.data.length} items on a page of ${pageSize} that has a next page`;
+  return undefined;
+};
 
 const captureShape = (body: unknown, parts: readonly CapturePart[]) => {
   const missing = parts.find((part) => !isObject(body) || !Array.isArray(body[part.field]));

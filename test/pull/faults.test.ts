@@ -47,6 +47,7 @@ beforeAll(async () => {
   const kinds = Object.keys(budget);
   let distinct = 0;
   let invalidReadingUrl: string | undefined;
+  let shortPages = 0;
   proxy = await startFaultProxy(upstream.url, ({ url }) => {
     const key = url.pathname + url.search;
     if (url.pathname === TRANSACTIONS) {
@@ -59,6 +60,14 @@ beforeAll(async () => {
     if (url.pathname === '/api/public/citybike/bikes') return { kind: 'rewrite', body: (bikes: unknown[]) => [...bikes, { number: 42, note: 'not a bicycle' }] };
     if (/\/counters\/[^/]+\/readings$/.test(url.pathname) && (invalidReadingUrl ??= key) === key) {
       return { kind: 'rewrite', body: (answer: { readings: unknown[] }) => ({ ...answer, readings: [...answer.readings, { readAt: 'yesterday', value: 'many' }] }) };
+    }
+    // A page of rides that says there is more while it is short, or empty: once each, on its first request.
+    if (url.pathname === '/api/public/citybike/rides' && !seen.has(key) && shortPages < 2) {
+      seen.add(key);
+      type Page = { data: unknown[]; hasNextPage: boolean };
+      return shortPages++ === 0
+        ? { kind: 'rewrite', body: (page: Page) => ({ ...page, data: page.data.slice(0, -1), hasNextPage: true }) }
+        : { kind: 'rewrite', body: (page: Page) => ({ ...page, data: [], hasNextPage: true }) };
     }
     if (seen.has(key)) return undefined;
     seen.add(key);
@@ -83,6 +92,10 @@ describe('pulling through a faulty network and a changing upstream', () => {
     expect(proxy.injected).toMatchObject({ status: 6, stall: 1, reset: 3, truncate: 3, malformed: 2 });
     expect(pulled.retries).toBeGreaterThanOrEqual(13);
     expect(pulled.log).toContain('"event":"retry"');
+  });
+
+  it('asks again for a page of rides that is short or empty while it says there is more', () => {
+    expect(pulled.log).toMatch(/"event":"retry".*items on a page of 500 that has a next page/);
   });
 
   it('still gets exactly the rows of the sample', async () => {
@@ -118,4 +131,32 @@ describe('an upstream that stays down', () => {
     expect(shares.reduce((sum, n) => sum + n, 0)).toBe(total);
     expect((await openSnapshot(dataDir)).id).toBe(before);
   });
+});
+
+describe('an upstream that ignores the page asked for', () => {
+  it('fails the pull with the reason instead of paging forever, and leaves the current snapshot as it was', async () => {
+    // Every page of a window is its first page, full, with a next page.
+    const firstPages = new Map<string, unknown>();
+    const repeating = await startFaultProxy(upstream.url, ({ url }) => {
+      if (url.pathname !== '/api/public/citybike/rides') return undefined;
+      const window = `${url.searchParams.get('from')}/${url.searchParams.get('to')}`;
+      return {
+        kind: 'rewrite',
+        body: (page: { data: unknown[]; hasNextPage: boolean }) => {
+          if (!firstPages.has(window) && page.data.length) firstPages.set(window, { ...page, data: Array.from({ length: 500 }, () => page.data[0]), hasNextPage: true });
+          return firstPages.get(window) ?? page;
+        },
+      };
+    });
+    try {
+      const before = (await openSnapshot(dataDir)).id;
+      const output = capture();
+      const code = await main(['pull', '--from', repeating.url, '--data', dataDir, '--datasets', 'citybike', '--retries', '0'], output);
+      expect(code).toBe(1);
+      expect(output.err()).toMatch(/page 2 starts with the row page 1 started with; the upstream does not page/);
+      expect((await openSnapshot(dataDir)).id).toBe(before);
+    } finally {
+      await repeating.close();
+    }
+  }, 60_000);
 });
