@@ -74,6 +74,8 @@ describe.skipIf(skip)('the site in Chromium', () => {
       await visit(path, async (page) => {
         expect(await page.getAttribute('html', 'lang'), path).toBe(languageOf(path));
         expect(await page.locator('h1').count(), path).toBe(1);
+        // Texts shared with the OpenAPI document mark code with backticks; a page shows it as code.
+        expect(await page.locator('main :not(pre, pre *)').evaluateAll((elements) => elements.filter((e) => [...e.childNodes].some((n) => n.nodeType === 3 && (n.textContent ?? '').includes('\u0060'))).length), path).toBe(0);
         const switchHref = await page.getAttribute('[data-language-switch]', 'href');
         expect(switchHref, path).toBe(twinOf(path));
         for (const link of await page.evaluate<{ url: string; server: boolean }[]>(linksOnPage)) {
@@ -96,6 +98,27 @@ describe.skipIf(skip)('the site in Chromium', () => {
         expect(await page.getAttribute('html', 'lang')).toBe('en');
       });
     }
+  });
+
+  it('fits every page into a 375 px wide screen, long endpoint paths and the request form for each endpoint too', async () => {
+    const wide: string[] = [];
+    const overflow = 'document.documentElement.scrollWidth - document.documentElement.clientWidth';
+    await tab.setViewportSize({ width: 375, height: 800 });
+    try {
+      for (const path of pages) {
+        await visit(path, async (page) => {
+          if ((await page.evaluate<number>(overflow)) > 0) wide.push(path);
+          if (!path.endsWith('/query/')) return;
+          for (const endpoint of await page.locator('[data-request-endpoint] option').evaluateAll((options) => options.map((option) => (option as unknown as { value: string }).value))) {
+            await page.selectOption('[data-request-endpoint]', endpoint);
+            if ((await page.evaluate<number>(overflow)) > 0) wide.push(`${path} ${endpoint}`);
+          }
+        });
+      }
+    } finally {
+      await tab.setViewportSize({ width: 1280, height: 720 });
+    }
+    expect(wide).toEqual([]);
   });
 
   it('starts keyboard navigation at a skip link to the content', async () => {
