@@ -70,7 +70,8 @@ export function chartGeometry(chart: ChartData, lang: Language): ChartGeometry {
   const byPanel = new Map(panelKeys.map((key) => [key, chart.rows.filter((row) => (row.panel ?? '') === key)]));
   const yDomains = new Map([...byPanel].map(([key, rows]) => [key, yDomain(rows.map((row) => row.y), chart.kind === 'bar', single ? 6 : 4)]));
   const compact = (domain: { min: number; max: number }) => Math.max(Math.abs(domain.min), Math.abs(domain.max)) >= 10_000;
-  const widestLabel = Math.max(3, ...[...yDomains.values()].flatMap((domain) => domain.ticks.map((tick) => formatNumber(tick, lang, compact(domain)).length)));
+  const tickLabel = (tick: number, domain: { min: number; max: number; fractionDigits: number }) => formatNumber(tick, lang, compact(domain), domain.fractionDigits);
+  const widestLabel = Math.max(3, ...[...yDomains.values()].flatMap((domain) => domain.ticks.map((tick) => tickLabel(tick, domain).length)));
   const plot = { left: Math.round(widestLabel * 7 + 14), top: 26, right: width - 14, bottom: height - 40 };
   const plotWidth = plot.right - plot.left;
 
@@ -113,7 +114,7 @@ export function chartGeometry(chart: ChartData, lang: Language): ChartGeometry {
       key,
       title: key ? (chart.panels[key]?.[lang] ?? key) : '',
       xTicks,
-      yTicks: domain.ticks.map((tick) => ({ y: round(scaleY(tick)), label: formatNumber(tick, lang, compact(domain)) })),
+      yTicks: domain.ticks.map((tick) => ({ y: round(scaleY(tick)), label: tickLabel(tick, domain) })),
       bands: bands.map((band) => ({ ...band, y: round(band.y), height: round(band.height) })),
       lines,
       bars,

@@ -4,8 +4,11 @@ import type { Language } from '../../datasets/core/text.ts';
 
 export const locale = (lang: Language) => (lang === 'pl' ? 'pl-PL' : 'en-GB');
 
-/** Ticks at 1, 2 or 5 × 10ⁿ covering [min, max], about `count` of them; the domain grows to the outer ticks. */
-export function niceTicks(min: number, max: number, count = 5): { ticks: number[]; min: number; max: number } {
+/**
+ * Ticks at 1, 2, 2.5 or 5 × 10ⁿ covering [min, max], about `count` of them; the domain grows to the
+ * outer ticks. `fractionDigits`: what a label needs to show every tick as it is (1012.5, not 1,013).
+ */
+export function niceTicks(min: number, max: number, count = 5): { ticks: number[]; min: number; max: number; fractionDigits: number } {
   if (!(max > min)) {
     const pad = Math.abs(min) > 0 ? Math.abs(min) * 0.1 : 1;
     return niceTicks(min - pad, max + pad, count);
@@ -19,14 +22,18 @@ export function niceTicks(min: number, max: number, count = 5): { ticks: number[
   // Rounded to the step's precision, so 0.30000000000000004 reads 0.3.
   const digits = Math.max(0, -Math.floor(Math.log10(step)) + 1);
   for (let value = low; value <= high + step / 2; value += step) ticks.push(Number(value.toFixed(digits)));
-  return { ticks, min: low, max: high };
+  const fractionDigits = String(Number(step.toFixed(digits))).split('.')[1]?.length ?? 0;
+  return { ticks, min: low, max: high, fractionDigits };
 }
 
-/** A number for an axis or a table: grouped, or compact (20K) on an axis whose values reach 10,000. */
-export function formatNumber(value: number, lang: Language, compact = false): string {
+/**
+ * A number for an axis or a table: grouped, or compact (20K) on an axis whose values reach 10,000;
+ * with at least `fractionDigits` where an axis's ticks need them.
+ */
+export function formatNumber(value: number, lang: Language, compact = false, fractionDigits = 0): string {
   const abs = Math.abs(value);
   if (compact) return new Intl.NumberFormat(locale(lang), { notation: 'compact', maximumFractionDigits: 1 }).format(value);
-  return new Intl.NumberFormat(locale(lang), { maximumFractionDigits: abs >= 100 ? 0 : abs >= 1 ? 2 : 3 }).format(value);
+  return new Intl.NumberFormat(locale(lang), { maximumFractionDigits: Math.max(fractionDigits, abs >= 100 ? 0 : abs >= 1 ? 2 : 3) }).format(value);
 }
 
 const DAY = 86_400_000;

@@ -70,6 +70,9 @@ describe('axes', () => {
   it('tick round values and calendar boundaries', () => {
     expect(niceTicks(0, 87, 5).ticks).toEqual([0, 20, 40, 60, 80, 100]);
     expect(niceTicks(0.1, 0.28, 4).ticks).toEqual([0.1, 0.15, 0.2, 0.25, 0.3]);
+    // Air pressure: steps of 2.5 above 1,000 are labelled as they are, not rounded to uneven whole numbers.
+    const pressure = chartGeometry(chart([{ x: '2024-01-01', y: 1009 }, { x: '2024-01-02', y: 1023 }]), 'en');
+    expect(pressure.panels[0]!.yTicks.map((tick) => tick.label)).toEqual(['1,007.5', '1,010', '1,012.5', '1,015', '1,017.5', '1,020', '1,022.5', '1,025']);
     const ticks = timeTicks(Date.UTC(2024, 9, 1), Date.UTC(2025, 8, 30), 6, 'pl');
     expect(ticks.every((tick) => new Date(tick.value).getUTCDate() === 1)).toBe(true);
     expect(ticks[0]!.label).toMatch(/2024/);
