@@ -212,8 +212,13 @@ export class DatasetCrawl {
     await this.each(wanted, async (id) => {
       const path = detail.fullPath.replace(`{${step.id}}`, encodeURIComponent(id));
       await this.unit<{ records?: number; gone?: boolean }>(`GET ${path}`, async () => {
-        const got = await this.get(path, {}, { notFound: true, shape: objectShape });
-        if (got.status === 404) return { meta: { gone: true } };
+        let got = await this.get(path, {}, { notFound: true, shape: objectShape });
+        // Listed a moment ago: a 404 is asked again once before the item counts as gone (deleted since), and said.
+        if (got.status === 404) got = await this.get(path, {}, { notFound: true, shape: objectShape });
+        if (got.status === 404) {
+          this.options.log('gone', { dataset: this.options.dataset.name, path, listedAs: id });
+          return { meta: { gone: true } };
+        }
         return this.found(got, detail.path, { [step.id]: id }, [{ resource: detailResource, document: true }], { records: 1 });
       });
     });
