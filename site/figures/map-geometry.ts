@@ -1,6 +1,6 @@
 import type { MapLayerData } from '../../datasets/core/figure.ts';
-import type { Text } from '../../datasets/core/text.ts';
-import { niceTicks } from './scales.ts';
+import type { Language, Text } from '../../datasets/core/text.ts';
+import { formatDegrees, niceTicks } from './scales.ts';
 
 /**
  * Places of every data set's map layers projected for SVG, with no tile server: equirectangular,
@@ -38,7 +38,7 @@ const WIDTH = 800;
 const MIN_HEIGHT = 360;
 const MAX_HEIGHT = 640;
 
-export function mapGeometry(layers: readonly MapLayerInput[]): MapGeometry | undefined {
+export function mapGeometry(layers: readonly MapLayerInput[], lang: Language): MapGeometry | undefined {
   const places = layers.flatMap((entry) => entry.layer.places);
   if (!places.length) return undefined;
   const lons = places.map((place) => place.lon);
@@ -63,7 +63,7 @@ export function mapGeometry(layers: readonly MapLayerInput[]): MapGeometry | und
   const lines = (from: number, to: number, count: number, positive: string, negative: string) => {
     const { ticks } = niceTicks(from, to, count);
     const digits = ticks.length > 1 ? Math.max(0, -Math.floor(Math.log10(ticks[1]! - ticks[0]!) + 1e-9)) : 2;
-    return ticks.filter((value) => value > from && value < to).map((value) => ({ value, label: `${Math.abs(value).toFixed(digits)}° ${value >= 0 ? positive : negative}` }));
+    return ticks.filter((value) => value > from && value < to).map((value) => ({ value, label: `${formatDegrees(Math.abs(value), lang, digits)} ${value >= 0 ? positive : negative}` }));
   };
   const meridians = lines(west, east, 8, 'E', 'W').map((line) => ({ x: project(line.value, top).x, label: line.label }));
   const parallels = lines(south, top, 6, 'N', 'S').map((line) => ({ y: project(west, line.value).y, label: line.label }));

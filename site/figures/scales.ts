@@ -36,6 +36,10 @@ export function formatNumber(value: number, lang: Language, compact = false, fra
   return new Intl.NumberFormat(locale(lang), { maximumFractionDigits: Math.max(fractionDigits, abs >= 100 ? 0 : abs >= 1 ? 2 : 3) }).format(value);
 }
 
+/** Degrees of longitude or latitude with a fixed number of decimals, in the page's language (52,2297° in Polish). */
+export const formatDegrees = (value: number, lang: Language, digits: number) =>
+  `${new Intl.NumberFormat(locale(lang), { minimumFractionDigits: digits, maximumFractionDigits: digits, useGrouping: false }).format(value)}°`;
+
 const DAY = 86_400_000;
 
 /** Epoch milliseconds of an x value: an ISO day (UTC midnight) or an instant. */

@@ -77,6 +77,8 @@ export const en = {
     lead: 'Every Parquet file of the snapshot, by data set and table: the same paths from one snapshot to the next, with their size, rows, checksum, partition values and time range, so a client can fetch only what it needs. Any Parquet reader takes them; DuckDB, duckdb-wasm and hyparquet read them remotely with byte ranges.',
     licence: 'Licence and attribution',
     licenceText: (name: string) => `The data is published under the ${name} licence: reuse it freely, giving credit as below.`,
+    /** Licences' names by SPDX id, in this language; others are shown as the snapshot names them. */
+    licenceNames: { 'CC-BY-4.0': 'Creative Commons Attribution 4.0 International' } as Readonly<Record<string, string>>,
     attribution: 'Attribution',
     descriptions: 'The files described',
     catalogue: 'catalogue.json: odsnap’s catalogue of every file (rows, bytes, sha256, partition values, time range)',

@@ -79,6 +79,7 @@ export const pl: Ui = {
     lead: 'Wszystkie pliki Parquet migawki według zbiorów i tabel: te same ścieżki z migawki na migawkę, z rozmiarem, liczbą wierszy, sumą kontrolną, wartościami partycji i zakresem czasu, aby klient mógł pobrać tylko to, czego potrzebuje. Czyta je każdy czytnik Parquet; DuckDB, duckdb-wasm i hyparquet czytają je zdalnie zakresami bajtów.',
     licence: 'Licencja i uznanie autorstwa',
     licenceText: (name: string) => `Dane są udostępniane na licencji ${name}: można je swobodnie wykorzystywać, podając źródło jak niżej.`,
+    licenceNames: { 'CC-BY-4.0': 'Creative Commons Uznanie autorstwa 4.0 Międzynarodowe' },
     attribution: 'Uznanie autorstwa',
     descriptions: 'Opisy plików',
     catalogue: 'catalogue.json: katalog odsnap wszystkich plików (wiersze, bajty, sha256, wartości partycji, zakres czasu)',

@@ -86,7 +86,7 @@ describe('mapGeometry', () => {
       { id: 'b', name: 'B', lon: 21.1, lat: 52.3 },
       { id: 'c', name: 'C', lon: 21.0, lat: 52.2 },
     ];
-    const geometry = mapGeometry([{ dataset: 'x', datasetTitle: text('X', 'X'), layer: { name: 'l', title: text('L', 'L'), places } }])!;
+    const geometry = mapGeometry([{ dataset: 'x', datasetTitle: text('X', 'X'), layer: { name: 'l', title: text('L', 'L'), places } }], 'en')!;
     for (const point of geometry.layers[0]!.points) {
       expect(point.x).toBeGreaterThan(0);
       expect(point.x).toBeLessThan(geometry.width);
@@ -99,7 +99,11 @@ describe('mapGeometry', () => {
     expect(b!.y).toBeLessThan(a!.y);
     expect(geometry.meridians.length).toBeGreaterThan(1);
     expect([1, 2, 5, 10, 20]).toContain(geometry.scaleBar.km);
-    expect(mapGeometry([])).toBeUndefined();
+    expect(mapGeometry([], 'en')).toBeUndefined();
+    // Degrees are written as the page's language writes decimals.
+    expect(geometry.meridians.map((line) => line.label)).toContain('20.9° E');
+    const polish = mapGeometry([{ dataset: 'x', datasetTitle: text('X', 'X'), layer: { name: 'l', title: text('L', 'L'), places } }], 'pl')!;
+    expect(polish.meridians.map((line) => line.label)).toContain('20,9° E');
   });
 });
 
