@@ -1,10 +1,9 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { z } from 'zod';
 import { datasets } from '../../datasets/index.ts';
 import type { RunningServer } from '../../server/index.ts';
 import { defineCommand } from '../cli/command.ts';
-import { dataLayout, defaultDataDir } from '../snapshot/layout.ts';
+import { defaultDataDir, holdsSnapshot } from '../snapshot/layout.ts';
+import { builtSnapshotId } from '../static/tree-index.ts';
 
 export const serveCommand = defineCommand({
   name: 'serve',
@@ -33,17 +32,12 @@ export const serveCommand = defineCommand({
     quiet: z.boolean().optional(),
   }),
   async run(options, output) {
-    const [{ startServer }, { staticTree }, { INDEX }] = await Promise.all([import('../../server/index.ts'), import('../../server/static-tree.ts'), import('../static/build.ts')]);
+    const [{ startServer }, { staticTree }] = await Promise.all([import('../../server/index.ts'), import('../../server/static-tree.ts')]);
     // A tree built from another data directory (./dist, the default, is often npm start's) would
     // answer its files beside an API over other data: served only when its snapshot is one of ours.
     const ownTree = (root: string) => {
-      let id: string | undefined;
-      try {
-        id = (JSON.parse(readFileSync(join(root, INDEX), 'utf8')) as { snapshot?: { id?: string } }).snapshot?.id;
-      } catch {
-        id = undefined;
-      }
-      const own = id !== undefined && /^\w[\w.-]*$/.test(id) && existsSync(dataLayout(options.data).snapshot(id));
+      const id = builtSnapshotId(root);
+      const own = id !== undefined && holdsSnapshot(options.data, id);
       if (!own) output.err(`odsnap: not serving the static tree at ${options.static}: it was built from ${id ? `snapshot ${id}, which ${options.data} does not hold` : 'no snapshot odsnap can read'}; run "odsnap build --data ${options.data} --out ${options.static}" to serve one\n`);
       return own;
     };

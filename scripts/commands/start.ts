@@ -1,5 +1,4 @@
 import { spawn } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
@@ -11,6 +10,7 @@ import { PullReport } from '../pull/report.ts';
 import { currentSnapshotId, defaultDataDir } from '../snapshot/layout.ts';
 import { openSnapshot, shapeMismatch } from '../snapshot/read.ts';
 import { canBuildSite } from '../static/site.ts';
+import { builtSnapshotId, INDEX } from '../static/tree-index.ts';
 import { pullSummary } from './pull.ts';
 import { explainListenError, untilStopped } from './serve.ts';
 
@@ -65,13 +65,12 @@ export const startCommand = defineCommand({
       id = pulled;
     }
     // What the command runs is loaded when it runs: `odsnap --help` and the other commands start without it.
-    const [{ buildStaticForCommand }, { INDEX }, { startServer }, { staticTree }] = await Promise.all([
+    const [{ buildStaticForCommand }, { startServer }, { staticTree }] = await Promise.all([
       import('../static/build-on-thread.ts'),
-      import('../static/build.ts'),
       import('../../server/index.ts'),
       import('../../server/static-tree.ts'),
     ]);
-    if (options.rebuild || (await builtSnapshotId(options.out, INDEX)) !== id) {
+    if (options.rebuild || builtSnapshotId(options.out) !== id) {
       progress.step(`building the static tree into ${options.out}`);
       const result = await buildStaticForCommand({
         dataDir: options.data,
@@ -184,13 +183,4 @@ async function serveSampleUpstream(sampleDir: string): Promise<SampleUpstream> {
 async function upstreamOf(dataDir: string): Promise<string | undefined> {
   const { source } = (await openSnapshot(dataDir)).manifest;
   return source.kind === 'pull' && !source.sample ? source.upstream : undefined;
-}
-
-/** The snapshot a static tree was built from, if there is one. */
-async function builtSnapshotId(out: string, index: string): Promise<string | undefined> {
-  try {
-    return (JSON.parse(await readFile(join(out, index), 'utf8')) as { snapshot?: { id?: string } }).snapshot?.id;
-  } catch {
-    return undefined;
-  }
 }

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { readlink } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 
@@ -24,6 +25,9 @@ export const dataLayout = (dataDir: string) => {
     staging: join(root, '.staging'),
   };
 };
+
+/** Whether the data directory holds a snapshot of that id (a name, not a path: `..` is none). */
+export const holdsSnapshot = (dataDir: string, id: string) => /^\w[\w.-]*$/.test(id) && existsSync(dataLayout(dataDir).snapshot(id));
 
 /** Where the data directory is: `--data`, else ODSNAP_DATA, else ./data. */
 export const defaultDataDir = () => process.env.ODSNAP_DATA || 'data';

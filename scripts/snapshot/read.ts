@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { viewName, type Dataset } from '../../datasets/core/dataset.ts';
 import { readList, rowDecoder } from '../db/columns.ts';
 import { quoteIdentifier, quoteString, type Database } from '../db/duckdb.ts';
-import { currentSnapshotId, dataLayout } from './layout.ts';
+import { currentSnapshotId, dataLayout, holdsSnapshot } from './layout.ts';
 import { readManifest, type FileManifest, type Manifest } from './manifest.ts';
 
 export interface Snapshot {
@@ -21,7 +21,7 @@ export async function openSnapshot(dataDir: string, id?: string): Promise<Snapsh
   if (!chosen) throw new Error(`${dataLayout(dataDir).root} holds no snapshot yet; make one with "odsnap sample" or "odsnap pull"`);
   const layout = dataLayout(dataDir);
   const dir = layout.snapshot(chosen);
-  if (id !== undefined && (!/^\w[\w.-]*$/.test(id) || !existsSync(dir))) {
+  if (id !== undefined && !holdsSnapshot(dataDir, id)) {
     const held = existsSync(layout.snapshots) ? (await readdir(layout.snapshots)).sort() : [];
     const newest = held.length > 5 ? `…, ${held.slice(-5).join(', ')}` : held.join(', ');
     throw new Error(`${layout.root} holds no snapshot ${JSON.stringify(id)}; it holds ${held.length ? newest : 'none'}`);

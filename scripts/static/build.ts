@@ -14,6 +14,7 @@ import { HEADERS_FILE, headersFile, NGINX_SNIPPET, nginxSnippet } from './hostin
 import { readSiteFile, siteFiles, startSiteBuild, treeIsReady } from './site.ts';
 import { SnapshotRows } from './snapshot-rows.ts';
 import { fileOf, filePath, PAGE_LIMIT, PAGE_SIZE, patternsOf, requestOf, staticContext, unitKindOf } from './tree.ts';
+import { INDEX } from './tree-index.ts';
 import { TreeOutput, treesDir, type TreeCounts } from './tree-output.ts';
 
 /**
@@ -22,7 +23,6 @@ import { TreeOutput, treesDir, type TreeCounts } from './tree-output.ts';
  * downloads; the hosting configuration. Written into the tree not in use, then swapped in.
  */
 
-export const INDEX = 'api/public/index.json';
 /** Site files served compressed when the client takes it. */
 const COMPRESSIBLE = /\.(html|css|js|mjs|svg|json|xml|txt|wasm)$/;
 /** Files per page of an endpoint's listing. */

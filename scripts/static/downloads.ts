@@ -37,6 +37,9 @@ function publisherOf(source: Snapshot['manifest']['source']) {
   return { '@type': 'foaf:Agent', 'foaf:name': 'odsnap (synthetic sample city)' };
 }
 
+/** A partition file's values as people read them, e.g. `year=2024, month=09`. */
+const partitionLabel = (partition: Record<string, unknown>) => Object.entries(partition).map(([name, value]) => `${name}=${String(value)}`).join(', ');
+
 /** A partition file's own name among a table's: its partition values, e.g. `year-2024`. */
 const partitionName = (partition: Record<string, unknown>) =>
   Object.entries(partition).map(([name, value]) => `${name}-${String(value)}`.toLowerCase().replace(/[^a-z0-9._-]+/g, '-')).join('-');
@@ -79,6 +82,7 @@ export async function writeDownloads({ snapshot, datasets, output, base, site = 
   };
   await output.write(CATALOGUE, JSON.stringify(catalogue, null, 2));
 
+  const licenses = [{ name: licence.id, path: licence.url, title: licence.name }];
   // One resource per Parquet file: Frictionless reads a resource's list of paths as parts of one
   // file to be joined end to end, which Parquet files cannot be.
   const datapackage = {
@@ -90,7 +94,7 @@ export async function writeDownloads({ snapshot, datasets, output, base, site = 
     created: manifest.createdAt,
     // A URL of the site's home; a tree without the site, or linked from its root, has none to give.
     ...(site && /^https?:\/\//.test(base) ? { homepage: `${base}/` } : {}),
-    licenses: [{ name: licence.id, path: licence.url, title: licence.name }],
+    licenses,
     sources: [{ title: manifest.source.kind === 'pull' ? manifest.source.upstream : 'odsnap sample city', ...(manifest.source.kind === 'pull' ? { path: manifest.source.upstream } : {}) }],
     resources: tables.flatMap(({ dataset, table, entry, files: tableFiles }) => {
       const schema = {
@@ -102,7 +106,7 @@ export async function writeDownloads({ snapshot, datasets, output, base, site = 
         const part = partitionName(file.partition);
         return {
           name: part ? `${resourceName}-${part}` : resourceName,
-          title: `${dataset.title.en}: ${table.name}${part ? ` (${Object.entries(file.partition).map(([k, v]) => `${k}=${v}`).join(', ')})` : ''}`,
+          title: `${dataset.title.en}: ${table.name}${part ? ` (${partitionLabel(file.partition)})` : ''}`,
           description: table.doc.en,
           // Relative to this descriptor, which sits at the tree's root.
           path: file.url.slice(base.length + 1),
@@ -111,7 +115,7 @@ export async function writeDownloads({ snapshot, datasets, output, base, site = 
           bytes: file.bytes,
           hash: `sha256:${file.sha256}`,
           schema,
-          licenses: [{ name: licence.id, path: licence.url, title: licence.name }],
+          licenses,
         };
       });
     }),
@@ -156,7 +160,7 @@ export async function writeDownloads({ snapshot, datasets, output, base, site = 
           .flatMap(({ table, files: tableFiles }) =>
             tableFiles.map((file) => ({
               '@type': 'dcat:Distribution',
-              'dct:title': `${table.name} ${Object.entries(file.partition).map(([k, v]) => `${k}=${v}`).join(' ')}`.trim(),
+              'dct:title': `${table.name} ${partitionLabel(file.partition)}`.trim(),
               'dcat:downloadURL': { '@id': file.url },
               'dcat:accessURL': { '@id': `${base}/${CATALOGUE}` },
               'dcat:mediaType': ianaMediaType(parquetMediaType),

@@ -5,7 +5,8 @@ import { addDays } from '../../datasets/core/calendar.ts';
 import { defaultUntil } from '../../datasets/core/sample.ts';
 import { datasets } from '../../datasets/index.ts';
 import { generateSample } from '../../scripts/sample/generate.ts';
-import { buildStatic, INDEX } from '../../scripts/static/build.ts';
+import { buildStatic } from '../../scripts/static/build.ts';
+import { INDEX } from '../../scripts/static/tree-index.ts';
 import { openSnapshot } from '../../scripts/snapshot/read.ts';
 import { tempDir } from '../fixtures/tiny.ts';
 
