@@ -9,7 +9,10 @@
  *    the tree costs with nothing to compute. Written twice, with fs/promises (64 files in flight)
  *    and on writer threads as the build writes, and the faster counts. Reading all of it back
  *    first took 25 minutes at city scale once the disk cache had let it go, and what a file holds
- *    does not change what writing it costs. Ratio build ÷ raw (target ≥ 0.5×).
+ *    does not change what writing it costs. Ratio build ÷ raw (target ≥ 0.5×). Beside it, the
+ *    tree's JSON compressed alone (its .gz and .br made on as many threads as the build's
+ *    writers, nothing written): the work every build has besides writing, whatever it renders
+ *    with. raw ÷ (raw + compression alone) is about the best ratio a build could reach here.
  * 3. The same snapshot again (the second tree is filled from the first, by hard links), then the
  *    city grown by a day (`--until` + 1, generated once into .cache/bench/<scale>-next) built
  *    over it: files written, linked and deleted, and the time (target < 10 s at city scale);
@@ -20,11 +23,16 @@
  *
  * Each step prints its line as it ends, and the results file is written again after each, so a run
  * stopped early keeps what it measured.
+ *
+ * Nothing is deleted until the end (see removeLater): on this machine's ext4, which has no journal,
+ * writing right after a deletion of a million files takes twice as long.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, realpath, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, realpath, rename, stat, writeFile } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { dirname, join, relative } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { addDays } from '../datasets/core/calendar.ts';
 import { defaultSeed, defaultUntil, type Scale } from '../datasets/core/sample.ts';
 import { generatedOnce, sampleDataDir } from './city.ts';
@@ -76,11 +84,12 @@ type Sized = readonly { path: string; size: number }[];
 /**
  * The faster of two raw writes of the same paths and sizes from `pool`: fs/promises with 64 files
  * in flight (libuv's threads), and synchronous writes on writer threads, handed over in batches,
- * as the build writes (tree-writers.ts). Each starts on a settled disk; only the writes are timed.
+ * as the build writes (tree-writers.ts), each into a directory of its own under `target`. Each
+ * starts on a synced disk; only the writes are timed.
  */
 async function rawWrite(files: Sized, pool: Buffer, target: string) {
-  const promises = await rawWriteWithPromises(files, pool, target);
-  const threads = await rawWriteOnThreads(files, pool, target);
+  const promises = await rawWriteWithPromises(files, pool, join(target, 'promises'));
+  const threads = await rawWriteOnThreads(files, pool, join(target, 'threads'));
   return { ...(threads.seconds < promises.seconds ? threads : promises), promises: promises.seconds, threads: threads.seconds };
 }
 
@@ -96,7 +105,7 @@ function poolSlicer(pool: Buffer) {
 }
 
 async function rawWriteOnThreads(files: Sized, pool: Buffer, target: string) {
-  await removeTree(target);
+  settle();
   const slice = poolSlicer(pool);
   let bytes = 0;
   const started = performance.now();
@@ -115,7 +124,7 @@ async function rawWriteOnThreads(files: Sized, pool: Buffer, target: string) {
 }
 
 async function rawWriteWithPromises(files: Sized, pool: Buffer, target: string) {
-  await removeTree(target);
+  settle();
   const made = new Map<string, Promise<unknown>>();
   let bytes = 0;
   const slice = poolSlicer(pool);
@@ -144,18 +153,58 @@ async function sized(tree: string, files: readonly string[]) {
   return result;
 }
 
+/** Written data on its way to the disk before a timed step: no step pays for the last one's writeback. */
+const settle = () => void spawnSync('sync');
+
 /**
- * rm -rf (fs.rm holds the names of a city's million files in memory and took ten minutes), then
- * sync and wait 6 s. Without a journal (as here), ext4 does not reuse an inode deleted in the last
- * 5 s, or 5 min while its block is unwritten, and searches past each one: file creation right
- * after a million deletions ran several times slower (perf: `recently_deleted`). Both sides of a
- * comparison start on a settled disk.
+ * Deletions wait for the end of the run: a tree is moved aside, and everything moved aside is
+ * removed last. Without a journal (as here), ext4 does not reuse an inode freed in the last 5 s,
+ * or in the last 5 min while its inode-table block is unwritten, and a new file's inode is found
+ * by looking past every such one (fs/ext4/ialloc.c, `recently_deleted`; in perf, a tenth of a
+ * build's CPU). On this machine a raw write of the city's tree took 52 s, and 106 s when it came
+ * 6 s after deleting a tree as large: whichever side of a comparison came sooner after a deletion
+ * lost.
  */
-const removeTree = async (dir: string) => {
-  spawnSync('rm', ['-rf', dir]);
-  spawnSync('sync');
-  await new Promise((resolve) => setTimeout(resolve, 6000));
+const trash = join(work, '.trash');
+let moved = 0;
+const removeLater = async (dir: string) => {
+  await mkdir(trash, { recursive: true });
+  await rename(dir, join(trash, String(moved++)));
 };
+/** rm -rf: fs.rm holds the names of a city's million files in memory and took ten minutes. */
+const remove = (dir: string) => void spawnSync('rm', ['-rf', dir]);
+
+/**
+ * The tree's JSON compressed alone: each file's .gz and .br made as the build's writer threads make
+ * them (variants.ts), on as many threads, from the disk cache, nothing written.
+ */
+async function compressAlone(tree: string, jsonFiles: readonly string[]) {
+  const threads = Array.from({ length: Math.min(4, availableParallelism()) }, () => new Worker(new URL('./compress-thread.js', import.meta.url)));
+  // The threads start (and load TypeScript) before the clock does.
+  await Promise.all(threads.map((worker) => new Promise<void>((resolve) => {
+    worker.once('message', () => resolve());
+    worker.postMessage([]);
+  })));
+  let next = 0;
+  let bytes = 0;
+  const started = performance.now();
+  await Promise.all(threads.map(async (worker) => {
+    while (next < jsonFiles.length) {
+      const paths = jsonFiles.slice(next, (next += 500)).map((path) => join(tree, path));
+      bytes += await new Promise<number>((resolve, reject) => {
+        worker.once('error', reject);
+        worker.once('message', (made: number) => {
+          worker.off('error', reject);
+          resolve(made);
+        });
+        worker.postMessage(paths);
+      });
+    }
+  }));
+  const seconds = (performance.now() - started) / 1000;
+  await Promise.all(threads.map((worker) => worker.terminate()));
+  return { seconds, bytes, threads: threads.length };
+}
 
 /** Files of tree `to` whose content tree `from` does not have at the same path (by the trees' saved lists of hashes), with their variants. */
 async function changedFiles(from: string, to: string): Promise<string[]> {
@@ -172,7 +221,13 @@ async function changedFiles(from: string, to: string): Promise<string[]> {
 }
 
 const dataDir = await sampleDataDir(scale);
-await removeTree(work);
+if (existsSync(work)) {
+  // A run stopped early leaves its trees: removed, then 5 minutes for ext4 to let their inodes go.
+  console.error(`${scale}: removing ${work}, then waiting 5 minutes (see removeLater)…`);
+  remove(work);
+  settle();
+  await new Promise((resolve) => setTimeout(resolve, 305_000));
+}
 await mkdir(work, { recursive: true });
 
 const mb = (bytes: number, seconds: number) => (bytes / 1e6 / seconds).toFixed(1);
@@ -189,6 +244,7 @@ async function record(step: string, figures: unknown, line: string) {
 }
 
 console.error(`${scale}: full build…`);
+settle();
 const full = await build(dataDir);
 console.error(`  ${full.summary}`);
 const tree = await realpath(out);
@@ -200,13 +256,20 @@ console.log('| --- | --- | --- | --- | --- | --- | --- |');
 await record('full', { ...full, files: files.length, bytes: treeBytes },
   `| odsnap build, full | ${count(files.length)} | ${(treeBytes / 1e6).toFixed(0)} | ${full.seconds.toFixed(1)} | ${fps(files.length, full.seconds)} | ${mb(treeBytes, full.seconds)} | ${Math.round(full.peakMiB)} |`);
 
+console.error(`${scale}: compressing the tree's JSON alone…`);
+const jsonFiles = files.filter((f) => !f.path.endsWith('.gz') && !f.path.endsWith('.br') && (f.path.endsWith('.json') || f.path.endsWith('.jsonld')));
+const compression = await compressAlone(tree, jsonFiles.map((f) => f.path));
+await record('compression', { ...compression, files: jsonFiles.length },
+  `| compression alone: .gz and .br of the ${count(jsonFiles.length)} JSON files, ${compression.threads} threads, nothing written | ${count(jsonFiles.length)} | ${(jsonFiles.reduce((n, f) => n + f.size, 0) / 1e6).toFixed(0)} | ${compression.seconds.toFixed(1)} | | | |`);
+
 console.error(`${scale}: raw write of the same ${count(files.length)} files…`);
 const pool = await bytePool(tree, files.map((f) => f.path), 256 * 1024 * 1024);
 const raw = await rawWrite(files, pool, join(work, 'raw'));
 await record('raw', raw, `| raw write of the same files and sizes (fs/promises ${raw.promises.toFixed(1)} s, writer threads ${raw.threads.toFixed(1)} s) | ${count(files.length)} | ${(raw.bytes / 1e6).toFixed(0)} | ${raw.seconds.toFixed(1)} | ${fps(files.length, raw.seconds)} | ${mb(raw.bytes, raw.seconds)} | |`);
 await record('ratio', raw.seconds / full.seconds, `| build ÷ raw | | | | ${(raw.seconds / full.seconds).toFixed(2)}× | | |`);
-// Removing a million files takes minutes here: after the figures are saved.
-await removeTree(join(work, 'raw'));
+const floor = raw.seconds / (raw.seconds + compression.seconds);
+await record('floor', floor, `| raw ÷ (raw + compression alone): about the best a build could reach | | | | ${floor.toFixed(2)}× | | |`);
+await removeLater(join(work, 'raw'));
 
 console.log('');
 console.log('| rebuild | written | linked | deleted | seconds | peak RSS MiB |');
@@ -222,10 +285,10 @@ const incremental = await build(grown);
 console.error(`  ${incremental.summary}`);
 await record('incremental', incremental, `| after a day more | ${count(incremental.written)} | ${count(incremental.linked)} | ${count(incremental.deleted)} | ${incremental.seconds.toFixed(1)} | ${Math.round(incremental.peakMiB)} |`);
 const changed = await sized(await realpath(out), await changedFiles(inUse, await realpath(out)));
-const rawChanged = await rawWrite(changed, pool, join(work, 'raw'));
+const rawChanged = await rawWrite(changed, pool, join(work, 'raw-changed'));
 await record('changed', { files: changed.length, raw: rawChanged },
   `| raw write of the changed files (${count(changed.length)}, ${(rawChanged.bytes / 1e6).toFixed(0)} MB) | ${count(changed.length)} | | | ${rawChanged.seconds.toFixed(1)} | |`);
-await removeTree(join(work, 'raw'));
+await removeLater(join(work, 'raw-changed'));
 // The site is an Astro build of its own (about 9 s here on an idle machine, with no incremental
 // mode): the static tree's own rebuild is measured without it too, the same day more again.
 console.error(`${scale}: back a day, then a day more without the site…`);
@@ -236,3 +299,5 @@ console.error(`  ${treeOnly.summary}`);
 await record('incrementalTreeOnly', treeOnly, `| after a day more, the tree alone (--no-site; the site's files deleted) | ${count(treeOnly.written)} | ${count(treeOnly.linked)} | ${count(treeOnly.deleted)} | ${treeOnly.seconds.toFixed(1)} | ${Math.round(treeOnly.peakMiB)} |`);
 console.log('');
 console.log('Files include the .gz and .br variants; the Parquet downloads (hard links to the snapshot) are left out of both sides.');
+console.error(`${scale}: removing the trees…`);
+remove(work);

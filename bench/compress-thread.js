@@ -1,0 +1,13 @@
+// A thread of bench/build.ts's "compression alone": reads the files it is given and makes their
+// variants as the build's writer threads do (scripts/static/variants.ts), writing nothing.
+import { readFileSync } from 'node:fs';
+import { parentPort } from 'node:worker_threads';
+import { register } from 'tsx/esm/api';
+
+register();
+const { VARIANTS } = await import('../scripts/static/variants.ts');
+parentPort.on('message', (paths) => {
+  let bytes = 0;
+  for (const path of paths) for (const variant of VARIANTS) bytes += variant.compress(readFileSync(path), 0).length;
+  parentPort.postMessage(bytes);
+});
