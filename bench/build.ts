@@ -6,8 +6,9 @@
  *    variants (.gz, .br) included, Parquet downloads (hard links) left out.
  * 2. The reference: mkdir and write of the same paths, with the same sizes, into another
  *    directory, the bytes taken from memory (a pool read from the tree's own files): what writing
- *    the tree costs with nothing to compute. Written twice, with fs/promises (64 files in flight)
- *    and on writer threads as the build writes, and the faster counts. Reading all of it back
+ *    the tree costs with nothing to compute. Written on writer threads, as the build writes (with
+ *    fs/promises, 64 files in flight, it was slower in every run, 112–185 s against 86–99 s at
+ *    city scale, and a second copy of the tree does not fit this disk). Reading all of it back
  *    first took 25 minutes at city scale once the disk cache had let it go, and what a file holds
  *    does not change what writing it costs. Ratio build ÷ raw (target ≥ 0.5×). Beside it, the
  *    tree's JSON compressed alone (its .gz and .br made on as many threads as the build's
@@ -31,7 +32,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, realpath, rename, stat, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
-import { dirname, join, relative } from 'node:path';
+import { join, relative } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { addDays } from '../datasets/core/calendar.ts';
 import { defaultSeed, defaultUntil, type Scale } from '../datasets/core/sample.ts';
@@ -81,18 +82,6 @@ async function bytePool(tree: string, files: readonly string[], size: number): P
 
 type Sized = readonly { path: string; size: number }[];
 
-/**
- * The faster of two raw writes of the same paths and sizes from `pool`: fs/promises with 64 files
- * in flight (libuv's threads), and synchronous writes on writer threads, handed over in batches,
- * as the build writes (tree-writers.ts), each into a directory of its own under `target`. Each
- * starts on a synced disk; only the writes are timed.
- */
-async function rawWrite(files: Sized, pool: Buffer, target: string) {
-  const promises = await rawWriteWithPromises(files, pool, join(target, 'promises'));
-  const threads = await rawWriteOnThreads(files, pool, join(target, 'threads'));
-  return { ...(threads.seconds < promises.seconds ? threads : promises), promises: promises.seconds, threads: threads.seconds };
-}
-
 /** Slices of `pool`, one file's size after another, wrapping round. */
 function poolSlicer(pool: Buffer) {
   let offset = 0;
@@ -104,7 +93,12 @@ function poolSlicer(pool: Buffer) {
   };
 }
 
-async function rawWriteOnThreads(files: Sized, pool: Buffer, target: string) {
+/**
+ * A raw write of the same paths and sizes from `pool`: synchronous writes on writer threads,
+ * handed over in batches, as the build writes (tree-writers.ts). It starts on a synced disk; only
+ * the writes are timed.
+ */
+async function rawWrite(files: Sized, pool: Buffer, target: string) {
   settle();
   const slice = poolSlicer(pool);
   let bytes = 0;
@@ -120,29 +114,6 @@ async function rawWriteOnThreads(files: Sized, pool: Buffer, target: string) {
   } finally {
     await writers.close();
   }
-  return { seconds: (performance.now() - started) / 1000, bytes };
-}
-
-async function rawWriteWithPromises(files: Sized, pool: Buffer, target: string) {
-  settle();
-  const made = new Map<string, Promise<unknown>>();
-  let bytes = 0;
-  const slice = poolSlicer(pool);
-  const started = performance.now();
-  const pending = new Set<Promise<void>>();
-  for (const { path, size } of files) {
-    const content = slice(size);
-    const task = (async () => {
-      const dir = dirname(join(target, path));
-      if (!made.has(dir)) made.set(dir, mkdir(dir, { recursive: true }));
-      await made.get(dir);
-      await writeFile(join(target, path), content);
-    })().then(() => void pending.delete(task));
-    pending.add(task);
-    bytes += size;
-    if (pending.size >= 64) await Promise.race(pending);
-  }
-  await Promise.all(pending);
   return { seconds: (performance.now() - started) / 1000, bytes };
 }
 
@@ -187,6 +158,7 @@ async function compressAlone(tree: string, jsonFiles: readonly string[]) {
   })));
   let next = 0;
   let bytes = 0;
+  settle();
   const started = performance.now();
   await Promise.all(threads.map(async (worker) => {
     while (next < jsonFiles.length) {
@@ -265,7 +237,7 @@ await record('compression', { ...compression, files: jsonFiles.length },
 console.error(`${scale}: raw write of the same ${count(files.length)} files…`);
 const pool = await bytePool(tree, files.map((f) => f.path), 256 * 1024 * 1024);
 const raw = await rawWrite(files, pool, join(work, 'raw'));
-await record('raw', raw, `| raw write of the same files and sizes (fs/promises ${raw.promises.toFixed(1)} s, writer threads ${raw.threads.toFixed(1)} s) | ${count(files.length)} | ${(raw.bytes / 1e6).toFixed(0)} | ${raw.seconds.toFixed(1)} | ${fps(files.length, raw.seconds)} | ${mb(raw.bytes, raw.seconds)} | |`);
+await record('raw', raw, `| raw write of the same files and sizes, on writer threads | ${count(files.length)} | ${(raw.bytes / 1e6).toFixed(0)} | ${raw.seconds.toFixed(1)} | ${fps(files.length, raw.seconds)} | ${mb(raw.bytes, raw.seconds)} | |`);
 await record('ratio', raw.seconds / full.seconds, `| build ÷ raw | | | | ${(raw.seconds / full.seconds).toFixed(2)}× | | |`);
 const floor = raw.seconds / (raw.seconds + compression.seconds);
 await record('floor', floor, `| raw ÷ (raw + compression alone): about the best a build could reach | | | | ${floor.toFixed(2)}× | | |`);
