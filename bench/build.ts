@@ -25,12 +25,12 @@
  * Each step prints its line as it ends, and the results file is written again after each, so a run
  * stopped early keeps what it measured.
  *
- * Nothing is deleted until the end (see removeLater): on this machine's ext4, which has no journal,
+ * Nothing is deleted until the end (see remove): on this machine's ext4, which has no journal,
  * writing right after a deletion of a million files takes twice as long.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, realpath, rename, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, realpath, stat, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join, relative } from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -128,21 +128,14 @@ async function sized(tree: string, files: readonly string[]) {
 const settle = () => void spawnSync('sync');
 
 /**
- * Deletions wait for the end of the run: a tree is moved aside, and everything moved aside is
- * removed last. Without a journal (as here), ext4 does not reuse an inode freed in the last 5 s,
- * or in the last 5 min while its inode-table block is unwritten, and a new file's inode is found
- * by looking past every such one (fs/ext4/ialloc.c, `recently_deleted`; in perf, a tenth of a
- * build's CPU). On this machine a raw write of the city's tree took 52 s, and 106 s when it came
- * 6 s after deleting a tree as large: whichever side of a comparison came sooner after a deletion
- * lost.
+ * rm -rf (fs.rm holds the names of a city's million files in memory and took ten minutes), only
+ * at the end of a run: every tree a run writes stays until then. Without a journal (as here), ext4
+ * does not reuse an inode freed in the last 5 s, or in the last 5 min while its inode-table block
+ * is unwritten, and a new file's inode is found by looking past every such one
+ * (fs/ext4/ialloc.c, `recently_deleted`; in perf, a tenth of a build's CPU). On this machine a
+ * raw write of the city's tree took 52 s, and 106 s when it came 6 s after deleting a tree as
+ * large: whichever side of a comparison came sooner after a deletion lost.
  */
-const trash = join(work, '.trash');
-let moved = 0;
-const removeLater = async (dir: string) => {
-  await mkdir(trash, { recursive: true });
-  await rename(dir, join(trash, String(moved++)));
-};
-/** rm -rf: fs.rm holds the names of a city's million files in memory and took ten minutes. */
 const remove = (dir: string) => void spawnSync('rm', ['-rf', dir]);
 
 /**
@@ -195,7 +188,7 @@ async function changedFiles(from: string, to: string): Promise<string[]> {
 const dataDir = await sampleDataDir(scale);
 if (existsSync(work)) {
   // A run stopped early leaves its trees: removed, then 5 minutes for ext4 to let their inodes go.
-  console.error(`${scale}: removing ${work}, then waiting 5 minutes (see removeLater)…`);
+  console.error(`${scale}: removing ${work}, then waiting 5 minutes (see remove)…`);
   remove(work);
   settle();
   await new Promise((resolve) => setTimeout(resolve, 305_000));
@@ -241,7 +234,6 @@ await record('raw', raw, `| raw write of the same files and sizes, on writer thr
 await record('ratio', raw.seconds / full.seconds, `| build ÷ raw | | | | ${(raw.seconds / full.seconds).toFixed(2)}× | | |`);
 const floor = raw.seconds / (raw.seconds + compression.seconds);
 await record('floor', floor, `| raw ÷ (raw + compression alone): about the best a build could reach | | | | ${floor.toFixed(2)}× | | |`);
-await removeLater(join(work, 'raw'));
 
 console.log('');
 console.log('| rebuild | written | linked | deleted | seconds | peak RSS MiB |');
@@ -260,7 +252,6 @@ const changed = await sized(await realpath(out), await changedFiles(inUse, await
 const rawChanged = await rawWrite(changed, pool, join(work, 'raw-changed'));
 await record('changed', { files: changed.length, raw: rawChanged },
   `| raw write of the changed files (${count(changed.length)}, ${(rawChanged.bytes / 1e6).toFixed(0)} MB) | ${count(changed.length)} | | | ${rawChanged.seconds.toFixed(1)} | |`);
-await removeLater(join(work, 'raw-changed'));
 // The site is an Astro build of its own (about 9 s here on an idle machine, with no incremental
 // mode): the static tree's own rebuild is measured without it too, the same day more again.
 console.error(`${scale}: back a day, then a day more without the site…`);
