@@ -34,8 +34,8 @@ import { mkdir, readdir, readFile, realpath, stat, writeFile } from 'node:fs/pro
 import { availableParallelism } from 'node:os';
 import { join, relative } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { addDays } from '../datasets/core/calendar.ts';
-import { defaultSeed, defaultUntil, type Scale } from '../datasets/core/sample.ts';
+import { addDays } from '../core/calendar.ts';
+import { defaultSeed, defaultUntil, type Scale } from '../datasets/vocabulary/sample.ts';
 import { generatedOnce, sampleDataDir } from './city.ts';
 import { watchPeakRss } from './processes.ts';
 import { filesOfState, readState } from '../scripts/static/tree-output.ts';

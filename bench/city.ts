@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { defaultSeed, defaultUntil, type SampleSettings, type Scale } from '../datasets/core/sample.ts';
+import { defaultSeed, defaultUntil, type SampleSettings, type Scale } from '../datasets/vocabulary/sample.ts';
 import { datasets } from '../datasets/index.ts';
 import { generateSample } from '../scripts/sample/generate.ts';
-import { dataLayout } from '../scripts/snapshot/layout.ts';
-import { openSnapshot, shapeMismatch } from '../scripts/snapshot/read.ts';
+import { dataLayout } from '../core/snapshot/layout.ts';
+import { openSnapshot, shapeMismatch } from '../core/snapshot/read.ts';
 
 /** The city-scale sample benchmarks run on, generated once into .cache/ and reused. */
 export const cityDataDir = () => sampleDataDir('city');

@@ -20,7 +20,7 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
-import type { Scale } from '../datasets/core/sample.ts';
+import type { Scale } from '../datasets/vocabulary/sample.ts';
 import { sampleDataDir } from './city.ts';
 import { startServe, stop, watchPeakRss } from './processes.ts';
 

@@ -1,4 +1,4 @@
-import type { Dataset } from '../datasets/core/dataset.ts';
+import type { Dataset } from '../datasets/vocabulary/dataset.ts';
 import type { ExtraHandler } from './app.ts';
 import { send } from './http/respond.ts';
 import type { SnapshotHost } from './snapshot-host.ts';

@@ -1,12 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Dataset } from '../datasets/core/dataset.ts';
-import { NotFound } from '../datasets/core/answer.ts';
-import { renderContext } from '../datasets/core/render.ts';
+import type { Dataset } from '../datasets/vocabulary/dataset.ts';
+import { NotFound } from '../datasets/vocabulary/answer.ts';
+import { renderContext } from '../datasets/vocabulary/render.ts';
 import { answer } from './answers/index.ts';
 import { serialize } from './answers/serialized-json.ts';
-import { instanceOf, invalidParameter, methodNotAllowed, notFound, Problem, problemBody, problemTypePage, refusedParameters } from './http/problem.ts';
+import { instanceOf, invalidParameter, methodNotAllowed, notFound, Problem, problemBody, problemTypePage, refusedParameters } from '../core/problem.ts';
 import { corsHeaders, send } from './http/respond.ts';
-import { createRouter, MalformedPath } from '../datasets/core/router.ts';
+import { createRouter, MalformedPath } from '../datasets/vocabulary/router.ts';
 import type { SnapshotHost } from './snapshot-host.ts';
 
 export interface AppOptions {

@@ -1,5 +1,5 @@
 import { type DuckDBConnection, type DuckDBInstance, type DuckDBPreparedStatement, type DuckDBValue } from '@duckdb/node-api';
-import { asJsonRows, chunkRows } from '../scripts/db/duckdb.ts';
+import { asJsonRows, chunkRows } from '../core/db/duckdb.ts';
 import { releaseResult } from './native-memory.ts';
 
 /**

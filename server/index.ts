@@ -1,9 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import type { Dataset } from '../datasets/core/dataset.ts';
+import type { Dataset } from '../datasets/vocabulary/dataset.ts';
 import { apiIndex } from './api-index.ts';
 import { createApp, MAX_URL_LENGTH, type ExtraHandler } from './app.ts';
-import { problemTypes, type ProblemType } from './http/problem.ts';
+import { problemTypes, type ProblemType } from '../core/problem.ts';
 import { sqlHandler } from './sql/handler.ts';
 import type { SqlLimits } from './sql/sandbox.ts';
 import { SnapshotHost } from './snapshot-host.ts';

@@ -1,4 +1,4 @@
-import { collectGarbage } from '../scripts/heap.ts';
+import { collectGarbage } from '../core/heap.ts';
 
 /**
  * DuckDB results hold native memory (their vectors keep the scanned data alive) that V8 does not

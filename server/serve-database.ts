@@ -2,16 +2,17 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { viewName, type Dataset, type Resource } from '../datasets/core/dataset.ts';
-import { renderContext } from '../datasets/core/render.ts';
-import { rowOrder } from '../datasets/core/row-order.ts';
-import type { Table } from '../datasets/core/table.ts';
-import type { Endpoint } from '../datasets/core/endpoint.ts';
-import { readList, rowDecoder } from '../scripts/db/columns.ts';
-import { quoteIdentifier, quoteString, streamJsonRows } from '../scripts/db/duckdb.ts';
-import { ownerGone, ownerTag } from '../scripts/process-owner.ts';
-import { createViews, type Snapshot } from '../scripts/snapshot/read.ts';
-import { sourceHash } from '../scripts/source-hash.ts';
+import { type Dataset, type Resource } from '../datasets/vocabulary/dataset.ts';
+import { viewName } from '../core/table.ts';
+import { renderContext } from '../datasets/vocabulary/render.ts';
+import { rowOrder } from '../core/row-order.ts';
+import type { Table } from '../core/table.ts';
+import type { Endpoint } from '../datasets/vocabulary/endpoint.ts';
+import { readList, rowDecoder } from '../core/db/columns.ts';
+import { quoteIdentifier, quoteString, streamJsonRows } from '../core/db/duckdb.ts';
+import { ownerGone, ownerTag } from '../core/process-owner.ts';
+import { createViews, type Snapshot } from '../core/snapshot/read.ts';
+import { sourceHash } from '../core/source-hash.ts';
 
 /**
  * The server's own database for a snapshot: the tables requests page through or look up by key,
@@ -47,7 +48,7 @@ let codeKey: Promise<string> | undefined;
  * serves what an older one rendered.
  */
 export async function serveDatabasePath(snapshot: Snapshot): Promise<string> {
-  codeKey ??= sourceHash([new URL('../datasets', import.meta.url), new URL(import.meta.url), new URL('../scripts/db/columns.ts', import.meta.url)]);
+  codeKey ??= sourceHash([new URL('../datasets', import.meta.url), new URL(import.meta.url), new URL('../core/db/columns.ts', import.meta.url)]);
   return join(snapshot.cacheDir, `serve-v${FORMAT}-${(await codeKey).slice(0, 12)}.duckdb`);
 }
 

@@ -1,7 +1,8 @@
 import { listValue, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
-import { viewName, type Dataset, type Resource } from '../datasets/core/dataset.ts';
-import { openInstance, quoteIdentifier, quoteString, type OpenedInstance } from '../scripts/db/duckdb.ts';
-import { assertShape, chooseFiles, createViews, tableSource, type Narrowing, type Snapshot } from '../scripts/snapshot/read.ts';
+import { type Dataset, type Resource } from '../datasets/vocabulary/dataset.ts';
+import { viewName } from '../core/table.ts';
+import { openInstance, quoteIdentifier, quoteString, type OpenedInstance } from '../core/db/duckdb.ts';
+import { assertShape, chooseFiles, createViews, tableSource, type Narrowing, type Snapshot } from '../core/snapshot/read.ts';
 import { ConnectionPool, type PooledConnection } from './connection-pool.ts';
 import { ensureServeDatabase, filterColumns, RENDERING_TABLE, renderedColumn, renderedResources, renderedTable, SCHEMA, storagePlan } from './serve-database.ts';
 

@@ -1,4 +1,4 @@
-import type { BoundingBox } from '../datasets/core/param.ts';
+import type { BoundingBox } from '../datasets/vocabulary/param.ts';
 
 /**
  * Whether shapes (rings of [lon, lat]; a one-position ring is a point) intersect a bounding box.

@@ -1,7 +1,7 @@
 import { watch, type FSWatcher } from 'chokidar';
-import type { Dataset } from '../datasets/core/dataset.ts';
-import { currentSnapshotId, dataLayout } from '../scripts/snapshot/layout.ts';
-import { openSnapshot } from '../scripts/snapshot/read.ts';
+import type { Dataset } from '../datasets/vocabulary/dataset.ts';
+import { currentSnapshotId, dataLayout } from '../core/snapshot/layout.ts';
+import { openSnapshot } from '../core/snapshot/read.ts';
 import { ServedSnapshot, type ServedSnapshotOptions } from './served-snapshot.ts';
 
 /**

@@ -1,6 +1,6 @@
-import type { Dataset } from '../datasets/core/dataset.ts';
-import type { Endpoint } from '../datasets/core/endpoint.ts';
-import { languages, type Language } from '../datasets/core/text.ts';
+import type { Dataset } from '../datasets/vocabulary/dataset.ts';
+import type { Endpoint } from '../datasets/vocabulary/endpoint.ts';
+import { languages, type Language } from '../core/text.ts';
 
 /**
  * Every page of the site, from the data-set registry: a route (relative to the site's base and

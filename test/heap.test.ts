@@ -1,6 +1,6 @@
 import { constants, PerformanceObserver } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
-import { paceHeap } from '../scripts/heap.ts';
+import { paceHeap } from '../core/heap.ts';
 
 /** Full collections asked for by code (not V8's own), while `work` runs. */
 async function forcedFullCollections(work: () => Promise<void>): Promise<number> {

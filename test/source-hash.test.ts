@@ -2,7 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { sourceHash } from '../scripts/source-hash.ts';
+import { sourceHash } from '../core/source-hash.ts';
 import { tempDir } from './fixtures/tiny.ts';
 
 describe('the hash of sources that keys generated output', () => {

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { NotFound, type Query } from '../core/answer.ts';
-import type { EndpointSpec } from '../core/endpoint.ts';
-import { doc } from '../core/field.ts';
-import * as param from '../core/param.ts';
-import { text } from '../core/text.ts';
+import { NotFound, type Query } from '../vocabulary/answer.ts';
+import type { EndpointSpec } from '../vocabulary/endpoint.ts';
+import { doc } from '../vocabulary/field.ts';
+import * as param from '../vocabulary/param.ts';
+import { text } from '../../core/text.ts';
 import { historyReading, liveReading, liveStation, sensor, station } from './resources.ts';
 
 const resolvable = text(

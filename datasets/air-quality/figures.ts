@@ -1,5 +1,5 @@
-import type { Chart, MapLayer } from '../core/figure.ts';
-import { text } from '../core/text.ts';
+import type { Chart, MapLayer } from '../vocabulary/figure.ts';
+import { text } from '../../core/text.ts';
 
 export const charts: readonly Chart[] = [
   {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { doc, instant, link, named, position, unshown } from '../core/field.ts';
+import { doc, instant, link, named, position, unshown } from '../vocabulary/field.ts';
 
 export const station = named(
   'Station',

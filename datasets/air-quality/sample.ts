@@ -1,12 +1,12 @@
-import { addDays, dayToUtcMs, eachDay, weekdayOf } from '../core/calendar.ts';
-import type { Random } from '../core/random.ts';
-import { city, pickDistrict, positionNear, slugOf, streetsOf } from '../core/sample-city.ts';
-import { weatherOn, type Weather } from '../core/sample-weather.ts';
-import type { SampleContext, SampleGenerator, Scale } from '../core/sample.ts';
-import { zonedDayStart, zonedHourOf } from '../core/zoned-time.ts';
+import { addDays, dayToUtcMs, eachDay, weekdayOf } from '../../core/calendar.ts';
+import type { Random } from '../vocabulary/random.ts';
+import { city, pickDistrict, positionNear, slugOf, streetsOf } from '../vocabulary/sample-city.ts';
+import { weatherOn, type Weather } from '../vocabulary/sample-weather.ts';
+import type { SampleContext, SampleGenerator, Scale } from '../vocabulary/sample.ts';
+import { zonedDayStart, zonedHourOf } from '../../core/zoned-time.ts';
 import { sensorDefinitions } from './sensors.ts';
-import type { RowOf } from '../core/column.ts';
-import { inRowOrder } from '../core/row-order.ts';
+import type { RowOf } from '../../core/table.ts';
+import { inRowOrder } from '../../core/row-order.ts';
 import type * as tables from './tables.ts';
 import { readings as readingsTable } from './tables.ts';
 

@@ -1,6 +1,6 @@
-import { column, nullable } from '../core/column.ts';
-import { defineTable } from '../core/table.ts';
-import { text } from '../core/text.ts';
+import { column, nullable } from '../vocabulary/column.ts';
+import { defineTable } from '../vocabulary/table.ts';
+import { text } from '../../core/text.ts';
 import { historyReading, liveReading, liveStation, sensor, station } from './resources.ts';
 
 const st = station.shape, se = sensor.shape, h = historyReading.shape, lr = liveReading.shape, ls = liveStation.shape;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { EndpointSpec } from '../core/endpoint.ts';
-import * as param from '../core/param.ts';
-import { text } from '../core/text.ts';
+import type { EndpointSpec } from '../vocabulary/endpoint.ts';
+import * as param from '../vocabulary/param.ts';
+import { text } from '../../core/text.ts';
 import { renderReadings } from './render.ts';
 import { counter, counterReading, counterReadings } from './resources.ts';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { doc, instant, link, named, position } from '../core/field.ts';
+import { doc, instant, link, named, position } from '../vocabulary/field.ts';
 
 export const counter = named(
   'Counter',

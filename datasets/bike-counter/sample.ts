@@ -1,8 +1,8 @@
-import { addDays, daysBetween, eachDay, weekdayOf } from '../core/calendar.ts';
-import { city, pickDistrict, positionNear, slugOf, streetsOf } from '../core/sample-city.ts';
-import { cyclingFactor, cyclingHours, cyclingMonths, weatherOn } from '../core/sample-weather.ts';
-import { defaultUntil, type SampleContext, type SampleGenerator, type Scale } from '../core/sample.ts';
-import { zonedDayStart, zonedHourOf } from '../core/zoned-time.ts';
+import { addDays, daysBetween, eachDay, weekdayOf } from '../../core/calendar.ts';
+import { city, pickDistrict, positionNear, slugOf, streetsOf } from '../vocabulary/sample-city.ts';
+import { cyclingFactor, cyclingHours, cyclingMonths, weatherOn } from '../vocabulary/sample-weather.ts';
+import { defaultUntil, type SampleContext, type SampleGenerator, type Scale } from '../vocabulary/sample.ts';
+import { zonedDayStart, zonedHourOf } from '../../core/zoned-time.ts';
 import type * as tables from './tables.ts';
 
 /**

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import type { EndpointSpec } from '../core/endpoint.ts';
-import { doc } from '../core/field.ts';
-import * as param from '../core/param.ts';
-import { text } from '../core/text.ts';
+import type { EndpointSpec } from '../vocabulary/endpoint.ts';
+import { doc } from '../vocabulary/field.ts';
+import * as param from '../vocabulary/param.ts';
+import { text } from '../../core/text.ts';
 import { bike, liveBike, liveZone, ride, season, zone } from './resources.ts';
 
 const resolvable = text(

@@ -1,6 +1,6 @@
-import { defineDataset } from '../core/dataset.ts';
-import { defineResource } from '../core/resource.ts';
-import { text } from '../core/text.ts';
+import { defineDataset } from '../vocabulary/dataset.ts';
+import { defineResource } from '../vocabulary/resource.ts';
+import { text } from '../../core/text.ts';
 import { endpoints } from './endpoints.ts';
 import { renderBike, renderLiveBike, renderLiveZone, renderRide, renderSeason, renderZone } from './render.ts';
 import { bike, liveBike, liveZone, ride, season, zone } from './resources.ts';

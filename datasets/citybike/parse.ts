@@ -1,5 +1,5 @@
-import type { RowOf } from '../core/column.ts';
-import type { ParseContext } from '../core/parse.ts';
+import type { RowOf } from '../../core/table.ts';
+import type { ParseContext } from '../vocabulary/parse.ts';
 import type { Bike, LiveBike, LiveZone, Ride, Season, Zone } from './resources.ts';
 import type * as tables from './tables.ts';
 

@@ -1,6 +1,6 @@
-import type { RowOf } from '../core/column.ts';
-import { apiPrefix } from '../core/dataset.ts';
-import type { RenderContext } from '../core/render.ts';
+import type { RowOf } from '../../core/table.ts';
+import { apiPrefix } from '../vocabulary/dataset.ts';
+import type { RenderContext } from '../vocabulary/render.ts';
 import type { Bike, LiveBike, LiveZone, Ride, Season, Zone } from './resources.ts';
 import type * as tables from './tables.ts';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { day, doc, instant, link, named, position, unshown } from '../core/field.ts';
+import { day, doc, instant, link, named, position, unshown } from '../vocabulary/field.ts';
 
 export const bike = named(
   'Bicycle',

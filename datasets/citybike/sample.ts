@@ -1,11 +1,11 @@
-import type { RowOf } from '../core/column.ts';
-import { addDays, daysBetween, eachDay, weekdayOf } from '../core/calendar.ts';
-import type { Random } from '../core/random.ts';
-import { city, distanceKm, offsetPosition, pickDistrict, positionNear, streetsOf, type Position } from '../core/sample-city.ts';
-import { cyclingFactor, cyclingHours, cyclingMonths, weatherOn } from '../core/sample-weather.ts';
-import { defaultUntil, type SampleContext, type SampleGenerator, type Scale } from '../core/sample.ts';
-import { zonedDayStart } from '../core/zoned-time.ts';
-import { inRowOrder } from '../core/row-order.ts';
+import type { RowOf } from '../../core/table.ts';
+import { addDays, daysBetween, eachDay, weekdayOf } from '../../core/calendar.ts';
+import type { Random } from '../vocabulary/random.ts';
+import { city, distanceKm, offsetPosition, pickDistrict, positionNear, streetsOf, type Position } from '../vocabulary/sample-city.ts';
+import { cyclingFactor, cyclingHours, cyclingMonths, weatherOn } from '../vocabulary/sample-weather.ts';
+import { defaultUntil, type SampleContext, type SampleGenerator, type Scale } from '../vocabulary/sample.ts';
+import { zonedDayStart } from '../../core/zoned-time.ts';
+import { inRowOrder } from '../../core/row-order.ts';
 import type * as tables from './tables.ts';
 import { rides as ridesTable } from './tables.ts';
 

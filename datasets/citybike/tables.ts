@@ -1,6 +1,6 @@
-import { column, nullable } from '../core/column.ts';
-import { defineTable } from '../core/table.ts';
-import { text } from '../core/text.ts';
+import { column, nullable } from '../vocabulary/column.ts';
+import { defineTable } from '../vocabulary/table.ts';
+import { text } from '../../core/text.ts';
 import { bike, liveBike, liveZone, ride, season, zone } from './resources.ts';
 
 const b = bike.shape, z = zone.shape, s = season.shape, r = ride.shape, lb = liveBike.shape, lz = liveZone.shape;

@@ -1,4 +1,4 @@
-import { text, type Text } from '../core/text.ts';
+import { text, type Text } from '../../core/text.ts';
 
 /**
  * The nine code lists of the register (RCN schema), with their canonical values. Labels are the

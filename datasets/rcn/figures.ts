@@ -1,5 +1,5 @@
-import type { Chart } from '../core/figure.ts';
-import { text } from '../core/text.ts';
+import type { Chart } from '../vocabulary/figure.ts';
+import { text } from '../../core/text.ts';
 
 export const charts: readonly Chart[] = [
   {

@@ -1,6 +1,6 @@
-import { defineDataset } from '../core/dataset.ts';
-import { defineResource } from '../core/resource.ts';
-import { text } from '../core/text.ts';
+import { defineDataset } from '../vocabulary/dataset.ts';
+import { defineResource } from '../vocabulary/resource.ts';
+import { text } from '../../core/text.ts';
 import { endpoints } from './endpoints.ts';
 import { renderDictionary, renderProperty, renderPropertySummary, renderTransaction } from './render.ts';
 import { dictionaryPayload, property, propertySummary, transaction } from './resources.ts';

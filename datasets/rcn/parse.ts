@@ -1,5 +1,5 @@
-import type { RowOf } from '../core/column.ts';
-import type { ParseContext } from '../core/parse.ts';
+import type { RowOf } from '../../core/table.ts';
+import type { ParseContext } from '../vocabulary/parse.ts';
 import { lookupOf } from './property-lookup.ts';
 import type { Property, Transaction } from './resources.ts';
 import type { dictionaries, properties, transactions } from './tables.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { doc, link, named } from '../core/field.ts';
+import { doc, link, named } from '../vocabulary/field.ts';
 
 /**
  * The shape the sample upstream gives property parcels, buildings and units. The spec does not

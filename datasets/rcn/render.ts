@@ -1,6 +1,6 @@
-import type { RowOf } from '../core/column.ts';
-import { apiPrefix } from '../core/dataset.ts';
-import { resolveLinks, type RenderContext } from '../core/render.ts';
+import type { RowOf } from '../../core/table.ts';
+import { apiPrefix } from '../vocabulary/dataset.ts';
+import { resolveLinks, type RenderContext } from '../vocabulary/render.ts';
 import type { Property, PropertySummary, Transaction } from './resources.ts';
 import type { dictionaries, properties, transactions } from './tables.ts';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { day, decimal, doc, link, named, unshown } from '../core/field.ts';
+import { day, decimal, doc, link, named, unshown } from '../vocabulary/field.ts';
 
 /** Section 2.2 of the spec. */
 export const codedTerm = named(

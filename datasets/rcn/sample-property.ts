@@ -1,8 +1,8 @@
-import type { RowOf } from '../core/column.ts';
-import type { Random } from '../core/random.ts';
-import { BASE_URL_TOKEN } from '../core/render.ts';
-import { city, offsetPosition, positionNear, rectangleRing, streetsOf, type District, type Position } from '../core/sample-city.ts';
-import type { SampleContext } from '../core/sample.ts';
+import type { RowOf } from '../../core/table.ts';
+import type { Random } from '../vocabulary/random.ts';
+import { BASE_URL_TOKEN } from '../vocabulary/render.ts';
+import { city, offsetPosition, positionNear, rectangleRing, streetsOf, type District, type Position } from '../vocabulary/sample-city.ts';
+import type { SampleContext } from '../vocabulary/sample.ts';
 import {
   buildingTypes, landUses, localPlanDesignations, propertyRightTypes, propertyTypes, termOf, unitFunctions, type Dictionary,
 } from './dictionaries.ts';

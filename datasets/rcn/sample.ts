@@ -1,9 +1,9 @@
-import type { RowOf } from '../core/column.ts';
-import { addDays, dayToUtcMs, eachDay, weekdayOf } from '../core/calendar.ts';
-import type { Random } from '../core/random.ts';
-import { BASE_URL_TOKEN } from '../core/render.ts';
-import { city, pickDistrict } from '../core/sample-city.ts';
-import type { SampleContext, SampleGenerator, Scale } from '../core/sample.ts';
+import type { RowOf } from '../../core/table.ts';
+import { addDays, dayToUtcMs, eachDay, weekdayOf } from '../../core/calendar.ts';
+import type { Random } from '../vocabulary/random.ts';
+import { BASE_URL_TOKEN } from '../vocabulary/render.ts';
+import { city, pickDistrict } from '../vocabulary/sample-city.ts';
+import type { SampleContext, SampleGenerator, Scale } from '../vocabulary/sample.ts';
 import { dictionaries, marketTypes, partyTypes, termOf, transactionTypes } from './dictionaries.ts';
 import { dictionaryPath } from './render.ts';
 import {

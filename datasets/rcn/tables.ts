@@ -1,6 +1,6 @@
-import { column, derived, nullable } from '../core/column.ts';
-import { defineTable } from '../core/table.ts';
-import { text } from '../core/text.ts';
+import { column, derived, nullable } from '../vocabulary/column.ts';
+import { defineTable } from '../vocabulary/table.ts';
+import { text } from '../../core/text.ts';
 import { property, transaction } from './resources.ts';
 
 const t = transaction.shape;

@@ -1,7 +1,7 @@
-import { addDays, dayToUtcMs, utcDayOf } from '../../datasets/core/calendar.ts';
-import type { CapturePart, CrawlStep, Span } from '../../datasets/core/crawl.ts';
-import type { Dataset } from '../../datasets/core/dataset.ts';
-import type { Endpoint } from '../../datasets/core/endpoint.ts';
+import { addDays, dayToUtcMs, utcDayOf } from '../../core/calendar.ts';
+import type { CapturePart, CrawlStep, Span } from '../../datasets/vocabulary/crawl.ts';
+import type { Dataset } from '../../datasets/vocabulary/dataset.ts';
+import type { Endpoint } from '../../datasets/vocabulary/endpoint.ts';
 import { fingerprint } from './fingerprint.ts';
 import { RawJson, type Batch, type Journal } from './journal.ts';
 import { Normalizer } from './normalize.ts';

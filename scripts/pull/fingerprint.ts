@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { linkFields } from '../../datasets/core/parse.ts';
+import { linkFields } from '../../datasets/vocabulary/parse.ts';
 
 const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
 

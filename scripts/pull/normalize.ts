@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import type { Dataset, Resource } from '../../datasets/core/dataset.ts';
-import { patchOf } from '../../datasets/core/parse.ts';
-import { relativeLinks, renderContext, type RenderContext } from '../../datasets/core/render.ts';
-import type { Table } from '../../datasets/core/table.ts';
+import type { Dataset, Resource } from '../../datasets/vocabulary/dataset.ts';
+import { patchOf } from '../../datasets/vocabulary/parse.ts';
+import { relativeLinks, renderContext, type RenderContext } from '../../datasets/vocabulary/render.ts';
+import type { Table } from '../../core/table.ts';
 import type { Batch, Quarantined } from './journal.ts';
 
 /**

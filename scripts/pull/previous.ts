@@ -1,9 +1,9 @@
-import type { Dataset } from '../../datasets/core/dataset.ts';
-import { renderContext } from '../../datasets/core/render.ts';
-import { readExpression, readList, rowDecoder } from '../db/columns.ts';
-import { openDatabase, quoteIdentifier, type Database } from '../db/duckdb.ts';
-import { currentSnapshotId } from '../snapshot/layout.ts';
-import { openSnapshot, shapeMismatch, tableFiles, tableSource, type Snapshot } from '../snapshot/read.ts';
+import type { Dataset } from '../../datasets/vocabulary/dataset.ts';
+import { renderContext } from '../../datasets/vocabulary/render.ts';
+import { readExpression, readList, rowDecoder } from '../../core/db/columns.ts';
+import { openDatabase, quoteIdentifier, type Database } from '../../core/db/duckdb.ts';
+import { currentSnapshotId } from '../../core/snapshot/layout.ts';
+import { openSnapshot, shapeMismatch, tableFiles, tableSource, type Snapshot } from '../../core/snapshot/read.ts';
 import { fingerprint } from './fingerprint.ts';
 
 /**

@@ -1,10 +1,10 @@
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Dataset } from '../../datasets/core/dataset.ts';
-import type { SampleSettings } from '../../datasets/core/sample.ts';
-import { dataLayout } from '../snapshot/layout.ts';
-import { isAlive, type WrittenSnapshot } from '../snapshot/write.ts';
-import { paceHeap } from '../heap.ts';
+import type { Dataset } from '../../datasets/vocabulary/dataset.ts';
+import type { SampleSettings } from '../../datasets/vocabulary/sample.ts';
+import { dataLayout } from '../../core/snapshot/layout.ts';
+import { isAlive, type WrittenSnapshot } from '../../core/snapshot/write.ts';
+import { paceHeap } from '../../core/heap.ts';
 import { buildSnapshot } from './build.ts';
 import { DatasetCrawl, type TablePlan } from './crawler.ts';
 import { Journal } from './journal.ts';

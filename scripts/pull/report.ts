@@ -1,5 +1,5 @@
-import type { Output } from '../cli/command.ts';
-import { formatCount } from '../cli/progress.ts';
+import type { Output } from '../../core/progress.ts';
+import { formatCount } from '../../core/progress.ts';
 import type { Tally } from './crawler.ts';
 
 /**

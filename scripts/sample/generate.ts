@@ -1,6 +1,6 @@
-import type { Dataset } from '../../datasets/core/dataset.ts';
-import { historyStart, sampleContext, type RowSinks, type SampleSettings } from '../../datasets/core/sample.ts';
-import { writeSnapshot, type WrittenSnapshot } from '../snapshot/write.ts';
+import type { Dataset } from '../../datasets/vocabulary/dataset.ts';
+import { historyStart, sampleContext, type RowSinks, type SampleSettings } from '../../datasets/vocabulary/sample.ts';
+import { writeSnapshot, type WrittenSnapshot } from '../../core/snapshot/write.ts';
 
 export interface GenerateSampleOptions {
   readonly dataDir: string;

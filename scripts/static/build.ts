@@ -1,20 +1,20 @@
 import { createHash } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Dataset } from '../../datasets/core/dataset.ts';
-import type { Endpoint } from '../../datasets/core/endpoint.ts';
-import { inTurn, openDatabase, type Database } from '../db/duckdb.ts';
-import { paceHeap } from '../heap.ts';
-import { assertShape, createViews, openSnapshot } from '../snapshot/read.ts';
-import { sourceHash } from '../source-hash.ts';
-import { CATALOGUE, DATAPACKAGE, DCAT, writeDownloads } from './downloads.ts';
+import type { Dataset } from '../../datasets/vocabulary/dataset.ts';
+import type { Endpoint } from '../../datasets/vocabulary/endpoint.ts';
+import { inTurn, openDatabase, type Database } from '../../core/db/duckdb.ts';
+import { paceHeap } from '../../core/heap.ts';
+import { assertShape, createViews, openSnapshot } from '../../core/snapshot/read.ts';
+import { sourceHash } from '../../core/source-hash.ts';
+import { writeDownloads } from './downloads.ts';
 import { endpointFiles, printsOf, type SegmentOfFiles } from './endpoint-files.ts';
-import { figuresOf, figuresPath, type DatasetFigures } from './figures.ts';
+import { figuresOf, type DatasetFigures } from './figures.ts';
 import { HEADERS_FILE, headersFile, NGINX_SNIPPET, nginxSnippet } from './hosting.ts';
 import { readSiteFile, siteFiles, startSiteBuild, treeIsReady } from './site.ts';
 import { SnapshotRows } from './snapshot-rows.ts';
 import { fileOf, filePath, PAGE_LIMIT, PAGE_SIZE, patternsOf, requestOf, staticContext, unitKindOf } from './tree.ts';
-import { INDEX } from './tree-index.ts';
+import { CATALOGUE, DATAPACKAGE, DCAT, figuresPath, INDEX } from '../../core/published-tree.ts';
 import { TreeOutput, treesDir, type TreeCounts } from './tree-output.ts';
 
 /**
@@ -199,7 +199,7 @@ export async function buildStatic(options: BuildOptions): Promise<BuildResult> {
  * the declarations render), so a changed renderer never leaves stale files.
  */
 const renderKey = (base: string) =>
-  sourceHash([new URL('../../datasets', import.meta.url), new URL('.', import.meta.url), new URL('../db/columns.ts', import.meta.url)], base);
+  sourceHash([new URL('../../datasets', import.meta.url), new URL('.', import.meta.url), new URL('../../core/db/columns.ts', import.meta.url)], base);
 
 /**
  * An endpoint's files, listed in pages of 10,000 at `/api/public/index/<data set>/<endpoint>/<n>.json`.

@@ -1,8 +1,10 @@
 import { join } from 'node:path';
-import type { Column } from '../../datasets/core/column.ts';
-import { viewName, type Dataset } from '../../datasets/core/dataset.ts';
-import type { Snapshot } from '../snapshot/read.ts';
+import type { Column } from '../../core/table.ts';
+import { type Dataset } from '../../datasets/vocabulary/dataset.ts';
+import { viewName } from '../../core/table.ts';
+import type { Snapshot } from '../../core/snapshot/read.ts';
 import type { TreeOutput } from './tree-output.ts';
+import { CATALOGUE, DATAPACKAGE, DCAT, DOWNLOADS } from '../../core/published-tree.ts';
 
 /**
  * The bulk downloads: every Parquet file of the snapshot under `/downloads/<data set>/<table>/…`
@@ -12,10 +14,6 @@ import type { TreeOutput } from './tree-output.ts';
  * DCAT-AP record. All carry the snapshot's licence (CC BY 4.0) and attribution.
  */
 
-export const DOWNLOADS = 'downloads';
-export const CATALOGUE = `${DOWNLOADS}/catalogue.json`;
-export const DATAPACKAGE = 'datapackage.json';
-export const DCAT = `${DOWNLOADS}/dcat.jsonld`;
 
 export interface DownloadsOptions {
   readonly snapshot: Snapshot;

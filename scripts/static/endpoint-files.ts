@@ -1,9 +1,9 @@
-import { NotFound, numberedPage, offsetPage, type Answer } from '../../datasets/core/answer.ts';
-import { addDays, dayToUtcMs, utcDayOf } from '../../datasets/core/calendar.ts';
-import type { Dataset } from '../../datasets/core/dataset.ts';
-import type { Endpoint } from '../../datasets/core/endpoint.ts';
-import type { RenderContext } from '../../datasets/core/render.ts';
-import { rowOrder } from '../../datasets/core/row-order.ts';
+import { NotFound, numberedPage, offsetPage, type Answer } from '../../datasets/vocabulary/answer.ts';
+import { addDays, dayToUtcMs, utcDayOf } from '../../core/calendar.ts';
+import type { Dataset } from '../../datasets/vocabulary/dataset.ts';
+import type { Endpoint } from '../../datasets/vocabulary/endpoint.ts';
+import type { RenderContext } from '../../datasets/vocabulary/render.ts';
+import { rowOrder } from '../../core/row-order.ts';
 import { BUCKETS, type PrintsWanted, type SnapshotRows } from './snapshot-rows.ts';
 import { filePath, nextMonth, PAGE_LIMIT, PAGE_SIZE, requestOf, type Unit } from './tree.ts';
 

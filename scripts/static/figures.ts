@@ -1,6 +1,6 @@
-import type { Dataset } from '../../datasets/core/dataset.ts';
-import type { ChartData, MapLayerData } from '../../datasets/core/figure.ts';
-import type { Database } from '../db/duckdb.ts';
+import type { Dataset } from '../../datasets/vocabulary/dataset.ts';
+import type { ChartData, MapLayerData } from '../../datasets/vocabulary/figure.ts';
+import type { Database } from '../../core/db/duckdb.ts';
 
 /**
  * The rows of every data set's charts and map layers (see datasets/core/figure.ts), from their SQL
@@ -12,8 +12,6 @@ export interface DatasetFigures {
   readonly charts: readonly ChartData[];
   readonly map: readonly MapLayerData[];
 }
-
-export const figuresPath = (dataset: string) => `api/public/figures/${dataset}.json`;
 
 export async function figuresOf(db: Database, dataset: Dataset): Promise<DatasetFigures> {
   const charts: ChartData[] = [];

@@ -2,15 +2,15 @@ import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { listValue, type DuckDBValue } from '@duckdb/node-api';
-import type { Query } from '../../datasets/core/answer.ts';
-import type { Column, ColumnKind } from '../../datasets/core/column.ts';
-import type { Dataset, Resource } from '../../datasets/core/dataset.ts';
-import type { Table } from '../../datasets/core/table.ts';
-import type { RenderContext } from '../../datasets/core/render.ts';
-import { rowOrder } from '../../datasets/core/row-order.ts';
-import { inTurn, quoteIdentifier, quoteString, type Database } from '../db/duckdb.ts';
-import { readExpression, rowDecoder } from '../db/columns.ts';
-import { chooseFiles, chosenFiles, tableSource, type Narrowing, type Snapshot } from '../snapshot/read.ts';
+import type { Query } from '../../datasets/vocabulary/answer.ts';
+import type { Column, ColumnKind } from '../../core/table.ts';
+import type { Dataset, Resource } from '../../datasets/vocabulary/dataset.ts';
+import type { Table } from '../../core/table.ts';
+import type { RenderContext } from '../../datasets/vocabulary/render.ts';
+import { rowOrder } from '../../core/row-order.ts';
+import { inTurn, quoteIdentifier, quoteString, type Database } from '../../core/db/duckdb.ts';
+import { readExpression, rowDecoder } from '../../core/db/columns.ts';
+import { chooseFiles, chosenFiles, tableSource, type Narrowing, type Snapshot } from '../../core/snapshot/read.ts';
 
 /** DuckDB's hash of a row's columns (64 bits). */
 const rowHash = (columns: readonly [string, Column][]) => `hash(${columns.map(([name]) => quoteIdentifier(name)).join(', ')})`;

@@ -1,9 +1,9 @@
-import { addDays } from '../../datasets/core/calendar.ts';
-import type { Dataset } from '../../datasets/core/dataset.ts';
-import type { Endpoint } from '../../datasets/core/endpoint.ts';
-import { queryString, type Query, type RenderContext } from '../../datasets/core/render.ts';
-import { createRouter } from '../../datasets/core/router.ts';
-import { formatInstant } from '../../datasets/core/zoned-time.ts';
+import { addDays } from '../../core/calendar.ts';
+import type { Dataset } from '../../datasets/vocabulary/dataset.ts';
+import type { Endpoint } from '../../datasets/vocabulary/endpoint.ts';
+import { queryString, type Query, type RenderContext } from '../../datasets/vocabulary/render.ts';
+import { createRouter } from '../../datasets/vocabulary/router.ts';
+import { formatInstant } from '../../core/zoned-time.ts';
 
 /**
  * The static tree's layout: which file answers which v1 request. A file is the request's path

@@ -1,8 +1,8 @@
 import type { DuckDBValue } from '@duckdb/node-api';
-import type { Answer, Query } from '../../datasets/core/answer.ts';
-import { rowOrder } from '../../datasets/core/row-order.ts';
-import { rowDecoder } from '../../scripts/db/columns.ts';
-import { quoteIdentifier } from '../../scripts/db/duckdb.ts';
+import type { Answer, Query } from '../../datasets/vocabulary/answer.ts';
+import { rowOrder } from '../../core/row-order.ts';
+import { rowDecoder } from '../../core/db/columns.ts';
+import { quoteIdentifier } from '../../core/db/duckdb.ts';
 import { castParam, columnsFor, resourceOf, selectList, type AnswerRequest } from './request.ts';
 
 type Of<K extends Answer['kind']> = Extract<Answer, { kind: K }>;

@@ -1,9 +1,9 @@
 import type { DuckDBValue } from '@duckdb/node-api';
-import type { Answer } from '../../datasets/core/answer.ts';
-import type { Resource } from '../../datasets/core/dataset.ts';
-import { NotFound } from '../../datasets/core/answer.ts';
-import { rowOrder } from '../../datasets/core/row-order.ts';
-import { quoteIdentifier } from '../../scripts/db/duckdb.ts';
+import type { Answer } from '../../datasets/vocabulary/answer.ts';
+import type { Resource } from '../../datasets/vocabulary/dataset.ts';
+import { NotFound } from '../../datasets/vocabulary/answer.ts';
+import { rowOrder } from '../../core/row-order.ts';
+import { quoteIdentifier } from '../../core/db/duckdb.ts';
 import { castParam, columnsFor, renderRows, resourceOf, selectList, type AnswerRequest } from './request.ts';
 import { SerializedJson } from './serialized-json.ts';
 

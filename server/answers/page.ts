@@ -1,7 +1,7 @@
 import { listValue, type DuckDBValue } from '@duckdb/node-api';
-import { offsetPage, type Answer, type Filter } from '../../datasets/core/answer.ts';
-import type { BoundingBox } from '../../datasets/core/param.ts';
-import { quoteIdentifier } from '../../scripts/db/duckdb.ts';
+import { offsetPage, type Answer, type Filter } from '../../datasets/vocabulary/answer.ts';
+import type { BoundingBox } from '../../datasets/vocabulary/param.ts';
+import { quoteIdentifier } from '../../core/db/duckdb.ts';
 import { SHAPES_COLUMN, textColumn } from '../served-snapshot.ts';
 import { shapesIntersectBox } from '../shapes.ts';
 import { SerializedJson } from './serialized-json.ts';

@@ -1,8 +1,8 @@
-import type { Dataset, Resource } from '../../datasets/core/dataset.ts';
-import type { Endpoint } from '../../datasets/core/endpoint.ts';
-import type { RenderContext } from '../../datasets/core/render.ts';
-import type { Column } from '../../datasets/core/column.ts';
-import { readExpression, rowDecoder } from '../../scripts/db/columns.ts';
+import type { Dataset, Resource } from '../../datasets/vocabulary/dataset.ts';
+import type { Endpoint } from '../../datasets/vocabulary/endpoint.ts';
+import type { RenderContext } from '../../datasets/vocabulary/render.ts';
+import type { Column } from '../../core/table.ts';
+import { readExpression, rowDecoder } from '../../core/db/columns.ts';
 import type { StatementRunner } from '../connection-pool.ts';
 import type { ServedSnapshot } from '../served-snapshot.ts';
 

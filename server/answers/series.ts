@@ -1,8 +1,8 @@
 import type { DuckDBValue } from '@duckdb/node-api';
-import { NotFound, numberedPage, type Answer } from '../../datasets/core/answer.ts';
-import { addDays } from '../../datasets/core/calendar.ts';
-import { zonedDayStart } from '../../datasets/core/zoned-time.ts';
-import { quoteIdentifier } from '../../scripts/db/duckdb.ts';
+import { NotFound, numberedPage, type Answer } from '../../datasets/vocabulary/answer.ts';
+import { addDays } from '../../core/calendar.ts';
+import { zonedDayStart } from '../../core/zoned-time.ts';
+import { quoteIdentifier } from '../../core/db/duckdb.ts';
 import { findRow } from './lookup.ts';
 import { castParam, columnsFor, renderRows, resourceOf, selectList, type AnswerRequest } from './request.ts';
 

@@ -3,7 +3,7 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DataType } from 'apache-arrow';
-import { openDatabase, quoteIdentifier, quoteString } from '../../scripts/db/duckdb.ts';
+import { openDatabase, quoteIdentifier, quoteString } from '../../core/db/duckdb.ts';
 import type { SqlResult } from './sandbox.ts';
 
 /** A SQL result in the formats clients ask for: JSON, CSV, Parquet and Arrow IPC. */

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Dataset } from '../../datasets/core/dataset.ts';
+import type { Dataset } from '../../datasets/vocabulary/dataset.ts';
 import type { ExtraHandler } from '../app.ts';
-import { invalidParameter, Problem } from '../http/problem.ts';
+import { invalidParameter, Problem } from '../../core/problem.ts';
 import { send } from '../http/respond.ts';
 import type { SnapshotHost } from '../snapshot-host.ts';
 import { contentTypes, encode, formats, type Format } from './formats.ts';

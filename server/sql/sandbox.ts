@@ -1,7 +1,7 @@
 import { StatementType, type DuckDBConnection } from '@duckdb/node-api';
-import type { Dataset } from '../../datasets/core/dataset.ts';
-import { openInstance, quoteString, type OpenedInstance } from '../../scripts/db/duckdb.ts';
-import { createViews, type Snapshot } from '../../scripts/snapshot/read.ts';
+import type { Dataset } from '../../datasets/vocabulary/dataset.ts';
+import { openInstance, quoteString, type OpenedInstance } from '../../core/db/duckdb.ts';
+import { createViews, type Snapshot } from '../../core/snapshot/read.ts';
 import { releaseResult } from '../native-memory.ts';
 
 /**

@@ -1,8 +1,8 @@
-import type { Dataset } from '../../datasets/core/dataset.ts';
-import type { Endpoint } from '../../datasets/core/endpoint.ts';
-import { jsonSchemaOf, type JsonSchema, type SchemaComponents } from '../../scripts/openapi/json-schema.ts';
-import { operationId, parametersOf, type ParameterObject } from '../../scripts/openapi/document.ts';
-import { invalidRequestExample, problemsOf, type ProblemStatus } from '../../scripts/openapi/problems.ts';
+import type { Dataset } from '../../datasets/vocabulary/dataset.ts';
+import type { Endpoint } from '../../datasets/vocabulary/endpoint.ts';
+import { jsonSchemaOf, type JsonSchema, type SchemaComponents } from '../openapi/json-schema.ts';
+import { operationId, parametersOf, type ParameterObject } from '../openapi/document.ts';
+import { invalidRequestExample, problemsOf, type ProblemStatus } from '../openapi/problems.ts';
 import { exampleOf, firstFilesOf, type EndpointExample } from './examples.ts';
 import { responseShape, typeLabel, type ResponseShape } from './schema-rows.ts';
 import { sqlOf, type SqlExample } from './sql.ts';

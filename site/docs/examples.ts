@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { z } from 'zod';
-import type { Endpoint } from '../../datasets/core/endpoint.ts';
+import type { Endpoint } from '../../datasets/vocabulary/endpoint.ts';
 import { fileUrl, patternsOf, unitKindOf } from '../../scripts/static/tree.ts';
 
 /**

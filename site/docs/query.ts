@@ -1,7 +1,7 @@
-import type { Dataset } from '../../datasets/core/dataset.ts';
-import type { Text } from '../../datasets/core/text.ts';
+import type { Dataset } from '../../datasets/vocabulary/dataset.ts';
+import type { Text } from '../../core/text.ts';
 import type { EndpointDoc, Limits, ParamDoc } from './endpoint-docs.ts';
-import { viewName } from '../../datasets/core/dataset.ts';
+import { viewName } from '../../core/table.ts';
 import { sqlOf, type ViewDoc } from './sql.ts';
 
 /**

@@ -1,5 +1,5 @@
-import type { Text } from '../../datasets/core/text.ts';
-import { resolved, type JsonSchema, type SchemaComponents } from '../../scripts/openapi/json-schema.ts';
+import type { Text } from '../../core/text.ts';
+import { resolved, type JsonSchema, type SchemaComponents } from '../openapi/json-schema.ts';
 
 /**
  * Response fields as rows of a table, read from the JSON Schema the OpenAPI document holds, so

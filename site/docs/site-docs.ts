@@ -1,5 +1,5 @@
 import { datasets } from '../../datasets/index.ts';
-import { openApiDocument, type OpenApiDocument } from '../../scripts/openapi/document.ts';
+import { openApiDocument, type OpenApiDocument } from '../openapi/document.ts';
 import { endpointDocs, type EndpointDoc } from './endpoint-docs.ts';
 
 /**

@@ -1,6 +1,7 @@
-import { viewName, type Dataset } from '../../datasets/core/dataset.ts';
-import type { Endpoint } from '../../datasets/core/endpoint.ts';
-import type { Text } from '../../datasets/core/text.ts';
+import { type Dataset } from '../../datasets/vocabulary/dataset.ts';
+import { viewName } from '../../core/table.ts';
+import type { Endpoint } from '../../datasets/vocabulary/endpoint.ts';
+import type { Text } from '../../core/text.ts';
 
 /**
  * The DuckDB side of an endpoint: the views (`<data set sqlName>_<table>`, as `odsnap sql` and

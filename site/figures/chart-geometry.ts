@@ -1,5 +1,5 @@
-import type { ChartData } from '../../datasets/core/figure.ts';
-import type { Language } from '../../datasets/core/text.ts';
+import type { ChartData } from '../../datasets/vocabulary/figure.ts';
+import type { Language } from '../../core/text.ts';
 import { formatNumber, niceTicks, timeOf, timeTicks } from './scales.ts';
 
 /**

@@ -1,5 +1,5 @@
-import type { MapLayerData } from '../../datasets/core/figure.ts';
-import type { Language, Text } from '../../datasets/core/text.ts';
+import type { MapLayerData } from '../../datasets/vocabulary/figure.ts';
+import type { Language, Text } from '../../core/text.ts';
 import { formatDegrees, niceTicks } from './scales.ts';
 
 /**

@@ -1,4 +1,4 @@
-import type { Language } from '../../datasets/core/text.ts';
+import type { Language } from '../../core/text.ts';
 
 /** Axes of the charts: round tick values, time ticks on calendar boundaries (UTC), labels in the page's language. */
 

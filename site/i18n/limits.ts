@@ -1,4 +1,4 @@
-import type { Language } from '../../datasets/core/text.ts';
+import type { Language } from '../../core/text.ts';
 import type { Limits } from '../docs/endpoint-docs.ts';
 import { uiOf } from './ui.ts';
 

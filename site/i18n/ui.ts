@@ -1,4 +1,4 @@
-import { languages, type Language } from '../../datasets/core/text.ts';
+import { languages, type Language } from '../../core/text.ts';
 import { en, type Ui } from './en.ts';
 import { pl } from './pl.ts';
 

@@ -1,10 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Dataset } from '../../datasets/core/dataset.ts';
-import type { ChartData, MapLayerData } from '../../datasets/core/figure.ts';
-import type { Text } from '../../datasets/core/text.ts';
-import { CATALOGUE } from '../../scripts/static/downloads.ts';
-import { figuresPath } from '../../scripts/static/figures.ts';
+import type { Dataset } from '../../datasets/vocabulary/dataset.ts';
+import type { ChartData, MapLayerData } from '../../datasets/vocabulary/figure.ts';
+import type { Text } from '../../core/text.ts';
+import { CATALOGUE, figuresPath } from '../../core/published-tree.ts';
 
 /**
  * What the data-set pages, the map and the downloads page show of the snapshot: read once per

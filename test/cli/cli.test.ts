@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { commands, main } from '../../scripts/cli.ts';
+import { commands, main } from '../../cli/main.ts';
 import { capture } from '../fixtures/output.ts';
 import { tinyDataDir } from '../fixtures/tiny.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BASE_URL_TOKEN, renderContext, resolveLinks } from '../../datasets/core/render.ts';
+import { BASE_URL_TOKEN, renderContext, resolveLinks } from '../../datasets/vocabulary/render.ts';
 
 describe('links in stored JSON', () => {
   const context = renderContext({ baseUrl: 'https://example.org/' });

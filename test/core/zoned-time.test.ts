@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalTimeZone, formatInstant, offsetMinutes, zonedDayOf, zonedDayStart } from '../../datasets/core/zoned-time.ts';
+import { canonicalTimeZone, formatInstant, offsetMinutes, zonedDayOf, zonedDayStart } from '../../core/zoned-time.ts';
 
 const at = (iso: string) => Date.parse(iso);
 

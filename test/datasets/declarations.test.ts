@@ -75,8 +75,8 @@ describe('defineDataset', () => {
   ];
 
   it.each(wrong)('refuses an answer that names %s, saying what to fix', async (_, answer, message) => {
-    const { defineDataset } = await import('../../datasets/core/dataset.ts');
-    const { text } = await import('../../datasets/core/text.ts');
+    const { defineDataset } = await import('../../datasets/vocabulary/dataset.ts');
+    const { text } = await import('../../core/text.ts');
     const endpoint = base.endpoints.find((e) => e.path === '/counters/{counterId}')!;
     expect(() =>
       defineDataset({
@@ -103,8 +103,8 @@ describe('defineDataset', () => {
   ];
 
   it.each(wrongSteps)('refuses a crawl step that names %s', async (_, step, message) => {
-    const { defineDataset } = await import('../../datasets/core/dataset.ts');
-    const { defineResource } = await import('../../datasets/core/resource.ts');
+    const { defineDataset } = await import('../../datasets/vocabulary/dataset.ts');
+    const { defineResource } = await import('../../datasets/vocabulary/resource.ts');
     const tables = await import('../../datasets/bike-counter/tables.ts');
     const { endpoints } = await import('../../datasets/bike-counter/endpoints.ts');
     const counter = base.resources.counter!, reading = base.resources.reading!;

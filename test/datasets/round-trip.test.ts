@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { patchOf } from '../../datasets/core/parse.ts';
-import { relativeLinks, renderContext } from '../../datasets/core/render.ts';
+import { patchOf } from '../../datasets/vocabulary/parse.ts';
+import { relativeLinks, renderContext } from '../../datasets/vocabulary/render.ts';
 import { datasets } from '../../datasets/index.ts';
-import { readTable, type Snapshot } from '../../scripts/snapshot/read.ts';
+import { readTable, type Snapshot } from '../../core/snapshot/read.ts';
 import { tinySnapshot, withDatabase } from '../fixtures/tiny.ts';
 
 const upstream = 'https://upstream.example/v1';

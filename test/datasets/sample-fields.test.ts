@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { renderContext } from '../../datasets/core/render.ts';
+import { renderContext } from '../../datasets/vocabulary/render.ts';
 import { datasets } from '../../datasets/index.ts';
 import { building, parcel, unit } from '../../datasets/rcn/property-details.ts';
-import { readTable, type Snapshot } from '../../scripts/snapshot/read.ts';
+import { readTable, type Snapshot } from '../../core/snapshot/read.ts';
 import { renderEveryRow } from '../fixtures/rendered.ts';
 import { tinySnapshot, withDatabase } from '../fixtures/tiny.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { inTurn } from '../../scripts/db/duckdb.ts';
+import { inTurn } from '../../core/db/duckdb.ts';
 
 describe('work started in turn', () => {
   it('runs one piece after another, each promise given at once, a failure seen only where it is awaited', async () => {

@@ -5,7 +5,7 @@ import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { datasets } from '../../datasets/index.ts';
-import { ownSpillDir } from '../../scripts/db/spill.ts';
+import { ownSpillDir } from '../../core/db/spill.ts';
 import { ServedSnapshot } from '../../server/served-snapshot.ts';
 import { tempDir, tinySnapshot } from '../fixtures/tiny.ts';
 

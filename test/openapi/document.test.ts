@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { datasets } from '../../datasets/index.ts';
-import { openApiDocument } from '../../scripts/openapi/document.ts';
-import { invalidRequestExample } from '../../scripts/openapi/problems.ts';
+import { openApiDocument } from '../../site/openapi/document.ts';
+import { invalidRequestExample } from '../../site/openapi/problems.ts';
 import { parking } from '../fixtures/parking/index.ts';
 import { startTestServer, type TestServer } from '../fixtures/server.ts';
 

@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../scripts/cli.ts';
-import { openSnapshot, type Snapshot } from '../../scripts/snapshot/read.ts';
+import { main } from '../../cli/main.ts';
+import { openSnapshot, type Snapshot } from '../../core/snapshot/read.ts';
 import { startFaultProxy, type Fault, type FaultProxy } from '../fixtures/fault-proxy.ts';
 import { capture } from '../fixtures/output.ts';
 import { differences, pullFrom, tempDir } from '../fixtures/pull.ts';

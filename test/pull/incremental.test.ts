@@ -1,12 +1,12 @@
 import { cp, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addDays, utcDayOf } from '../../datasets/core/calendar.ts';
-import { defaultUntil } from '../../datasets/core/sample.ts';
+import { addDays, utcDayOf } from '../../core/calendar.ts';
+import { defaultUntil } from '../../datasets/vocabulary/sample.ts';
 import { datasets } from '../../datasets/index.ts';
 import { OVERLAP_DAYS } from '../../scripts/pull/crawler.ts';
 import { generateSample } from '../../scripts/sample/generate.ts';
-import { openSnapshot, tableFiles, tableSource, type Snapshot } from '../../scripts/snapshot/read.ts';
+import { openSnapshot, tableFiles, tableSource, type Snapshot } from '../../core/snapshot/read.ts';
 import { startFaultProxy, type FaultProxy } from '../fixtures/fault-proxy.ts';
 import { differences, pullFrom, tempDir } from '../fixtures/pull.ts';
 import { startTestServer, type TestServer } from '../fixtures/server.ts';

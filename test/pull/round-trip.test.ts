@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { datasets } from '../../datasets/index.ts';
-import { openSnapshot, readTable, type Snapshot } from '../../scripts/snapshot/read.ts';
-import { verifySnapshot } from '../../scripts/snapshot/verify.ts';
+import { openSnapshot, readTable, type Snapshot } from '../../core/snapshot/read.ts';
+import { verifySnapshot } from '../../core/snapshot/verify.ts';
 import { capturedTables, differences, pullFrom, tempDir } from '../fixtures/pull.ts';
 import { startFaultProxy, type FaultProxy } from '../fixtures/fault-proxy.ts';
 import { startTestServer, type TestServer } from '../fixtures/server.ts';

@@ -2,12 +2,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { addDays } from '../../datasets/core/calendar.ts';
-import { defaultUntil } from '../../datasets/core/sample.ts';
+import { addDays } from '../../core/calendar.ts';
+import { defaultUntil } from '../../datasets/vocabulary/sample.ts';
 import { datasets } from '../../datasets/index.ts';
 import { generateSample } from '../../scripts/sample/generate.ts';
-import type { Manifest } from '../../scripts/snapshot/manifest.ts';
-import { createViews, type Snapshot } from '../../scripts/snapshot/read.ts';
+import type { Manifest } from '../../core/snapshot/manifest.ts';
+import { createViews, type Snapshot } from '../../core/snapshot/read.ts';
 import { tinySnapshot, withDatabase } from '../fixtures/tiny.ts';
 
 const made: string[] = [];

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { datasets } from '../../datasets/index.ts';
-import { createRouter } from '../../datasets/core/router.ts';
+import { createRouter } from '../../datasets/vocabulary/router.ts';
 import { startTestServer, type TestServer } from '../fixtures/server.ts';
 
 let server: TestServer;

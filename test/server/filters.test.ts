@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { datasets } from '../../datasets/index.ts';
-import { readTable } from '../../scripts/snapshot/read.ts';
-import { column } from '../../datasets/core/column.ts';
+import { readTable } from '../../core/snapshot/read.ts';
+import { column } from '../../datasets/vocabulary/column.ts';
 import { boundAtScale } from '../../server/answers/page.ts';
 import { startTestServer, type TestServer } from '../fixtures/server.ts';
 import { tinySnapshot, withDatabase } from '../fixtures/tiny.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { offsetPage } from '../../datasets/core/answer.ts';
+import { offsetPage } from '../../datasets/vocabulary/answer.ts';
 import { offsetPageBytes } from '../../server/answers/page.ts';
 
 describe('a page spliced from stored renderings', () => {

@@ -4,10 +4,10 @@ import { hostname } from 'node:os';
 import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { datasets } from '../../datasets/index.ts';
-import { viewName } from '../../datasets/core/dataset.ts';
-import { renderContext } from '../../datasets/core/render.ts';
-import { readList, rowDecoder } from '../../scripts/db/columns.ts';
-import { quoteIdentifier, quoteString } from '../../scripts/db/duckdb.ts';
+import { viewName } from '../../core/table.ts';
+import { renderContext } from '../../datasets/vocabulary/render.ts';
+import { readList, rowDecoder } from '../../core/db/columns.ts';
+import { quoteIdentifier, quoteString } from '../../core/db/duckdb.ts';
 import { ensureServeDatabase, lookupColumns, serveDatabasePath, RENDERING_TABLE, renderedColumn, renderedKeys, renderedResources, renderedTable, SCHEMA, storagePlan } from '../../server/serve-database.ts';
 import { tempDir, tinySnapshot, withDatabase } from '../fixtures/tiny.ts';
 

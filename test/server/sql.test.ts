@@ -2,7 +2,7 @@ import { parquetReadObjects } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
 import { tableFromIPC } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../scripts/cli.ts';
+import { main } from '../../cli/main.ts';
 import { capture } from '../fixtures/output.ts';
 import { raw } from '../fixtures/raw-http.ts';
 import { startTestServer, type TestServer } from '../fixtures/server.ts';

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addDays } from '../../datasets/core/calendar.ts';
-import { zonedDayStart } from '../../datasets/core/zoned-time.ts';
+import { addDays } from '../../core/calendar.ts';
+import { zonedDayStart } from '../../core/zoned-time.ts';
 import { datasets } from '../../datasets/index.ts';
-import { readTable } from '../../scripts/snapshot/read.ts';
+import { readTable } from '../../core/snapshot/read.ts';
 import { startTestServer, type TestServer } from '../fixtures/server.ts';
 import { tinySnapshot, withDatabase } from '../fixtures/tiny.ts';
 

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { defaultUntil } from '../../datasets/core/sample.ts';
+import { defaultUntil } from '../../datasets/vocabulary/sample.ts';
 import { datasets } from '../../datasets/index.ts';
 import { generateSample } from '../../scripts/sample/generate.ts';
 

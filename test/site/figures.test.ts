@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { ChartData } from '../../datasets/core/figure.ts';
-import { text } from '../../datasets/core/text.ts';
+import type { ChartData } from '../../datasets/vocabulary/figure.ts';
+import { text } from '../../core/text.ts';
 import { chartGeometry } from '../../site/figures/chart-geometry.ts';
 import { mapGeometry } from '../../site/figures/map-geometry.ts';
 import { niceTicks, timeTicks } from '../../site/figures/scales.ts';

@@ -3,8 +3,8 @@ import { asyncBufferFromFile, parquetReadObjects } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
 import { describe, expect, it } from 'vitest';
 import { datasets } from '../../datasets/index.ts';
-import { readList, rowDecoder } from '../../scripts/db/columns.ts';
-import { quoteString } from '../../scripts/db/duckdb.ts';
+import { readList, rowDecoder } from '../../core/db/columns.ts';
+import { quoteString } from '../../core/db/duckdb.ts';
 import { fromHyparquet } from '../fixtures/hyparquet.ts';
 import { tinySnapshot, withDatabase } from '../fixtures/tiny.ts';
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { Dataset } from '../../datasets/core/dataset.ts';
+import type { Dataset } from '../../datasets/vocabulary/dataset.ts';
 import { datasets } from '../../datasets/index.ts';
 import { buildStatic } from '../../scripts/static/build.ts';
-import { assertShape, shapeMismatch } from '../../scripts/snapshot/read.ts';
+import { assertShape, shapeMismatch } from '../../core/snapshot/read.ts';
 import { ServedSnapshot } from '../../server/served-snapshot.ts';
 import { tempDir, tinyDataDir, tinySnapshot } from '../fixtures/tiny.ts';
 

@@ -2,8 +2,8 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { compareKeys } from '../../datasets/core/row-order.ts';
-import { sortStagedRows } from '../../scripts/snapshot/staged-rows.ts';
+import { compareKeys } from '../../core/row-order.ts';
+import { sortStagedRows } from '../../core/snapshot/staged-rows.ts';
 
 let dir: string;
 beforeEach(async () => (dir = await mkdtemp(join(tmpdir(), 'odsnap-staged-'))));

@@ -2,13 +2,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { column, derived, nullable } from '../../datasets/core/column.ts';
-import { defineTable, extraColumn, type Table } from '../../datasets/core/table.ts';
-import { text } from '../../datasets/core/text.ts';
-import { readList, rowDecoder } from '../../scripts/db/columns.ts';
-import { openDatabase, quoteString, type Database } from '../../scripts/db/duckdb.ts';
-import { createTableView } from '../../scripts/snapshot/read.ts';
-import { TableWriter } from '../../scripts/snapshot/table-writer.ts';
+import { column, derived, nullable } from '../../datasets/vocabulary/column.ts';
+import { defineTable, extraColumn } from '../../datasets/vocabulary/table.ts';
+import type { Table } from '../../core/table.ts';
+import { text } from '../../core/text.ts';
+import { readList, rowDecoder } from '../../core/db/columns.ts';
+import { openDatabase, quoteString, type Database } from '../../core/db/duckdb.ts';
+import { createTableView } from '../../core/snapshot/read.ts';
+import { TableWriter } from '../../core/snapshot/table-writer.ts';
 
 const doc = text('x', 'x');
 const spec = defineTable({

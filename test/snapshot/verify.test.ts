@@ -2,8 +2,8 @@ import { cp, mkdtemp, open, rm, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { main } from '../../scripts/cli.ts';
-import { verifySnapshot } from '../../scripts/snapshot/verify.ts';
+import { main } from '../../cli/main.ts';
+import { verifySnapshot } from '../../core/snapshot/verify.ts';
 import { capture } from '../fixtures/output.ts';
 import { tinyDataDir, tinySnapshot } from '../fixtures/tiny.ts';
 

@@ -5,7 +5,7 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { datasets } from '../../datasets/index.ts';
 import { buildStatic } from '../../scripts/static/build.ts';
-import { INDEX } from '../../scripts/static/tree-index.ts';
+import { INDEX } from '../../core/published-tree.ts';
 import { staticContext } from '../../scripts/static/tree.ts';
 import { startTestServer, type TestServer } from '../fixtures/server.ts';
 import { tempDir, tinyDataDir } from '../fixtures/tiny.ts';

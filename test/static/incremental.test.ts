@@ -1,13 +1,13 @@
 import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { addDays } from '../../datasets/core/calendar.ts';
-import { defaultUntil } from '../../datasets/core/sample.ts';
+import { addDays } from '../../core/calendar.ts';
+import { defaultUntil } from '../../datasets/vocabulary/sample.ts';
 import { datasets } from '../../datasets/index.ts';
 import { generateSample } from '../../scripts/sample/generate.ts';
 import { buildStatic } from '../../scripts/static/build.ts';
-import { INDEX } from '../../scripts/static/tree-index.ts';
-import { openSnapshot } from '../../scripts/snapshot/read.ts';
+import { INDEX } from '../../core/published-tree.ts';
+import { openSnapshot } from '../../core/snapshot/read.ts';
 import { tempDir } from '../fixtures/tiny.ts';
 
 /** Every file of a tree with its inode and content. */

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { datasets } from '../../datasets/index.ts';
-import type { Database } from '../../scripts/db/duckdb.ts';
+import type { Database } from '../../core/db/duckdb.ts';
 import { SnapshotRows } from '../../scripts/static/snapshot-rows.ts';
 import { tinySnapshot, withDatabase } from '../fixtures/tiny.ts';
 

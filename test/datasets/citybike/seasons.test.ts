@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { datasets } from '../../../datasets/index.ts';
-import { createViews } from '../../../scripts/snapshot/read.ts';
+import { createViews } from '../../../core/snapshot/read.ts';
 import { tinySnapshot, withDatabase } from '../../fixtures/tiny.ts';
 
 interface Check {

@@ -1,0 +1,52 @@
+import { z } from 'zod';
+import { defineCommand } from './command.ts';
+import { formatBytes, formatCount, Progress } from '../core/progress.ts';
+import { defaultDataDir } from '../core/snapshot/layout.ts';
+import { canBuildSite } from '../scripts/static/site.ts';
+
+export const buildCommand = defineCommand({
+  name: 'build',
+  summary: 'Write the static tree: every v1 endpoint as JSON files, plus the Parquet downloads, for any static host.',
+  description:
+    'Starts at /api/public/index.json; every file answers one v1 request, with links into the tree. JSON files get .gz\n' +
+    'and .br beside them; nginx.conf and _headers say how to serve them. A rebuild renders only files whose rows\n' +
+    'changed and writes only new content: OUT is a symlink to one of two trees, and the one not in use is updated\n' +
+    'and then swapped in, so readers never see a half-built tree. The site (bilingual docs, data-set pages,\n' +
+    'charts, downloads) is built into the same tree, its examples linking to the tree\'s files.',
+  options: {
+    data: { type: 'string', value: 'DIR', description: 'data directory whose current snapshot to publish (or ODSNAP_DATA)', default: defaultDataDir() },
+    out: { type: 'string', value: 'DIR', description: 'where the tree goes (a symlink odsnap manages)', default: 'dist' },
+    'base-url': { type: 'string', value: 'URL', description: 'prefix of links in the tree, e.g. https://cdn.example.org/odsnap (default: links from the host\'s root)' },
+    full: { type: 'boolean', description: 'render every file again, trusting nothing of the tree in use' },
+    'no-site': { type: 'boolean', description: 'leave out the site (docs, data-set pages, query page); only the v1 tree and downloads' },
+  },
+  schema: z.object({
+    data: z.string().min(1),
+    out: z.string().min(1),
+    'base-url': z
+      .string()
+      .refine((value) => /^https?:\/\/[^/]+/.test(value) || value.startsWith('/'), { error: 'must be an http(s) URL or a path starting with /' })
+      .optional(),
+    full: z.boolean().optional(),
+    'no-site': z.boolean().optional(),
+  }),
+  async run(options, output) {
+    const { buildStaticForCommand } = await import('../scripts/static/build-on-thread.ts');
+    const progress = new Progress(output);
+    progress.step(`building the static tree of ${options.data} into ${options.out}`);
+    const result = await buildStaticForCommand({
+      dataDir: options.data,
+      out: options.out,
+      base: options['base-url'],
+      full: options.full,
+      site: !options['no-site'] && canBuildSite(),
+      onProgress: ({ endpoint, files }) => progress.update(() => `${endpoint}: ${formatCount(files)} files`),
+      onStep: (text) => progress.step(text),
+    });
+    progress.step(
+      `${options.out} -> ${result.tree}: snapshot ${result.snapshot}, ${formatCount(result.files)} files; ` +
+        `${formatCount(result.carried)} carried over unrendered, ${formatCount(result.reenveloped)} pages with a new total, ${formatCount(result.extended)} with rows added; ${formatCount(result.written)} written (${formatBytes(result.bytes)}), ${formatCount(result.linked)} linked, ${formatCount(result.deleted)} deleted, in ${result.seconds.toFixed(1)} s`,
+    );
+    return 0;
+  },
+});

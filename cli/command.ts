@@ -1,0 +1,87 @@
+import { parseArgs } from 'node:util';
+import { z } from 'zod';
+import type { Output } from '../core/progress.ts';
+
+export interface OptionSpec {
+  readonly type: 'string' | 'boolean';
+  /** Shown in --help, e.g. DIR. */
+  readonly value?: string;
+  readonly description: string;
+  readonly default?: string;
+}
+
+/**
+ * A command: its options as data (for parsing and --help) and a schema that turns the parsed
+ * text into typed options, so `run` never sees an unchecked value.
+ */
+export interface Command<O = unknown> {
+  readonly name: string;
+  readonly summary: string;
+  readonly description?: string;
+  readonly options: Readonly<Record<string, OptionSpec>>;
+  /** Positional arguments, e.g. a SQL query. */
+  readonly positionals?: { readonly name: string; readonly description: string };
+  readonly schema: z.ZodType<O>;
+  run(options: O, output: Output): Promise<number>;
+}
+
+export const defineCommand = <O>(command: Command<O>): Command => command as Command;
+
+export function helpOf(command: Command): string {
+  const rows = [
+    ...Object.entries(command.options).map(([name, o]) => [
+      `--${name}${o.value ? ` ${o.value}` : ''}`,
+      `${o.description}${o.default !== undefined ? ` (default: ${o.default})` : ''}`,
+    ]),
+    ['-h, --help', 'show this help'],
+  ];
+  const width = Math.max(...rows.map(([left]) => left!.length));
+  const positional = command.positionals ? ` ${command.positionals.name}` : '';
+  return [
+    `Usage: odsnap ${command.name}${Object.keys(command.options).length ? ' [options]' : ''}${positional}`,
+    '',
+    command.summary,
+    ...(command.description ? ['', command.description] : []),
+    ...(command.positionals ? ['', `${command.positionals.name}: ${command.positionals.description}`] : []),
+    '',
+    'Options:',
+    ...rows.map(([left, right]) => `  ${left!.padEnd(width)}  ${right}`),
+    '',
+  ].join('\n');
+}
+
+/** Thrown for bad arguments: reported on one line, exit code 2. */
+export class UsageError extends Error {}
+
+export function parseCommandLine(command: Command, argv: readonly string[]): { help: true } | { help: false; options: unknown } {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      options: {
+        ...Object.fromEntries(Object.entries(command.options).map(([name, o]) => [name, { type: o.type }])),
+        help: { type: 'boolean', short: 'h' },
+      },
+      allowPositionals: Boolean(command.positionals),
+      strict: true,
+    });
+  } catch (error) {
+    const message = (error as Error).message;
+    // node's "argument is ambiguous" (a value that starts with a dash) ends with how to write it: keep that part.
+    const dashed = /use '(--[^']+=-XYZ)'/.exec(message)?.[1];
+    const first = message.replace(/\. To specify a positional.*$/s, '').split('\n')[0]!.replace(/\.$/, '');
+    throw new UsageError(dashed ? `${first}: a value that starts with a dash is written ${dashed.replace('XYZ', '…')}` : first);
+  }
+  if (parsed.values.help) return { help: true };
+  const values: Record<string, unknown> = { ...parsed.values };
+  for (const [name, o] of Object.entries(command.options)) if (values[name] === undefined && o.default !== undefined) values[name] = o.default;
+  if (command.positionals) values[command.positionals.name] = parsed.positionals.join(' ') || undefined;
+  const result = command.schema.safeParse(values);
+  if (!result.success) {
+    const issue = result.error.issues[0]!;
+    const name = String(issue.path[0] ?? '');
+    const label = command.positionals?.name === name ? name : `--${name}`;
+    throw new UsageError(`${label} ${issue.message}`);
+  }
+  return { help: false, options: result.data };
+}

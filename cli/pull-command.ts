@@ -1,0 +1,91 @@
+import { z } from 'zod';
+import { datasets } from '../datasets/index.ts';
+import { defineCommand } from './command.ts';
+import { formatBytes, formatCount } from '../core/progress.ts';
+import { defaultDataDir } from '../core/snapshot/layout.ts';
+import type { PullResult } from '../scripts/pull/pull.ts';
+import { duration, PullReport } from '../scripts/pull/report.ts';
+import { defaultUpstreamOptions } from '../scripts/pull/upstream.ts';
+
+const names = datasets.map((d) => d.name);
+
+export const pullCommand = defineCommand({
+  name: 'pull',
+  summary: 'Crawl the data sets from a v1 upstream into a new snapshot, fetching only what is new.',
+  description:
+    'Builds on the current snapshot when it was pulled from the same upstream: readings, rides and\n' +
+    'history from where it left off (two days again, for late data), details only of new or changed\n' +
+    'items, untouched Parquet files linked rather than rewritten. Checkpoints as it goes: run the same\n' +
+    'command again after a failure or a kill and it resumes. The new snapshot becomes current only when\n' +
+    'complete and verified; until then the previous one stays current. Exit code 1 when it failed.\n' +
+    'To try it here: "odsnap serve --data DIR" serves a sample city, then --from http://127.0.0.1:4321.',
+  options: {
+    from: { type: 'string', value: 'URL', description: 'base URL of the upstream (paths start with /api/public/...)' },
+    data: { type: 'string', value: 'DIR', description: 'data directory to pull into (or ODSNAP_DATA)', default: defaultDataDir() },
+    concurrency: { type: 'string', value: 'N', description: 'requests in flight at once', default: String(defaultUpstreamOptions.concurrency) },
+    rate: { type: 'string', value: 'REQ_PER_S', description: 'at most this many requests per second; 0 for no limit', default: '0' },
+    datasets: { type: 'string', value: 'a,b', description: `data sets to pull (${names.join(', ')}); the others stay as they were`, default: names.join(',') },
+    full: { type: 'boolean', description: 'fetch everything again, not only what is new' },
+    timeout: { type: 'string', value: 'SECONDS', description: 'per request, for the whole answer', default: String(defaultUpstreamOptions.timeoutMs / 1000) },
+    retries: { type: 'string', value: 'N', description: 'attempts after the first before a request fails', default: String(defaultUpstreamOptions.retries) },
+  },
+  schema: z.object({
+    from: z.url({ protocol: /^https?$/, error: 'needs the upstream\'s http(s) address, e.g. --from http://127.0.0.1:4321' }),
+    data: z.string().min(1),
+    concurrency: z.string().regex(/^\d+$/, { error: 'must be a whole number' }).transform(Number).pipe(z.number().min(1, { error: 'must be at least 1' }).max(64, { error: 'must be at most 64' })),
+    rate: z.string().regex(/^\d+(\.\d+)?$/, { error: 'must be a number of requests per second' }).transform(Number),
+    datasets: z
+      .string()
+      .transform((text) => text.split(',').map((name) => name.trim()).filter(Boolean))
+      .pipe(z.array(z.enum(names as [string, ...string[]], { error: `names a data set that does not exist; choose from ${names.join(', ')}` })).min(1, { error: 'needs at least one data set' })),
+    full: z.boolean().optional(),
+    timeout: z.string().regex(/^\d+(\.\d+)?$/, { error: 'must be a number of seconds' }).transform((s) => Number(s) * 1000).pipe(z.number().positive({ error: 'must be more than 0' })),
+    retries: z.string().regex(/^\d+$/, { error: 'must be a whole number' }).transform(Number),
+  }),
+  async run(options, output) {
+    const report = new PullReport(output);
+    report.event('pulling', { from: options.from, data: options.data, datasets: options.datasets.join(','), full: Boolean(options.full) });
+    const { pull } = await import('../scripts/pull/pull.ts');
+    const result = await pull({
+      dataDir: options.data,
+      from: options.from,
+      datasets,
+      only: options.datasets,
+      full: options.full,
+      upstream: { concurrency: options.concurrency, rate: options.rate, timeoutMs: options.timeout, retries: options.retries },
+      report,
+    });
+    output.err(pullSummary(result, report));
+    if (!result.ok) return 1;
+    output.out(`${result.snapshot!.dir}\n`);
+    return 0;
+  },
+});
+
+/** The end of a pull in a few lines: what it fetched, what it kept, what went wrong. */
+export function pullSummary(result: PullResult, report: PullReport): string {
+  const lines: string[] = [''];
+  const perDataset = [...report.tallies].map(
+    ([name, t]) =>
+      `  ${name.padEnd(13)} ${formatCount(t.requests).padStart(9)} requests ${formatCount(t.retries).padStart(6)} retries ${formatCount(t.records).padStart(12)} records` +
+      `${t.quarantined ? `  ${formatCount(t.quarantined)} quarantined` : ''}${t.resumed ? `  (${formatCount(t.resumed)} units from the interrupted run)` : ''}`,
+  );
+  lines.push(
+    `${result.ok ? 'pulled' : 'pull failed'} in ${duration(result.seconds)}: ${formatCount(result.requests)} requests, ${formatCount(result.retries)} retries, ` +
+      `${formatBytes(result.bytes)} received, ${formatCount(result.quarantined)} records quarantined`,
+    ...perDataset,
+  );
+  if (result.ok) {
+    const snapshot = result.snapshot!;
+    lines.push(`snapshot ${snapshot.id} is current:`);
+    for (const t of result.tables) lines.push(`  ${t.table.padEnd(30)} ${formatCount(t.rows).padStart(12)} rows${t.carried ? ` (${formatCount(t.carried)} kept from the previous snapshot)` : ''}`);
+    if (snapshot.manifest.quarantine) {
+      for (const [name, q] of Object.entries(snapshot.manifest.quarantine)) lines.push(`quarantined ${name}: ${formatCount(q.records)} records in ${snapshot.dir}/${q.path}`);
+    }
+  } else {
+    lines.push(`the current snapshot is unchanged; run the same command again to resume. ${result.failures.length} failure(s):`);
+    for (const failure of result.failures.slice(0, 20)) lines.push(`  ${failure}`);
+    if (result.failures.length > 20) lines.push(`  … and ${result.failures.length - 20} more`);
+  }
+  return lines.join('\n') + '\n';
+}

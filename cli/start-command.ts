@@ -1,0 +1,187 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import { datasets } from '../datasets/index.ts';
+import { defaultSeed, defaultUntil, scales, type SampleSettings } from '../datasets/vocabulary/sample.ts';
+import { defineCommand } from './command.ts';
+import type { Output } from '../core/progress.ts';
+import { formatCount, Progress } from '../core/progress.ts';
+import { PullReport } from '../scripts/pull/report.ts';
+import { currentSnapshotId, defaultDataDir } from '../core/snapshot/layout.ts';
+import { openSnapshot, shapeMismatch } from '../core/snapshot/read.ts';
+import { canBuildSite } from '../scripts/static/site.ts';
+import { builtSnapshotId, INDEX } from '../core/published-tree.ts';
+import { pullSummary } from './pull-command.ts';
+import { explainListenError, untilStopped } from './serve-command.ts';
+
+/** Where `start` keeps the sample city it serves to itself as the upstream, inside the data directory. */
+export const sampleUpstreamDir = (dataDir: string) => join(dataDir, 'sample-upstream');
+
+export const startCommand = defineCommand({
+  name: 'start',
+  summary: 'Set up everything on first run (pull the small sample city, build the static tree and the site), then serve it all.',
+  description:
+    'What `npm start` runs. On first run: generates the small sample city, serves it on a loopback port as the\n' +
+    'upstream, pulls it into a snapshot, builds the static tree and the site, then serves the site, the v1 API,\n' +
+    'SQL and the tree on one address. Later starts reuse the snapshot and the tree. --rebuild pulls and builds\n' +
+    'again; --from (or ODSNAP_UPSTREAM) pulls from a real v1 service instead of the sample city, and pulls again\n' +
+    'when the current snapshot came from elsewhere. Ctrl-C stops.',
+  options: {
+    data: { type: 'string', value: 'DIR', description: 'data directory (or ODSNAP_DATA)', default: defaultDataDir() },
+    out: { type: 'string', value: 'DIR', description: 'where the static tree and the site go', default: 'dist' },
+    from: { type: 'string', value: 'URL', description: 'v1 upstream to pull from (or ODSNAP_UPSTREAM; default: the sample city)' },
+    rebuild: { type: 'boolean', description: 'pull and build again even if a snapshot and a tree exist' },
+    scale: { type: 'string', value: 'SCALE', description: `size of the sample city pulled when there is no --from (${scales.join(' | ')})`, default: 'small' },
+    port: { type: 'string', value: 'PORT', description: 'port to serve on', default: '4321' },
+  },
+  schema: z.object({
+    data: z.string().min(1),
+    out: z.string().min(1),
+    from: z.url({ protocol: /^https?$/, error: 'must be the http(s) address of a v1 service' }).optional(),
+    rebuild: z.boolean().optional(),
+    scale: z.enum(scales, { error: `must be one of ${scales.join(', ')}` }),
+    port: z.string().regex(/^\d{1,5}$/, { error: 'must be a port number' }).transform(Number).pipe(z.number().max(65_535, { error: 'must be a port number' })),
+  }),
+  async run(options, output) {
+    const progress = new Progress(output);
+    const from = options.from ?? (process.env.ODSNAP_UPSTREAM || undefined);
+    if (from && !z.url({ protocol: /^https?$/ }).safeParse(from).success) {
+      output.err(`odsnap start: ODSNAP_UPSTREAM must be the http(s) address of a v1 service, not "${from}"\n`);
+      return 2;
+    }
+    let id = options.rebuild ? undefined : await currentSnapshotId(options.data);
+    // A snapshot of the sample city is no answer to a start that names a real upstream.
+    if (id && from && (await upstreamOf(options.data)) !== from.replace(/\/+$/, '')) id = undefined;
+    // Nor is one an older odsnap wrote with other tables: it is pulled again, from nothing.
+    const outdated = id ? shapeMismatch(await openSnapshot(options.data), datasets) : undefined;
+    if (outdated) {
+      progress.step(`snapshot ${id} was written by another version of odsnap (${outdated}): pulling again`);
+      id = undefined;
+    }
+    if (id) progress.step(`using snapshot ${id} in ${options.data}`);
+    else {
+      const pulled = await pullSnapshot(options.data, from, { scale: options.scale, seed: defaultSeed, until: defaultUntil }, Boolean(options.rebuild), progress, output);
+      if (!pulled) return 1;
+      id = pulled;
+    }
+    // What the command runs is loaded when it runs: `odsnap --help` and the other commands start without it.
+    const [{ buildStaticForCommand }, { startServer }, { staticTree }] = await Promise.all([
+      import('../scripts/static/build-on-thread.ts'),
+      import('../server/index.ts'),
+      import('../server/static-tree.ts'),
+    ]);
+    if (options.rebuild || builtSnapshotId(options.out) !== id) {
+      progress.step(`building the static tree into ${options.out}`);
+      const result = await buildStaticForCommand({
+        dataDir: options.data,
+        out: options.out,
+        site: canBuildSite(),
+        onStep: (text) => progress.step(text),
+        onProgress: ({ endpoint, files }) => progress.update(() => `${endpoint}: ${formatCount(files)} files`),
+      });
+      progress.step(`static tree built: ${formatCount(result.files)} files, ${formatCount(result.written)} written, in ${result.seconds.toFixed(1)} s`);
+    } else progress.step(`using the static tree in ${options.out}`);
+
+    const server = await startServer({
+      dataDir: options.data,
+      datasets,
+      port: options.port,
+      extra: () => [staticTree(options.out)],
+      log: (line) => {
+        if (line.level === 'error' || line.event) output.out(`${JSON.stringify(line)}\n`);
+      },
+    }).catch(explainListenError('127.0.0.1', options.port));
+    const url = server.url.replace('127.0.0.1', 'localhost');
+    const hints = [
+      [`${url}/`, 'the site: docs, data sets, downloads, SQL in the browser'],
+      [`${url}/api/public`, 'every data set and endpoint (the v1 API)'],
+      [`${url}/api/public/rcn/transactions?limit=5`, 'a v1 request'],
+      [`${url}/${INDEX}`, 'the static tree'],
+      [`${url}/api/sql?q=SELECT+count(*)+FROM+citybike_rides`, 'read-only SQL'],
+    ];
+    const width = Math.max(...hints.map(([address]) => address!.length));
+    output.out(
+      [
+        '',
+        `odsnap is serving snapshot ${id} at ${url}`,
+        ...hints.map(([address, what]) => `  ${address!.padEnd(width)}  ${what}`),
+        '',
+        'Ctrl-C stops.',
+        '',
+      ].join('\n'),
+    );
+    await untilStopped(server, output.err);
+    return 0;
+  },
+});
+
+/**
+ * A new snapshot pulled from `from`, or else from the sample city served on a loopback port
+ * for the time of the pull: exactly what a pull from a real service does. Its id, or undefined when
+ * the pull failed (its summary says why; the next start resumes it).
+ */
+async function pullSnapshot(dataDir: string, from: string | undefined, sample: SampleSettings, again: boolean, progress: Progress, output: Output): Promise<string | undefined> {
+  let upstream: SampleUpstream | undefined;
+  if (!from) {
+    const sampleDir = sampleUpstreamDir(dataDir);
+    // Generated again when asked, missing, or of another odsnap's shape.
+    const usable = !again && (await currentSnapshotId(sampleDir)) !== undefined && !shapeMismatch(await openSnapshot(sampleDir), datasets);
+    if (!usable) {
+      progress.step(`generating the ${sample.scale} sample city into ${sampleDir}`);
+      const { generateSample } = await import('../scripts/sample/generate.ts');
+      await generateSample({
+        dataDir: sampleDir,
+        datasets,
+        settings: sample,
+        step: (text) => progress.step(text),
+        progress: (text) => progress.update(text),
+      });
+    }
+    upstream = await serveSampleUpstream(sampleDir);
+    progress.step(`serving the sample city as the upstream at ${upstream.url}`);
+  }
+  const url = from ?? upstream!.url;
+  progress.step(`pulling from ${url} into ${dataDir}`);
+  const report = new PullReport(output);
+  const { pull } = await import('../scripts/pull/pull.ts');
+  try {
+    const result = await pull({ dataDir, from: url, datasets, full: again, report, ...(from ? {} : { sample }) });
+    output.err(pullSummary(result, report));
+    return result.ok ? result.snapshot!.id : undefined;
+  } finally {
+    upstream?.stop();
+  }
+}
+
+interface SampleUpstream {
+  readonly url: string;
+  stop(): void;
+}
+
+/**
+ * `odsnap serve` over the sample city in its own process, as a real upstream is: the crawler and
+ * the server then each have a core, and the pull takes half the time it takes in one process.
+ */
+async function serveSampleUpstream(sampleDir: string): Promise<SampleUpstream> {
+  const cli = fileURLToPath(new URL('../bin/odsnap.js', import.meta.url));
+  const child = spawn(process.execPath, [cli, 'serve', '--data', sampleDir, '--port', '0', '--quiet', '--static', join(sampleDir, 'no-static-tree')], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let said = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stderr.on('data', (chunk) => {
+      said += chunk;
+      const found = /serving snapshot \S+ at (http:\/\/\S+)/.exec(said);
+      if (found) resolve(found[1]!);
+    });
+    child.on('exit', (code) => reject(new Error(`the sample upstream (odsnap serve) exited with code ${code}: ${said.trim()}`)));
+  });
+  return { url, stop: () => child.kill('SIGTERM') };
+}
+
+/** The upstream the current snapshot was pulled from, if it was pulled. */
+async function upstreamOf(dataDir: string): Promise<string | undefined> {
+  const { source } = (await openSnapshot(dataDir)).manifest;
+  return source.kind === 'pull' && !source.sample ? source.upstream : undefined;
+}

@@ -1,0 +1,98 @@
+import type { Text } from './text.ts';
+
+/**
+ * A table as a snapshot stores it: Parquet files of typed columns, partitioned and sorted as
+ * declared. Data sets declare their tables in these terms (datasets/vocabulary/table.ts); the
+ * snapshot's reader and writer, and every engine, read them.
+ */
+
+/**
+ * How a column's values travel between DuckDB and JavaScript. Rows in JS use plain values:
+ * decimals and days as strings (exact, as v1 writes them), instants as epoch milliseconds,
+ * JSON as parsed values.
+ */
+export type ColumnKind =
+  | 'varchar'
+  | 'integer'
+  | 'double'
+  | 'boolean'
+  | 'day'
+  | 'instant'
+  | 'decimal'
+  | 'json'
+  | 'list'
+  | 'struct-list';
+
+export interface Column<T = unknown> {
+  readonly kind: ColumnKind;
+  /** DuckDB type as written to Parquet. */
+  readonly sqlType: string;
+  readonly nullable: boolean;
+  readonly doc: Text;
+  /** Never set: carries the JS value type for `RowOf`. */
+  readonly value?: T;
+  /** Set for a column worked out from other tables rather than parsed: see `derived`. */
+  readonly derive?: Derivation;
+}
+
+/**
+ * How a derived column is worked out when a snapshot is written, after the data set's other
+ * tables: `sql`, over their views (named as in charts and /api/sql, e.g. `rcn_transactions`),
+ * answers the table's key columns and `value`. Rows without an answer get null.
+ */
+export interface Derivation {
+  readonly sql: string;
+}
+
+export type Columns = Readonly<Record<string, Column>>;
+
+export type DerivedColumn = { readonly derive: Derivation };
+type ValueOf<C> = C extends Column<infer T> ? T : never;
+
+/**
+ * The JS row of a table: one property per column. Derived columns are optional: parsers and
+ * generators leave them out, the snapshot writer fills them in.
+ */
+export type RowOf<C extends Columns> = { -readonly [K in keyof C as C[K] extends DerivedColumn ? never : K]: ValueOf<C[K]> } & {
+  -readonly [K in keyof C as C[K] extends DerivedColumn ? K : never]?: ValueOf<C[K]>;
+};
+
+/**
+ * A hive-style partition key: a column's value (`counter_id=abc`) or the UTC year or month of a
+ * day or instant column (`year=2024`, `month=05`).
+ */
+export interface Partition<Name extends string = string> {
+  readonly name: string;
+  readonly column: Name;
+  readonly part?: 'year' | 'month';
+}
+
+export interface TableSpec<C extends Columns> {
+  readonly doc: Text;
+  readonly columns: C;
+  /** Columns that identify a row; pull dedupes on them. Without a key the whole row is the identity. */
+  readonly key?: readonly (keyof C & string)[];
+  readonly partitionBy?: readonly Partition<keyof C & string>[];
+  /** Order of rows inside each file, chosen for the queries the endpoints make. */
+  readonly sortBy: readonly (keyof C & string)[];
+  /** The column that places a row in time; its min and max are recorded per file. */
+  readonly timeColumn?: keyof C & string;
+}
+
+export type WithExtra<C extends Columns> = C & { readonly extra: Column<unknown> };
+
+export interface Table<C extends Columns = Columns> extends Omit<TableSpec<C>, 'columns'> {
+  readonly name: string;
+  readonly columns: WithExtra<C>;
+}
+
+/** What a snapshot stores of a data set: its name, the prefix of its SQL views, its tables. */
+export interface StoredDataset {
+  readonly name: string;
+  /** `<name>` with `_` for `-`, e.g. `bike_counter`. */
+  readonly sqlName: string;
+  readonly tables: Readonly<Record<string, Table>>;
+}
+
+/** The name SQL reads a table by (charts, derived columns, /api/sql, the serving database): `<data set>_<table>`, e.g. rcn_transactions. */
+export const viewName = (dataset: Pick<StoredDataset, 'sqlName'>, table: string) => `${dataset.sqlName}_${table}`;

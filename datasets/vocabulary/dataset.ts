@@ -1,0 +1,128 @@
+import type { z } from 'zod';
+import { answerProblems } from './answer-check.ts';
+import { crawlProblems, type CrawlPlan } from './crawl.ts';
+import type { Chart, MapLayer } from './figure.ts';
+import { completeEndpoint, type Endpoint, type EndpointSpec } from './endpoint.ts';
+import type { ParseContext } from './parse.ts';
+import { mergePatch, resolveLinks, type RenderContext } from './render.ts';
+import type { ResourceSpec } from './resource.ts';
+import type { SampleGenerator } from './sample.ts';
+import { extraColumn } from './table.ts';
+import type { Columns, RowOf, StoredDataset, Table, TableSpec } from '../../core/table.ts';
+import type { Text } from '../../core/text.ts';
+
+// Each table has its own columns; `any` lets one record hold them all.
+type TableSpecs = Readonly<Record<string, TableSpec<any>>>;
+
+export interface DatasetSpec<T extends TableSpecs> {
+  /** The path segment under /api/public, e.g. `bike-counter`. */
+  readonly name: string;
+  readonly title: Text;
+  readonly description: Text;
+  readonly tables: T;
+  readonly resources: Readonly<Record<string, ResourceSpec<any, any>>>;
+  readonly endpoints: readonly EndpointSpec[];
+  /** How pull fetches the data set from an upstream. */
+  readonly crawl: CrawlPlan;
+  readonly sample: SampleGenerator<T>;
+  /** What the data set's page draws (see figure.ts). */
+  readonly charts?: readonly Chart[];
+  readonly map?: readonly MapLayer[];
+}
+
+export interface Resource {
+  readonly name: string;
+  readonly table: string;
+  readonly schema: z.ZodType;
+  /** Columns the rendering never reads. */
+  readonly omits: readonly string[];
+  /** Renders one row, restoring what the upstream sent beyond the spec (`extra`). */
+  readonly render: (row: Record<string, unknown>, context: RenderContext) => unknown;
+  /** The row for an upstream record, without `extra`; absent for resources never stored from one. */
+  readonly parse?: (record: unknown, context: ParseContext) => Record<string, unknown>;
+}
+
+export interface Dataset extends StoredDataset {
+  readonly name: string;
+  readonly title: Text;
+  readonly description: Text;
+  /** `/api/public/<name>` */
+  readonly prefix: string;
+  /** `<name>` with `_` for `-`: the prefix of the data set's SQL views, e.g. `bike_counter_readings`. */
+  readonly sqlName: string;
+  readonly tables: Readonly<Record<string, Table>>;
+  readonly resources: Readonly<Record<string, Resource>>;
+  readonly endpoints: readonly Endpoint[];
+  readonly crawl: CrawlPlan;
+  readonly sample: SampleGenerator<TableSpecs>;
+  readonly charts: readonly Chart[];
+  readonly map: readonly MapLayer[];
+}
+
+
+/** Where a data set's endpoints live: `/api/public/<name>`. */
+export const apiPrefix = (name: string) => `/api/public/${name}`;
+
+/** Completes a data set's declaration: table names, the `extra` column, full endpoint paths. */
+export function defineDataset<T extends TableSpecs>(spec: DatasetSpec<T>): Dataset {
+  if (!/^[a-z][a-z0-9-]*$/.test(spec.name)) throw new Error(`data set name "${spec.name}" must be lower-case kebab-case`);
+  const prefix = apiPrefix(spec.name);
+  // In name order: tables are declared as a module's exports (`import * as tables`), listed in name
+  // order by Node but in declaration order under Vite's transform (the tests); the downloads'
+  // catalogue and everything else that lists tables must come out the same under both.
+  const tables = Object.fromEntries(
+    Object.entries(spec.tables).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([name, table]) => [
+      name,
+      { ...table, name, columns: { ...table.columns, extra: extraColumn } } as Table,
+    ]),
+  );
+  const tableNameOf = (table: TableSpec<Columns>) => {
+    const entry = Object.entries(spec.tables).find(([, candidate]) => candidate === table);
+    if (!entry) throw new Error(`${spec.name}: a resource is stored in a table the data set does not declare`);
+    return entry[0];
+  };
+  const resources = Object.fromEntries(
+    Object.entries(spec.resources).map(([name, resource]) => [
+      name,
+      {
+        name,
+        table: tableNameOf(resource.table),
+        schema: resource.schema,
+        omits: resource.omits ?? [],
+        parse: resource.parse as Resource['parse'],
+        render: (row: Record<string, unknown>, context: RenderContext) => {
+          const rendered = resource.render(row as RowOf<Columns>, context);
+          return row.extra == null ? rendered : mergePatch(rendered, resolveLinks(row.extra, context));
+        },
+      } satisfies Resource,
+    ]),
+  );
+  const endpoints = spec.endpoints.map((endpoint) => completeEndpoint(prefix, endpoint));
+  for (const endpoint of endpoints) {
+    const problems = answerProblems(endpoint.answer, Object.keys(endpoint.params), endpoint.pathParams, resources, tables);
+    if (problems.length) throw new Error(`${endpoint.fullPath}: its answer ${problems.join('; ')}`);
+  }
+  const columnsOf = (resource: string) => {
+    const table = resources[resource] && tables[resources[resource].table];
+    return table && Object.keys(table.columns);
+  };
+  const crawlMistakes = crawlProblems(spec.crawl, endpoints, resources, columnsOf);
+  if (crawlMistakes.length) throw new Error(`${spec.name}: its crawl plan ${crawlMistakes.join('; ')}`);
+  const paths = endpoints.map((e) => e.fullPath);
+  const repeated = paths.find((path, i) => paths.indexOf(path) !== i);
+  if (repeated) throw new Error(`${spec.name}: endpoint ${repeated} is declared twice`);
+  return {
+    name: spec.name,
+    title: spec.title,
+    description: spec.description,
+    prefix,
+    sqlName: spec.name.replaceAll('-', '_'),
+    tables,
+    resources,
+    endpoints,
+    crawl: spec.crawl,
+    sample: spec.sample as unknown as SampleGenerator<TableSpecs>,
+    charts: spec.charts ?? [],
+    map: spec.map ?? [],
+  };
+}

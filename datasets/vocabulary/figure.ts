@@ -1,0 +1,57 @@
+import type { Text } from '../../core/text.ts';
+
+/**
+ * What a data set's page draws: charts and map layers, declared as SQL over the snapshot's views
+ * (named `<data set>_<table>`, e.g. `bike_counter_readings`). The static build runs the SQL once
+ * per snapshot and publishes the rows beside the tree; the site draws them as SVG at build time,
+ * so the page needs neither a server nor scripts to show them.
+ */
+
+export interface Chart {
+  /** Kebab-case, unique within the data set: names the published file `charts/<data set>/<name>.json`. */
+  readonly name: string;
+  readonly title: Text;
+  readonly description: Text;
+  /**
+   * Returns `x` (a day as DATE, or a label), `y` (a number) and optionally `series` (one line or
+   * bar colour per value) and `panel` (one small chart per value, drawn side by side).
+   */
+  readonly sql: string;
+  readonly kind: 'line' | 'bar';
+  readonly x: { readonly label: Text; readonly time: boolean };
+  readonly y: { readonly label: Text };
+  /** Names of panels whose `panel` value is a key the SQL writes (panels named by data, e.g. a station's name, need none). */
+  readonly panels?: Readonly<Record<string, Text>>;
+  /**
+   * Coloured value bands behind each panel: SQL returning `panel`, `from`, `to`, `color`,
+   * `label` (e.g. an air-quality index's bands for the panel's sensor).
+   */
+  readonly bands?: string;
+}
+
+export interface MapLayer {
+  /** Kebab-case, unique within the data set. */
+  readonly name: string;
+  readonly title: Text;
+  /** Returns `id`, `name`, `lon`, `lat` (WGS 84) of each place. */
+  readonly sql: string;
+}
+
+/** One published chart: its declaration's texts and the rows its SQL returned. */
+export interface ChartData {
+  readonly name: string;
+  readonly title: Text;
+  readonly description: Text;
+  readonly kind: Chart['kind'];
+  readonly x: Chart['x'];
+  readonly y: Chart['y'];
+  readonly panels: NonNullable<Chart['panels']>;
+  readonly rows: readonly { readonly x: string; readonly y: number; readonly series?: string; readonly panel?: string }[];
+  readonly bands: readonly { readonly panel: string; readonly from: number; readonly to: number; readonly color: string; readonly label: string }[];
+}
+
+export interface MapLayerData {
+  readonly name: string;
+  readonly title: Text;
+  readonly places: readonly { readonly id: string; readonly name: string; readonly lon: number; readonly lat: number }[];
+}

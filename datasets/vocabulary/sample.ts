@@ -1,0 +1,60 @@
+import type { RowOf, TableSpec } from '../../core/table.ts';
+import { addDays } from '../../core/calendar.ts';
+import { Random } from './random.ts';
+import { city } from './sample-city.ts';
+import { zonedDayStart } from '../../core/zoned-time.ts';
+
+export const scales = ['tiny', 'small', 'city'] as const;
+export type Scale = (typeof scales)[number];
+
+/** Where the city's history begins at each scale. Fixed, so a later `until` only adds days. */
+export const historyStart: Readonly<Record<Scale, string>> = {
+  tiny: '2024-10-01',
+  small: '2021-01-01',
+  city: '2020-01-01',
+};
+
+export const defaultUntil = '2025-09-30';
+export const defaultSeed = 1;
+
+export interface SampleSettings {
+  readonly scale: Scale;
+  readonly seed: number;
+  /** The sample's "today": the last day with data. */
+  readonly until: string;
+}
+
+export interface SampleContext extends SampleSettings {
+  /** First day of history. */
+  readonly start: string;
+  /** The sample's clock: the end of `until` in the city's time zone, when live data is captured. */
+  readonly now: number;
+  /** A random stream for the given keys: same seed and keys, same numbers. */
+  random(...keys: readonly (string | number)[]): Random;
+}
+
+export function sampleContext(settings: SampleSettings): SampleContext {
+  return {
+    ...settings,
+    start: historyStart[settings.scale],
+    now: zonedDayStart(addDays(settings.until, 1), city.timeZone),
+    random: (...keys) => new Random([settings.seed, ...keys].join('\u241f')),
+  };
+}
+
+/** Where a generator puts rows; `extra` is left out, the sample sends nothing beyond the spec. */
+export interface RowSink<R> {
+  write(row: R): void;
+}
+
+// Each table has its own columns; `any` lets one type cover them all.
+export type RowSinks<T extends Readonly<Record<string, TableSpec<any>>>> = {
+  readonly [K in keyof T]: RowSink<RowOf<T[K]['columns']>>;
+};
+
+/** A data set's part of the sample city: writes every row of every table of the data set. */
+// Each table has its own columns; `any` lets one type cover them all.
+export type SampleGenerator<T extends Readonly<Record<string, TableSpec<any>>>> = (
+  context: SampleContext,
+  out: RowSinks<T>,
+) => void | Promise<void>;
