@@ -1,4 +1,4 @@
-// A thread of bench/build.ts's "compression alone": reads the files it is given and makes their
+// A thread of bench/build-tree.ts's "compression alone": reads the files it is given and makes their
 // variants as the build's writer threads do (scripts/static/variants.ts), writing nothing. The
 // reading is timed too: 8 µs a file from the disk cache here, about 2 s of a city's 137.
 import { readFileSync } from 'node:fs';

@@ -23,81 +23,20 @@ import { join } from 'node:path';
 import type { DuckDBPreparedStatement, DuckDBValue } from '@duckdb/node-api';
 import autocannon from 'autocannon';
 import { renderContext } from '../datasets/vocabulary/render.ts';
-import { Random } from '../datasets/vocabulary/random.ts';
 import { datasets } from '../datasets/index.ts';
 import { openSnapshot } from '../core/snapshot/read.ts';
-import { answer } from '../server/answers/index.ts';
+import { kindOf } from '../datasets/answers/index.ts';
 import { createRouter } from '../datasets/vocabulary/router.ts';
 import { ServedSnapshot } from '../server/served-snapshot.ts';
-import type { StatementRunner } from '../server/connection-pool.ts';
+import type { StatementRunner } from '../datasets/answers/serving.ts';
 import { asJsonRows } from '../core/db/duckdb.ts';
 import { cityDataDir, ms, percentile } from './city.ts';
+import { scenarios } from './serve-requests.ts';
 import { startServe } from './processes.ts';
 
-const PER_SCENARIO = 200;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const PORT = 4391;
 const BARE_PORT = 4392;
-
-type Rows = Record<string, unknown>[];
-
-/** Ad-hoc requests per scenario, drawn from the city's own ids, streets and places. */
-async function scenarios(served: ServedSnapshot): Promise<Record<string, string[]>> {
-  const random = new Random('bench-serve');
-  const sql = (text: string) => served.use((c) => c.rows(text)) as Promise<Rows>;
-  const transactions = (await sql(`SELECT transaction_gml_id AS id FROM rcn_transactions USING SAMPLE 400 ROWS`)).map((r) => r.id as string);
-  const properties = (await sql(`SELECT property_gml_id AS id, (min_lon + max_lon) / 2 AS lon, (min_lat + max_lat) / 2 AS lat, address_parts FROM rcn_properties USING SAMPLE 400 ROWS`)) as { id: string; lon: number; lat: number; address_parts: string[] }[];
-  const counters = (await sql(`SELECT id FROM bike_counter_counters WHERE active_to IS NULL`)).map((r) => r.id as string);
-  const series = (await sql(`SELECT DISTINCT station_id, sensor_code FROM air_quality_live_readings`)) as { station_id: string; sensor_code: string }[];
-  const p = '/api/public';
-  const day = (from: string, spanDays: number) => {
-    const start = Date.parse(`${from}T00:00:00Z`) + random.int(0, spanDays) * 86_400_000;
-    return new Date(start).toISOString().slice(0, 10);
-  };
-  const plus = (date: string, days: number) => new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
-  const many = (make: () => string) => Array.from({ length: PER_SCENARIO }, make);
-  return {
-    'transactions, filtered page': many(() => {
-      const query = new URLSearchParams({ limit: '100', offset: String(100 * random.int(0, 9)) });
-      if (random.chance(0.6)) query.set('marketType', String(random.int(1, 2)));
-      if (random.chance(0.3)) query.set('transactionType', random.pick(['1', '3']));
-      if (random.chance(0.5)) {
-        const from = day('2020-01-01', 2000);
-        query.set('documentDateFrom', from);
-        query.set('documentDateTo', plus(from, random.int(30, 365)));
-      }
-      if (random.chance(0.4)) query.set('grossPriceFrom', String(random.int(3, 20) * 100_000));
-      return `${p}/rcn/transactions?${query}`;
-    }),
-    'properties, filtered page': many(() => {
-      const property = random.pick(properties);
-      const query = new URLSearchParams({ limit: '50' });
-      const kind = random.int(0, 2);
-      if (kind === 0) query.set('address', random.pick(property.address_parts.filter((a) => a.length > 3)).slice(-7));
-      if (kind === 1) query.set('bbox', [property.lon - 0.006, property.lat - 0.004, property.lon + 0.006, property.lat + 0.004].map((n) => n.toFixed(5)).join(','));
-      if (kind === 2) {
-        query.set('propertyType', String(random.int(1, 4)));
-        query.set('landAreaFrom', String(random.int(1, 20) * 100));
-      }
-      return `${p}/rcn/properties?${query}`;
-    }),
-    'transaction by id': many(() => `${p}/rcn/transactions/${encodeURIComponent(random.pick(transactions))}`),
-    'property by id, with details': many(() => `${p}/rcn/properties/${encodeURIComponent(random.pick(properties).id)}`),
-    'counter readings, one month': many(() => {
-      const from = day('2024-01-01', 600);
-      return `${p}/bike-counter/counters/${random.pick(counters)}/readings?from=${from}&to=${plus(from, 29)}&timezone=Europe/Warsaw`;
-    }),
-    'rides, one day, a page': many(() => {
-      const from = day('2025-04-01', 170);
-      return `${p}/citybike/rides?from=${from}&to=${from}&pageSize=100&page=${random.int(1, 5)}&timezone=Europe/Warsaw`;
-    }),
-    'air history, one week': many(() => {
-      const s = random.pick(series);
-      const from = day('2024-01-01', 600);
-      return `${p}/air-quality/history/${s.station_id}/${s.sensor_code}?from=${from}&to=${plus(from, 6)}`;
-    }),
-  };
-}
 
 const route = createRouter(datasets);
 
@@ -153,7 +92,8 @@ async function timeRequest(served: ServedSnapshot, path: string): Promise<{ back
     const recorder: StatementRunner = {
       rows: (sql, values = [], reading = 'columns') => (statements.push([reading === 'json' ? asJsonRows(sql) : sql, values]), connection.rows(sql, values, reading)),
     };
-    await answer({ served, dataset: found.dataset, endpoint: found.endpoint, path: url.pathname, params, query: Object.fromEntries(url.searchParams), context: renderContext({ baseUrl: 'http://bench' }), base: 'http://bench', connection: recorder });
+    const { dataset, endpoint } = found;
+    await kindOf(endpoint.answer).serve({ served, dataset, endpoint, path: url.pathname, params, query: Object.fromEntries(url.searchParams), context: renderContext({ baseUrl: 'http://bench' }), base: 'http://bench', connection: recorder }, endpoint.answer);
     const prepared: { statement: DuckDBPreparedStatement; values: readonly DuckDBValue[] }[] = [];
     for (const [sql, values] of statements) prepared.push({ statement: await connection.connection.prepare(sql), values });
     const rawOnce = async () => {

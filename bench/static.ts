@@ -17,7 +17,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { datasets } from '../datasets/index.ts';
-import { buildStatic } from '../scripts/static/build.ts';
+import { buildStatic } from '../scripts/static/build-static.ts';
 import { startNginx } from '../test/fixtures/nginx.ts';
 import { sampleDataDir } from './city.ts';
 import { startServe, stop } from './processes.ts';

@@ -1,9 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Dataset } from '../datasets/vocabulary/dataset.ts';
-import { NotFound } from '../datasets/vocabulary/answer.ts';
 import { renderContext } from '../datasets/vocabulary/render.ts';
-import { answer } from './answers/index.ts';
-import { serialize } from './answers/serialized-json.ts';
+import { kindOf } from '../datasets/answers/index.ts';
+import { serialize } from '../datasets/answers/serving.ts';
 import { instanceOf, invalidParameter, methodNotAllowed, notFound, Problem, problemBody, problemTypePage, refusedParameters } from '../core/problem.ts';
 import { corsHeaders, send } from './http/respond.ts';
 import { createRouter, MalformedPath } from '../datasets/vocabulary/router.ts';
@@ -77,8 +76,9 @@ export function createApp(options: AppOptions) {
     try {
       const params = parsed.data;
       const context = renderContext({ baseUrl: base, timeZone: (params.timezone as string | undefined) ?? 'UTC' });
+      const { endpoint, dataset } = found;
       const body = await served.use((connection) =>
-        answer({ served, dataset: found.dataset, endpoint: found.endpoint, path: url.pathname, params, query, context, base, connection }),
+        kindOf(endpoint.answer).serve({ served, dataset, endpoint, path: url.pathname, params, query, context, base, connection }, endpoint.answer),
       );
       return await send(request, response, {
         status: 200,
@@ -102,7 +102,6 @@ export function createApp(options: AppOptions) {
     } catch (error) {
       const problem =
         error instanceof Problem ? error
-        : error instanceof NotFound ? notFound(error.message, error.param)
         : error instanceof MalformedPath ? invalidParameter('path', error.message)
         : error instanceof TypeError && /Invalid URL/.test(error.message) ? new Problem('bad-request', 'the request target is not a valid URL')
         : undefined;

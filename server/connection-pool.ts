@@ -1,18 +1,7 @@
 import { type DuckDBConnection, type DuckDBInstance, type DuckDBPreparedStatement, type DuckDBValue } from '@duckdb/node-api';
 import { asJsonRows, chunkRows } from '../core/db/duckdb.ts';
+import type { RowReading, StatementRunner } from '../datasets/answers/serving.ts';
 import { releaseResult } from './native-memory.ts';
-
-/**
- * How a statement's rows cross into JS. 'columns': the binding decodes every value on its own,
- * fast for numbers, one native call per string. 'json': one JSON text per row (see asJsonRows),
- * for wide rows of strings (a page of the register: 1.8 ms → 0.8 ms).
- */
-export type RowReading = 'columns' | 'json';
-
-/** What answers run their SQL through: a pooled connection, or anything that records or times it. */
-export interface StatementRunner {
-  rows(sql: string, values?: readonly DuckDBValue[], reading?: RowReading): Promise<Record<string, unknown>[]>;
-}
 
 /** A connection lent to one request at a time, keeping its prepared statements between requests. */
 export class PooledConnection implements StatementRunner {

@@ -2,17 +2,16 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { type Dataset, type Resource } from '../datasets/vocabulary/dataset.ts';
-import { viewName } from '../core/table.ts';
-import { renderContext } from '../datasets/vocabulary/render.ts';
-import { rowOrder } from '../core/row-order.ts';
-import type { Table } from '../core/table.ts';
-import type { Endpoint } from '../datasets/vocabulary/endpoint.ts';
 import { readList, rowDecoder } from '../core/db/columns.ts';
 import { quoteIdentifier, quoteString, streamJsonRows } from '../core/db/duckdb.ts';
 import { ownerGone, ownerTag } from '../core/process-owner.ts';
+import { rowOrder } from '../core/row-order.ts';
 import { createViews, type Snapshot } from '../core/snapshot/read.ts';
 import { sourceHash } from '../core/source-hash.ts';
+import { viewName, type Table } from '../core/table.ts';
+import type { Dataset, Resource } from '../datasets/vocabulary/dataset.ts';
+import { renderContext } from '../datasets/vocabulary/render.ts';
+import { lookupColumns, renderedKeys, renderedResources, storagePlan } from './storage-plan.ts';
 
 /**
  * The server's own database for a snapshot: the tables requests page through or look up by key,
@@ -27,18 +26,14 @@ import { sourceHash } from '../core/source-hash.ts';
 const FORMAT = 7;
 export const SCHEMA = 'served';
 
-/** Derived columns filters need: the text of a list column, a row's shapes. */
-export const textColumn = (column: string) => `${column}__text`;
-export const SHAPES_COLUMN = '__shapes';
 const inSchema = (table: string) => `${SCHEMA}.${quoteIdentifier(table)}`;
 
 /** The column of renderedTable holding each row rendered as a resource (see renderedResources). */
 export const renderedColumn = (resource: string) => `__rendered_${resource}`;
+/** The table holding a stored table's rows rendered, a row for each of its rows, in the same order. */
+export const renderedTable = (stored: string) => `${stored}__rendered`;
 /** The one-row table holding the placeholder that rendered rows have in place of the links' base. */
 export const RENDERING_TABLE = '__rendering';
-
-/** Tables this small are stored whole, whatever answers them: reading them is then a lookup. */
-const SMALL_TABLE_BYTES = 4 * 1024 * 1024;
 
 let codeKey: Promise<string> | undefined;
 
@@ -48,96 +43,8 @@ let codeKey: Promise<string> | undefined;
  * serves what an older one rendered.
  */
 export async function serveDatabasePath(snapshot: Snapshot): Promise<string> {
-  codeKey ??= sourceHash([new URL('../datasets', import.meta.url), new URL(import.meta.url), new URL('../core/db/columns.ts', import.meta.url)]);
+  codeKey ??= sourceHash([new URL('../datasets', import.meta.url), new URL(import.meta.url), new URL('./storage-plan.ts', import.meta.url), new URL('../core/db/columns.ts', import.meta.url)]);
   return join(snapshot.cacheDir, `serve-v${FORMAT}-${(await codeKey).slice(0, 12)}.duckdb`);
-}
-
-/**
- * The columns a table's page filters read, with what they derive: the part of a paged table kept
- * in memory. The page's rows themselves are then read from the stored table by row number.
- */
-export function filterColumns(dataset: Dataset, table: Table): string[] | undefined {
-  const pages = dataset.endpoints.flatMap((e) => (e.answer.kind === 'page' && dataset.resources[e.answer.resource]?.table === table.name ? [e.answer] : []));
-  if (!pages.length) return undefined;
-  // Lists of ids (listContains) stay in the stored table: scanning them there takes a few
-  // milliseconds, while a copy in memory would be the largest part of it (city: 50 MB).
-  const columns = pages.flatMap((p) => Object.values(p.filters)).flatMap((f) =>
-    f.kind === 'partOfAny' ? [textColumn(f.column)] : f.kind === 'intersects' ? [...f.extent, SHAPES_COLUMN] : f.kind === 'listContains' ? [] : [f.column]);
-  return [...new Set(columns)];
-}
-
-/**
- * Resources stored rendered, as JSON text, in a table beside their rows (`renderedTable`, row for
- * row): those pages and items answer with, when none of those endpoints takes a `timezone`, so
- * that their JSON depends on the row and the links' base alone. They are rendered once, by the
- * same function, with a placeholder for the base. A page is then spliced from texts, and no row is
- * decoded, rendered or serialized per request (for a page of 100 transactions that was 3.4 ms, a
- * third of the answer). An item is one text, looked up by a key copied beside it (renderedKeys):
- * DuckDB plans a statement again for each set of bound values, and planning a read of every
- * column of a wide row took longer than the read itself (at city scale, a transaction by id: 1.3
- * ms in DuckDB, its rendering by key 0.7 ms), for a bigger file (a property's details are stored
- * twice, as rows and rendered).
- */
-export function renderedResources(dataset: Dataset, table: Table): Resource[] {
-  const fixed = new Map<string, boolean>();
-  for (const endpoint of dataset.endpoints) {
-    const { answer } = endpoint;
-    if ((answer.kind !== 'page' && answer.kind !== 'item') || dataset.resources[answer.resource]?.table !== table.name) continue;
-    fixed.set(answer.resource, (fixed.get(answer.resource) ?? true) && !('timezone' in endpoint.params));
-  }
-  return [...fixed].filter(([, isFixed]) => isFixed).map(([name]) => dataset.resources[name]!);
-}
-
-/** The table holding a stored table's rows rendered, a row for each of its rows, in the same order. */
-export const renderedTable = (stored: string) => `${stored}__rendered`;
-
-/** Item endpoints answered with their resource's stored rendering. */
-export function renderedItems(dataset: Dataset, table: Table): Endpoint[] {
-  const rendered = new Set(renderedResources(dataset, table).map((r) => r.name));
-  return dataset.endpoints.filter(({ answer }) => answer.kind === 'item' && rendered.has(answer.resource));
-}
-
-/** The columns renderedItems look items up by: copied beside the renderings, and indexed there. */
-export const renderedKeys = (dataset: Dataset, table: Table): string[] =>
-  [...new Set(renderedItems(dataset, table).flatMap(({ answer }) => (answer.kind === 'item' ? answer.match : [])))];
-
-/**
- * Columns rows are looked up by, one value at a time: those the parents of series match on, and
- * items not answered with renderings (renderedItems). They are indexed (ART), so a lookup fetches
- * one row instead of scanning every id of the table (a transaction by id at city scale, when read
- * as a row: 6.5 ms → 2 ms). The lookups' SQL is unchanged: DuckDB uses the index for an equality
- * on the column.
- */
-export function lookupColumns(dataset: Dataset, table: Table): string[] {
-  const ofTable = (resource: string) => dataset.resources[resource]?.table === table.name;
-  const fromRenderings = renderedItems(dataset, table);
-  const columns = dataset.endpoints.flatMap((endpoint) => {
-    const { answer } = endpoint;
-    return answer.kind === 'item' && ofTable(answer.resource) && !fromRenderings.includes(endpoint) ? answer.match
-    : answer.kind === 'series' ? answer.parents.flatMap((parent) => (ofTable(parent.resource) ? parent.match : []))
-    : [];
-  });
-  return [...new Set(columns)];
-}
-
-interface StoredTable {
-  readonly derived: string[];
-}
-
-/** Which tables are stored and with what: paged and looked-up tables, and any small one. */
-export function storagePlan(dataset: Dataset, table: Table, snapshot: Snapshot): StoredTable | undefined {
-  const answers = dataset.endpoints.map((e) => e.answer);
-  const ofTable = (resource: string) => dataset.resources[resource]?.table === table.name;
-  const pages = answers.flatMap((a) => (a.kind === 'page' && ofTable(a.resource) ? [a] : []));
-  const items = answers.flatMap((a) => ((a.kind === 'item' || a.kind === 'document') && ofTable(a.resource) ? [a] : []));
-  const bytes = snapshot.manifest.datasets[dataset.name]!.tables[table.name]!.files.reduce((n, f) => n + f.bytes, 0);
-  if (!pages.length && !items.length && bytes > SMALL_TABLE_BYTES) return undefined;
-  const derived: string[] = [];
-  for (const filter of pages.flatMap((p) => Object.values(p.filters))) {
-    if (filter.kind === 'partOfAny') derived.push(`lower(array_to_string(${quoteIdentifier(filter.column)}, chr(1))) AS ${quoteIdentifier(textColumn(filter.column))}`);
-    if (filter.kind === 'intersects') derived.push(`${filter.shapes} AS ${quoteIdentifier(SHAPES_COLUMN)}`);
-  }
-  return { derived };
 }
 
 export async function ensureServeDatabase(snapshot: Snapshot, datasets: readonly Dataset[]): Promise<string> {

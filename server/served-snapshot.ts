@@ -1,26 +1,16 @@
 import { listValue, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
-import { type Dataset, type Resource } from '../datasets/vocabulary/dataset.ts';
-import { viewName } from '../core/table.ts';
 import { openInstance, quoteIdentifier, quoteString, type OpenedInstance } from '../core/db/duckdb.ts';
 import { assertShape, chooseFiles, createViews, tableSource, type Narrowing, type Snapshot } from '../core/snapshot/read.ts';
+import { viewName } from '../core/table.ts';
+import type { Rendering, ServedTables } from '../datasets/answers/serving.ts';
+import type { Dataset, Resource } from '../datasets/vocabulary/dataset.ts';
 import { ConnectionPool, type PooledConnection } from './connection-pool.ts';
-import { ensureServeDatabase, filterColumns, RENDERING_TABLE, renderedColumn, renderedResources, renderedTable, SCHEMA, storagePlan } from './serve-database.ts';
-
-export { SHAPES_COLUMN, textColumn } from './serve-database.ts';
+import { ensureServeDatabase, RENDERING_TABLE, renderedColumn, renderedTable, SCHEMA } from './serve-database.ts';
+import { filterColumns, renderedResources, storagePlan } from './storage-plan.ts';
 
 /** What the serving database file is attached as, and the in-memory schema of page copies. */
 const STORED = 'stored';
 const PAGES = 'pages';
-
-/** See ServedSnapshot.rendering. */
-export interface Rendering {
-  readonly source: string;
-  readonly column: string;
-  /** SQL putting the links' base into text read from the source. */
-  withBase(text: string, base: string, bind: (value: DuckDBValue) => string): string;
-  /** The same, done here, on one text read from it. */
-  withBaseIn(text: string, base: string): string;
-}
 
 export interface ServedSnapshotOptions {
   readonly memoryLimit?: string;
@@ -36,7 +26,7 @@ export interface ServedSnapshotOptions {
  * from the manifest. Requests lease it, so a newer snapshot can take over while the last
  * requests on it finish.
  */
-export class ServedSnapshot {
+export class ServedSnapshot implements ServedTables {
   private leases = 0;
   private retired = false;
   private closed = false;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { NotFound, type Query } from '../vocabulary/answer.ts';
+import { notFound } from '../../core/problem.ts';
+import type { Query } from '../answers/index.ts';
 import type { EndpointSpec } from '../vocabulary/endpoint.ts';
 import { doc } from '../vocabulary/field.ts';
 import * as param from '../vocabulary/param.ts';
@@ -15,8 +16,6 @@ const stationId = param.text(
   'Identyfikator stacji: id stacji z punktu stations. odsnap przyjmuje też externalId stacji, ponieważ żadne id nie jest równe externalId innej stacji.',
   { required: true },
 );
-
-const range = param.dayRange();
 
 /** Latest readings per station, each entry with its own readings. */
 async function liveStations(query: Query) {
@@ -35,7 +34,7 @@ async function liveStations(query: Query) {
 /** Latest readings of the station whose external id is the device id. */
 async function liveDevice(query: Query, params: Readonly<Record<string, unknown>>) {
   const [station] = await query.rows('station', { external_id: params.deviceId as string });
-  if (!station) throw new NotFound('deviceId', `no station has the external device id ${params.deviceId}`);
+  if (!station) throw notFound(`no station has the external device id ${params.deviceId}`, 'deviceId');
   return { readings: (await query.latest('liveReading', { station_id: station.id as string })).map((row) => query.render('liveReading', row)) };
 }
 
@@ -74,9 +73,7 @@ export const endpoints: readonly EndpointSpec[] = [
     params: {
       stationId,
       sensorCode: param.text('Sensor code from the sensors endpoint.', 'Kod czujnika z punktu sensors.', { required: true }),
-      ...range.params,
     },
-    rules: range.rules,
     response: z.object({ readings: doc(z.array(historyReading), 'Hourly readings in the range, oldest first; hours without data are absent.', 'Godzinowe odczyty z zakresu, od najstarszego; godzin bez danych brak.') }),
     answer: {
       kind: 'series',

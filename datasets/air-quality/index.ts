@@ -28,11 +28,10 @@ export const airQuality = defineDataset({
   // Stations do not say since when they measure, so history is walked back from today, a year
   // (about 8,800 hourly readings) per answer.
   crawl: [
-    { kind: 'list', path: '/stations' },
-    { kind: 'list', path: '/sensors' },
-    { kind: 'series', path: '/history/{stationId}/{sensorCode}', field: 'readings', days: 366, where: { stationId: { history_enabled: true } } },
+    { path: '/stations' },
+    { path: '/sensors' },
+    { path: '/history/{stationId}/{sensorCode}', field: 'readings', days: 366, where: { stationId: { history_enabled: true } } },
     {
-      kind: 'capture',
       path: '/live',
       parts: [{ field: 'stations', resource: 'liveStation', children: [{ field: 'readings', resource: 'liveReading', param: 'stationId', from: 'stationId' }] }],
     },

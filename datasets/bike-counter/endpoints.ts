@@ -7,8 +7,6 @@ import { counter, counterReading, counterReadings } from './resources.ts';
 
 const counterId = param.text('Counter identifier (the id of a Counter).', 'Identyfikator licznika (id obiektu Counter).', { required: true });
 
-const range = param.dayRange();
-
 export const endpoints: readonly EndpointSpec[] = [
   {
     path: '/counters',
@@ -30,11 +28,7 @@ export const endpoints: readonly EndpointSpec[] = [
   {
     path: '/counters/{counterId}/readings',
     summary: text('Hourly readings of one counter in a date range', 'Godzinowe odczyty jednego licznika z zakresu dat'),
-    params: {
-      counterId,
-      ...range.params,
-    },
-    rules: range.rules,
+    params: { counterId },
     response: counterReadings,
     answer: {
       kind: 'series',

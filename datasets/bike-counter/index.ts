@@ -24,8 +24,8 @@ export const bikeCounter = defineDataset({
   endpoints,
   // A quarter of hourly readings is about 2,200 per answer.
   crawl: [
-    { kind: 'list', path: '/counters' },
-    { kind: 'series', path: '/counters/{counterId}/readings', field: 'readings', span: { from: 'active_from', to: 'active_to' }, days: 92 },
+    { path: '/counters' },
+    { path: '/counters/{counterId}/readings', field: 'readings', span: { from: 'active_from', to: 'active_to' }, days: 92 },
   ],
   sample: generate,
   charts,

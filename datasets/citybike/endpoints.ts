@@ -10,9 +10,6 @@ const resolvable = text(
   'Nie ma go w specyfikacji v1: odsnap dodaje go, aby każdy uri w odpowiedziach prowadził do zasobu.',
 );
 
-/** Section 8: a rides range covers at most 366 days. */
-const ridesRange = param.dayRange({ maxDays: 366 });
-
 export const endpoints: readonly EndpointSpec[] = [
   {
     path: '/bikes',
@@ -59,19 +56,14 @@ export const endpoints: readonly EndpointSpec[] = [
   {
     path: '/rides',
     summary: text('Anonymised completed rides in a date range', 'Zanonimizowane zakończone przejazdy z zakresu dat'),
-    params: {
-      ...ridesRange.params,
-      page: param.integer({ min: 1, max: 1_000_000, default: 1 }, 'Page number, from 1; default 1.', 'Numer strony, od 1; domyślnie 1.'),
-      pageSize: param.integer({ min: 1, max: 500, default: 100 }, 'Rides per page, 1 to 500; default 100.', 'Przejazdy na stronę, od 1 do 500; domyślnie 100.'),
-    },
-    rules: ridesRange.rules,
     response: z.object({
       data: doc(z.array(ride), 'Rides of this page, ordered by start.', 'Przejazdy tej strony, według początku.'),
       page: doc(z.number().int(), 'Applied page number.', 'Zastosowany numer strony.'),
       pageSize: doc(z.number().int(), 'Applied page size.', 'Zastosowany rozmiar strony.'),
       hasNextPage: doc(z.boolean(), 'Whether a further page holds rides.', 'Czy kolejna strona zawiera przejazdy.'),
     }),
-    answer: { kind: 'numbered-page', resource: 'ride', time: 'started_at' },
+    // Section 8: a rides range covers at most 366 days.
+    answer: { kind: 'numbered-page', resource: 'ride', time: 'started_at', maxDays: 366 },
   },
   {
     path: '/live',

@@ -29,11 +29,11 @@ export const citybike = defineDataset({
   // Rides are asked per season, a week at a time: small windows keep a window's pages in memory
   // cheap while costing only one short last page each.
   crawl: [
-    { kind: 'list', path: '/bikes' },
-    { kind: 'list', path: '/zones' },
-    { kind: 'list', path: '/seasons' },
-    { kind: 'windows', path: '/rides', over: { resource: 'season', from: 'active_from', to: 'active_to' }, days: 7, pageSize: 500 },
-    { kind: 'capture', path: '/live', parts: [{ field: 'bikes', resource: 'liveBike' }, { field: 'zones', resource: 'liveZone' }] },
+    { path: '/bikes' },
+    { path: '/zones' },
+    { path: '/seasons' },
+    { path: '/rides', over: { resource: 'season', from: 'active_from', to: 'active_to' }, days: 7 },
+    { path: '/live', parts: [{ field: 'bikes', resource: 'liveBike' }, { field: 'zones', resource: 'liveZone' }] },
   ],
   sample: generate,
   charts,

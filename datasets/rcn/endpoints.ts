@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { filter } from '../vocabulary/answer.ts';
+import { filter } from '../answers/index.ts';
 import type { EndpointSpec } from '../vocabulary/endpoint.ts';
 import { doc } from '../vocabulary/field.ts';
 import * as param from '../vocabulary/param.ts';
@@ -7,16 +7,6 @@ import { text } from '../../core/text.ts';
 import { dictionaries } from './dictionaries.ts';
 import { dictionaryPayload, pagination, property, propertySummary, transaction } from './resources.ts';
 
-const limit = param.integer(
-  { min: 1, max: 100, default: 100 },
-  'Maximum number of records to return, 1 to 100; default 100.',
-  'Maksymalna liczba zwracanych rekordów, od 1 do 100; domyślnie 100.',
-);
-const offset = param.integer(
-  { min: 0, max: 1_000_000_000, default: 0 },
-  'Number of records to skip; default 0.',
-  'Liczba pomijanych rekordów; domyślnie 0.',
-);
 const code = (en: string, pl: string) => param.integer({ min: 0, max: 32_767 }, en, pl);
 const grossPriceFrom = param.decimal('Minimum gross price (decimal), inclusive.', 'Minimalna cena brutto (liczba dziesiętna), włącznie.');
 const grossPriceTo = param.decimal('Maximum gross price (decimal), inclusive.', 'Maksymalna cena brutto (liczba dziesiętna), włącznie.');
@@ -38,8 +28,6 @@ export const endpoints: readonly EndpointSpec[] = [
     path: '/transactions',
     summary: text('Bounded, filtered list of transactions', 'Ograniczona, filtrowana lista transakcji'),
     params: {
-      limit,
-      offset,
       transactionIdentifier: param.text('Transaction identifier assigned in the register, exactly.', 'Oznaczenie transakcji nadane w rejestrze, dokładnie.'),
       documentDateFrom: param.day('Earliest document date, YYYY-MM-DD, inclusive.', 'Najwcześniejsza data dokumentu, RRRR-MM-DD, włącznie.'),
       documentDateTo: param.day('Latest document date, YYYY-MM-DD, inclusive.', 'Najpóźniejsza data dokumentu, RRRR-MM-DD, włącznie.'),
@@ -78,8 +66,6 @@ export const endpoints: readonly EndpointSpec[] = [
     path: '/properties',
     summary: text('Bounded, filtered list of properties', 'Ograniczona, filtrowana lista nieruchomości'),
     params: {
-      limit,
-      offset,
       grossPriceFrom,
       grossPriceTo,
       landAreaFrom: param.decimal('Minimum land area in m², inclusive.', 'Minimalna powierzchnia gruntu w m², włącznie.'),
@@ -138,3 +124,6 @@ export const endpoints: readonly EndpointSpec[] = [
     }),
   ),
 ];
+
+/** The dictionary list and the nine dictionaries: documents, fetched whole each pull. */
+export const documentPaths = endpoints.filter((endpoint) => endpoint.answer.kind === 'document').map((endpoint) => endpoint.path);

@@ -1,7 +1,7 @@
 import { defineDataset } from '../vocabulary/dataset.ts';
 import { defineResource } from '../vocabulary/resource.ts';
 import { text } from '../../core/text.ts';
-import { endpoints } from './endpoints.ts';
+import { documentPaths, endpoints } from './endpoints.ts';
 import { renderDictionary, renderProperty, renderPropertySummary, renderTransaction } from './render.ts';
 import { dictionaryPayload, property, propertySummary, transaction } from './resources.ts';
 import { parseDictionary, parseProperty, parseTransaction } from './parse.ts';
@@ -27,9 +27,9 @@ export const rcn = defineDataset({
   // Transactions come whole in their list; properties' list leaves out parcels, buildings and
   // units, so each new or changed property is fetched on its own.
   crawl: [
-    { kind: 'documents' },
-    { kind: 'pages', path: '/transactions', id: 'transactionGmlId', limit: 100 },
-    { kind: 'pages', path: '/properties', id: 'propertyGmlId', limit: 100, detail: '/properties/{propertyGmlId}' },
+    ...documentPaths.map((path) => ({ path })),
+    { path: '/transactions', id: 'transactionGmlId' },
+    { path: '/properties', id: 'propertyGmlId', detail: '/properties/{propertyGmlId}' },
   ],
   sample: generate,
   charts,

@@ -1,6 +1,5 @@
 import type { z } from 'zod';
-import { answerProblems } from './answer-check.ts';
-import { crawlProblems, type CrawlPlan } from './crawl.ts';
+import { answerProblems, crawlProblems, type CrawlPlan } from '../answers/index.ts';
 import type { Chart, MapLayer } from './figure.ts';
 import { completeEndpoint, type Endpoint, type EndpointSpec } from './endpoint.ts';
 import type { ParseContext } from './parse.ts';
@@ -99,14 +98,14 @@ export function defineDataset<T extends TableSpecs>(spec: DatasetSpec<T>): Datas
   );
   const endpoints = spec.endpoints.map((endpoint) => completeEndpoint(prefix, endpoint));
   for (const endpoint of endpoints) {
-    const problems = answerProblems(endpoint.answer, Object.keys(endpoint.params), endpoint.pathParams, resources, tables);
+    const problems = answerProblems(endpoint, { resources, tables });
     if (problems.length) throw new Error(`${endpoint.fullPath}: its answer ${problems.join('; ')}`);
   }
   const columnsOf = (resource: string) => {
     const table = resources[resource] && tables[resources[resource].table];
     return table && Object.keys(table.columns);
   };
-  const crawlMistakes = crawlProblems(spec.crawl, endpoints, resources, columnsOf);
+  const crawlMistakes = crawlProblems(spec.crawl, { endpoints, resources, columnsOf });
   if (crawlMistakes.length) throw new Error(`${spec.name}: its crawl plan ${crawlMistakes.join('; ')}`);
   const paths = endpoints.map((e) => e.fullPath);
   const repeated = paths.find((path, i) => paths.indexOf(path) !== i);

@@ -1,5 +1,6 @@
 import { closeSync, createReadStream, ftruncateSync, fstatSync, openSync, readSync, writeSync } from 'node:fs';
 import { createInterface } from 'node:readline';
+import type { RecordPlace } from '../../datasets/answers/crawling.ts';
 
 /**
  * The checkpoint of a pull: an append-only file with one line per finished unit of work (a
@@ -23,20 +24,9 @@ export interface Quarantined {
 }
 
 /** Where the records of one resource are in a stored answer, and the request that brought them. */
-export interface Batch {
-  readonly resource: string;
+export interface Batch extends RecordPlace {
   /** Which of the unit's answers. */
   readonly answer: number;
-  /** The field of the answer holding the records; absent when the answer is the array itself. */
-  readonly field?: string;
-  /** The answer is the one record (a document). */
-  readonly document?: boolean;
-  /** Records are in an array inside each entry of `field`; `param` is filled from the entry's field `from`. */
-  readonly within?: { readonly field: string; readonly param: string; readonly from: string };
-  /** Fields of each record that other batches store (child arrays), left out of its `extra`. */
-  readonly ignore?: readonly string[];
-  /** Validated, not stored: a list form whose full resource is fetched on its own. */
-  readonly checkOnly?: boolean;
   /** Path and query parameters of the request, e.g. { counterId: 'x', from: …, to: … }. */
   readonly params: Readonly<Record<string, string>>;
   /** The request's endpoint path relative to the data set. */

@@ -4,7 +4,8 @@ import { readExpression, readList, rowDecoder } from '../../core/db/columns.ts';
 import { openDatabase, quoteIdentifier, type Database } from '../../core/db/duckdb.ts';
 import { currentSnapshotId } from '../../core/snapshot/layout.ts';
 import { openSnapshot, shapeMismatch, tableFiles, tableSource, type Snapshot } from '../../core/snapshot/read.ts';
-import { fingerprint } from './fingerprint.ts';
+import { fingerprint } from '../../datasets/vocabulary/fingerprint.ts';
+import { seriesKey } from '../../datasets/answers/crawling.ts';
 
 /**
  * The snapshot a pull builds on: the current one, when it was pulled from the same upstream.
@@ -94,9 +95,6 @@ export class Previous {
     this.db.close();
   }
 }
-
-/** The identity of a series: the values of its parent columns. */
-export const seriesKey = (values: readonly unknown[]): string => JSON.stringify(values.map((v) => (v === null || v === undefined ? null : String(v))));
 
 /** Two spellings of one upstream address (a trailing slash aside). */
 const sameUpstream = (a: string, b: string) => a.replace(/\/+$/, '') === b.replace(/\/+$/, '');

@@ -5,7 +5,7 @@ import type { SampleSettings } from '../../datasets/vocabulary/sample.ts';
 import { dataLayout } from '../../core/snapshot/layout.ts';
 import { isAlive, type WrittenSnapshot } from '../../core/snapshot/write.ts';
 import { paceHeap } from '../../core/heap.ts';
-import { buildSnapshot } from './build.ts';
+import { writePulledSnapshot } from './pulled-snapshot.ts';
 import { DatasetCrawl, type TablePlan } from './crawler.ts';
 import { Journal } from './journal.ts';
 import { Previous } from './previous.ts';
@@ -144,7 +144,7 @@ export async function pull(options: PullOptions): Promise<PullResult> {
 
     report.event('building the snapshot', { units: journal.units });
     const plans = new Map<string, ReadonlyMap<string, TablePlan>>(crawls.map((crawl, i) => [chosen[i]!.name, crawl.plans]));
-    const built = await buildSnapshot({
+    const built = await writePulledSnapshot({
       dataDir: options.dataDir,
       datasets: options.datasets,
       plans,

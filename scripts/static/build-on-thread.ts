@@ -1,6 +1,6 @@
 import { lstat } from 'node:fs/promises';
 import { Worker } from 'node:worker_threads';
-import type { BuildOptions, BuildResult } from './build.ts';
+import type { BuildOptions, BuildResult } from './build-static.ts';
 
 /** A build's options but its data sets: the thread builds every data set of this odsnap. */
 export type ThreadBuildOptions = Omit<BuildOptions, 'datasets'>;
@@ -49,6 +49,6 @@ export function buildStaticOnThread({ onProgress, onStep, ...options }: ThreadBu
 export async function buildStaticForCommand(options: ThreadBuildOptions): Promise<BuildResult> {
   const rendersEverything = options.full || !(await lstat(options.out).catch(() => undefined));
   if (rendersEverything) return buildStaticOnThread(options);
-  const [{ buildStatic }, { datasets }] = await Promise.all([import('./build.ts'), import('../../datasets/index.ts')]);
+  const [{ buildStatic }, { datasets }] = await Promise.all([import('./build-static.ts'), import('../../datasets/index.ts')]);
   return buildStatic({ ...options, datasets });
 }

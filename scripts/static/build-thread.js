@@ -4,7 +4,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { register } from 'tsx/esm/api';
 
 register();
-const [{ buildStatic }, { datasets }] = await Promise.all([import('./build.ts'), import('../../datasets/index.ts')]);
+const [{ buildStatic }, { datasets }] = await Promise.all([import('./build-static.ts'), import('../../datasets/index.ts')]);
 // A build reports each of its files: passed on at most ten times a second, the newest.
 let progress;
 const timer = setInterval(() => {

@@ -3,7 +3,7 @@ import type { ChartData, MapLayerData } from '../../datasets/vocabulary/figure.t
 import type { Database } from '../../core/db/duckdb.ts';
 
 /**
- * The rows of every data set's charts and map layers (see datasets/core/figure.ts), from their SQL
+ * The rows of every data set's charts and map layers (see datasets/vocabulary/figure.ts), from their SQL
  * over the snapshot's views. Published in the tree at `api/public/figures/<data set>.json` for
  * anyone to draw, and read by the site at build time.
  */

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { z } from 'zod';
 import type { Endpoint } from '../../datasets/vocabulary/endpoint.ts';
-import { fileUrl, patternsOf, unitKindOf } from '../../scripts/static/tree.ts';
+import { fileUrl, patternsOf, unitOf } from '../../datasets/answers/tree.ts';
 
 /**
  * Live examples of an endpoint: a file of the static tree and the request to a server that it
@@ -62,13 +62,13 @@ export function exampleOf(endpoint: Endpoint, listed: ListedFile | undefined, ba
   }
   // Without path values, a file is known only where the request with no query has one: a whole
   // answer, or the first page of an offset-paged list.
-  const fileIsFixed = endpoint.pathParams.length === 0 && ['whole', 'offset'].includes(unitKindOf(endpoint));
+  const fileIsFixed = endpoint.pathParams.length === 0 && unitOf(endpoint, {}) !== undefined;
   const required = Object.keys(endpoint.params).filter(
     (name) => !endpoint.pathParams.includes(name) && !(endpoint.params[name] as z.ZodType).safeParse(undefined).success,
   );
   const query = required.map((name) => `${name}={${name}}`).join('&');
   const request = under(`${endpoint.fullPath}${query ? `?${query}` : ''}`);
-  return { filePattern: patterns.file, standsFor, file: fileIsFixed ? under(fileUrl(endpoint, {}, { kind: 'whole' })) : undefined, request, requestIsLive: !request.includes('{') };
+  return { filePattern: patterns.file, standsFor, file: fileIsFixed ? under(fileUrl(endpoint, {})) : undefined, request, requestIsLive: !request.includes('{') };
 }
 
 /** Path values of a request target, matched against the endpoint's path. */

@@ -3,7 +3,7 @@ import type { Language } from '../../core/text.ts';
 import { formatNumber, niceTicks, timeOf, timeTicks } from './scales.ts';
 
 /**
- * A published chart (datasets/core/figure.ts) laid out for SVG at build time: one panel per
+ * A published chart (datasets/vocabulary/figure.ts) laid out for SVG at build time: one panel per
  * `panel` value (small multiples sharing the x axis, each with its own y axis), one colour per
  * `series` value (the same in every panel), bands behind the data. Lines are one path per series
  * and panel, broken where data is missing and thinned to at most ~600 points, so even the

@@ -1,10 +1,11 @@
 import { z } from 'zod';
+import { kindOf } from '../../datasets/answers/index.ts';
 import type { Endpoint } from '../../datasets/vocabulary/endpoint.ts';
 import { doc, named } from '../../datasets/vocabulary/field.ts';
 import { text, type Text } from '../../core/text.ts';
 import { instanceOf, problemBody, refusedParameters } from '../../core/problem.ts';
 
-/** The RFC 9457 body the server answers every client error with (server/http/problem.ts). */
+/** The RFC 9457 body the server answers every client error with (core/problem.ts). */
 export const problem = named(
   'Problem',
   z.object({
@@ -57,7 +58,7 @@ export const problemStatuses: readonly ProblemStatus[] = [invalid, notFound, met
 
 /** The problems an endpoint can answer: 404 only where a path value or a stored document can be missing. */
 export function problemsOf(endpoint: Endpoint): readonly ProblemStatus[] {
-  const canMiss = endpoint.pathParams.length > 0 || endpoint.answer.kind === 'document';
+  const canMiss = endpoint.pathParams.length > 0 || Boolean(kindOf(endpoint.answer).canBeMissing);
   return canMiss ? problemStatuses : [invalid, methodNotAllowed];
 }
 

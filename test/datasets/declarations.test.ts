@@ -93,11 +93,11 @@ describe('defineDataset', () => {
   });
 
   const wrongSteps: [string, object, string][] = [
-    ['an endpoint it does not declare', { kind: 'list', path: '/nope' }, 'crawls /nope, which the data set does not declare'],
-    ['an endpoint answered otherwise', { kind: 'list', path: '/counters/{counterId}' }, 'crawls /counters/{counterId} as a list endpoint, but it is answered as item'],
+    ['an endpoint it does not declare', { path: '/nope' }, 'crawls /nope, which the data set does not declare'],
+    ['an endpoint of a kind no pull crawls', { path: '/counters/{counterId}' }, 'crawls /counters/{counterId}, which is answered as item: a pull cannot crawl that kind'],
     [
       'a span column the parent lacks',
-      { kind: 'series', path: '/counters/{counterId}/readings', field: 'readings', days: 92, span: { from: 'nope', to: 'active_to' } },
+      { path: '/counters/{counterId}/readings', field: 'readings', days: 92, span: { from: 'nope', to: 'active_to' } },
       'reads column "nope" of counter, which its table does not have',
     ],
   ];

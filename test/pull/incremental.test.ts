@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays, utcDayOf } from '../../core/calendar.ts';
 import { defaultUntil } from '../../datasets/vocabulary/sample.ts';
 import { datasets } from '../../datasets/index.ts';
-import { OVERLAP_DAYS } from '../../scripts/pull/crawler.ts';
+import { OVERLAP_DAYS } from '../../datasets/answers/crawling.ts';
 import { generateSample } from '../../scripts/sample/generate.ts';
 import { openSnapshot, tableFiles, tableSource, type Snapshot } from '../../core/snapshot/read.ts';
 import { startFaultProxy, type FaultProxy } from '../fixtures/fault-proxy.ts';

@@ -8,7 +8,8 @@ import { viewName } from '../../core/table.ts';
 import { renderContext } from '../../datasets/vocabulary/render.ts';
 import { readList, rowDecoder } from '../../core/db/columns.ts';
 import { quoteIdentifier, quoteString } from '../../core/db/duckdb.ts';
-import { ensureServeDatabase, lookupColumns, serveDatabasePath, RENDERING_TABLE, renderedColumn, renderedKeys, renderedResources, renderedTable, SCHEMA, storagePlan } from '../../server/serve-database.ts';
+import { ensureServeDatabase, serveDatabasePath, RENDERING_TABLE, renderedColumn, renderedTable, SCHEMA } from '../../server/serve-database.ts';
+import { lookupColumns, renderedKeys, renderedResources, storagePlan } from '../../server/storage-plan.ts';
 import { tempDir, tinySnapshot, withDatabase } from '../fixtures/tiny.ts';
 
 describe('the serving database', () => {

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { datasets } from '../../datasets/index.ts';
 import { readList, rowDecoder } from '../../core/db/columns.ts';
 import { quoteString } from '../../core/db/duckdb.ts';
-import { buildStatic } from '../../scripts/static/build.ts';
+import { buildStatic } from '../../scripts/static/build-static.ts';
 import { staticTree } from '../../server/static-tree.ts';
 import { fromHyparquet } from '../fixtures/hyparquet.ts';
 import { raw } from '../fixtures/raw-http.ts';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Dataset } from '../../datasets/vocabulary/dataset.ts';
 import { datasets } from '../../datasets/index.ts';
-import { buildStatic } from '../../scripts/static/build.ts';
+import { buildStatic } from '../../scripts/static/build-static.ts';
 import { assertShape, shapeMismatch } from '../../core/snapshot/read.ts';
 import { ServedSnapshot } from '../../server/served-snapshot.ts';
 import { tempDir, tinyDataDir, tinySnapshot } from '../fixtures/tiny.ts';

@@ -4,9 +4,9 @@ import { join, relative } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { datasets } from '../../datasets/index.ts';
-import { buildStatic } from '../../scripts/static/build.ts';
+import { buildStatic } from '../../scripts/static/build-static.ts';
 import { INDEX } from '../../core/published-tree.ts';
-import { staticContext } from '../../scripts/static/tree.ts';
+import { staticContext } from '../../scripts/static/static-context.ts';
 import { startTestServer, type TestServer } from '../fixtures/server.ts';
 import { tempDir, tinyDataDir } from '../fixtures/tiny.ts';
 

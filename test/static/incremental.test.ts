@@ -5,7 +5,7 @@ import { addDays } from '../../core/calendar.ts';
 import { defaultUntil } from '../../datasets/vocabulary/sample.ts';
 import { datasets } from '../../datasets/index.ts';
 import { generateSample } from '../../scripts/sample/generate.ts';
-import { buildStatic } from '../../scripts/static/build.ts';
+import { buildStatic } from '../../scripts/static/build-static.ts';
 import { INDEX } from '../../core/published-tree.ts';
 import { openSnapshot } from '../../core/snapshot/read.ts';
 import { tempDir } from '../fixtures/tiny.ts';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { datasets } from '../../datasets/index.ts';
-import { buildStatic } from '../../scripts/static/build.ts';
+import { buildStatic } from '../../scripts/static/build-static.ts';
 import { nginxBinary, startNginx, type RunningNginx } from '../fixtures/nginx.ts';
 import { raw } from '../fixtures/raw-http.ts';
 import { tempDir, tinyDataDir } from '../fixtures/tiny.ts';

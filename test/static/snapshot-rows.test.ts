@@ -20,8 +20,8 @@ describe('rows of a snapshot, as the static build reads them', () => {
     const snapshot = await tinySnapshot();
     await withDatabase(async (db) => {
       const ways: string[] = [];
-      const asValues = new SnapshotRows(recording(db, ways), snapshot, undefined, 0);
-      const asJson = new SnapshotRows(db, snapshot, undefined, Infinity);
+      const asValues = new SnapshotRows(recording(db, ways), snapshot, 0);
+      const asJson = new SnapshotRows(db, snapshot, Infinity);
       for (const [dataset, resource] of [['air-quality', 'reading'], ['bike-counter', 'reading'], ['citybike', 'ride']] as const) {
         const rows = await asValues.all(datasetNamed(dataset), resource);
         expect(ways.at(-1), `${dataset} ${resource}`).toBe('values');

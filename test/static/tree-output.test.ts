@@ -2,7 +2,8 @@ import { mkdir, readFile, realpath, stat, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { filesOfState, readState, TreeOutput, treesDir } from '../../scripts/static/tree-output.ts';
+import { TreeOutput } from '../../scripts/static/tree-output.ts';
+import { filesOfState, readState, treesDir } from '../../scripts/static/tree-state.ts';
 import { tempDir } from '../fixtures/tiny.ts';
 
 describe("a static tree's saved state", () => {

@@ -1,0 +1,145 @@
+import { addDays } from '../../core/calendar.ts';
+import type { Table } from '../../core/table.ts';
+import type { Dataset } from '../vocabulary/dataset.ts';
+import type { Endpoint } from '../vocabulary/endpoint.ts';
+
+/**
+ * What a pull gives an answer kind to crawl an endpoint (scripts/pull/crawler.ts implements it):
+ * requests to the upstream, units of work checkpointed in the journal, the rows earlier steps
+ * fetched, and what the previous snapshot says. A kind's crawl cuts its endpoint's data into
+ * units (a page, a window, a detail) and says how each table of the new snapshot is made.
+ */
+
+/** The days a parent row spans, from two of its columns (days or instants; a null end is today). */
+export interface Span {
+  readonly from: string;
+  readonly to: string;
+}
+
+/** How a table of the new snapshot is made from this pull's rows and the previous snapshot. */
+export type TablePlan =
+  /** This pull's rows are the whole table. */
+  | { readonly kind: 'replace' }
+  /** This pull's rows, plus the previous rows whose key (column `key`) is in `carry`: details unchanged since. */
+  | { readonly kind: 'refresh'; readonly key: string; readonly carry: ReadonlySet<string> }
+  /**
+   * The previous rows, plus this pull's. Series in `cutoffs` (by seriesKey of `series` columns)
+   * were fetched again from that instant on, so their previous rows from then on are replaced.
+   */
+  | { readonly kind: 'append'; readonly series: readonly string[]; readonly time: string; readonly cutoffs: ReadonlyMap<string, number> };
+
+/** An answer of the upstream; without `text`, `body` is what is kept of it. */
+export interface Fetched {
+  readonly status: number;
+  /** Parsed JSON; undefined for a 404. */
+  readonly body: unknown;
+  /** The JSON text as sent. */
+  readonly text?: string;
+  readonly url: string;
+}
+
+export interface FetchOptions {
+  /** Resolve with status 404 instead of failing (a single resource gone since its list was read). */
+  readonly notFound?: boolean;
+  /** What is wrong with the body's envelope, if anything; a misshapen body is retried like a truncated one. */
+  readonly shape?: (body: unknown) => string | undefined;
+}
+
+/** Where the records of one resource are in an answer. */
+export interface RecordPlace {
+  readonly resource: string;
+  /** The field of the answer holding the records; absent when the answer is the array itself. */
+  readonly field?: string;
+  /** The answer is the one record (a document). */
+  readonly document?: boolean;
+  /** Records are in an array inside each entry of `field`; `param` is filled from the entry's field `from`. */
+  readonly within?: { readonly field: string; readonly param: string; readonly from: string };
+  /** Fields of each record that other places store (child arrays), left out of its `extra`. */
+  readonly ignore?: readonly string[];
+  /** Validated, not stored: a list form whose full resource is fetched on its own. */
+  readonly checkOnly?: boolean;
+}
+
+/** What a unit of work found: its answers and where the records are in them, and what later units need to know. */
+export interface Found<M> {
+  readonly meta: M;
+  readonly answers?: readonly unknown[];
+  readonly batches?: readonly unknown[];
+}
+
+export interface Crawl {
+  readonly dataset: Dataset;
+  /** The pull's "today", a UTC day. */
+  readonly today: string;
+  endpoint(path: string): Endpoint;
+  /** The table a resource is stored in. */
+  table(resource: string): Table;
+  /** How a table of the new snapshot is made. */
+  plan(table: string, plan: TablePlan): void;
+  /** A series table keeps its previous rows before the cutoffs; without a previous snapshot to build on, the pull's rows are all. */
+  appendOrReplace(series: readonly string[], time: string, cutoffs: ReadonlyMap<string, number>): TablePlan;
+  /** Units of work now known (for progress). */
+  planned(units: number): void;
+  /** A unit of work finished (for progress). */
+  done(): void;
+  /** Runs a unit unless the journal has it; `replay` rebuilds in-memory state from a journalled unit's meta. */
+  unit<M>(key: string, work: () => Promise<Found<M>>, replay?: (meta: M) => void): Promise<M>;
+  get(path: string, query: Readonly<Record<string, string | number>>, options: FetchOptions): Promise<Fetched>;
+  /** A unit's result from its answers (each holding records at `places`), kept as the text they came in. */
+  found<M extends { records?: number }>(answers: Fetched | readonly Fetched[], path: string, params: Readonly<Record<string, string>>, places: readonly RecordPlace[], meta: M): Found<M>;
+  /** Runs `work` over items, a few at a time; a failed item is recorded and the rest go on, unless the upstream is down. */
+  each<T>(items: readonly T[], work: (item: T) => Promise<void>): Promise<void>;
+  log(event: string, fields: Record<string, unknown>): void;
+  /** A failure of the pull, said in its summary. */
+  failure(message: string): void;
+  /** Keeps the rows of a finished unit's records of a resource, for later steps to fan out over. */
+  keepRows(unitKey: string, resource: string): void;
+  /** The rows an earlier step kept of a resource. */
+  parentsOf(resource: string): Record<string, unknown>[];
+  /** The latest `time` (epoch ms) of each series of the previous snapshot, by seriesKey of `columns`. */
+  watermarks(table: string, columns: readonly string[], time: string): Promise<Map<string, number>>;
+  /** Fingerprints of the previous snapshot's rows of a resource as the upstream listed each, by the record field `id`. */
+  fingerprints(resource: string, id: string): Promise<Map<string, string>>;
+  /** The UTC days a parent row spans, a day wider on each side. */
+  span(row: Record<string, unknown>, span: Span): [string, string];
+}
+
+/** Days re-fetched before a series' latest reading, for data that arrives late. */
+export const OVERLAP_DAYS = 2;
+
+export const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+export const objectShape = (body: unknown) => (isObject(body) ? undefined : 'not an object');
+
+/** The identity of a series: the values of its parent columns. */
+export const seriesKey = (values: readonly unknown[]): string => JSON.stringify(values.map((v) => (v === null || v === undefined ? null : String(v))));
+
+/** Days from..to in windows of at most `days`, oldest first. */
+export function forwardWindows(from: string, to: string, days: number): [string, string][] {
+  const windows: [string, string][] = [];
+  for (let start = from; start <= to; start = addDays(start, days)) {
+    const end = addDays(start, days - 1);
+    windows.push([start, end < to ? end : to]);
+  }
+  return windows;
+}
+
+/** What is wrong with a crawl step, in the terms every kind's check shares. */
+export interface StepScope {
+  readonly endpoints: readonly Endpoint[];
+  readonly resources: Readonly<Record<string, { table: string; parse?: unknown }>>;
+  columnsOf(resource: string): readonly string[] | undefined;
+}
+
+/** Problems of a resource a step stores: it must be declared, with a parse function. */
+export function storedProblems(scope: StepScope, resource: string): string[] {
+  if (!scope.resources[resource]) return [`stores resource "${resource}", which the data set does not declare`];
+  if (!scope.resources[resource].parse) return [`stores resource "${resource}", which has no parse function`];
+  return [];
+}
+
+/** Problems of a column a step reads of a resource's table. */
+export function readColumnProblems(scope: StepScope, resource: string, name: string): string[] {
+  const columns = scope.columnsOf(resource);
+  return columns && !columns.includes(name) ? [`reads column "${name}" of ${resource}, which its table does not have`] : [];
+}

@@ -1,0 +1,58 @@
+import { custom, type CustomAnswer } from './custom/index.ts';
+import type { CaptureStep } from './custom/capture.ts';
+import { document, type DocumentAnswer, type DocumentStep } from './document/index.ts';
+import { item, type ItemAnswer } from './item/index.ts';
+import type { Endpoint } from '../vocabulary/endpoint.ts';
+import type { StepScope } from './crawling.ts';
+import type { AnswerKind, DeclarationScope, Declared } from './kind.ts';
+import { list, type ListAnswer, type ListStep } from './list/index.ts';
+import { numberedPage, type NumberedPageAnswer } from './numbered-page/index.ts';
+import type { WindowsStep } from './numbered-page/crawl.ts';
+import { page, type PageAnswer } from './page/index.ts';
+import type { PagesStep } from './page/crawl.ts';
+import { series, type SeriesAnswer } from './series/index.ts';
+import type { SeriesStep } from './series/crawl.ts';
+
+/**
+ * The registry of answer kinds (see kind.ts). The engines find an endpoint's kind here by its
+ * declaration's `kind`; a new kind is a module registered in `kinds` and in the unions below.
+ */
+export const kinds: readonly AnswerKind<any, any, any>[] = [list, item, document, page, numberedPage, series, custom];
+
+/** How an endpoint is answered: one of the kinds' declarations. */
+export type Answer = ListAnswer | ItemAnswer | DocumentAnswer | PageAnswer | NumberedPageAnswer | SeriesAnswer | CustomAnswer;
+
+/** A step of a data set's crawl plan: it names an endpoint, and its kind says what else it takes. */
+export type CrawlStep = ListStep | DocumentStep | PagesStep | WindowsStep | SeriesStep | CaptureStep;
+export type CrawlPlan = readonly CrawlStep[];
+
+const byKind = new Map<string, AnswerKind<any, any, any>>(kinds.map((kind) => [kind.kind, kind]));
+
+/** The kind that answers a declaration. */
+export function kindOf<A extends Declared>(answer: A): AnswerKind<A, any, any> {
+  const kind = byKind.get(answer.kind);
+  if (!kind) throw new Error(`no kind of answer is called "${answer.kind}"; the kinds are ${kinds.map((k) => k.kind).join(', ')}`);
+  return kind;
+}
+
+export type { AnswerKind } from './kind.ts';
+export { filter, type Filter } from './page/index.ts';
+export type { Parent } from './series/index.ts';
+export type { Query } from './custom/index.ts';
+export type { CapturePart } from './custom/capture.ts';
+
+/** What an endpoint's answer names that the data set lacks (see DeclarationScope), each ending "its answer …". */
+export function answerProblems(endpoint: Endpoint, scope: Omit<DeclarationScope, 'params' | 'pathParams'>): string[] {
+  return kindOf(endpoint.answer).problems(endpoint.answer, { ...scope, params: Object.keys(endpoint.params), pathParams: endpoint.pathParams });
+}
+
+/** What is wrong with a crawl plan: steps naming endpoints that do not exist or cannot be crawled, or what their kinds refuse. */
+export function crawlProblems(plan: CrawlPlan, scope: StepScope): string[] {
+  return plan.flatMap((step) => {
+    const endpoint = scope.endpoints.find((e) => e.path === step.path);
+    if (!endpoint) return [`crawls ${step.path}, which the data set does not declare`];
+    const { crawl } = kindOf(endpoint.answer);
+    if (!crawl) return [`crawls ${step.path}, which is answered as ${endpoint.answer.kind}: a pull cannot crawl that kind`];
+    return crawl.problems(step, endpoint, endpoint.answer, scope);
+  });
+}

@@ -1,0 +1,102 @@
+import { quoteIdentifier } from '../../../core/db/duckdb.ts';
+import { notFound } from '../../../core/problem.ts';
+import type { AnswerKind } from '../kind.ts';
+import { columnProblems, paramProblems, resourceProblems, tableOf } from '../problems.ts';
+import { castParam, findRow, firstMatch, renderRows, resourceOf, SerializedJson } from '../serving.ts';
+import { pathIn, WHOLE, wholeLayout, type CarriedFile } from '../static-files.ts';
+
+/** One row, found by a path parameter in the first of `match` columns that has it; 404 otherwise: `/transactions/{transactionGmlId}`. */
+export interface ItemAnswer {
+  readonly kind: 'item';
+  readonly resource: string;
+  readonly param: string;
+  readonly match: readonly string[];
+}
+
+export const item: AnswerKind<ItemAnswer> = {
+  kind: 'item',
+  problems: (answer, scope) => [
+    ...resourceProblems(scope, answer.resource),
+    ...paramProblems(scope, [answer.param]),
+    ...columnProblems(tableOf(scope, answer.resource), answer.match),
+  ],
+  reads: (answer) => [answer.resource],
+
+  async serve(request, answer) {
+    const value = request.params[answer.param];
+    const missing = () => notFound(`no ${answer.resource} has ${answer.match.join(' or ')} ${JSON.stringify(value)}`, answer.param);
+    const resource = resourceOf(request.dataset, answer.resource);
+    const rendering = request.served.rendering(request.dataset, resource);
+    if (rendering) {
+      // The stored rendering, links under a placeholder, looked up by the keys kept beside it (see the storage below).
+      const table = request.dataset.tables[resource.table]!;
+      const text = await firstMatch(request, resource, answer.match, value, async (column) => {
+        const [found] = await request.connection.rows(
+          `SELECT ${rendering.column} AS "text" FROM ${rendering.source} WHERE ${quoteIdentifier(column)} = ${castParam(table.columns[column]!, '$1')} LIMIT 1`,
+          [value as string | number],
+        );
+        return found?.text as string | undefined;
+      }, 'rendered');
+      if (text === undefined) throw missing();
+      return new SerializedJson(Buffer.from(rendering.withBaseIn(text, request.base)));
+    }
+    const found = await findRow(request, answer.resource, answer.match, value);
+    if (!found) throw missing();
+    // A copy: a remembered row serves many requests, and rows are decoded in place.
+    return renderRows(request, found.resource, [{ ...found.row }])[0];
+  },
+
+  /**
+   * Items are stored rendered where they can be, found by their keys: DuckDB plans a statement
+   * again for each set of bound values, and planning a read of every column of a wide row took
+   * longer than the read itself. Else their rows are found by an index on the match columns.
+   */
+  storage: (answer) => ({
+    stored: [answer.resource],
+    rendered: { resource: answer.resource, keys: answer.match },
+    lookups: [{ resource: answer.resource, columns: answer.match, unlessRendered: true }],
+  }),
+
+  tree: wholeLayout,
+  prints: (answer) => ({ kind: 'buckets', resource: answer.resource, keyColumn: answer.match[0]! }),
+
+  /**
+   * An item per row, in segments: the rows of a bucket of keys. A bucket whose print is unchanged
+   * is carried whole; in the others, only rows whose print changed are read whole and rendered.
+   */
+  async *files(source, answer) {
+    const { dataset, endpoint, rows, prints: printed, context } = source;
+    const resource = rows.resource(dataset, answer.resource);
+    const column = answer.match[0]!;
+    const buckets = await printed.prints(dataset, { kind: 'buckets', resource: answer.resource, keyColumn: column });
+    const segmentOf = (bucket: number) => `${endpoint.fullPath}#${bucket}`;
+    const segments = buckets.map(({ bucket, rows: files, print }) => ({ key: segmentOf(bucket), print, files, place: bucket, carried: source.previousSegment(segmentOf(bucket)) === print }));
+    yield { segments, places: printed.buckets };
+    const changed = segments.filter((segment) => !segment.carried).map((segment) => segment.place);
+    if (!changed.length) return;
+    const prints = await printed.rowPrints(dataset, answer.resource, column, changed.length === segments.length ? undefined : changed);
+    const wanted = new Map<string, CarriedFile>();
+    const unchanged: CarriedFile[] = [];
+    for (const { key, print, bucket } of prints) {
+      const file = { path: pathIn(source, wholeLayout, { [answer.param]: key }, WHOLE), input: print, segment: segmentOf(bucket) };
+      if (source.previousInput(file.path, file.segment) === print) unchanged.push(file);
+      else wanted.set(key, file);
+    }
+    if (unchanged.length) yield { carried: unchanged };
+    if (!wanted.size) return;
+    // A few changed rows are asked for by key; many, by reading the table.
+    const among = wanted.size <= 10_000 ? { column, values: [...wanted.keys()] } : undefined;
+    let rendered = 0;
+    for await (const batch of rows.stream(dataset, answer.resource, {}, { among })) {
+      for (const row of batch) {
+        const file = wanted.get(String(row[column]));
+        if (!file) continue;
+        rendered++;
+        yield { ...file, body: resource.render(row, context) };
+      }
+    }
+    if (rendered !== wanted.size) throw new Error(`${endpoint.fullPath}: ${wanted.size - rendered} of the rows the prints named were not read`);
+  },
+
+  sql: (answer, { main, value }) => `SELECT * FROM ${main} WHERE ${answer.match[0]} = ${value(answer.param)};`,
+};

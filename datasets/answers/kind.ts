@@ -1,0 +1,95 @@
+import type { z } from 'zod';
+import type { Table } from '../../core/table.ts';
+import type { Endpoint } from '../vocabulary/endpoint.ts';
+import type { ParamRule } from '../vocabulary/param.ts';
+import type { Crawl, StepScope } from './crawling.ts';
+import type { AnswerRequest } from './serving.ts';
+import type { FileSource, FileUnit, PrintsWanted, StaticFile, TreeLayout } from './static-files.ts';
+
+/**
+ * A kind of answer: how an endpoint is answered from the tables (offset pages, numbered pages, a
+ * series, an item, …), declared as data in the endpoint (`answer: { kind: 'page', … }`). Each
+ * kind is one module (answers/<kind>/) that says everything the engines need of it, so that they
+ * loop over kinds as they loop over data sets: what it adds to the endpoint, how the server
+ * answers it, what the static tree holds of it, how a pull crawls it and how the docs show it.
+ * Adding a kind is a module that implements this, registered in answers/index.ts.
+ */
+
+/** What every declaration of an answer carries: its kind. */
+export interface Declared {
+  readonly kind: string;
+}
+
+/** The names a declaration may use, to check them (see AnswerKind.problems). */
+export interface DeclarationScope {
+  /** Every parameter of the endpoint (path, query and the kind's own). */
+  readonly params: readonly string[];
+  readonly pathParams: readonly string[];
+  readonly resources: Readonly<Record<string, { readonly table: string }>>;
+  readonly tables: Readonly<Record<string, Table>>;
+}
+
+/** What the server's database keeps for an endpoint's answer (server/serve-database.ts). */
+export interface Storage {
+  /** Resources whose tables the database holds (small tables are held anyway). */
+  readonly stored?: readonly string[];
+  /** Columns whose rows are looked up one value at a time, so indexed; with `unlessRendered`, only when the resource is not stored rendered. */
+  readonly lookups?: readonly { readonly resource: string; readonly columns: readonly string[]; readonly unlessRendered?: boolean }[];
+  /**
+   * A resource whose JSON may be stored rendered, when no endpoint that answers with it takes a
+   * `timezone` (its JSON then depends on the row and the links' base alone), with the columns
+   * its items are found by.
+   */
+  readonly rendered?: { readonly resource: string; readonly keys: readonly string[] };
+  /** Columns of a paged resource's table its filters read, kept in memory; `derived`: SQL `… AS name` of columns made for them. */
+  readonly filtered?: { readonly resource: string; readonly columns: readonly string[]; readonly derived: readonly string[] };
+}
+
+/** What the docs show of an answer in SQL, over the views `odsnap sql` has. */
+export interface SqlScope {
+  /** The view of the answer's first table. */
+  readonly main: string;
+  /** The view holding a resource. */
+  view(resource: string): string;
+  /** A path parameter's value as SQL text: the example's, or a placeholder. */
+  value(param: string): string;
+  /** The main table's sort, as SQL. */
+  readonly order: string;
+}
+
+export interface CrawlFacet<A extends Declared, S> {
+  /** What is wrong with a step of a data set's crawl plan that names an endpoint of this kind. */
+  problems(step: S, endpoint: Endpoint, answer: A, scope: StepScope): string[];
+  /** Runs the step: fetches what the endpoint answers into units of work. */
+  run(crawl: Crawl, step: S, endpoint: Endpoint, answer: A): Promise<void>;
+}
+
+export interface AnswerKind<A extends Declared = Declared, S = unknown, U extends FileUnit = FileUnit> {
+  readonly kind: A['kind'];
+  /** Query parameters of every endpoint of this kind, with their limits and defaults, and their rules. */
+  params?(answer: A): { readonly params: z.ZodRawShape; readonly rules?: readonly ParamRule[] };
+  /** What the declaration names that does not exist, each as the end of "its answer …". */
+  problems(answer: A, scope: DeclarationScope): string[];
+  /** The resources whose tables it reads, its own first. */
+  reads(answer: A): readonly string[];
+  /** Whether a request whose parameters are fine may still find nothing (404) but by a path value: a stored document. */
+  readonly canBeMissing?: boolean;
+
+  /** The server: the body of one request. */
+  serve(request: AnswerRequest, answer: A): Promise<unknown>;
+  /** What the server's database keeps for it. */
+  storage?(answer: A): Storage;
+
+  /** The static tree: where its files go and what each stands for… */
+  readonly tree: TreeLayout<U>;
+  /** …and every file of an endpoint. */
+  files(source: FileSource, answer: A): AsyncGenerator<StaticFile>;
+  /** The fingerprints its files are made by, asked before the build comes to the endpoint so they can be read ahead. */
+  prints?(answer: A): PrintsWanted;
+
+  /** How a pull fetches it; absent where the kind cannot be crawled. */
+  readonly crawl?: CrawlFacet<A, S>;
+
+  /** Docs: a query close to what it answers. */
+  sql(answer: A, scope: SqlScope): string;
+}

@@ -1,0 +1,78 @@
+import { addDays, dayToUtcMs, utcDayOf } from '../../../core/calendar.ts';
+import type { Endpoint } from '../../vocabulary/endpoint.ts';
+import { forwardWindows, isObject, OVERLAP_DAYS, readColumnProblems, seriesKey, storedProblems, type Crawl, type Fetched, type Span, type StepScope } from '../crawling.ts';
+import type { NumberedPageAnswer } from './index.ts';
+import { MAX_PAGE_SIZE } from './numbered-page.ts';
+
+/**
+ * Numbered pages asked in from/to windows of at most `days` days that cover the span of every
+ * row of the resource `over` (rides over the seasons), after where the previous pull left off.
+ */
+export interface WindowsStep {
+  readonly path: string;
+  readonly over: { readonly resource: string } & Span;
+  readonly days: number;
+}
+
+export const windowsProblems = (step: WindowsStep, _endpoint: Endpoint, answer: NumberedPageAnswer, scope: StepScope): string[] => [
+  ...storedProblems(scope, answer.resource),
+  ...[step.over.from, step.over.to].flatMap((column) => readColumnProblems(scope, step.over.resource, column)),
+];
+
+/**
+ * A numbered page as v1 sends it; one that says there is a next page holds a whole page. A short
+ * or empty page with more to come contradicts itself (a body cut short and closed again, a
+ * failing upstream): taken as it is, the rows it lacks would be lost without a trace, so it is
+ * retried like any misshapen answer.
+ */
+const numberedPageShape = (pageSize: number) => (body: unknown) => {
+  if (!isObject(body) || !Array.isArray(body.data) || typeof body.hasNextPage !== 'boolean') return 'no data with hasNextPage';
+  if (body.data.length > pageSize) return `${body.data.length} items on a page of ${pageSize}`;
+  if (body.hasNextPage && body.data.length < pageSize) return `${body.data.length} items on a page of ${pageSize} that has a next page`;
+  return undefined;
+};
+
+/** Overlapping or adjacent spans joined, so no day is asked twice. */
+function merge(spans: [string, string][]): [string, string][] {
+  const sorted = [...spans].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const merged: [string, string][] = [];
+  for (const [from, to] of sorted) {
+    const last = merged.at(-1);
+    if (last && from <= addDays(last[1], 1)) last[1] = to > last[1] ? to : last[1];
+    else merged.push([from, to]);
+  }
+  return merged;
+}
+
+export async function crawlWindows(crawl: Crawl, step: WindowsStep, endpoint: Endpoint, answer: NumberedPageAnswer): Promise<void> {
+  const { resource, time } = answer;
+  const table = crawl.table(resource);
+  const latest = (await crawl.watermarks(table.name, [], time)).get(seriesKey([]));
+  const start = latest === undefined ? undefined : addDays(utcDayOf(latest), -OVERLAP_DAYS);
+  const spans = merge(crawl.parentsOf(step.over.resource).map((row) => crawl.span(row, step.over)));
+  const windows = spans.flatMap(([from, to]) => forwardWindows(start && start > from ? start : from, to, step.days));
+  // Previous rows from the first window asked on are replaced by what it brings.
+  const cutoffs = new Map(start && windows.length ? [[seriesKey([]), dayToUtcMs(windows[0]![0])]] : []);
+  crawl.plan(table.name, crawl.appendOrReplace([], time, cutoffs));
+  crawl.planned(windows.length);
+  await crawl.each(windows, async ([from, to]) => {
+    await crawl.unit(`GET ${endpoint.fullPath}?from=${from}&to=${to}&pageSize=${MAX_PAGE_SIZE}`, async () => {
+      const pages: Fetched[] = [];
+      let records = 0;
+      const shape = numberedPageShape(MAX_PAGE_SIZE);
+      let previous: string | undefined;
+      for (let page = 1; ; page++) {
+        const got = await crawl.get(endpoint.fullPath, { from, to, page, pageSize: MAX_PAGE_SIZE }, { shape });
+        const body = got.body as { data: unknown[]; hasNextPage: boolean };
+        // An upstream that ignores `page` would be paged forever, storing the same rows again and again.
+        const first = JSON.stringify(body.data[0]);
+        if (page > 1 && first === previous) throw new Error(`GET ${got.url}: page ${page} starts with the row page ${page - 1} started with; the upstream does not page`);
+        previous = first;
+        pages.push(got);
+        records += body.data.length;
+        if (!body.hasNextPage) break;
+      }
+      return crawl.found(pages, step.path, { from, to }, [{ resource, field: 'data' }], { records });
+    });
+  });
+}

@@ -1,0 +1,28 @@
+import type { DuckDBValue } from '@duckdb/node-api';
+import { columnsFor, renderRows, resourceOf, selectList, type AnswerRequest } from '../serving.ts';
+import { dayRangeOf, timeCondition } from '../time-range.ts';
+import type { NumberedPageAnswer } from './index.ts';
+import { numberedPage } from './numbered-page.ts';
+
+/**
+ * Numbered pages of the rows whose time falls in from..to. The files hold rows in time order and
+ * DuckDB keeps that order without ORDER BY, so a page is a scan that stops after it.
+ */
+export async function answerNumberedPage(request: AnswerRequest, answer: NumberedPageAnswer) {
+  const resource = resourceOf(request.dataset, answer.resource);
+  const table = request.dataset.tables[resource.table]!;
+  const range = dayRangeOf(request);
+  const values: DuckDBValue[] = [];
+  const bind = (value: DuckDBValue) => `$${values.push(value)}`;
+  const page = request.params.page as number;
+  const pageSize = request.params.pageSize as number;
+  const files = table.timeColumn === answer.time
+    ? request.served.files(request.dataset, resource.table, { from: range[0], to: range[1] })
+    : request.served.files(request.dataset, resource.table);
+  const from = request.served.source(request.dataset, resource, files, bind);
+  const rows = await request.connection.rows(
+    `SELECT ${selectList(columnsFor(request, resource))} FROM ${from} WHERE ${timeCondition(answer.time, range, bind)} LIMIT ${bind(pageSize + 1)} OFFSET ${bind((page - 1) * pageSize)}`,
+    values,
+  );
+  return numberedPage(renderRows(request, resource, rows.slice(0, pageSize)), page, pageSize, rows.length > pageSize);
+}

@@ -1,0 +1,121 @@
+import { fingerprint } from '../../vocabulary/fingerprint.ts';
+import type { Endpoint } from '../../vocabulary/endpoint.ts';
+import { isObject, objectShape, storedProblems, type Crawl, type RecordPlace, type StepScope } from '../crawling.ts';
+import type { PageAnswer } from './index.ts';
+import { PAGE_LIMIT } from './offset-page.ts';
+
+/**
+ * An offset-paged list, `{ items, pagination }`, re-scanned each pull; `id` is the item field
+ * that identifies it. With `detail` (an item endpoint taking that id), items are a list form and
+ * each one's full resource is fetched from there, only when the item is new or changed.
+ */
+export interface PagesStep {
+  readonly path: string;
+  readonly id: string;
+  readonly detail?: string;
+}
+
+/** Rounds of reading an offset-paged list before a gap against its total counts as a failure. */
+const MAX_ROUNDS = 3;
+
+interface PageMeta {
+  readonly total: number;
+  /** Ids first seen on this page, with the item's fingerprint when details are fetched. */
+  readonly items: readonly [string, string | null][];
+}
+
+function idOf(item: unknown, field: string): string {
+  const id = isObject(item) ? item[field] : undefined;
+  return typeof id === 'string' || typeof id === 'number' ? String(id) : JSON.stringify(item);
+}
+
+const pageShape = (body: unknown) =>
+  isObject(body) && Array.isArray(body.items) && isObject(body.pagination) && typeof body.pagination.total === 'number' ? undefined : 'no items with a pagination total';
+
+export function pagesProblems(step: PagesStep, _endpoint: Endpoint, answer: PageAnswer, scope: StepScope): string[] {
+  if (!step.detail) return storedProblems(scope, answer.resource);
+  const detail = scope.endpoints.find((e) => e.path === step.detail);
+  if (!detail) return [`fetches details from ${step.detail}, which the data set does not declare`];
+  if (detail.answer.kind !== 'item') return [`fetches details from ${step.detail}, which is answered as ${detail.answer.kind}, not item`];
+  if (!detail.pathParams.includes(step.id)) return [`fetches details from ${step.detail}, which does not take {${step.id}}`];
+  return storedProblems(scope, (detail.answer as { resource: string }).resource);
+}
+
+/**
+ * Offset pages, read again until the ids seen cover the total the upstream reports: a list that
+ * changes while it is paged (an item moving to a page already read) leaves a gap one round
+ * cannot see. Items are kept the first time their id is seen.
+ */
+export async function crawlPages(crawl: Crawl, step: PagesStep, endpoint: Endpoint, answer: PageAnswer): Promise<void> {
+  const resource = answer.resource;
+  const detail = step.detail ? crawl.endpoint(step.detail) : undefined;
+  /** Every id seen, with the listed item's fingerprint when details are fetched. */
+  const seen = new Map<string, string | null>();
+  let total = 0;
+  const page = async (round: number, offset: number) => {
+    const meta = await crawl.unit<PageMeta>(
+      `GET ${endpoint.fullPath}?limit=${PAGE_LIMIT}&offset=${offset} round ${round}`,
+      async () => {
+        const got = await crawl.get(endpoint.fullPath, { limit: PAGE_LIMIT, offset }, { shape: pageShape });
+        const body = got.body as { items: unknown[]; pagination: { total: number } };
+        const fresh = body.items.filter((item) => !seen.has(idOf(item, step.id)));
+        const items = fresh.map((item): [string, string | null] => [idOf(item, step.id), detail ? fingerprint(item) : null]);
+        for (const [id, print] of items) seen.set(id, print);
+        // An answer with items seen before is stored without them; the usual one as it came.
+        const kept = fresh.length === body.items.length ? got : { ...got, body: { ...body, items: fresh }, text: undefined };
+        const place: RecordPlace = { resource, field: 'items', ...(detail ? { checkOnly: true } : {}) };
+        return crawl.found(kept, step.path, {}, [place], { total: body.pagination.total, items, records: fresh.length });
+      },
+      (meta) => meta.items.forEach(([id, print]) => seen.set(id, print)),
+    );
+    total = Math.max(total, meta.total);
+    return meta;
+  };
+
+  for (let round = 1; round <= MAX_ROUNDS; round++) {
+    crawl.planned(1);
+    total = (await page(round, 0)).total;
+    const offsets: number[] = [];
+    for (let offset = PAGE_LIMIT; offset < total; offset += PAGE_LIMIT) offsets.push(offset);
+    crawl.planned(offsets.length);
+    await crawl.each(offsets, (offset) => page(round, offset).then(() => undefined));
+    // A list that grew while it was paged has pages past the first answer's total.
+    for (let offset = (offsets.at(-1) ?? 0) + PAGE_LIMIT; offset < total; offset += PAGE_LIMIT) {
+      crawl.planned(1);
+      await page(round, offset);
+    }
+    if (seen.size >= total) break;
+    crawl.log('gap', { dataset: crawl.dataset.name, path: step.path, round, seen: seen.size, total });
+    if (round === MAX_ROUNDS) crawl.failure(`${endpoint.fullPath}: ${seen.size} distinct items after ${round} rounds, the upstream reports ${total}`);
+  }
+
+  if (!detail) {
+    crawl.plan(crawl.table(resource).name, { kind: 'replace' });
+    return;
+  }
+  const detailResource = (detail.answer as { resource: string }).resource;
+  const table = crawl.table(detailResource);
+  const previous = await crawl.fingerprints(resource, step.id);
+  const carry = new Set<string>();
+  const wanted: string[] = [];
+  for (const [id, print] of seen) {
+    if (print !== null && previous.get(id) === print) carry.add(id);
+    else wanted.push(id);
+  }
+  crawl.plan(table.name, { kind: 'refresh', key: table.key![0]!, carry });
+  crawl.log('details', { dataset: crawl.dataset.name, path: step.detail, fetch: wanted.length, unchanged: carry.size });
+  crawl.planned(wanted.length);
+  await crawl.each(wanted, async (id) => {
+    const path = detail.fullPath.replace(`{${step.id}}`, encodeURIComponent(id));
+    await crawl.unit<{ records?: number; gone?: boolean }>(`GET ${path}`, async () => {
+      let got = await crawl.get(path, {}, { notFound: true, shape: objectShape });
+      // Listed a moment ago: a 404 is asked again once before the item counts as gone (deleted since), and said.
+      if (got.status === 404) got = await crawl.get(path, {}, { notFound: true, shape: objectShape });
+      if (got.status === 404) {
+        crawl.log('gone', { dataset: crawl.dataset.name, path, listedAs: id });
+        return { meta: { gone: true } };
+      }
+      return crawl.found(got, detail.path, { [step.id]: id }, [{ resource: detailResource, document: true }], { records: 1 });
+    });
+  });
+}

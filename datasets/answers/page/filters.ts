@@ -1,0 +1,54 @@
+import { quoteIdentifier } from '../../../core/db/duckdb.ts';
+
+/** How a filter parameter narrows a page, on which column. */
+export type Filter =
+  | { readonly kind: 'equals'; readonly column: string }
+  | { readonly kind: 'atLeast'; readonly column: string }
+  | { readonly kind: 'atMost'; readonly column: string }
+  /** The parameter is one of the values of a list column. */
+  | { readonly kind: 'listContains'; readonly column: string }
+  /** The parameter is a case-insensitive part of any value of a list column. */
+  | { readonly kind: 'partOfAny'; readonly column: string }
+  /**
+   * The parameter (a bounding box) intersects the row's shapes: `extent` columns bound them, and
+   * `shapes` is SQL over the row giving its outlines as DOUBLE[][], one list per ring of its
+   * coordinates in order, [lon, lat, lon, lat, …] (a point is a ring of one position).
+   */
+  | { readonly kind: 'intersects'; readonly extent: readonly [string, string, string, string]; readonly shapes: string };
+
+export const filter = {
+  equals: (column: string): Filter => ({ kind: 'equals', column }),
+  atLeast: (column: string): Filter => ({ kind: 'atLeast', column }),
+  atMost: (column: string): Filter => ({ kind: 'atMost', column }),
+  listContains: (column: string): Filter => ({ kind: 'listContains', column }),
+  partOfAny: (column: string): Filter => ({ kind: 'partOfAny', column }),
+  intersects: (extent: readonly [string, string, string, string], shapes: string): Filter => ({ kind: 'intersects', extent, shapes }),
+};
+
+/** Columns the serving database derives for filters: the text of a list column, a row's shapes. */
+export const textColumn = (column: string) => `${column}__text`;
+export const SHAPES_COLUMN = '__shapes';
+
+/** The columns a filter reads in the in-memory copy of its table (lists of ids are scanned where stored). */
+export function filteredColumns(filter: Filter): string[] {
+  switch (filter.kind) {
+    case 'partOfAny':
+      return [textColumn(filter.column)];
+    case 'intersects':
+      return [...filter.extent, SHAPES_COLUMN];
+    case 'listContains':
+      return [];
+    default:
+      return [filter.column];
+  }
+}
+
+/** The columns a filter reads of its table as declared. */
+export const declaredColumns = (filter: Filter): readonly string[] => (filter.kind === 'intersects' ? filter.extent : [filter.column]);
+
+/** SQL of the column the serving database makes for a filter, if it needs one. */
+export function derivedColumn(filter: Filter): string | undefined {
+  if (filter.kind === 'partOfAny') return `lower(array_to_string(${quoteIdentifier(filter.column)}, chr(1))) AS ${quoteIdentifier(textColumn(filter.column))}`;
+  if (filter.kind === 'intersects') return `${filter.shapes} AS ${quoteIdentifier(SHAPES_COLUMN)}`;
+  return undefined;
+}

@@ -1,0 +1,79 @@
+import { addDays, dayToUtcMs, utcDayOf } from '../../../core/calendar.ts';
+import type { Endpoint } from '../../vocabulary/endpoint.ts';
+import { forwardWindows, isObject, OVERLAP_DAYS, readColumnProblems, seriesKey, storedProblems, type Crawl, type Span, type StepScope } from '../crawling.ts';
+import type { SeriesAnswer } from './index.ts';
+
+/**
+ * A series (its records in `field`) for every combination of its parents, in from/to windows of
+ * `days` days: across the first parent's `span`, or without one backwards from today until two
+ * windows in a row come back empty. `where` keeps the parents (by parameter) whose columns hold
+ * the given values.
+ */
+export interface SeriesStep {
+  readonly path: string;
+  readonly field: string;
+  readonly days: number;
+  readonly span?: Span;
+  readonly where?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+}
+
+export const seriesProblems = (step: SeriesStep, _endpoint: Endpoint, answer: SeriesAnswer, scope: StepScope): string[] => [
+  ...storedProblems(scope, answer.resource),
+  ...(step.span ? [step.span.from, step.span.to].flatMap((column) => readColumnProblems(scope, answer.parents[0]!.resource, column)) : []),
+];
+
+/**
+ * From shortly before where the previous pull left off, else across the first parent's span,
+ * else backwards from today until two windows in a row are empty.
+ */
+export async function crawlSeries(crawl: Crawl, step: SeriesStep, endpoint: Endpoint, answer: SeriesAnswer): Promise<void> {
+  const { parents, resource, time } = answer;
+  const table = crawl.table(resource);
+  const columns = parents.map((p) => p.column);
+  const marks = await crawl.watermarks(table.name, columns, time);
+  const lists = parents.map((parent) =>
+    crawl.parentsOf(parent.resource).filter((row) => Object.entries(step.where?.[parent.param] ?? {}).every(([column, value]) => row[column] === value)),
+  );
+  const combinations = lists.reduce<Record<string, unknown>[][]>((acc, rows) => acc.flatMap((combo) => rows.map((row) => [...combo, row])), [[]]);
+  const cutoffs = new Map<string, number>();
+  const jobs = combinations.map((combo) => {
+    const values = combo.map((row, i) => String(row[parents[i]!.key]));
+    const latest = marks.get(seriesKey(values));
+    const span = step.span ? crawl.span(combo[0]!, step.span) : undefined;
+    let windows: [string, string][] | undefined;
+    if (latest !== undefined) {
+      const start = addDays(utcDayOf(latest), -OVERLAP_DAYS);
+      windows = forwardWindows(span && span[0] > start ? span[0] : start, span?.[1] ?? crawl.today, step.days);
+      // Previous rows from the first window asked on are replaced by what it brings.
+      if (windows.length) cutoffs.set(seriesKey(values), dayToUtcMs(windows[0]![0]));
+    } else if (span) {
+      windows = forwardWindows(span[0], span[1], step.days);
+    }
+    return { values, windows };
+  });
+  crawl.plan(table.name, crawl.appendOrReplace(columns, time, cutoffs));
+  crawl.planned(jobs.length);
+  await crawl.each(jobs, async (job) => {
+    const params = Object.fromEntries(parents.map((p, i) => [p.param, job.values[i]!]));
+    const path = parents.reduce((p, parent, i) => p.replace(`{${parent.param}}`, encodeURIComponent(job.values[i]!)), endpoint.fullPath);
+    const shape = (body: unknown) => (isObject(body) && Array.isArray(body[step.field]) ? undefined : `no array "${step.field}"`);
+    const window = ([from, to]: [string, string]) =>
+      crawl.unit<{ records: number }>(`GET ${path}?from=${from}&to=${to}`, async () => {
+        const got = await crawl.get(path, { from, to }, { shape });
+        const records = (got.body as Record<string, unknown[]>)[step.field]!.length;
+        return crawl.found(got, step.path, { ...params, from, to }, [{ resource, field: step.field }], { records });
+      });
+    if (job.windows) {
+      crawl.planned(job.windows.length);
+      for (const w of job.windows) await window(w);
+    } else {
+      // No span to go by: walk back until two windows in a row hold nothing.
+      for (let to = crawl.today, empty = 0; empty < 2; to = addDays(to, -step.days)) {
+        crawl.planned(1);
+        const meta = await window([addDays(to, 1 - step.days), to]);
+        empty = meta.records === 0 ? empty + 1 : 0;
+      }
+    }
+    crawl.done();
+  });
+}

@@ -1,0 +1,226 @@
+import type { Narrowing } from '../../core/snapshot/read.ts';
+import type { Dataset, Resource } from '../vocabulary/dataset.ts';
+import type { Endpoint } from '../vocabulary/endpoint.ts';
+import type { RenderContext } from '../vocabulary/render.ts';
+import type { Query } from './custom/index.ts';
+
+/**
+ * What the static builder gives an answer kind to make an endpoint's files (scripts/static/
+ * implements it), what the kind gives back, and where each file goes. A file holds the body the
+ * server gives for the request it stands for, rendered by the same functions, made from ordered
+ * scans of whole tables (or of one series at a time) rather than a query per file.
+ *
+ * Files made from many rows carry an input fingerprint (of the rows they show, from DuckDB's row
+ * hashes, and of their place: offset and total, page, month). When the tree in use holds a file
+ * made from the same input, the file is carried over instead of rendered, so a rebuild after a
+ * pull renders only what the pull changed. Files come in the same order either way.
+ */
+
+/**
+ * A file's place among its endpoint's files beyond the path's values: the request with no query
+ * (`whole`), or a page, day or month of it, as the endpoint's kind lays its files out.
+ */
+export interface FileUnit {
+  readonly kind: string;
+  readonly [detail: string]: unknown;
+}
+
+export const WHOLE: { readonly kind: 'whole' } = { kind: 'whole' };
+
+/**
+ * Where a kind's files go: a file is the request's path with `.json`, and for requests that take
+ * a range or a page, more segments naming the unit, e.g. `/offset/200` or `/2024-05-01/2`.
+ */
+export interface TreeLayout<U extends FileUnit = FileUnit> {
+  /** Path segments after the endpoint's path; none for the whole request. */
+  segments(unit: U): string[];
+  /** The unit of a file, from the segments after the endpoint's path. */
+  unitOf(segments: readonly string[]): U;
+  /** The query the unit's file stands for. */
+  query(unit: U): Record<string, string>;
+  /** The unit a request's query asks for (`version=v1` and `timezone=UTC` dropped), if a file holds it. */
+  unitFor(query: Readonly<Record<string, string>>): U | undefined;
+  /** The pattern of the files after the endpoint's path, and of the query they stand for; placeholders in braces. */
+  readonly pattern: { readonly file: string; readonly query: string };
+  /** What the tree's index says of these files, if anything. */
+  readonly about?: string;
+}
+
+/** Files of the request with no query alone: lists, items, documents, composed answers. */
+export const wholeLayout: TreeLayout = {
+  segments: () => [],
+  unitOf: () => WHOLE,
+  query: () => ({}),
+  unitFor: (query) => (Object.keys(query).length ? undefined : WHOLE),
+  pattern: { file: '', query: '' },
+};
+
+export type StaticFile =
+  /**
+   * Rendered: its body, and the input it was made from when it has one; `endsWith`: the end of
+   * the body's JSON that a later build may replace (a page's pagination).
+   */
+  | { readonly path: string; readonly body: unknown; readonly input?: string; readonly endsWith?: string; readonly segment?: string }
+  /** Unchanged since the tree in use: the files there are kept, in a run (most of a rebuild is runs of thousands). */
+  | { readonly carried: readonly CarriedFile[] }
+  /**
+   * The segments the endpoint's files come in, each with the fingerprint of what its files are
+   * made from: those `carried` are kept whole from the tree in use; the files of the others follow,
+   * each naming its segment.
+   */
+  | { readonly segments: readonly SegmentOfFiles[]; readonly places: number }
+  /**
+   * The file of the tree in use with its ending replaced: a page whose rows are unchanged but
+   * whose envelope (the list's total) is not, so the rows are not read and rendered again.
+   */
+  | { readonly path: string; readonly ending: { readonly was: string; readonly now: string }; readonly input: string }
+  /**
+   * The file of the tree in use with rows added before its ending: a month of a series whose rows
+   * so far are unchanged, so only the rows after them are read and rendered.
+   */
+  | { readonly path: string; readonly extend: { readonly ending: string; readonly insert: string }; readonly input: string };
+
+export interface CarriedFile {
+  readonly path: string;
+  /** What the file was made from, as the tree in use lists it. */
+  readonly input: string;
+  readonly segment?: string;
+}
+
+export interface SegmentOfFiles {
+  readonly key: string;
+  readonly print: string;
+  readonly files: number;
+  /** Its place among the endpoint's `places` (a bucket): listings group segments by place. */
+  readonly place: number;
+  readonly carried: boolean;
+}
+
+export interface StreamOptions {
+  readonly order?: readonly string[];
+  readonly among?: { readonly column: string; readonly values: readonly string[] };
+  readonly window?: { readonly offset: number; readonly limit: number };
+}
+
+export type PrintsWanted = { readonly kind: 'buckets'; readonly resource: string; readonly keyColumn: string } | { readonly kind: 'pages'; readonly resource: string; readonly pageRows: number };
+
+export interface BucketPrint {
+  readonly bucket: number;
+  readonly rows: number;
+  readonly print: string;
+}
+
+export interface PagePrint {
+  readonly rows: number;
+  readonly print: string;
+}
+
+export interface GroupPrint {
+  readonly values: string[];
+  readonly unit: string;
+  readonly rows: number;
+  readonly print: string;
+  /** The time of the group's last row, epoch ms. */
+  readonly last: number;
+}
+
+/** A snapshot's rows as the static builder reads them (scripts/static/snapshot-rows.ts). */
+export interface TreeRows {
+  resource(dataset: Dataset, name: string): Resource;
+  /** A resource's rows, narrowed, in `order` (default: the table's row order), batch by batch. */
+  stream(dataset: Dataset, resourceName: string, narrow?: Narrowing, options?: StreamOptions): AsyncGenerator<Record<string, unknown>[]>;
+  /** Every row of a (small) resource's table, narrowed, in row order. */
+  all(dataset: Dataset, resourceName: string, narrow?: Narrowing): Promise<Record<string, unknown>[]>;
+  /** What custom answers read, as the server gives it to them. */
+  queryFor(dataset: Dataset, context: RenderContext): Query;
+}
+
+/**
+ * Fingerprints of a snapshot's rows (scripts/static/snapshot-prints.ts): a file whose rows have the
+ * print the tree in use made it from is carried over unrendered.
+ */
+export interface TreePrints {
+  /** How many buckets of keys items are fingerprinted in. */
+  readonly buckets: number;
+  prints(dataset: Dataset, wanted: Extract<PrintsWanted, { kind: 'buckets' }>): Promise<BucketPrint[]>;
+  prints(dataset: Dataset, wanted: Extract<PrintsWanted, { kind: 'pages' }>): Promise<PagePrint[]>;
+  /** The key and print of each row in these buckets (all by default), in row order. */
+  rowPrints(dataset: Dataset, resourceName: string, keyColumn: string, buckets?: readonly number[]): Promise<{ key: string; print: string; bucket: number }[]>;
+  /** Per group of rows (equal `by` columns, the same UTC day or month of `time`): their count and fingerprint. */
+  groupPrints(dataset: Dataset, resourceName: string, by: readonly string[], time: string, unit: 'day' | 'month'): Promise<GroupPrint[]>;
+  /** Per group of rows with `time` in [from, to): the fingerprint groupPrints gives of those rows alone. */
+  printsBetween(dataset: Dataset, resourceName: string, by: readonly string[], from: number, to: number): Promise<Map<string, string>>;
+}
+
+export interface FileSource {
+  readonly dataset: Dataset;
+  readonly endpoint: Endpoint;
+  readonly rows: TreeRows;
+  readonly prints: TreePrints;
+  readonly context: RenderContext;
+  /** The input the tree in use made a file (of a segment) from, if it was made the same way. */
+  readonly previousInput: (path: string, segment?: string) => string | undefined;
+  /** The print of a segment of the tree in use, if it was made the same way. */
+  readonly previousSegment: (key: string) => string | undefined;
+  /** Most rows a scan of every changing series may hold (see the series kind's files); default 1,000,000. */
+  readonly seriesInOneScan?: number;
+}
+
+/** What a file without rows was made from. */
+export const EMPTY = 'empty';
+
+type Values = Readonly<Record<string, string>>;
+
+/** Per endpoint, its path's segments: a parameter's name, or the literal text. Millions of files share a few endpoints. */
+const patternCache = new WeakMap<Endpoint, readonly { readonly param?: string; readonly text: string }[]>();
+
+function patternOf(endpoint: Endpoint) {
+  let pattern = patternCache.get(endpoint);
+  if (!pattern) {
+    pattern = endpoint.fullPath.split('/').slice(1).map((text) => ({ text, param: /^\{(\w+)\}$/.exec(text)?.[1] }));
+    patternCache.set(endpoint, pattern);
+  }
+  return pattern;
+}
+
+/** A file's path segments in the tree (path values as file names, unencoded). */
+export function segmentsIn(endpoint: Endpoint, layout: TreeLayout, values: Values, unit: FileUnit): string[] {
+  const segments = patternOf(endpoint).map(({ param, text }) => {
+    if (param === undefined) return text;
+    const value = values[param];
+    if (value === undefined) throw new Error(`${endpoint.fullPath}: no value for {${param}}`);
+    if (value === '' || value.includes('/') || value.startsWith('.')) throw new Error(`${endpoint.fullPath}: "${value}" cannot be a file name in the static tree`);
+    return value;
+  });
+  return unit.kind === WHOLE.kind ? segments : [...segments, ...layout.segments(unit)];
+}
+
+/** A file's path values and unit, from its path in the tree. */
+export function fileIn(endpoint: Endpoint, layout: TreeLayout, path: string): { values: Record<string, string>; unit: FileUnit } {
+  const segments = path.replace(/\.json$/, '').split('/');
+  const pattern = patternOf(endpoint);
+  const values: Record<string, string> = {};
+  pattern.forEach(({ param }, i) => {
+    if (param !== undefined) values[param] = segments[i]!;
+  });
+  const rest = segments.slice(pattern.length);
+  return { values, unit: rest.length ? layout.unitOf(rest) : WHOLE };
+}
+
+/** The v1 request a file stands for: its path and query. */
+export function requestIn(endpoint: Endpoint, layout: TreeLayout, values: Values, unit: FileUnit): { path: string; query: Record<string, string> } {
+  const path = endpoint.fullPath.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(values[name]!));
+  return { path, query: unit.kind === WHOLE.kind ? {} : layout.query(unit) };
+}
+
+/** The file's path in the tree, as on disk: `api/public/rcn/transactions/offset/200.json`. */
+export const pathIn = (source: Pick<FileSource, 'endpoint'>, layout: TreeLayout, values: Values, unit: FileUnit): string =>
+  segmentsIn(source.endpoint, layout, values, unit).join('/') + '.json';
+
+/** The parameters the server would parse from the request a file stands for. */
+export function paramsIn(source: Pick<FileSource, 'endpoint'>, layout: TreeLayout, values: Values, unit: FileUnit): Record<string, unknown> {
+  const { endpoint } = source;
+  const parsed = endpoint.parse({ ...values, ...requestIn(endpoint, layout, values, unit).query });
+  if (!parsed.success) throw new Error(`${endpoint.fullPath}: the static tree asks what the endpoint refuses: ${parsed.error.message}`);
+  return parsed.data;
+}

@@ -1,0 +1,57 @@
+import type { Endpoint } from '../vocabulary/endpoint.ts';
+import { kindOf, kinds } from './index.ts';
+import { fileIn, requestIn, segmentsIn, WHOLE, type FileUnit } from './static-files.ts';
+
+/**
+ * The static tree's layout: which file answers which v1 request, by the endpoint's kind (see
+ * each kind's `tree`). A file is the request's path with `.json`, and for requests that take a
+ * range or a page, more segments naming the unit:
+ *
+ *   /api/public/rcn/transactions.json                    GET /api/public/rcn/transactions (limit 100, offset 0)
+ *   /api/public/rcn/transactions/offset/200.json         …?limit=100&offset=200
+ *   /api/public/rcn/transactions/{transactionGmlId}.json GET /api/public/rcn/transactions/{id}
+ *   /api/public/citybike/rides/2024-05-01/2.json         …/rides?from=2024-05-01&to=2024-05-01&page=2&pageSize=500
+ *   /api/public/bike-counter/counters/{id}/readings/2024-05.json
+ *                                                        …/readings?from=2024-05-01&to=2024-05-31
+ *
+ * Days and months are UTC, as the v1 default `timezone` reads them. Path values are file names
+ * as they are; links encode them as a URL path would.
+ */
+
+type Values = Readonly<Record<string, string>>;
+
+const layoutOf = (endpoint: Endpoint) => kindOf(endpoint.answer).tree;
+
+/** The file's path in the tree, as on disk (path values unencoded): `api/public/rcn/transactions/offset/200.json`. */
+export const filePath = (endpoint: Endpoint, values: Values, unit: FileUnit = WHOLE): string => segmentsIn(endpoint, layoutOf(endpoint), values, unit).join('/') + '.json';
+
+/** The file's URL path under the tree's base: `/api/public/…`, values percent-encoded. */
+export const fileUrl = (endpoint: Endpoint, values: Values, unit: FileUnit = WHOLE): string =>
+  '/' + segmentsIn(endpoint, layoutOf(endpoint), values, unit).map(encodeURIComponent).join('/') + '.json';
+
+/** A file's path values and unit, from its path in the tree: the inverse of filePath. */
+export const fileOf = (endpoint: Endpoint, path: string) => fileIn(endpoint, layoutOf(endpoint), path);
+
+/** The v1 request a file stands for: its path and query. */
+export const requestOf = (endpoint: Endpoint, values: Values, unit: FileUnit) => requestIn(endpoint, layoutOf(endpoint), values, unit);
+
+/** The pattern of an endpoint's files and of the requests they stand for, placeholders in braces. */
+export function patternsOf(endpoint: Endpoint): { file: string; request: string } {
+  const { pattern } = layoutOf(endpoint);
+  return { file: `${endpoint.fullPath}${pattern.file}.json`, request: `GET ${endpoint.fullPath}${pattern.query}` };
+}
+
+/**
+ * Which unit of an endpoint a request's query asks for, if a file holds it. Parameters at their
+ * defaults (version v1, timezone UTC, and the kind's own: limit 100, offset 0, page 1) may be
+ * given or left out.
+ */
+export function unitOf(endpoint: Endpoint, query: Readonly<Record<string, string>>): FileUnit | undefined {
+  const rest: Record<string, string> = { ...query };
+  if (rest.version === 'v1') delete rest.version;
+  if (rest.timezone === 'UTC') delete rest.timezone;
+  return layoutOf(endpoint).unitFor(rest);
+}
+
+/** What the tree's index says of how files are laid out, kind by kind. */
+export const layoutAbout = (): string[] => kinds.flatMap((kind) => (kind.tree.about ? [kind.tree.about] : []));

@@ -1,0 +1,164 @@
+import { appendFileSync, mkdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Dataset } from '../../datasets/vocabulary/dataset.ts';
+import type { SampleSettings } from '../../datasets/vocabulary/sample.ts';
+import type { Table } from '../../core/table.ts';
+import { quoteIdentifier, quoteString } from '../../core/db/duckdb.ts';
+import type { FileManifest, QuarantineManifest } from '../../core/snapshot/manifest.ts';
+import { sha256Of } from '../../core/snapshot/table-writer.ts';
+import type { TableWriter } from '../../core/snapshot/table-writer.ts';
+import { writeSnapshot, type WrittenSnapshot } from '../../core/snapshot/write.ts';
+import type { TablePlan } from './crawler.ts';
+import type { Journal } from './journal.ts';
+import { Dedupe, Normalizer } from './normalize.ts';
+import type { Previous } from './previous.ts';
+
+/**
+ * Turns a finished crawl into a snapshot: the rows of every record the journal holds (normalized:
+ * validated, parsed, deduplicated within each unit), plus what each table's plan
+ * takes from the previous snapshot — details unchanged since, readings before where this pull
+ * started again, whole partitions nothing touched (hard-linked, not rewritten), and the tables
+ * of data sets not pulled this time. Quarantined records go to `quarantine/<data set>.ndjson`.
+ */
+
+export interface PulledSnapshotOptions {
+  readonly dataDir: string;
+  /** Every data set of the snapshot, pulled this time or not. */
+  readonly datasets: readonly Dataset[];
+  /** Plans of the tables of the data sets pulled this time, by data set and table. */
+  readonly plans: ReadonlyMap<string, ReadonlyMap<string, TablePlan>>;
+  readonly journal: Journal;
+  readonly previous: Previous | undefined;
+  readonly upstream: string;
+  readonly sample?: SampleSettings;
+  readonly createdAt: number;
+  readonly log: (line: string) => void;
+}
+
+export interface Built {
+  readonly snapshot: WrittenSnapshot;
+  /** Records that failed validation, by data set. */
+  readonly quarantined: Record<string, number>;
+  /** Rows taken from the previous snapshot, by `<data set>/<table>`, and files linked as they were. */
+  readonly carriedRows: Record<string, number>;
+  readonly linkedFiles: number;
+}
+
+export async function writePulledSnapshot(options: PulledSnapshotOptions): Promise<Built> {
+  const { previous } = options;
+  const carriedRows: Record<string, number> = {};
+  const quarantined: Record<string, number> = {};
+  let linkedFiles = 0;
+  const normalizers = new Map(options.datasets.map((d) => [d.name, new Normalizer(d, options.upstream)]));
+  const snapshot = await writeSnapshot(
+    {
+      dataDir: options.dataDir,
+      datasets: options.datasets,
+      source: { kind: 'pull', upstream: options.upstream, ...(options.sample ? { sample: options.sample } : {}) },
+      createdAt: options.createdAt,
+      log: options.log,
+      previous: previous?.snapshot,
+    },
+    async (writers, snapshotDir) => {
+      let entries = 0;
+      for await (const entry of options.journal.entries()) {
+        const normalizer = entry.dataset && normalizers.get(entry.dataset);
+        if (!normalizer) continue;
+        const writerOf = writers[entry.dataset!]!;
+        const dedupes = new Map<string, Dedupe>();
+        const rejected: string[] = [];
+        for (const batch of entry.batches ?? []) {
+          normalizer.batch(batch, entry.answers?.[batch.answer], (result) => {
+            if (!result.ok) return void rejected.push(JSON.stringify(result.quarantined) + '\n');
+            let dedupe = dedupes.get(result.table.name);
+            if (!dedupe) dedupes.set(result.table.name, (dedupe = new Dedupe(result.table)));
+            if (dedupe.keep(result.row)) writerOf[result.table.name]!.write(result.row);
+          });
+        }
+        if (rejected.length) {
+          mkdirSync(join(snapshotDir, 'quarantine'), { recursive: true });
+          appendFileSync(join(snapshotDir, quarantinePath(entry.dataset!)), rejected.join(''));
+          quarantined[entry.dataset!] = (quarantined[entry.dataset!] ?? 0) + rejected.length;
+        }
+        if (++entries % 2000 === 0) options.log(`normalized ${entries.toLocaleString('en')} of ${options.journal.units.toLocaleString('en')} units`);
+      }
+
+      if (previous) {
+        for (const dataset of options.datasets) {
+          for (const table of Object.values(dataset.tables)) {
+            if (!previous.has(dataset.name, table.name)) continue;
+            const plan = options.plans.get(dataset.name)?.get(table.name);
+            const writer = writers[dataset.name]![table.name]!;
+            const before = writer.rows;
+            linkedFiles += await carry(previous, dataset, table, plan, writer);
+            if (writer.rows > before) carriedRows[`${dataset.name}/${table.name}`] = writer.rows - before;
+          }
+        }
+      }
+
+      const quarantine: Record<string, QuarantineManifest> = {};
+      for (const [name, records] of Object.entries(quarantined)) {
+        const path = quarantinePath(name);
+        const file = join(snapshotDir, path);
+        quarantine[name] = { records, path, bytes: statSync(file).size, sha256: await sha256Of(file) };
+      }
+      return Object.keys(quarantine).length ? { quarantine } : {};
+    },
+  );
+  return { snapshot, quarantined, carriedRows, linkedFiles };
+}
+
+const quarantinePath = (dataset: string) => `quarantine/${dataset}.ndjson`;
+
+/** Takes into `writer` what the table's plan keeps of the previous snapshot; returns the files linked as they were. */
+async function carry(previous: Previous, dataset: Dataset, table: Table, plan: TablePlan | undefined, writer: TableWriter): Promise<number> {
+  const files = previous.snapshot.manifest.datasets[dataset.name]!.tables[table.name]!.files.filter((f) => f.rows > 0);
+  const path = (file: FileManifest) => join(previous.snapshot.dir, file.path);
+  switch (plan?.kind) {
+    case 'replace':
+      return 0;
+    case 'refresh': {
+      if (!plan.carry.size) return 0;
+      await previous.keyTable('carried_keys', plan.carry);
+      const where = `${quoteIdentifier(plan.key)} IN (SELECT key FROM carried_keys)`;
+      for await (const rows of previous.rows(dataset, table.name, files.map(path), where)) for (const row of rows) writer.write(row);
+      return 0;
+    }
+    case 'append': {
+      let linked = 0;
+      for (const file of files) {
+        const replaced = replacedRows(plan, table, file);
+        if (!replaced && !writer.hasPartition(file.partition)) {
+          writer.carry(file, path(file));
+          linked++;
+          continue;
+        }
+        for await (const rows of previous.rows(dataset, table.name, [path(file)], replaced ? `NOT (${replaced})` : 'true')) for (const row of rows) writer.write(row);
+      }
+      return linked;
+    }
+    default:
+      // Not pulled this time: the table stays as it was.
+      for (const file of files) writer.carry(file, path(file));
+      return files.length;
+  }
+}
+
+/**
+ * SQL true for the rows of a previous file this pull fetched again (a series' rows from its
+ * cutoff on), or undefined when the file holds none of them.
+ */
+function replacedRows(plan: Extract<TablePlan, { kind: 'append' }>, table: Table, file: FileManifest): string | undefined {
+  const conditions: string[] = [];
+  // A file partitioned by a series column holds only that series.
+  const partitionOf = (column: string) => table.partitionBy?.find((p) => p.column === column && !p.part)?.name;
+  const latest = file.max === null ? undefined : Date.parse(file.max);
+  for (const [key, cutoff] of plan.cutoffs) {
+    if (latest === undefined || latest < cutoff) continue;
+    const values = JSON.parse(key) as (string | null)[];
+    if (plan.series.some((column, i) => partitionOf(column) !== undefined && file.partition[partitionOf(column)!] !== values[i])) continue;
+    const same = plan.series.map((column, i) => `${quoteIdentifier(column)} = ${quoteString(values[i]!)}`);
+    conditions.push(`(${[...same, `epoch_ms(${quoteIdentifier(plan.time)}) >= ${cutoff}`].join(' AND ')})`);
+  }
+  return conditions.length ? conditions.join(' OR ') : undefined;
+}

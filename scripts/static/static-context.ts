@@ -1,0 +1,39 @@
+import { queryString, type Query, type RenderContext } from '../../datasets/vocabulary/render.ts';
+import { createRouter } from '../../datasets/vocabulary/router.ts';
+import type { Dataset } from '../../datasets/vocabulary/dataset.ts';
+import { fileUrl, unitOf } from '../../datasets/answers/tree.ts';
+import { formatInstant } from '../../core/zoned-time.ts';
+
+/** Thrown when a link points where the static tree has no file. */
+export class NoStaticFile extends Error {}
+
+/**
+ * Rendering for the static tree: links point at its files, under `base` (empty for links from the
+ * site's root, or e.g. `https://cdn.example.org/odsnap`); instants in UTC.
+ */
+export function staticContext(datasets: readonly Dataset[], base: string): RenderContext & { fileUrlOf(path: string, query?: Query): string } {
+  const route = createRouter(datasets);
+  const root = base.replace(/\/+$/, '');
+  // A link with no query is mostly one of a few (a dictionary term) or one an item is linked by
+  // from several files: remembered, it is not routed again for every row that shows it.
+  const plain = new Map<string, string>();
+  const fileUrlOf = (path: string, query: Query = {}) => {
+    const isPlain = Object.keys(query).length === 0;
+    const known = isPlain ? plain.get(path) : undefined;
+    if (known !== undefined) return known;
+    const url = routed(path, query);
+    if (isPlain) {
+      if (plain.size >= 100_000) plain.clear();
+      plain.set(path, url);
+    }
+    return url;
+  };
+  const routed = (path: string, query: Query) => {
+    const found = route(path);
+    const text = Object.fromEntries(Object.entries(query).filter(([, v]) => v !== undefined).map(([k, v]) => [k, String(v)]));
+    const unit = found && unitOf(found.endpoint, text);
+    if (!found || !unit) throw new NoStaticFile(`no file of the static tree answers ${path}${queryString(query)}`);
+    return root + fileUrl(found.endpoint, found.params, unit);
+  };
+  return { timeZone: 'UTC', link: fileUrlOf, time: (ms) => formatInstant(ms, 'UTC'), fileUrlOf };
+}

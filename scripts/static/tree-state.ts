@@ -1,0 +1,176 @@
+import { lstat, readdir, readFile, readlink, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+
+/**
+ * What a static tree holds, as saved beside it once it is complete (see tree-output.ts): every
+ * file's content hash and the input it was made from, files in segments kept as one text each.
+ */
+
+/** A segment of a tree's state: files made from one group of rows. */
+export interface Segment {
+  /** The fingerprint of everything its files are made from. */
+  readonly print: string;
+  readonly count: number;
+  /** Its files' lines, `path\tentry\n` each, sorted by path: read into a map only when asked. */
+  readonly text: string;
+  parsed?: Map<string, string>;
+}
+
+export interface TreeState {
+  readonly snapshot: string;
+  /** How files were rendered (links' base, the rendering code); inputs count only under the same key. */
+  readonly renderKey: string;
+  /**
+   * Path (relative) → content hash of every file but the compressed variants, followed, for files
+   * that have one, by a tab and the fingerprint of what the file was made from. One string per
+   * file: a city's tree has half a million paths, and a second map held each of them again.
+   */
+  readonly files: Map<string, string>;
+  /** The segments, by key; their files are not in `files`. */
+  readonly segments: Map<string, Segment>;
+}
+
+export const INPUT_SEPARATOR = '\t';
+export const hashIn = (entry: string | undefined) => {
+  if (entry === undefined) return undefined;
+  const tab = entry.indexOf(INPUT_SEPARATOR);
+  return tab < 0 ? entry : entry.slice(0, tab);
+};
+export const inputIn = (entry: string | undefined) => {
+  const tab = entry?.indexOf(INPUT_SEPARATOR) ?? -1;
+  return tab < 0 ? undefined : entry!.slice(tab + 1);
+};
+
+/** A segment's files, path → entry. */
+export const filesIn = (segment: Segment) => (segment.parsed ??= parseLines(segment.text));
+
+/** A file's entry in a state: looked up in its segment, if it has one, and among the loose files. */
+export const entryIn = (state: TreeState | undefined, path: string, segment?: string) => {
+  if (!state) return undefined;
+  const inSegment = segment === undefined ? undefined : state.segments.get(segment);
+  return (inSegment && filesIn(inSegment).get(path)) ?? state.files.get(path);
+};
+
+/**
+ * A tree's state is saved as text beside it, `<tree>.state`: a JSON line with the snapshot and the
+ * render key, then a line per file, its path, a tab and its entry. Half a million paths read and
+ * written this way take a third of the time JSON took as one object (city: 73 MB). A path holding
+ * a tab or a line break, or starting with a quote, is written as a JSON string.
+ */
+export const stateFileOf = (tree: string) => `${tree}.state`;
+
+export function stateText(state: TreeState): string {
+  const parts = [JSON.stringify({ snapshot: state.snapshot, renderKey: state.renderKey }), '\n', linesOf(state.files)];
+  // A segment: a line that starts with a tab (no path is empty) giving its key, print, files and
+  // the length of its lines, then its lines.
+  for (const [key, segment] of state.segments) parts.push(`\t${key}\t${segment.print}\t${segment.count}\t${segment.text.length}\n`, segment.text);
+  return parts.join('');
+}
+
+export function linesOf(files: Iterable<[string, string]>): string {
+  const parts = [];
+  for (const [path, entry] of files) parts.push(/[\t\n"]/.test(path) ? JSON.stringify(path) : path, '\t', entry, '\n');
+  return parts.join('');
+}
+
+/** Reads lines of files from `start` into `files`, up to the end of the text or a segment's line; returns where it stopped. */
+function readLines(text: string, start: number, files: Map<string, string>): number {
+  while (start < text.length && text.charCodeAt(start) !== 9) {
+    const end = text.indexOf('\n', start);
+    const tab = text.indexOf('\t', start);
+    if (end < 0 || tab < 0 || tab > end) throw new Error(`a static tree's state has an unreadable line: ${JSON.stringify(text.slice(start, start + 200))}`);
+    const path = text.slice(start, tab);
+    files.set(path.startsWith('"') ? (JSON.parse(path) as string) : path, text.slice(tab + 1, end));
+    start = end + 1;
+  }
+  return start;
+}
+
+export const parseLines = (text: string) => {
+  const files = new Map<string, string>();
+  readLines(text, 0, files);
+  return files;
+};
+
+/** The files and hashes of a tree, as its saved state lists them; undefined when it has none (it is incomplete). */
+export async function readState(tree: string): Promise<TreeState | undefined> {
+  const text = await readFile(stateFileOf(tree), 'utf8').catch(() => undefined);
+  if (text === undefined) return readJsonState(tree);
+  const header = text.indexOf('\n');
+  const { snapshot, renderKey } = JSON.parse(text.slice(0, header)) as { snapshot: string; renderKey: string };
+  const files = new Map<string, string>();
+  const segments = new Map<string, Segment>();
+  for (let start = readLines(text, header + 1, files); start < text.length; start = readLines(text, start, files)) {
+    // A segment's line, then its lines, skipped over unread.
+    const end = text.indexOf('\n', start);
+    const [, key, print, count, length] = text.slice(start, end).split('\t');
+    segments.set(key!, { print: print!, count: Number(count), text: text.slice(end + 1, end + 1 + Number(length)) });
+    start = end + 1 + Number(length);
+  }
+  return { snapshot, renderKey, files, segments };
+}
+
+/** Every file a state lists, in segments or not. */
+export function filesOfState(state: TreeState): Map<string, string> {
+  const files = new Map(state.files);
+  for (const segment of state.segments.values()) for (const [path, entry] of filesIn(segment)) files.set(path, entry);
+  return files;
+}
+
+/** A state saved as JSON, by odsnap before 2026-11-22. */
+const readJsonState = (tree: string) =>
+  readFile(`${tree}.json`, 'utf8').then(
+    (text) => {
+      const state = JSON.parse(text) as { snapshot: string; renderKey: string; files: Record<string, string>; inputs?: Record<string, string> };
+      // Trees written before hashes and inputs shared one map: read them into it.
+      for (const [path, input] of Object.entries(state.inputs ?? {})) state.files[path] += INPUT_SEPARATOR + input;
+      return { snapshot: state.snapshot, renderKey: state.renderKey, files: new Map(Object.entries(state.files)), segments: new Map<string, Segment>() };
+    },
+    () => undefined,
+  );
+
+/**
+ * Files a tree being written over held that its new state does not list. A segment the same as
+ * before is not looked into: its files were listed once, in it, so no other segment holds them.
+ */
+export function* goneFrom(previous: TreeState | undefined, next: ReadonlyMap<string, string>, nextSegments: ReadonlyMap<string, { text: string; files?: Map<string, string> }>): Generator<string> {
+  if (!previous) return;
+  const changed = new Set<string>();
+  for (const [key, { text, files }] of nextSegments) {
+    if (previous.segments.get(key)?.text === text) continue;
+    for (const path of (files ?? parseLines(text)).keys()) changed.add(path);
+  }
+  const kept = (path: string) => next.has(path) || changed.has(path);
+  for (const path of previous.files.keys()) if (!kept(path)) yield path;
+  for (const [key, segment] of previous.segments) {
+    if (nextSegments.get(key)?.text === segment.text) continue;
+    for (const path of filesIn(segment).keys()) if (!kept(path)) yield path;
+  }
+}
+
+export const treesDir = (out: string) => join(dirname(out), `.${basename(out)}-trees`);
+
+/** The tree a build writes (the one `out` does not point at) and what it holds, and the tree in use. */
+export async function treesOf(out: string): Promise<{ name: 'a' | 'b'; dir: string; state: TreeState | undefined; inUse: { dir: string; state: TreeState } | undefined }> {
+  const current = await currentTree(out);
+  const name = current === 'a' ? 'b' : 'a';
+  const dir = join(treesDir(out), name);
+  const currentDir = current && join(treesDir(out), current);
+  const currentState = currentDir && (await readState(currentDir));
+  return { name, dir, state: await readState(dir), inUse: currentDir && currentState ? { dir: currentDir, state: currentState } : undefined };
+}
+
+/** Which tree `out` points at: 'a', 'b', or undefined when it does not exist yet. */
+async function currentTree(out: string): Promise<'a' | 'b' | undefined> {
+  const stat = await lstat(out).catch(() => undefined);
+  if (!stat) return undefined;
+  if (!stat.isSymbolicLink()) {
+    if (stat.isDirectory() && (await readdir(out)).length === 0) {
+      await rm(out, { recursive: true });
+      return undefined;
+    }
+    throw new Error(`${out} exists and is not a tree odsnap built; move it away or choose another --out`);
+  }
+  const target = basename(await readlink(out));
+  return target === 'a' || target === 'b' ? target : undefined;
+}
