@@ -82,6 +82,11 @@ export function pullSummary(result: PullResult, report: PullReport): string {
     if (snapshot.manifest.quarantine) {
       for (const [name, q] of Object.entries(snapshot.manifest.quarantine)) lines.push(`quarantined ${name}: ${formatCount(q.records)} records in ${snapshot.dir}/${q.path}`);
     }
+    for (const [name, filters] of Object.entries(snapshot.manifest.unread ?? {})) {
+      for (const [filter, { records, example }] of Object.entries(filters)) {
+        lines.push(`not understood: ${name} ${filter}: ${formatCount(records)} records hold nothing the filter reads (e.g. ${example}); it will not match them`);
+      }
+    }
   } else {
     lines.push(`the current snapshot is unchanged; run the same command again to resume. ${result.failures.length} failure(s):`);
     for (const failure of result.failures.slice(0, 20)) lines.push(`  ${failure}`);

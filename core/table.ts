@@ -47,14 +47,17 @@ export interface Derivation {
 export type Columns = Readonly<Record<string, Column>>;
 
 export type DerivedColumn = { readonly derive: Derivation };
+/** A column a pull fills in (see `listPosition`): parsers and generators leave it out. */
+export type PulledColumn = { readonly pulled: true };
+type Filled = DerivedColumn | PulledColumn;
 type ValueOf<C> = C extends Column<infer T> ? T : never;
 
 /**
  * The JS row of a table: one property per column. Derived columns are optional: parsers and
  * generators leave them out, the snapshot writer fills them in.
  */
-export type RowOf<C extends Columns> = { -readonly [K in keyof C as C[K] extends DerivedColumn ? never : K]: ValueOf<C[K]> } & {
-  -readonly [K in keyof C as C[K] extends DerivedColumn ? K : never]?: ValueOf<C[K]>;
+export type RowOf<C extends Columns> = { -readonly [K in keyof C as C[K] extends Filled ? never : K]: ValueOf<C[K]> } & {
+  -readonly [K in keyof C as C[K] extends Filled ? K : never]?: ValueOf<C[K]>;
 };
 
 /**

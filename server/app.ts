@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Dataset } from '../datasets/vocabulary/dataset.ts';
-import { renderContext } from '../datasets/vocabulary/render.ts';
+import { renderContext, resolveLinks } from '../datasets/vocabulary/render.ts';
 import { kindOf } from '../datasets/answers/index.ts';
 import { serialize } from '../datasets/answers/serving.ts';
 import { instanceOf, invalidParameter, methodNotAllowed, notFound, Problem, problemBody, problemTypePage, refusedParameters } from '../core/problem.ts';
@@ -69,16 +69,19 @@ export function createApp(options: AppOptions) {
       if (name in query) throw invalidParameter(name, `${name} is given more than once`);
       query[name] = value;
     }
-    const parsed = found.endpoint.parse({ ...query, ...found.params });
-    if (!parsed.success) throw refusedParameters(parsed.error.issues);
-
     const { served, release } = options.host.lease();
     try {
+      const { endpoint, dataset } = found;
+      // What the upstream defaults to where the spec shows no default (a list's page size), and
+      // what its envelopes hold beyond the spec's: answered as it answered (see the manifest's endpoints).
+      const upstream = served.snapshot.manifest.endpoints?.[endpoint.fullPath];
+      const parsed = endpoint.parse({ ...upstream?.defaults, ...query, ...found.params });
+      if (!parsed.success) throw refusedParameters(parsed.error.issues);
       const params = parsed.data;
       const context = renderContext({ baseUrl: base, timeZone: (params.timezone as string | undefined) ?? 'UTC' });
-      const { endpoint, dataset } = found;
+      const envelope = upstream?.envelope && (resolveLinks(upstream.envelope, context) as Record<string, unknown>);
       const body = await served.use((connection) =>
-        kindOf(endpoint.answer).serve({ served, dataset, endpoint, path: url.pathname, params, query, context, base, connection }, endpoint.answer),
+        kindOf(endpoint.answer).serve({ served, dataset, endpoint, path: url.pathname, params, query, context, base, connection, envelope }, endpoint.answer),
       );
       return await send(request, response, {
         status: 200,

@@ -34,7 +34,8 @@ const sampleSettings = { scale: z.string(), seed: z.number().int(), until: z.str
 const source = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('sample'), ...sampleSettings }),
   /** `sample`: the upstream was odsnap serving its sample city (what `odsnap start` pulls by default). */
-  z.object({ kind: z.literal('pull'), upstream: z.string(), sample: z.object(sampleSettings).optional() }),
+  /** `publicBase`: the address the upstream writes its links on, when it is not the one pulled from. */
+  z.object({ kind: z.literal('pull'), upstream: z.string(), publicBase: z.string().optional(), sample: z.object(sampleSettings).optional() }),
 ]);
 
 /** Records a pull could not store because they failed validation: kept verbatim, one JSON line each, with the reason. */
@@ -54,6 +55,19 @@ export const manifestSchema = z.object({
   datasets: z.record(z.string(), z.object({ tables: z.record(z.string(), tableEntry) })),
   /** By data set; absent when nothing was quarantined. */
   quarantine: z.record(z.string(), quarantineEntry).optional(),
+  /**
+   * By data set and filter: records in which a pull found nothing of what the filter reads (say,
+   * no parcel identifier in a property's parcels), so the filter cannot match them; how many, and
+   * the address of one. Absent when everything was found.
+   */
+  unread: z.record(z.string(), z.record(z.string(), z.object({ records: z.number().int().positive(), example: z.string() }))).optional(),
+  /**
+   * By endpoint (full path): what its upstream's answers showed beyond their records, where the
+   * spec leaves it room: `defaults`, query values applied to a request that leaves them out (the
+   * page size of a list asked without `limit`), and `envelope`, keys every answer's envelope had
+   * beyond the spec's, links relative to {base_url}. A mirror answers with them too.
+   */
+  endpoints: z.record(z.string(), z.object({ defaults: z.record(z.string(), z.string()).optional(), envelope: z.record(z.string(), z.unknown()).optional() })).optional(),
 });
 
 export type Manifest = z.infer<typeof manifestSchema>;
@@ -61,6 +75,7 @@ export type TableManifest = z.infer<typeof tableEntry>;
 export type FileManifest = z.infer<typeof fileEntry>;
 export type QuarantineManifest = z.infer<typeof quarantineEntry>;
 export type SnapshotSource = z.infer<typeof source>;
+export type EndpointManifest = NonNullable<Manifest['endpoints']>[string];
 
 export const licence = (attribution: string): Manifest['licence'] => ({
   id: 'CC-BY-4.0',

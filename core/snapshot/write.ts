@@ -24,7 +24,7 @@ export interface WriteSnapshotOptions {
 }
 
 /** What filling a snapshot adds to its manifest besides the tables. */
-export type Additions = Partial<Pick<Manifest, 'quarantine'>>;
+export type Additions = Partial<Pick<Manifest, 'quarantine' | 'unread' | 'endpoints'>>;
 
 export type WrittenSnapshot = Snapshot;
 

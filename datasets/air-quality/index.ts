@@ -35,6 +35,8 @@ export const airQuality = defineDataset({
       path: '/live',
       parts: [{ field: 'stations', resource: 'liveStation', children: [{ field: 'readings', resource: 'liveReading', param: 'stationId', from: 'stationId' }] }],
     },
+    // `live` holds every device's readings: one device's answer is asked only for what its envelope holds.
+    { path: '/live/{deviceId}' },
   ],
   sample: generate,
   charts,

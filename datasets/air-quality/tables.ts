@@ -1,5 +1,5 @@
 import { column, nullable } from '../vocabulary/column.ts';
-import { defineTable } from '../vocabulary/table.ts';
+import { defineTable, listPosition } from '../vocabulary/table.ts';
 import { text } from '../../core/text.ts';
 import { historyReading, liveReading, liveStation, sensor, station } from './resources.ts';
 
@@ -20,9 +20,10 @@ export const stations = defineTable({
     lat: column.double(text('Latitude, WGS 84.', 'Szerokość geograficzna, WGS 84.')),
     lon: column.double(text('Longitude, WGS 84.', 'Długość geograficzna, WGS 84.')),
     history_enabled: column.boolean(st.historyEnabled),
+    list_position: listPosition,
   },
   key: ['id'],
-  sortBy: ['id'],
+  sortBy: ['list_position', 'id'],
 });
 
 export const sensors = defineTable({
@@ -43,9 +44,10 @@ export const sensors = defineTable({
       { from: 'DOUBLE', to: 'DOUBLE', color: 'VARCHAR', label: 'VARCHAR' },
       se.legend,
     ),
+    list_position: listPosition,
   },
   key: ['code'],
-  sortBy: ['sort_order', 'code'],
+  sortBy: ['list_position', 'sort_order', 'code'],
 });
 
 export const readings = defineTable({
@@ -67,10 +69,10 @@ export const readings = defineTable({
 
 export const live_stations = defineTable({
   doc: text('Captures of the live station list with each station’s error, if any.', 'Zapisy listy stacji na żywo wraz z błędem stacji, jeśli wystąpił.'),
-  columns: { captured_at: capturedAt, station_id: stationId, error: nullable(column.json(ls.error)) },
+  columns: { captured_at: capturedAt, station_id: stationId, error: nullable(column.json(ls.error)), list_position: listPosition },
   key: ['captured_at', 'station_id'],
   partitionBy: [{ name: 'year', column: 'captured_at', part: 'year' }],
-  sortBy: ['captured_at', 'station_id'],
+  sortBy: ['captured_at', 'list_position', 'station_id'],
   timeColumn: 'captured_at',
 });
 
@@ -82,9 +84,10 @@ export const live_readings = defineTable({
     sensor_code: column.varchar(lr.sensorCode),
     read_at: column.instant(lr.readAt),
     value: column.double(lr.value),
+    list_position: listPosition,
   },
   key: ['captured_at', 'station_id', 'sensor_code'],
   partitionBy: [{ name: 'year', column: 'captured_at', part: 'year' }],
-  sortBy: ['captured_at', 'station_id', 'sensor_code'],
+  sortBy: ['captured_at', 'station_id', 'list_position', 'sensor_code'],
   timeColumn: 'captured_at',
 });

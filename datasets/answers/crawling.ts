@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { addDays } from '../../core/calendar.ts';
 import type { Table } from '../../core/table.ts';
 import type { Dataset } from '../vocabulary/dataset.ts';
@@ -18,10 +19,10 @@ export interface Span {
 
 /** How a table of the new snapshot is made from this pull's rows and the previous snapshot. */
 export type TablePlan =
-  /** This pull's rows are the whole table. */
-  | { readonly kind: 'replace' }
+  /** This pull's rows are the whole table. With `positions`, where each key stood in the upstream's list (see listPosition). */
+  | { readonly kind: 'replace'; readonly positions?: ReadonlyMap<string, number> }
   /** This pull's rows, plus the previous rows whose key (column `key`) is in `carry`: details unchanged since. */
-  | { readonly kind: 'refresh'; readonly key: string; readonly carry: ReadonlySet<string> }
+  | { readonly kind: 'refresh'; readonly key: string; readonly carry: ReadonlySet<string>; readonly positions?: ReadonlyMap<string, number> }
   /**
    * The previous rows, plus this pull's. Series in `cutoffs` (by seriesKey of `series` columns)
    * were fetched again from that instant on, so their previous rows from then on are replaced.
@@ -60,9 +61,30 @@ export interface RecordPlace {
   readonly checkOnly?: boolean;
 }
 
+/**
+ * What an endpoint's answers show of the upstream beyond their records, where the spec leaves it
+ * room: what it defaults to (the page size of a list asked without `limit`), and keys in the
+ * envelope the spec does not name. A unit says so in its meta (`observed`), so a resumed pull
+ * knows it too; the snapshot keeps what holds for every answer, and the mirror answers with it.
+ */
+export interface Observed {
+  /** The endpoint's full path. */
+  readonly endpoint: string;
+  /** Query values the upstream applies when a request leaves them out. */
+  readonly defaults?: Readonly<Record<string, string>>;
+  /** The envelope's keys beyond those the kind of answer puts there, with their values. */
+  readonly envelope?: Readonly<Record<string, unknown>>;
+}
+
+/** The keys of an answer's envelope beyond those of the endpoint's response in the spec, with their values. */
+export function envelopeExtras(body: unknown, endpoint: Endpoint): Record<string, unknown> {
+  const named = endpoint.response instanceof z.ZodObject ? Object.keys(endpoint.response.shape) : [];
+  return isObject(body) ? Object.fromEntries(Object.entries(body).filter(([key]) => !named.includes(key))) : {};
+}
+
 /** What a unit of work found: its answers and where the records are in them, and what later units need to know. */
 export interface Found<M> {
-  readonly meta: M;
+  readonly meta: M & { readonly observed?: Observed };
   readonly answers?: readonly unknown[];
   readonly batches?: readonly unknown[];
 }

@@ -4,7 +4,7 @@ import type { Endpoint } from '../vocabulary/endpoint.ts';
 import type { ParamRule } from '../vocabulary/param.ts';
 import type { Crawl, StepScope } from './crawling.ts';
 import type { AnswerRequest } from './serving.ts';
-import type { FileSource, FileUnit, PrintsWanted, StaticFile, TreeLayout } from './static-files.ts';
+import type { Defaults, FileSource, FileUnit, PrintsWanted, StaticFile, TreeLayout } from './static-files.ts';
 
 /**
  * A kind of answer: how an endpoint is answered from the tables (offset pages, numbered pages, a
@@ -80,12 +80,15 @@ export interface AnswerKind<A extends Declared = Declared, S = unknown, U extend
   /** What the server's database keeps for it. */
   storage?(answer: A): Storage;
 
-  /** The static tree: where its files go and what each stands for… */
-  readonly tree: TreeLayout<U>;
+  /**
+   * The static tree: where an endpoint's files go and what each stands for, by the query values
+   * its upstream defaults to (a list's files are pages of the size it gives without `limit`)…
+   */
+  tree(defaults: Defaults): TreeLayout<U>;
   /** …and every file of an endpoint. */
   files(source: FileSource, answer: A): AsyncGenerator<StaticFile>;
   /** The fingerprints its files are made by, asked before the build comes to the endpoint so they can be read ahead. */
-  prints?(answer: A): PrintsWanted;
+  prints?(answer: A, defaults: Defaults): PrintsWanted;
 
   /** How a pull fetches it; absent where the kind cannot be crawled. */
   readonly crawl?: CrawlFacet<A, S>;

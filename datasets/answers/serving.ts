@@ -67,7 +67,13 @@ export interface AnswerRequest {
   /** The links' base, e.g. `http://localhost:4321`. */
   readonly base: string;
   readonly connection: StatementRunner;
+  /** Keys the upstream's envelopes hold beyond the spec's, links resolved: put in the answer's envelope, if it has one. */
+  readonly envelope?: Readonly<Record<string, unknown>>;
 }
+
+/** An answer's envelope with the upstream's own keys after the spec's (see AnswerRequest.envelope); a bare array has none. */
+export const enveloped = <T>(body: T, envelope: Readonly<Record<string, unknown>> | undefined): T =>
+  envelope && body !== null && typeof body === 'object' && !Array.isArray(body) ? { ...body, ...envelope } : body;
 
 /** A response body already serialized (from rows stored rendered): its UTF-8 JSON, sent as it is. */
 export class SerializedJson {

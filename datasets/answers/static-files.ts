@@ -164,7 +164,14 @@ export interface FileSource {
   readonly previousSegment: (key: string) => string | undefined;
   /** Most rows a scan of every changing series may hold (see the series kind's files); default 1,000,000. */
   readonly seriesInOneScan?: number;
+  /** What the upstream defaults to for this endpoint (see the manifest's endpoints). */
+  readonly defaults: Defaults;
+  /** Keys the upstream's envelopes hold beyond the spec's, links resolved for the tree: put in every file's envelope. */
+  readonly envelope?: Readonly<Record<string, unknown>>;
 }
+
+/** Query values an upstream applies to a request that leaves them out, as the snapshot records them (e.g. `{ limit: '20' }`). */
+export type Defaults = Readonly<Record<string, string>>;
 
 /** What a file without rows was made from. */
 export const EMPTY = 'empty';

@@ -1,5 +1,5 @@
 import { column, nullable } from '../vocabulary/column.ts';
-import { defineTable } from '../vocabulary/table.ts';
+import { defineTable, listPosition } from '../vocabulary/table.ts';
 import { text } from '../../core/text.ts';
 import { counter, counterReading } from './resources.ts';
 
@@ -17,9 +17,10 @@ export const counters = defineTable({
     active_from: column.instant(c.activeFrom),
     active_to: nullable(column.instant(c.activeTo)),
     last_synchronized_at: column.instant(c.lastSynchronizedAt),
+    list_position: listPosition,
   },
   key: ['id'],
-  sortBy: ['id'],
+  sortBy: ['list_position', 'id'],
 });
 
 export const readings = defineTable({

@@ -1,5 +1,5 @@
 import { column, nullable } from '../vocabulary/column.ts';
-import { defineTable } from '../vocabulary/table.ts';
+import { defineTable, listPosition } from '../vocabulary/table.ts';
 import { text } from '../../core/text.ts';
 import { bike, liveBike, liveZone, ride, season, zone } from './resources.ts';
 
@@ -10,9 +10,9 @@ const capturedAt = column.instant(text('When odsnap captured the live map.', 'Ki
 
 export const bikes = defineTable({
   doc: text('The stored bicycle inventory.', 'Przechowywany spis rowerów.'),
-  columns: { number: column.varchar(b.number), type: column.varchar(b.type) },
+  columns: { number: column.varchar(b.number), type: column.varchar(b.type), list_position: listPosition },
   key: ['number'],
-  sortBy: ['number'],
+  sortBy: ['list_position', 'number'],
 });
 
 export const zones = defineTable({
@@ -25,9 +25,10 @@ export const zones = defineTable({
     temporary: column.boolean(z.temporary),
     lat,
     lon,
+    list_position: listPosition,
   },
   key: ['id'],
-  sortBy: ['id'],
+  sortBy: ['list_position', 'id'],
 });
 
 export const seasons = defineTable({
@@ -47,9 +48,10 @@ export const seasons = defineTable({
     rides_per_station_per_day: column.double(s.ridesPerStationPerDay),
     distance_per_bike_per_day_km: column.double(s.distancePerBikePerDayKm),
     duration_per_bike_per_day_min: column.double(s.durationPerBikePerDayMin),
+    list_position: listPosition,
   },
   key: ['year'],
-  sortBy: ['year'],
+  sortBy: ['list_position', 'year'],
   timeColumn: 'active_from',
 });
 
@@ -82,10 +84,11 @@ export const live_bikes = defineTable({
     type: column.varchar(lb.type),
     lat,
     lon,
+    list_position: listPosition,
   },
   key: ['captured_at', 'number'],
   partitionBy: [{ name: 'year', column: 'captured_at', part: 'year' }],
-  sortBy: ['captured_at', 'number'],
+  sortBy: ['captured_at', 'list_position', 'number'],
   timeColumn: 'captured_at',
 });
 
@@ -98,8 +101,9 @@ export const live_zones = defineTable({
     lat,
     lon,
     area: column.json(lz.area),
+    list_position: listPosition,
   },
   partitionBy: [{ name: 'year', column: 'captured_at', part: 'year' }],
-  sortBy: ['captured_at', 'name'],
+  sortBy: ['captured_at', 'list_position', 'name'],
   timeColumn: 'captured_at',
 });

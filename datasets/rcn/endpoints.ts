@@ -11,12 +11,6 @@ const code = (en: string, pl: string) => param.integer({ min: 0, max: 32_767 }, 
 const grossPriceFrom = param.decimal('Minimum gross price (decimal), inclusive.', 'Minimalna cena brutto (liczba dziesiętna), włącznie.');
 const grossPriceTo = param.decimal('Maximum gross price (decimal), inclusive.', 'Maksymalna cena brutto (liczba dziesiętna), włącznie.');
 
-/** A property's outlines for the bbox filter: parcel and building rings, and unit points as one-position rings, each ring as [lon, lat, lon, lat, …]. */
-const propertyShapes = `list_concat(
-  coalesce(list_transform(TRY_CAST(json_extract(parcels, '$[*].geometry.coordinates') AS DOUBLE[][][][]), p -> flatten(p[1])), []),
-  coalesce(list_transform(TRY_CAST(json_extract(buildings, '$[*].geometry.coordinates') AS DOUBLE[][][][]), p -> flatten(p[1])), []),
-  coalesce(TRY_CAST(json_extract(units, '$[*].location.coordinates') AS DOUBLE[][]), []))`;
-
 const page = <T extends z.ZodType>(item: T) =>
   z.object({
     items: doc(z.array(item), 'The records of this page, in a stable order.', 'Rekordy tej strony, w stałej kolejności.'),
@@ -98,7 +92,7 @@ export const endpoints: readonly EndpointSpec[] = [
         transactionGmlId: filter.listContains('transaction_ids'),
         parcelIdentifier: filter.listContains('parcel_ids'),
         address: filter.partOfAny('address_parts'),
-        bbox: filter.intersects(['min_lon', 'min_lat', 'max_lon', 'max_lat'], propertyShapes),
+        bbox: filter.intersects(['min_lon', 'min_lat', 'max_lon', 'max_lat'], 'outlines'),
       },
     },
   },

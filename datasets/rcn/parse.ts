@@ -44,7 +44,7 @@ export function parseProperty(p: Property, context: ParseContext): RowOf<typeof 
     currency: p.currency,
     transaction_ids: p.transactions.map((t) => t.id),
     ...details,
-    ...lookupOf(details),
+    ...lookupOf(details, context.unread),
   };
 }
 

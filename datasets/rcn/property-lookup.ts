@@ -1,7 +1,9 @@
 /**
- * What the property filters look up (`parcelIdentifier`, `address`, `bbox`), taken from a
- * property's parcels, buildings and units. Read defensively: the spec does not show their shape,
- * so an upstream's elements may lack any of these fields.
+ * What the property filters look up (`parcelIdentifier`, `address`, `bbox`), read from a
+ * property's parcels, buildings and units. The spec does not show their shape, so each is read
+ * from whatever an upstream sends: cadastral identifiers wherever they are in a parcel (or under
+ * a key that names one), address parts under the names implementations give them, GeoJSON
+ * geometry wherever it appears in an element (under `geometry`, `shape`, as a bare Feature, …).
  */
 
 export interface PropertyLookup {
@@ -12,50 +14,104 @@ export interface PropertyLookup {
   min_lat: number | null;
   max_lon: number | null;
   max_lat: number | null;
+  /** Outer rings of polygons, lines and points, each as [lon, lat, lon, lat, …]: what `bbox` intersects. */
+  outlines: number[][];
 }
+
+/** What a filter needs and a kind of element lacked: the filter's name. */
+export type Unread = 'parcelIdentifier' | 'address' | 'bbox';
 
 type Element = Record<string, unknown>;
 
-const stringsOf = (element: Element, keys: readonly string[]): string[] =>
-  keys.map((key) => element[key]).filter((v): v is string => typeof v === 'string' && v !== '');
+const isRecord = (value: unknown): value is Element => value !== null && typeof value === 'object' && !Array.isArray(value);
 
-/** Every [lon, lat] pair inside a GeoJSON geometry, however deeply nested. */
-function* positions(value: unknown): Generator<[number, number]> {
-  if (!Array.isArray(value)) return;
-  if (value.length >= 2 && typeof value[0] === 'number' && typeof value[1] === 'number') {
-    yield [value[0], value[1]];
-    return;
-  }
-  for (const item of value) yield* positions(item);
+/** A full cadastral parcel identifier, WWPPGG_R.OOOO.NR[/SUB] (TERYT unit, precinct, number). */
+const CADASTRAL = /^\d{6}_\d\.\d{4}\.[\w/.-]+$/;
+/** Keys that name a parcel's identifier, where its value has another shape than a cadastral one. */
+const PARCEL_ID_KEYS = ['id', 'identifier', 'parcelId', 'parcelIdentifier', 'idDzialki', 'identyfikatorDzialki'];
+/** The parts of an address the `address` filter reads, under the names implementations give them. */
+const ADDRESS_KEYS = {
+  locality: ['locality', 'city', 'town', 'place', 'miejscowosc', 'miejscowość'],
+  street: ['street', 'streetName', 'ulica', 'road'],
+  number: ['number', 'buildingNumber', 'houseNumber', 'numer', 'numerPorzadkowy', 'numerPorządkowy'],
+};
+const ALL_ADDRESS_KEYS = new Set(Object.values(ADDRESS_KEYS).flat());
+const GEOMETRIES = new Set(['Point', 'MultiPoint', 'LineString', 'MultiLineString', 'Polygon', 'MultiPolygon']);
+
+/** Every value inside a JSON value, objects and arrays first, depth first. */
+function* walk(value: unknown): Generator<unknown> {
+  yield value;
+  if (Array.isArray(value)) for (const item of value) yield* walk(item);
+  else if (isRecord(value)) for (const key in value) yield* walk(value[key]);
 }
 
-export function lookupOf(details: { parcels: unknown; buildings: unknown; units: unknown }): PropertyLookup {
-  const elements = [details.parcels, details.buildings, details.units].flatMap((list) =>
-    Array.isArray(list) ? (list.filter((e) => e !== null && typeof e === 'object') as Element[]) : [],
-  );
-  const parcels = Array.isArray(details.parcels) ? (details.parcels as Element[]) : [];
+const position = (value: unknown): value is [number, number] => Array.isArray(value) && typeof value[0] === 'number' && typeof value[1] === 'number';
+
+/** A GeoJSON geometry's outlines: each polygon's outer ring, each line, each point (a ring of one position). */
+function outlinesOf(geometry: Element): number[][] {
+  const ring = (positions: unknown) => (Array.isArray(positions) ? positions.filter(position).flatMap(([lon, lat]) => [lon, lat]) : []);
+  const { type, coordinates } = geometry;
+  if (!Array.isArray(coordinates)) return [];
+  switch (type) {
+    case 'Point':
+      return position(coordinates) ? [[coordinates[0], coordinates[1]]] : [];
+    case 'MultiPoint':
+    case 'LineString':
+      return type === 'LineString' ? [ring(coordinates)] : coordinates.filter(position).map(([lon, lat]) => [lon, lat]);
+    case 'MultiLineString':
+      return coordinates.map(ring);
+    case 'Polygon':
+      return [ring(coordinates[0])];
+    case 'MultiPolygon':
+      return coordinates.map((polygon) => ring(Array.isArray(polygon) ? polygon[0] : undefined));
+    default:
+      return [];
+  }
+}
+
+export function lookupOf(details: { parcels: unknown; buildings: unknown; units: unknown }, unread: (filter: Unread) => void = () => {}): PropertyLookup {
+  const listOf = (value: unknown) => (Array.isArray(value) ? value.filter(isRecord) : []);
+  const parcels = listOf(details.parcels);
+  const elements = [...parcels, ...listOf(details.buildings), ...listOf(details.units)];
+  const parcelIds: string[] = [];
+  for (const parcel of parcels) {
+    const cadastral = [...walk(parcel)].filter((v): v is string => typeof v === 'string' && CADASTRAL.test(v));
+    const named = PARCEL_ID_KEYS.map((key) => parcel[key]).filter((v): v is string => typeof v === 'string' && v !== '');
+    parcelIds.push(...new Set(cadastral.length ? cadastral : named.slice(0, 1)));
+  }
   const parts = new Set<string>();
-  let minLon = Infinity, minLat = Infinity, maxLon = -Infinity, maxLat = -Infinity;
+  const outlines: number[][] = [];
+  let anyAddress = false;
   for (const element of elements) {
-    const address = element.address;
-    if (address && typeof address === 'object') {
-      for (const part of stringsOf(address as Element, ['locality', 'street', 'number'])) parts.add(part);
-    }
-    for (const key of ['geometry', 'location']) {
-      const geometry = element[key] as { coordinates?: unknown } | undefined;
-      for (const [lon, lat] of positions(geometry?.coordinates)) {
-        minLon = Math.min(minLon, lon); maxLon = Math.max(maxLon, lon);
-        minLat = Math.min(minLat, lat); maxLat = Math.max(maxLat, lat);
+    for (const value of walk(element)) {
+      if (!isRecord(value)) continue;
+      if (typeof value.type === 'string' && GEOMETRIES.has(value.type)) outlines.push(...outlinesOf(value).filter((ring) => ring.length >= 2));
+      if (!Object.keys(value).some((key) => ALL_ADDRESS_KEYS.has(key))) continue;
+      anyAddress = true;
+      for (const key of ALL_ADDRESS_KEYS) {
+        const part = value[key];
+        if (typeof part === 'string' && part !== '') parts.add(part);
       }
+    }
+  }
+  if (parcels.length && !parcelIds.length) unread('parcelIdentifier');
+  if (elements.length && !anyAddress) unread('address');
+  if (elements.length && !outlines.length) unread('bbox');
+  let minLon = Infinity, minLat = Infinity, maxLon = -Infinity, maxLat = -Infinity;
+  for (const ring of outlines) {
+    for (let i = 0; i + 1 < ring.length; i += 2) {
+      minLon = Math.min(minLon, ring[i]!); maxLon = Math.max(maxLon, ring[i]!);
+      minLat = Math.min(minLat, ring[i + 1]!); maxLat = Math.max(maxLat, ring[i + 1]!);
     }
   }
   const found = minLon <= maxLon;
   return {
-    parcel_ids: parcels.flatMap((p) => (p && typeof p === 'object' ? stringsOf(p, ['id']) : [])),
+    parcel_ids: parcelIds,
     address_parts: [...parts],
     min_lon: found ? minLon : null,
     min_lat: found ? minLat : null,
     max_lon: found ? maxLon : null,
     max_lat: found ? maxLat : null,
+    outlines,
   };
 }

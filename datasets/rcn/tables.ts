@@ -1,5 +1,5 @@
 import { column, derived, nullable } from '../vocabulary/column.ts';
-import { defineTable } from '../vocabulary/table.ts';
+import { defineTable, listPosition } from '../vocabulary/table.ts';
 import { text } from '../../core/text.ts';
 import { property, transaction } from './resources.ts';
 
@@ -32,10 +32,11 @@ export const transactions = defineTable({
     vat_amount: nullable(column.decimal(15, 2, t.vatAmount)),
     currency: column.varchar(t.currency),
     property_ids: column.varcharList(text('Identifiers of the properties sold (propertyGmlId).', 'Identyfikatory zbytych nieruchomości (propertyGmlId).')),
+    list_position: listPosition,
   },
   key: ['transaction_gml_id'],
   partitionBy: [{ name: 'year', column: 'document_date', part: 'year' }],
-  sortBy: ['document_date', 'transaction_gml_id'],
+  sortBy: ['list_position', 'document_date', 'transaction_gml_id'],
   timeColumn: 'document_date',
 });
 
@@ -59,6 +60,13 @@ export const properties = defineTable({
     min_lat: nullable(column.double(text('South edge of that geometry.', 'Południowa krawędź tej geometrii.'))),
     max_lon: nullable(column.double(text('East edge of that geometry.', 'Wschodnia krawędź tej geometrii.'))),
     max_lat: nullable(column.double(text('North edge of that geometry.', 'Północna krawędź tej geometrii.'))),
+    outlines: column.rings(
+      text(
+        'Outlines of that geometry, [lon, lat, lon, lat, …] each: outer rings of polygons, lines, and points as one position; the bbox filter intersects them.',
+        'Obrysy tej geometrii, każdy jako [dł., szer., dł., szer., …]: zewnętrzne pierścienie wielokątów, linie i punkty jako jedno położenie; przecina je filtr bbox.',
+      ),
+    ),
+    list_position: listPosition,
     first_document_date: derived(
       column.day(
         text(
@@ -74,10 +82,11 @@ export const properties = defineTable({
     ),
   },
   key: ['property_gml_id'],
-  // By first sale rather than by id (random): new properties join the end of the list (a deed
-  // is registered within weeks of its date), so earlier pages keep their rows from day to day,
-  // in a rebuilt static tree and in the caches in front of it.
-  sortBy: ['first_document_date', 'property_gml_id'],
+  // As the upstream lists them; where that is not known, by first sale rather than by id (random):
+  // new properties join the end of the list (a deed is registered within weeks of its date), so
+  // earlier pages keep their rows from day to day, in a rebuilt static tree and in the caches in
+  // front of it.
+  sortBy: ['list_position', 'first_document_date', 'property_gml_id'],
 });
 
 export const dictionaries = defineTable({

@@ -29,6 +29,8 @@ export const column = {
     make<string>('decimal', `DECIMAL(${precision},${scale})`)(doc),
   json: make<unknown>('json', 'JSON'),
   varcharList: make<string[]>('list', 'VARCHAR[]'),
+  /** Lists of coordinates, e.g. outlines as [lon, lat, lon, lat, …] each. */
+  rings: make<number[][]>('list', 'DOUBLE[][]'),
   /** A list of structs, e.g. a sensor legend: `{ from: 'DOUBLE', color: 'VARCHAR' }`. */
   structList: <T extends object>(fields: Readonly<Record<string, string>>, doc: DocSource): Column<T[]> =>
     make<T[]>(

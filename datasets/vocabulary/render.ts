@@ -82,13 +82,20 @@ export function mergePatch(target: unknown, patch: unknown): unknown {
   return result;
 }
 
-/** The inverse of resolveLinks: an upstream's absolute links (under `base`) made relative to {base_url}. */
-export function relativeLinks(value: unknown, base: string): unknown {
-  const root = base.replace(/\/+$/, '');
-  if (typeof value === 'string') return value === root || value.startsWith(`${root}/`) ? BASE_URL_TOKEN + value.slice(root.length) : value;
-  if (Array.isArray(value)) return value.map((item) => relativeLinks(item, base));
-  if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, relativeLinks(v, base)]));
-  }
-  return value;
+/**
+ * The inverse of resolveLinks: an upstream's absolute links (under one of `bases`, the address
+ * it writes links on first) made relative to {base_url}. Links to other hosts stay as they are.
+ */
+export function relativeLinks(value: unknown, bases: string | readonly string[]): unknown {
+  const roots = (typeof bases === 'string' ? [bases] : bases).map((base) => base.replace(/\/+$/, ''));
+  const relative = (item: unknown): unknown => {
+    if (typeof item === 'string') {
+      const root = roots.find((r) => item === r || item.startsWith(`${r}/`) || item.startsWith(`${r}?`) || item.startsWith(`${r}#`));
+      return root === undefined ? item : BASE_URL_TOKEN + item.slice(root.length);
+    }
+    if (Array.isArray(item)) return item.map(relative);
+    if (item !== null && typeof item === 'object') return Object.fromEntries(Object.entries(item).map(([k, v]) => [k, relative(v)]));
+    return item;
+  };
+  return relative(value);
 }

@@ -1,7 +1,7 @@
 import { addDays, utcDayOf } from '../../core/calendar.ts';
 import type { Table } from '../../core/table.ts';
 import { kindOf } from '../../datasets/answers/index.ts';
-import type { Crawl, FetchOptions, Fetched, Found, RecordPlace, Span, TablePlan } from '../../datasets/answers/crawling.ts';
+import type { Crawl, FetchOptions, Fetched, Found, Observed, RecordPlace, Span, TablePlan } from '../../datasets/answers/crawling.ts';
 import type { Dataset } from '../../datasets/vocabulary/dataset.ts';
 import type { Endpoint } from '../../datasets/vocabulary/endpoint.ts';
 import { RawJson, type Batch, type Journal } from './journal.ts';
@@ -54,9 +54,11 @@ export class DatasetCrawl implements Crawl {
   private readonly normalizer: Normalizer;
   /** Rows of the resources list steps fetched, which later steps fan out over. */
   private readonly fetched = new Map<string, Record<string, unknown>[]>();
+  /** What the endpoints' answers showed beyond their records (see Observed), by endpoint; an envelope's text, or null once two differ. */
+  private readonly observations = new Map<string, { defaults?: Record<string, string>; envelope?: string | null }>();
 
   constructor(private readonly options: CrawlOptions) {
-    this.normalizer = new Normalizer(options.dataset, options.upstreamUrl);
+    this.normalizer = new Normalizer(options.dataset, { pulledFrom: options.upstreamUrl });
     this.today = utcDayOf(options.startedAt);
   }
 
@@ -103,7 +105,8 @@ export class DatasetCrawl implements Crawl {
   async unit<M>(key: string, work: () => Promise<Found<M>>, replay?: (meta: M) => void): Promise<M> {
     const { journal, tally } = this.options;
     if (journal.has(key)) {
-      const meta = journal.meta<M>(key)!;
+      const meta = journal.meta<M & { observed?: Observed }>(key)!;
+      if (meta?.observed) this.observe(meta.observed);
       replay?.(meta);
       tally.done++;
       tally.resumed++;
@@ -111,8 +114,34 @@ export class DatasetCrawl implements Crawl {
     }
     const found = await work();
     journal.append({ key, meta: found.meta, dataset: this.dataset.name, batches: (found.batches ?? []) as Batch[], answers: found.answers ?? [] });
+    if (found.meta.observed) this.observe(found.meta.observed);
     tally.done++;
     return found.meta;
+  }
+
+  /**
+   * What the data set's endpoints showed beyond their records, by endpoint: defaults, and an
+   * envelope's extra keys when every answer had the same (one that varies cannot be answered
+   * again, and is said in the log).
+   */
+  observed(): Record<string, { defaults?: Record<string, string>; envelope?: Record<string, unknown> }> {
+    const result: Record<string, { defaults?: Record<string, string>; envelope?: Record<string, unknown> }> = {};
+    for (const [endpoint, { defaults, envelope }] of this.observations) {
+      if (envelope === null) this.log('envelope varies', { dataset: this.dataset.name, endpoint, note: 'its answers carry keys beyond the spec whose values differ from answer to answer; the mirror leaves them out' });
+      const kept = envelope ? (JSON.parse(envelope) as Record<string, unknown>) : undefined;
+      if (defaults || (kept && Object.keys(kept).length)) result[endpoint] = { ...(defaults ? { defaults } : {}), ...(kept && Object.keys(kept).length ? { envelope: kept } : {}) };
+    }
+    return result;
+  }
+
+  private observe({ endpoint, defaults, envelope }: Observed): void {
+    const entry = this.observations.get(endpoint) ?? {};
+    if (defaults) entry.defaults = { ...entry.defaults, ...defaults };
+    if (envelope) {
+      const text = JSON.stringify(envelope);
+      entry.envelope = entry.envelope === undefined ? text : entry.envelope === text ? text : null;
+    }
+    this.observations.set(endpoint, entry);
   }
 
   get(path: string, query: Readonly<Record<string, string | number>>, options: FetchOptions): Promise<Fetched> {

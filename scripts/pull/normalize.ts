@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { kindOf } from '../../datasets/answers/index.ts';
 import type { Dataset, Resource } from '../../datasets/vocabulary/dataset.ts';
 import { patchOf } from '../../datasets/vocabulary/parse.ts';
 import { relativeLinks, renderContext, type RenderContext } from '../../datasets/vocabulary/render.ts';
@@ -18,16 +19,27 @@ export type Normalized =
   | { readonly ok: true; readonly table: Table; readonly row: Record<string, unknown> }
   | { readonly ok: false; readonly quarantined: Quarantined };
 
+/** What a pull could not find that a filter needs, by filter: how many records, and one of them. */
+export type Unread = Map<string, { records: number; example: string }>;
+
 export class Normalizer {
   private readonly context: RenderContext;
   private readonly json: (value: unknown) => unknown;
+  /** Resources whose instants are shown in the time zone a request asks for (see patchOf). */
+  private readonly zoned: ReadonlySet<string>;
+  readonly unread: Unread = new Map();
+
+  /** Where the upstream's links point: the address it writes them on (see public-base.ts), and the one pulled from. */
+  private readonly bases: readonly string[];
 
   constructor(
     private readonly dataset: Dataset,
-    private readonly upstream: string,
+    upstream: { readonly pulledFrom: string; readonly publicBase?: string },
   ) {
-    this.context = renderContext({ baseUrl: upstream });
-    this.json = (value) => relativeLinks(value, upstream);
+    this.bases = [...new Set([upstream.publicBase ?? upstream.pulledFrom, upstream.pulledFrom])];
+    this.context = renderContext({ baseUrl: this.bases[0]! });
+    this.json = (value) => relativeLinks(value, this.bases);
+    this.zoned = new Set(dataset.endpoints.filter((e) => 'timezone' in e.params).map((e) => kindOf(e.answer).reads(e.answer)[0]!));
   }
 
   resource(name: string): Resource {
@@ -47,7 +59,9 @@ export class Normalizer {
     const resource = this.resource(batch.resource);
     const table = this.dataset.tables[resource.table]!;
     const ignore = batch.ignore ? new Set(batch.ignore) : undefined;
-    for (const [record, params] of recordsOf(batch, answer)) {
+    const zoned = this.zoned.has(batch.resource);
+    const positioned = 'list_position' in table.columns && !batch.document;
+    for (const [record, params, index] of recordsOf(batch, answer)) {
       const checked = resource.schema.safeParse(record);
       if (!checked.success) {
         each({ ok: false, quarantined: { resource: batch.resource, url: batch.url, reason: z.prettifyError(checked.error).replace(/\n\s*/g, ' '), record } });
@@ -56,29 +70,45 @@ export class Normalizer {
       if (batch.checkOnly || !resource.parse) continue;
       let row: Record<string, unknown>;
       try {
-        row = resource.parse(checked.data, { params, path: batch.path, fetchedAt: batch.fetchedAt, json: this.json });
+        row = resource.parse(checked.data, { params, path: batch.path, fetchedAt: batch.fetchedAt, json: this.json, unread: (filter) => this.noteUnread(filter, batch.url) });
       } catch (error) {
         each({ ok: false, quarantined: { resource: batch.resource, url: batch.url, reason: `cannot be stored: ${(error as Error).message}`, record } });
         continue;
       }
       row.extra = null;
-      const patch = patchOf(record, resource.render(row, this.context), ignore);
-      if (patch !== undefined) row.extra = relativeLinks(patch, this.upstream);
+      // Where it stood in the upstream's list; a list paged by offset says so by key instead (see TablePlan).
+      if (positioned) row.list_position = index;
+      const patch = patchOf(record, resource.render(row, this.context), ignore, zoned);
+      if (patch !== undefined) row.extra = relativeLinks(patch, this.bases);
       each({ ok: true, table, row });
     }
   }
+
+  /** A value with the upstream's links made relative to {base_url}, as records' are. */
+  relative(value: unknown): unknown {
+    return relativeLinks(value, this.bases);
+  }
+
+  private noteUnread(filter: string, url: string): void {
+    const found = this.unread.get(filter);
+    if (found) found.records++;
+    else this.unread.set(filter, { records: 1, example: url });
+  }
 }
 
-/** The records of a batch in its answer, each with the request's parameters (plus any its entry fills). */
-function* recordsOf(batch: Batch, answer: unknown): Generator<[unknown, Readonly<Record<string, string>>]> {
+/**
+ * The records of a batch in its answer, each with the request's parameters (plus any its entry
+ * fills) and its place in the array it came in.
+ */
+export function* recordsOf(batch: Batch, answer: unknown): Generator<[unknown, Readonly<Record<string, string>>, number]> {
   if (batch.document) {
-    yield [answer, batch.params];
+    yield [answer, batch.params, 0];
     return;
   }
   const list = batch.field === undefined ? answer : (answer as Record<string, unknown>)?.[batch.field];
   if (!Array.isArray(list)) return;
   if (!batch.within) {
-    for (const record of list) yield [record, batch.params];
+    for (let i = 0; i < list.length; i++) yield [list[i], batch.params, i];
     return;
   }
   const { field, param, from } = batch.within;
@@ -86,7 +116,7 @@ function* recordsOf(batch: Batch, answer: unknown): Generator<[unknown, Readonly
     const inner = (entry as Record<string, unknown>)?.[field];
     if (!Array.isArray(inner)) continue;
     const params = { ...batch.params, [param]: String((entry as Record<string, unknown>)[from]) };
-    for (const record of inner) yield [record, params];
+    for (let i = 0; i < inner.length; i++) yield [inner[i], params, i];
   }
 }
 

@@ -9,6 +9,7 @@ import { writePulledSnapshot } from './pulled-snapshot.ts';
 import { DatasetCrawl, type TablePlan } from './crawler.ts';
 import { Journal } from './journal.ts';
 import { Previous } from './previous.ts';
+import { learnPublicBase } from './public-base.ts';
 import type { PullReport } from './report.ts';
 import { Upstream, type UpstreamOptions } from './upstream.ts';
 
@@ -142,6 +143,8 @@ export async function pull(options: PullOptions): Promise<PullResult> {
       return { ok: false, failures, ...totals, quarantined: 0, seconds: (Date.now() - started) / 1000, tables: [] };
     }
 
+    const publicBase = await learnPublicBase(journal, chosen, upstreamUrl);
+    if (publicBase !== upstreamUrl) report.event('links', { publicBase, pulledFrom: upstreamUrl });
     report.event('building the snapshot', { units: journal.units });
     const plans = new Map<string, ReadonlyMap<string, TablePlan>>(crawls.map((crawl, i) => [chosen[i]!.name, crawl.plans]));
     const built = await writePulledSnapshot({
@@ -151,6 +154,8 @@ export async function pull(options: PullOptions): Promise<PullResult> {
       journal,
       previous,
       upstream: upstreamUrl,
+      publicBase,
+      endpoints: Object.assign({}, ...crawls.map((crawl) => crawl.observed())),
       sample: options.sample,
       createdAt: settings.startedAt,
       log: (line) => report.event(line),

@@ -4,7 +4,7 @@ import type { Dataset } from '../../datasets/vocabulary/dataset.ts';
 import type { SampleSettings } from '../../datasets/vocabulary/sample.ts';
 import type { Table } from '../../core/table.ts';
 import { quoteIdentifier, quoteString } from '../../core/db/duckdb.ts';
-import type { FileManifest, QuarantineManifest } from '../../core/snapshot/manifest.ts';
+import type { EndpointManifest, FileManifest, QuarantineManifest } from '../../core/snapshot/manifest.ts';
 import { sha256Of } from '../../core/snapshot/table-writer.ts';
 import type { TableWriter } from '../../core/snapshot/table-writer.ts';
 import { writeSnapshot, type WrittenSnapshot } from '../../core/snapshot/write.ts';
@@ -30,6 +30,10 @@ export interface PulledSnapshotOptions {
   readonly journal: Journal;
   readonly previous: Previous | undefined;
   readonly upstream: string;
+  /** The address the upstream writes its links on, when not the one pulled from (see public-base.ts). */
+  readonly publicBase?: string;
+  /** What the endpoints' answers showed beyond their records (see Observed), by endpoint, links as the upstream wrote them. */
+  readonly endpoints: Readonly<Record<string, EndpointManifest>>;
   readonly sample?: SampleSettings;
   readonly createdAt: number;
   readonly log: (line: string) => void;
@@ -49,12 +53,17 @@ export async function writePulledSnapshot(options: PulledSnapshotOptions): Promi
   const carriedRows: Record<string, number> = {};
   const quarantined: Record<string, number> = {};
   let linkedFiles = 0;
-  const normalizers = new Map(options.datasets.map((d) => [d.name, new Normalizer(d, options.upstream)]));
+  const normalizers = new Map(options.datasets.map((d) => [d.name, new Normalizer(d, { pulledFrom: options.upstream, publicBase: options.publicBase })]));
   const snapshot = await writeSnapshot(
     {
       dataDir: options.dataDir,
       datasets: options.datasets,
-      source: { kind: 'pull', upstream: options.upstream, ...(options.sample ? { sample: options.sample } : {}) },
+      source: {
+        kind: 'pull',
+        upstream: options.upstream,
+        ...(options.publicBase && options.publicBase !== options.upstream ? { publicBase: options.publicBase } : {}),
+        ...(options.sample ? { sample: options.sample } : {}),
+      },
       createdAt: options.createdAt,
       log: options.log,
       previous: previous?.snapshot,
@@ -72,7 +81,7 @@ export async function writePulledSnapshot(options: PulledSnapshotOptions): Promi
             if (!result.ok) return void rejected.push(JSON.stringify(result.quarantined) + '\n');
             let dedupe = dedupes.get(result.table.name);
             if (!dedupe) dedupes.set(result.table.name, (dedupe = new Dedupe(result.table)));
-            if (dedupe.keep(result.row)) writerOf[result.table.name]!.write(result.row);
+            if (dedupe.keep(result.row)) writerOf[result.table.name]!.write(placed(options.plans.get(entry.dataset!)?.get(result.table.name), result.table, result.row));
           });
         }
         if (rejected.length) {
@@ -102,13 +111,41 @@ export async function writePulledSnapshot(options: PulledSnapshotOptions): Promi
         const file = join(snapshotDir, path);
         quarantine[name] = { records, path, bytes: statSync(file).size, sha256: await sha256Of(file) };
       }
-      return Object.keys(quarantine).length ? { quarantine } : {};
+      const unread = Object.fromEntries([...normalizers].filter(([, n]) => n.unread.size).map(([name, n]) => [name, Object.fromEntries(n.unread)]));
+      const endpoints = endpointsOf(options, normalizers);
+      return {
+        ...(Object.keys(quarantine).length ? { quarantine } : {}),
+        ...(Object.keys(unread).length ? { unread } : {}),
+        ...(Object.keys(endpoints).length ? { endpoints } : {}),
+      };
     },
   );
   return { snapshot, quarantined, carriedRows, linkedFiles };
 }
 
 const quarantinePath = (dataset: string) => `quarantine/${dataset}.ndjson`;
+
+/**
+ * What the snapshot keeps of each endpoint's answers beyond their records: what this pull saw of
+ * the data sets it pulled (envelopes' links made relative, as records' are), and the previous
+ * snapshot's for the others.
+ */
+function endpointsOf(options: PulledSnapshotOptions, normalizers: ReadonlyMap<string, Normalizer>): Record<string, EndpointManifest> {
+  const pulled = (path: string) => options.datasets.find((d) => path.startsWith(`${d.prefix}/`) && options.plans.has(d.name));
+  const kept = Object.entries(options.previous?.snapshot.manifest.endpoints ?? {}).filter(([path]) => !pulled(path));
+  const seen = Object.entries(options.endpoints).map(([path, { defaults, envelope }]): [string, EndpointManifest] => [
+    path,
+    { ...(defaults ? { defaults } : {}), ...(envelope ? { envelope: normalizers.get(pulled(path)?.name ?? '')?.relative(envelope) as Record<string, unknown> } : {}) },
+  ]);
+  return Object.fromEntries([...kept, ...seen].sort(([a], [b]) => (a < b ? -1 : 1)));
+}
+
+/** The row with where its key stood in the upstream's list, when the table's plan says (a list paged by offset). */
+function placed(plan: TablePlan | undefined, table: Table, row: Record<string, unknown>): Record<string, unknown> {
+  const positions = plan && 'positions' in plan ? plan.positions : undefined;
+  if (positions && table.key) row.list_position = positions.get(String(row[table.key[0]!])) ?? null;
+  return row;
+}
 
 /** Takes into `writer` what the table's plan keeps of the previous snapshot; returns the files linked as they were. */
 async function carry(previous: Previous, dataset: Dataset, table: Table, plan: TablePlan | undefined, writer: TableWriter): Promise<number> {
@@ -121,7 +158,7 @@ async function carry(previous: Previous, dataset: Dataset, table: Table, plan: T
       if (!plan.carry.size) return 0;
       await previous.keyTable('carried_keys', plan.carry);
       const where = `${quoteIdentifier(plan.key)} IN (SELECT key FROM carried_keys)`;
-      for await (const rows of previous.rows(dataset, table.name, files.map(path), where)) for (const row of rows) writer.write(row);
+      for await (const rows of previous.rows(dataset, table.name, files.map(path), where)) for (const row of rows) writer.write(placed(plan, table, row));
       return 0;
     }
     case 'append': {

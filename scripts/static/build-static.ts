@@ -13,7 +13,9 @@ import { readSiteFile, siteFiles, startSiteBuild, treeIsReady } from './site.ts'
 import { SnapshotPrints } from './snapshot-prints.ts';
 import { SnapshotRows } from './snapshot-rows.ts';
 import { kindOf } from '../../datasets/answers/index.ts';
-import { filePath, layoutAbout, patternsOf, unitOf } from '../../datasets/answers/tree.ts';
+import type { Defaults } from '../../datasets/answers/static-files.ts';
+import { filePath, isPaged, layoutAbout, patternsOf } from '../../datasets/answers/tree.ts';
+import { resolveLinks } from '../../datasets/vocabulary/render.ts';
 import { Listing } from './listing.ts';
 import { staticContext } from './static-context.ts';
 import { CATALOGUE, DATAPACKAGE, DCAT, figuresPath, INDEX } from '../../core/published-tree.ts';
@@ -82,20 +84,24 @@ export async function buildStatic(options: BuildOptions): Promise<BuildResult> {
     prints = new SnapshotPrints(db, snapshot, options.full ? undefined : join(treesDir(options.out), 'prints'));
     // Row prints too are read ahead, the first of them while the trees' states are read.
     printsDb = await db.connect();
+    // What the upstream defaults to and adds to its envelopes, by endpoint: the tree answers as it did.
+    const upstream = (endpoint: Endpoint) => snapshot.manifest.endpoints?.[endpoint.fullPath];
+    const defaultsOf = (endpoint: Endpoint) => upstream(endpoint)?.defaults ?? {};
     prints.readAhead(printsDb, options.datasets.flatMap((dataset) => dataset.endpoints.flatMap((endpoint) => {
-      const wanted = kindOf(endpoint.answer).prints?.(endpoint.answer);
+      const wanted = kindOf(endpoint.answer).prints?.(endpoint.answer, defaultsOf(endpoint));
       return wanted ? [{ dataset, prints: wanted }] : [];
     })), failing.signal);
-    const output = await TreeOutput.open(options.out, await renderKey(base), { fresh: options.full });
+    const output = await TreeOutput.open(options.out, await renderKey(base, snapshot.manifest.endpoints), { fresh: options.full });
     opened = output;
     await rm(siteReady, { force: true });
     if (options.site) site = startSiteBuild({ outDir: siteDir, tree: output.dir, base, ready: siteReady });
-    const context = staticContext(options.datasets, base);
+    const context = staticContext(options.datasets, base, defaultsOf);
     const described = [];
     for (const dataset of options.datasets) {
       const endpoints = [];
       for (const endpoint of dataset.endpoints) {
-        const listing = new Listing(dataset, endpoint, base, output);
+        const listing = new Listing(dataset, endpoint, base, output, defaultsOf(endpoint));
+        const envelope = upstream(endpoint)?.envelope;
         const source = {
           dataset,
           endpoint,
@@ -105,6 +111,8 @@ export async function buildStatic(options: BuildOptions): Promise<BuildResult> {
           previousInput: (path: string, segment?: string) => output.previousInput(path, segment),
           previousSegment: (key: string) => output.previousSegment(key),
           seriesInOneScan: options.seriesInOneScan,
+          defaults: defaultsOf(endpoint),
+          envelope: envelope && (resolveLinks(envelope, context) as Record<string, unknown>),
         };
         let files = 0;
         const progress = () => options.onProgress?.({ endpoint: endpoint.fullPath, files });
@@ -139,7 +147,7 @@ export async function buildStatic(options: BuildOptions): Promise<BuildResult> {
         }
         await listing.finish();
         options.onStep?.(`${endpoint.fullPath}: ${listing.count.toLocaleString('en')} files`);
-        endpoints.push(describeEndpoint(endpoint, base, listing));
+        endpoints.push(describeEndpoint(endpoint, base, listing, defaultsOf(endpoint)));
       }
       await output.write(figuresPath(dataset.name), JSON.stringify(await figures.get(dataset)));
       described.push({ name: dataset.name, title: dataset.title, description: dataset.description, endpoints, figures: `${base}/${figuresPath(dataset.name)}` });
@@ -153,7 +161,7 @@ export async function buildStatic(options: BuildOptions): Promise<BuildResult> {
       licence: manifest.licence,
       about:
         'Every file answers one v1 request with the body the v1 server gives, links pointing into this tree. A file is the request path with .json; ' +
-        `${layoutAbout().join('; ')}. Each endpoint lists its files.`,
+        `${layoutAbout(options.datasets.flatMap((d) => d.endpoints.map((endpoint) => ({ endpoint, defaults: defaultsOf(endpoint) })))).join('; ')}. Each endpoint lists its files.`,
       datasets: described,
       downloads: { catalogue: `${base}/${CATALOGUE}`, datapackage: `${base}/${DATAPACKAGE}`, dcat: `${base}/${DCAT}` },
     };
@@ -195,11 +203,11 @@ export async function buildStatic(options: BuildOptions): Promise<BuildResult> {
  * (the data-set declarations, this builder, and how columns are read from Parquet into the values
  * the declarations render), so a changed renderer never leaves stale files.
  */
-const renderKey = (base: string) =>
-  sourceHash([new URL('../../datasets', import.meta.url), new URL('.', import.meta.url), new URL('../../core/db/columns.ts', import.meta.url)], base);
+const renderKey = (base: string, upstream: unknown) =>
+  sourceHash([new URL('../../datasets', import.meta.url), new URL('.', import.meta.url), new URL('../../core/db/columns.ts', import.meta.url)], `${base}\n${JSON.stringify(upstream ?? {})}`);
 
-function describeEndpoint(endpoint: Endpoint, base: string, listing: Listing) {
-  const patterns = patternsOf(endpoint);
+function describeEndpoint(endpoint: Endpoint, base: string, listing: Listing, defaults: Defaults) {
+  const patterns = patternsOf(endpoint, defaults);
   return {
     path: endpoint.fullPath,
     summary: endpoint.summary,
@@ -207,7 +215,7 @@ function describeEndpoint(endpoint: Endpoint, base: string, listing: Listing) {
     files: listing.count,
     pattern: `${base}${patterns.file}`,
     // Lists that are paged: their first file is the request with no query.
-    ...(unitOf(endpoint, {}) && kindOf(endpoint.answer).tree.pattern.file ? { first: `${base}/${filePath(endpoint, {})}` } : {}),
+    ...(isPaged(endpoint, defaults) ? { first: `${base}/${filePath(endpoint, {}, undefined, defaults)}` } : {}),
     standsFor: patterns.request,
     listing: listing.url(1),
   };

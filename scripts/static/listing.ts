@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { fileOf, requestOf } from '../../datasets/answers/tree.ts';
-import type { SegmentOfFiles } from '../../datasets/answers/static-files.ts';
+import type { Defaults, SegmentOfFiles } from '../../datasets/answers/static-files.ts';
 import type { Dataset } from '../../datasets/vocabulary/dataset.ts';
 import type { Endpoint } from '../../datasets/vocabulary/endpoint.ts';
 import type { TreeOutput } from './tree-output.ts';
@@ -33,6 +33,8 @@ export class Listing {
     private readonly endpoint: Endpoint,
     private readonly base: string,
     private readonly output: TreeOutput,
+    /** What the upstream defaults to for the endpoint: its files stand for requests by them. */
+    private readonly defaults: Defaults = {},
   ) {
     this.slug = endpoint.path.slice(1).replace(/[{}]/g, '').replaceAll('/', '.');
   }
@@ -97,7 +99,7 @@ export class Listing {
     const path = this.path(this.page);
     if (this.output.previousInput(path) === input) await this.output.carry(path, input);
     else {
-      const files = paths().map((file) => ({ url: `${this.base}/${file.split('/').map(encodeURIComponent).join('/')}`, request: requestFor(this.endpoint, file) }));
+      const files = paths().map((file) => ({ url: `${this.base}/${file.split('/').map(encodeURIComponent).join('/')}`, request: requestFor(this.endpoint, file, this.defaults) }));
       const body = { endpoint: this.endpoint.fullPath, page: this.page, files, next: more ? this.url(this.page + 1) : null };
       await this.output.write(path, JSON.stringify(body), { input });
     }
@@ -106,9 +108,9 @@ export class Listing {
 }
 
 /** The v1 request a file of the endpoint stands for, from its path in the tree. */
-function requestFor(endpoint: Endpoint, path: string): string {
-  const { values, unit } = fileOf(endpoint, path);
-  const request = requestOf(endpoint, values, unit);
+function requestFor(endpoint: Endpoint, path: string, defaults: Defaults): string {
+  const { values, unit } = fileOf(endpoint, path, defaults);
+  const request = requestOf(endpoint, values, unit, defaults);
   const query = new URLSearchParams(request.query).toString();
   return `GET ${request.path}${query ? `?${query}` : ''}`;
 }

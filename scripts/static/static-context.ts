@@ -1,17 +1,23 @@
 import { queryString, type Query, type RenderContext } from '../../datasets/vocabulary/render.ts';
 import { createRouter } from '../../datasets/vocabulary/router.ts';
 import type { Dataset } from '../../datasets/vocabulary/dataset.ts';
+import type { Endpoint } from '../../datasets/vocabulary/endpoint.ts';
+import type { Defaults } from '../../datasets/answers/static-files.ts';
 import { fileUrl, unitOf } from '../../datasets/answers/tree.ts';
 import { formatInstant } from '../../core/zoned-time.ts';
+
+const API = '/api/public/';
 
 /** Thrown when a link points where the static tree has no file. */
 export class NoStaticFile extends Error {}
 
 /**
  * Rendering for the static tree: links point at its files, under `base` (empty for links from the
- * site's root, or e.g. `https://cdn.example.org/odsnap`); instants in UTC.
+ * site's root, or e.g. `https://cdn.example.org/odsnap`); instants in UTC. A link outside the v1
+ * interface (an upstream's own `/docs/…`, kept in what it sent beyond the spec) points where the
+ * server would point it, under `base`; a v1 link with no file is a fault of the build.
  */
-export function staticContext(datasets: readonly Dataset[], base: string): RenderContext & { fileUrlOf(path: string, query?: Query): string } {
+export function staticContext(datasets: readonly Dataset[], base: string, defaultsOf: (endpoint: Endpoint) => Defaults = () => ({})): RenderContext & { fileUrlOf(path: string, query?: Query): string } {
   const route = createRouter(datasets);
   const root = base.replace(/\/+$/, '');
   // A link with no query is mostly one of a few (a dictionary term) or one an item is linked by
@@ -29,11 +35,12 @@ export function staticContext(datasets: readonly Dataset[], base: string): Rende
     return url;
   };
   const routed = (path: string, query: Query) => {
+    if (!path.startsWith(API)) return `${root}${path}${queryString(query)}`;
     const found = route(path);
     const text = Object.fromEntries(Object.entries(query).filter(([, v]) => v !== undefined).map(([k, v]) => [k, String(v)]));
-    const unit = found && unitOf(found.endpoint, text);
+    const unit = found && unitOf(found.endpoint, text, defaultsOf(found.endpoint));
     if (!found || !unit) throw new NoStaticFile(`no file of the static tree answers ${path}${queryString(query)}`);
-    return root + fileUrl(found.endpoint, found.params, unit);
+    return root + fileUrl(found.endpoint, found.params, unit, defaultsOf(found.endpoint));
   };
   return { timeZone: 'UTC', link: fileUrlOf, time: (ms) => formatInstant(ms, 'UTC'), fileUrlOf };
 }

@@ -28,6 +28,9 @@ export interface EndpointExample {
 interface ListedFile {
   readonly url: string;
   readonly request: string;
+  /** The endpoint's patterns as the tree's index gives them: by what its upstream defaults to (a list's page size). */
+  readonly pattern?: string;
+  readonly standsFor?: string;
 }
 
 /** The first file of every endpoint in a static tree written by `odsnap build`, by full path. */
@@ -36,13 +39,13 @@ export function firstFilesOf(treeDir: string | undefined): ReadonlyMap<string, L
   if (!treeDir) return found;
   const indexPath = join(treeDir, 'api/public/index.json');
   if (!existsSync(indexPath)) throw new Error(`${treeDir} holds no static tree (no api/public/index.json); run odsnap build or leave ODSNAP_SITE_TREE unset`);
-  const index = JSON.parse(readFileSync(indexPath, 'utf8')) as { datasets: { endpoints: { path: string; files: number; listing: string }[] }[] };
+  const index = JSON.parse(readFileSync(indexPath, 'utf8')) as { datasets: { endpoints: { path: string; files: number; listing: string; pattern: string; standsFor: string }[] }[] };
   for (const endpoint of index.datasets.flatMap((dataset) => dataset.endpoints)) {
     if (!endpoint.files) continue;
     // Listings live at api/public/index/…, whatever base the tree's links were built with.
     const listing = endpoint.listing.slice(endpoint.listing.indexOf('api/public/index/'));
     const first = (JSON.parse(readFileSync(join(treeDir, listing), 'utf8')) as { files: ListedFile[] }).files[0];
-    if (first) found.set(endpoint.path, first);
+    if (first) found.set(endpoint.path, { ...first, pattern: endpoint.pattern, standsFor: endpoint.standsFor });
   }
   return found;
 }
@@ -58,7 +61,7 @@ export function exampleOf(endpoint: Endpoint, listed: ListedFile | undefined, ba
   if (listed) {
     const request = listed.request.replace(/^GET /, '');
     const pathValues = valuesOf(endpoint, request);
-    return { filePattern: patterns.file, standsFor, file: listed.url, request: under(request), requestIsLive: true, pathValues };
+    return { filePattern: listed.pattern ?? patterns.file, standsFor: listed.standsFor ?? standsFor, file: listed.url, request: under(request), requestIsLive: true, pathValues };
   }
   // Without path values, a file is known only where the request with no query has one: a whole
   // answer, or the first page of an offset-paged list.

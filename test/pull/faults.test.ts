@@ -55,7 +55,8 @@ beforeAll(async () => {
       const offset = Number(url.searchParams.get('offset') ?? 0);
       const limit = Number(url.searchParams.get('limit') ?? 100);
       const list = firstPageServed ? moved : listed;
-      if (offset === 0) firstPageServed = true;
+      // The list moves once the pull has read its first page (not its ask for the default page size).
+      if (offset === 0 && url.searchParams.has('limit')) firstPageServed = true;
       return { kind: 'rewrite', body: () => ({ items: list.slice(offset, offset + limit), pagination: { limit, offset, total: list.length, next: null } }) };
     }
     if (url.pathname === '/api/public/citybike/bikes') return { kind: 'rewrite', body: (bikes: unknown[]) => [...bikes, { number: 42, note: 'not a bicycle' }] };

@@ -26,7 +26,7 @@ describe('a snapshot written by another version of odsnap', () => {
     const more = withProperties((table) => ({ ...table, columns: { ...table.columns, sold_twice: { ...table.columns.first_document_date!, sqlType: 'BOOLEAN' } } }));
     expect(shapeMismatch(snapshot, more)).toBe('rcn/properties has other columns (missing sold_twice BOOLEAN)');
     const byId = withProperties((table) => ({ ...table, sortBy: ['property_gml_id'] }));
-    expect(shapeMismatch(snapshot, byId)).toBe('rcn/properties is sorted by first_document_date, property_gml_id, not property_gml_id');
+    expect(shapeMismatch(snapshot, byId)).toBe('rcn/properties is sorted by list_position, first_document_date, property_gml_id, not property_gml_id');
   });
 
   it('is refused by the static build and the server with the reason and the remedy', async () => {

@@ -8,6 +8,7 @@ import { buildStatic } from '../../scripts/static/build-static.ts';
 import { INDEX } from '../../core/published-tree.ts';
 import { staticContext } from '../../scripts/static/static-context.ts';
 import { startTestServer, type TestServer } from '../fixtures/server.ts';
+import { expectTreeAnswersAsServer, readJson } from '../fixtures/tree-parity.ts';
 import { tempDir, tinyDataDir } from '../fixtures/tiny.ts';
 
 /** Every file under a directory, relative, with `/`. */
@@ -15,8 +16,6 @@ async function filesUnder(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
   return entries.filter((e) => e.isFile()).map((e) => relative(dir, join(e.parentPath, e.name)).split('\\').join('/'));
 }
-
-const readJson = async (tree: string, url: string) => JSON.parse(await readFile(join(tree, decodeURIComponent(url)), 'utf8'));
 
 /** Strings in a JSON value that are links into the tree (fragments dropped; URI templates are not links). */
 function linksIn(value: unknown, found: string[] = []): string[] {
@@ -42,40 +41,9 @@ describe('the static tree of the tiny city', () => {
   afterAll(() => server?.close());
 
   it('answers, file by file, what the server answers for the request each file stands for', async () => {
-    const context = staticContext(datasets, '');
-    // Server links are absolute; the tree's point at its files. Map one onto the other.
-    const normalise = (value: unknown): unknown => {
-      if (typeof value === 'string' && value.startsWith(server.url)) {
-        const url = new URL(value);
-        return context.fileUrlOf(url.pathname, Object.fromEntries(url.searchParams)) + url.hash;
-      }
-      if (Array.isArray(value)) return value.map(normalise);
-      if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, normalise(v)]));
-      return value;
-    };
-    const index = await readJson(tree, INDEX);
-    let compared = 0;
-    for (const dataset of index.datasets) {
-      for (const endpoint of dataset.endpoints) {
-        // Every page of the listing: the first, the last, and some files between of each endpoint,
-        // every kind of file, including the ends of series and pages.
-        const files: { url: string; request: string }[] = [];
-        for (let page = endpoint.listing; page; ) {
-          const listing = await readJson(tree, page);
-          files.push(...listing.files);
-          page = listing.next;
-        }
-        expect(files.length, endpoint.path).toBe(endpoint.files);
-        const step = Math.max(1, Math.floor(files.length / 6));
-        const sample = [...new Set([...files.filter((_, i) => i % step === 0), files.at(-1)!])].filter(Boolean);
-        for (const file of sample) {
-          const served = await server.json(file.request.replace(/^GET /, ''));
-          expect(await readJson(tree, file.url), `${file.url} as ${file.request}`).toEqual(normalise(served));
-          compared++;
-        }
-      }
-    }
-    expect(compared).toBeGreaterThan(90);
+    // Every page of each endpoint's listing, and some files between of each, every kind of file,
+    // including the ends of series and pages.
+    expect(await expectTreeAnswersAsServer(tree, server, staticContext(datasets, ''))).toBeGreaterThan(90);
   });
 
   it('has a file for every endpoint of every data set, the ones that take ids included', async () => {

@@ -2,6 +2,7 @@ import { Problem } from '../../../core/problem.ts';
 import type { RenderContext } from '../../vocabulary/render.ts';
 import type { AnswerKind } from '../kind.ts';
 import { readProblems, resourceProblems } from '../problems.ts';
+import { enveloped } from '../serving.ts';
 import { paramsIn, pathIn, WHOLE, wholeLayout } from '../static-files.ts';
 import { captureProblems, crawlCapture, type CaptureStep } from './capture.ts';
 import { queryFor } from './query.ts';
@@ -40,9 +41,9 @@ export const custom: AnswerKind<CustomAnswer, CaptureStep> = {
   ],
   reads: (answer) => answer.reads,
 
-  serve: (request, answer) => answer.answer(queryFor(request), request.params, request.context),
+  serve: async (request, answer) => enveloped(await answer.answer(queryFor(request), request.params, request.context), request.envelope),
 
-  tree: wholeLayout,
+  tree: () => wholeLayout,
   /** One file, or one per value of each path parameter the declaration names. */
   async *files(source, answer) {
     const { dataset, endpoint, rows, context } = source;
@@ -55,7 +56,7 @@ export const custom: AnswerKind<CustomAnswer, CaptureStep> = {
     }
     for (const values of combinations) {
       try {
-        yield { path: pathIn(source, wholeLayout, values, WHOLE), body: await answer.answer(query, paramsIn(source, wholeLayout, values, WHOLE), context) };
+        yield { path: pathIn(source, wholeLayout, values, WHOLE), body: enveloped(await answer.answer(query, paramsIn(source, wholeLayout, values, WHOLE), context), source.envelope) };
       } catch (error) {
         if (!(error instanceof Problem && error.slug === 'not-found')) throw error;
       }

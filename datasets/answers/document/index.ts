@@ -38,7 +38,7 @@ export const document: AnswerKind<DocumentAnswer, DocumentStep> = {
   },
   storage: (answer) => ({ stored: [answer.resource] }),
 
-  tree: wholeLayout,
+  tree: () => wholeLayout,
   async *files(source, answer) {
     const { dataset, rows, context } = source;
     const [row] = await rows.all(dataset, answer.resource, { equal: answer.where });

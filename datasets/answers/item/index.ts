@@ -57,7 +57,7 @@ export const item: AnswerKind<ItemAnswer> = {
     lookups: [{ resource: answer.resource, columns: answer.match, unlessRendered: true }],
   }),
 
-  tree: wholeLayout,
+  tree: () => wholeLayout,
   prints: (answer) => ({ kind: 'buckets', resource: answer.resource, keyColumn: answer.match[0]! }),
 
   /**

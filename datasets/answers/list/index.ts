@@ -31,7 +31,7 @@ export const list: AnswerKind<ListAnswer, ListStep> = {
     return renderRows(request, resource, rows);
   },
 
-  tree: wholeLayout,
+  tree: () => wholeLayout,
   async *files(source, answer) {
     const { dataset, rows, context } = source;
     const resource = rows.resource(dataset, answer.resource);

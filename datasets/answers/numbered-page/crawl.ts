@@ -1,6 +1,6 @@
 import { addDays, dayToUtcMs, utcDayOf } from '../../../core/calendar.ts';
 import type { Endpoint } from '../../vocabulary/endpoint.ts';
-import { forwardWindows, isObject, OVERLAP_DAYS, readColumnProblems, seriesKey, storedProblems, type Crawl, type Fetched, type Span, type StepScope } from '../crawling.ts';
+import { envelopeExtras, forwardWindows, isObject, OVERLAP_DAYS, readColumnProblems, seriesKey, storedProblems, type Crawl, type Fetched, type Span, type StepScope } from '../crawling.ts';
 import type { NumberedPageAnswer } from './index.ts';
 import { MAX_PAGE_SIZE } from './numbered-page.ts';
 
@@ -72,7 +72,8 @@ export async function crawlWindows(crawl: Crawl, step: WindowsStep, endpoint: En
         records += body.data.length;
         if (!body.hasNextPage) break;
       }
-      return crawl.found(pages, step.path, { from, to }, [{ resource, field: 'data' }], { records });
+      const observed = { endpoint: endpoint.fullPath, envelope: envelopeExtras(pages[0]!.body, endpoint) };
+      return crawl.found(pages, step.path, { from, to }, [{ resource, field: 'data' }], { records, observed });
     });
   });
 }

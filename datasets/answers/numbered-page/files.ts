@@ -1,4 +1,5 @@
 import { addDays, dayToUtcMs, utcDayOf } from '../../../core/calendar.ts';
+import { enveloped } from '../serving.ts';
 import { EMPTY, pathIn, type FileSource, type StaticFile } from '../static-files.ts';
 import type { NumberedPageAnswer } from './index.ts';
 import { dayLayout } from './layout.ts';
@@ -35,7 +36,7 @@ export async function* numberedPageFiles(source: FileSource, answer: NumberedPag
   let page = 1;
   const emit = (hasNextPage: boolean) => {
     const day = pending[current]!;
-    return { path: pathOf(day.day, page), body: numberedPage(data, page, MAX_PAGE_SIZE, hasNextPage), input: `${day.print}:${page}` };
+    return { path: pathOf(day.day, page), body: enveloped(numberedPage(data, page, MAX_PAGE_SIZE, hasNextPage), source.envelope), input: `${day.print}:${page}` };
   };
   /** Finishes days before `day`: the current one's last page, and empty days. */
   const finishUntil = function* (day: string | undefined) {

@@ -36,7 +36,7 @@ export const numberedPage: AnswerKind<NumberedPageAnswer, WindowsStep, DayUnit> 
 
   serve: answerNumberedPage,
 
-  tree: dayLayout,
+  tree: () => dayLayout,
   files: numberedPageFiles,
 
   crawl: { problems: windowsProblems, run: crawlWindows },

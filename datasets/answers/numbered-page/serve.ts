@@ -1,5 +1,5 @@
 import type { DuckDBValue } from '@duckdb/node-api';
-import { columnsFor, renderRows, resourceOf, selectList, type AnswerRequest } from '../serving.ts';
+import { columnsFor, enveloped, renderRows, resourceOf, selectList, type AnswerRequest } from '../serving.ts';
 import { dayRangeOf, timeCondition } from '../time-range.ts';
 import type { NumberedPageAnswer } from './index.ts';
 import { numberedPage } from './numbered-page.ts';
@@ -24,5 +24,5 @@ export async function answerNumberedPage(request: AnswerRequest, answer: Numbere
     `SELECT ${selectList(columnsFor(request, resource))} FROM ${from} WHERE ${timeCondition(answer.time, range, bind)} LIMIT ${bind(pageSize + 1)} OFFSET ${bind((page - 1) * pageSize)}`,
     values,
   );
-  return numberedPage(renderRows(request, resource, rows.slice(0, pageSize)), page, pageSize, rows.length > pageSize);
+  return enveloped(numberedPage(renderRows(request, resource, rows.slice(0, pageSize)), page, pageSize, rows.length > pageSize), request.envelope);
 }

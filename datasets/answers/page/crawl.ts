@@ -1,6 +1,6 @@
 import { fingerprint } from '../../vocabulary/fingerprint.ts';
 import type { Endpoint } from '../../vocabulary/endpoint.ts';
-import { isObject, objectShape, storedProblems, type Crawl, type RecordPlace, type StepScope } from '../crawling.ts';
+import { envelopeExtras, isObject, objectShape, storedProblems, type Crawl, type RecordPlace, type StepScope } from '../crawling.ts';
 import type { PageAnswer } from './index.ts';
 import { PAGE_LIMIT } from './offset-page.ts';
 
@@ -20,8 +20,8 @@ const MAX_ROUNDS = 3;
 
 interface PageMeta {
   readonly total: number;
-  /** Ids first seen on this page, with the item's fingerprint when details are fetched. */
-  readonly items: readonly [string, string | null][];
+  /** Ids first seen on this page, with the item's fingerprint when details are fetched, and where the item stood in the list. */
+  readonly items: readonly [string, string | null, number?][];
 }
 
 function idOf(item: unknown, field: string): string {
@@ -51,6 +51,12 @@ export async function crawlPages(crawl: Crawl, step: PagesStep, endpoint: Endpoi
   const detail = step.detail ? crawl.endpoint(step.detail) : undefined;
   /** Every id seen, with the listed item's fingerprint when details are fetched. */
   const seen = new Map<string, string | null>();
+  /** Where each id stood in the list when first seen: the list is served in this order. */
+  const positions = new Map<string, number>();
+  const see = ([id, print, position]: readonly [string, string | null, number?]) => {
+    seen.set(id, print);
+    if (position !== undefined && !positions.has(id)) positions.set(id, position);
+  };
   let total = 0;
   const page = async (round: number, offset: number) => {
     const meta = await crawl.unit<PageMeta>(
@@ -59,18 +65,29 @@ export async function crawlPages(crawl: Crawl, step: PagesStep, endpoint: Endpoi
         const got = await crawl.get(endpoint.fullPath, { limit: PAGE_LIMIT, offset }, { shape: pageShape });
         const body = got.body as { items: unknown[]; pagination: { total: number } };
         const fresh = body.items.filter((item) => !seen.has(idOf(item, step.id)));
-        const items = fresh.map((item): [string, string | null] => [idOf(item, step.id), detail ? fingerprint(item) : null]);
-        for (const [id, print] of items) seen.set(id, print);
+        const items = fresh.map((item): [string, string | null, number] => [idOf(item, step.id), detail ? fingerprint(item) : null, offset + body.items.indexOf(item)]);
+        items.forEach(see);
         // An answer with items seen before is stored without them; the usual one as it came.
         const kept = fresh.length === body.items.length ? got : { ...got, body: { ...body, items: fresh }, text: undefined };
         const place: RecordPlace = { resource, field: 'items', ...(detail ? { checkOnly: true } : {}) };
-        return crawl.found(kept, step.path, {}, [place], { total: body.pagination.total, items, records: fresh.length });
+        const observed = { endpoint: endpoint.fullPath, envelope: envelopeExtras(body, endpoint) };
+        return crawl.found(kept, step.path, {}, [place], { total: body.pagination.total, items, records: fresh.length, observed });
       },
-      (meta) => meta.items.forEach(([id, print]) => seen.set(id, print)),
+      (meta) => meta.items.forEach(see),
     );
     total = Math.max(total, meta.total);
     return meta;
   };
+
+  // What a request without `limit` gets: the spec shows no default, and a mirror must answer it the same.
+  crawl.planned(1);
+  await crawl.unit(`GET ${endpoint.fullPath} defaults`, async () => {
+    const body = (await crawl.get(endpoint.fullPath, {}, { shape: pageShape })).body as { pagination: { limit?: unknown } };
+    const limit = body.pagination.limit;
+    const usable = typeof limit === 'number' && Number.isInteger(limit) && limit >= 1 && limit <= PAGE_LIMIT;
+    if (!usable) crawl.log('default not kept', { dataset: crawl.dataset.name, path: step.path, limit, note: `a list asked without limit answers with pages of ${PAGE_LIMIT}` });
+    return { meta: { observed: { endpoint: endpoint.fullPath, ...(usable ? { defaults: { limit: String(limit) } } : {}) } } };
+  });
 
   for (let round = 1; round <= MAX_ROUNDS; round++) {
     crawl.planned(1);
@@ -90,7 +107,7 @@ export async function crawlPages(crawl: Crawl, step: PagesStep, endpoint: Endpoi
   }
 
   if (!detail) {
-    crawl.plan(crawl.table(resource).name, { kind: 'replace' });
+    crawl.plan(crawl.table(resource).name, { kind: 'replace', positions });
     return;
   }
   const detailResource = (detail.answer as { resource: string }).resource;
@@ -102,7 +119,7 @@ export async function crawlPages(crawl: Crawl, step: PagesStep, endpoint: Endpoi
     if (print !== null && previous.get(id) === print) carry.add(id);
     else wanted.push(id);
   }
-  crawl.plan(table.name, { kind: 'refresh', key: table.key![0]!, carry });
+  crawl.plan(table.name, { kind: 'refresh', key: table.key![0]!, carry, positions });
   crawl.log('details', { dataset: crawl.dataset.name, path: step.detail, fetch: wanted.length, unchanged: carry.size });
   crawl.planned(wanted.length);
   await crawl.each(wanted, async (id) => {

@@ -1,16 +1,18 @@
 import { EMPTY, pathIn, WHOLE, type FileSource, type StaticFile } from '../static-files.ts';
 import type { PageAnswer } from './index.ts';
 import { pageLayout, type PageUnit } from './layout.ts';
-import { offsetPage, PAGE_LIMIT } from './offset-page.ts';
+import { offsetPage, pageLimitOf } from './offset-page.ts';
 
 /**
- * Pages of 100 in list order; the first is the request with no query. An empty list is one empty
+ * Pages of the list's default size (100, or its upstream's) in list order; the first is the request with no query. An empty list is one empty
  * page. A page's input is its rows' prints and the list's total: when only the total changed
  * (every page of a growing register), the page keeps its rendered rows and gets a new envelope.
  */
 export async function* pageFiles(source: FileSource, answer: PageAnswer): AsyncGenerator<StaticFile> {
   const { dataset, endpoint, rows, context } = source;
   const resource = rows.resource(dataset, answer.resource);
+  const PAGE_LIMIT = pageLimitOf(source.defaults);
+  const layout = pageLayout(PAGE_LIMIT);
   const prints = await source.prints.prints(dataset, { kind: 'pages', resource: answer.resource, pageRows: PAGE_LIMIT });
   const total = prints.reduce((sum, page) => sum + page.rows, 0);
   const pagination = (offset: number, count: number, listTotal: number) =>
@@ -20,8 +22,8 @@ export async function* pageFiles(source: FileSource, answer: PageAnswer): AsyncG
       total: listTotal,
       next: offset + count < listTotal ? context.link(endpoint.fullPath, { limit: PAGE_LIMIT, offset: offset + PAGE_LIMIT }) : null,
     }).pagination;
-  // The body ends with its pagination: JSON.stringify keeps offsetPage's key order.
-  const ending = (offset: number, count: number, listTotal: number) => `],"pagination":${JSON.stringify(pagination(offset, count, listTotal))}}`;
+  // The body ends with its pagination (and the upstream's own envelope keys): JSON.stringify keeps offsetPage's key order.
+  const ending = (offset: number, count: number, listTotal: number) => `],${JSON.stringify({ pagination: pagination(offset, count, listTotal), ...source.envelope }).slice(1)}`;
   /** `previous`: the input the tree in use made the page from; `was`: its total, when its rows are the same. */
   type Page = { offset: number; count: number; path: string; input: string; previous?: string; was?: number };
   const pages: Page[] = [];
@@ -29,7 +31,7 @@ export async function* pageFiles(source: FileSource, answer: PageAnswer): AsyncG
     const shown = prints[i] ?? { rows: 0, print: EMPTY };
     if (shown.rows !== Math.min(PAGE_LIMIT, total - offset)) throw new Error(`${endpoint.fullPath}: page ${i + 1} of the prints has ${shown.rows} rows`);
     const unit: PageUnit = offset === 0 ? WHOLE : { kind: 'offset', offset };
-    const path = pathIn(source, pageLayout, {}, unit);
+    const path = pathIn(source, layout, {}, unit);
     const previous = source.previousInput(path);
     const [previousRows, previousTotal] = previous?.split('~') ?? [];
     pages.push({ offset, count: shown.rows, path, input: `${shown.print}~${total}`, previous, ...(previousRows === shown.print && previousTotal ? { was: Number(previousTotal) } : {}) });
@@ -38,7 +40,7 @@ export async function* pageFiles(source: FileSource, answer: PageAnswer): AsyncG
     if (page.previous === page.input) return { carried: [{ path: page.path, input: page.input }] };
     if (page.was !== undefined) return { path: page.path, ending: { was: ending(page.offset, page.count, page.was), now: ending(page.offset, page.count, total) }, input: page.input };
     const { next } = pagination(page.offset, page.count, total);
-    return { path: page.path, body: offsetPage(items ?? [], { limit: PAGE_LIMIT, offset: page.offset, total, next }), input: page.input, endsWith: ending(page.offset, page.count, total) };
+    return { path: page.path, body: offsetPage(items ?? [], { limit: PAGE_LIMIT, offset: page.offset, total, next }, source.envelope), input: page.input, endsWith: ending(page.offset, page.count, total) };
   };
   // Pages to render, as runs of neighbours: only their rows are read (a growing register
   // changes its last pages).

@@ -11,8 +11,8 @@ export type Filter =
   | { readonly kind: 'partOfAny'; readonly column: string }
   /**
    * The parameter (a bounding box) intersects the row's shapes: `extent` columns bound them, and
-   * `shapes` is SQL over the row giving its outlines as DOUBLE[][], one list per ring of its
-   * coordinates in order, [lon, lat, lon, lat, …] (a point is a ring of one position).
+   * the column `shapes` holds its outlines as DOUBLE[][], one list per ring of its coordinates in
+   * order, [lon, lat, lon, lat, …] (a point is a ring of one position).
    */
   | { readonly kind: 'intersects'; readonly extent: readonly [string, string, string, string]; readonly shapes: string };
 
@@ -44,11 +44,11 @@ export function filteredColumns(filter: Filter): string[] {
 }
 
 /** The columns a filter reads of its table as declared. */
-export const declaredColumns = (filter: Filter): readonly string[] => (filter.kind === 'intersects' ? filter.extent : [filter.column]);
+export const declaredColumns = (filter: Filter): readonly string[] => (filter.kind === 'intersects' ? [...filter.extent, filter.shapes] : [filter.column]);
 
 /** SQL of the column the serving database makes for a filter, if it needs one. */
 export function derivedColumn(filter: Filter): string | undefined {
   if (filter.kind === 'partOfAny') return `lower(array_to_string(${quoteIdentifier(filter.column)}, chr(1))) AS ${quoteIdentifier(textColumn(filter.column))}`;
-  if (filter.kind === 'intersects') return `${filter.shapes} AS ${quoteIdentifier(SHAPES_COLUMN)}`;
+  if (filter.kind === 'intersects') return `${quoteIdentifier(filter.shapes)} AS ${quoteIdentifier(SHAPES_COLUMN)}`;
   return undefined;
 }

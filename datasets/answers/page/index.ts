@@ -5,7 +5,7 @@ import { crawlPages, pagesProblems, type PagesStep } from './crawl.ts';
 import { pageFiles } from './files.ts';
 import { declaredColumns, derivedColumn, filteredColumns, type Filter } from './filters.ts';
 import { pageLayout, type PageUnit } from './layout.ts';
-import { PAGE_LIMIT } from './offset-page.ts';
+import { PAGE_LIMIT, pageLimitOf } from './offset-page.ts';
 import { answerPage } from './serve.ts';
 
 /**
@@ -21,8 +21,8 @@ export interface PageAnswer {
 
 const limit = param.integer(
   { min: 1, max: PAGE_LIMIT, default: PAGE_LIMIT },
-  `Maximum number of records to return, 1 to ${PAGE_LIMIT}; default ${PAGE_LIMIT}.`,
-  `Maksymalna liczba zwracanych rekordów, od 1 do ${PAGE_LIMIT}; domyślnie ${PAGE_LIMIT}.`,
+  `Maximum number of records to return, 1 to ${PAGE_LIMIT}; by default as many as the upstream returns to a request without limit (${PAGE_LIMIT} from the sample city).`,
+  `Maksymalna liczba zwracanych rekordów, od 1 do ${PAGE_LIMIT}; domyślnie tyle, ile źródło zwraca na żądanie bez limit (${PAGE_LIMIT} w przykładowym mieście).`,
 );
 const offset = param.integer({ min: 0, max: 1_000_000_000, default: 0 }, 'Number of records to skip; default 0.', 'Liczba pomijanych rekordów; domyślnie 0.');
 
@@ -55,9 +55,9 @@ export const page: AnswerKind<PageAnswer, PagesStep, PageUnit> = {
     };
   },
 
-  tree: pageLayout,
+  tree: (defaults) => pageLayout(pageLimitOf(defaults)),
   files: pageFiles,
-  prints: (answer) => ({ kind: 'pages', resource: answer.resource, pageRows: PAGE_LIMIT }),
+  prints: (answer, defaults) => ({ kind: 'pages', resource: answer.resource, pageRows: pageLimitOf(defaults) }),
 
   crawl: { problems: pagesProblems, run: crawlPages },
 

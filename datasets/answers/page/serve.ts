@@ -49,7 +49,7 @@ export async function answerPage(request: AnswerRequest, answer: PageAnswer) {
       values,
     );
     const [total, count] = [Number(found!.__total), Number(found!.__count)];
-    return new SerializedJson(offsetPageBytes((found!.__items as Buffer | null) ?? Buffer.alloc(0), { limit, offset, count, total, next: nextOf(count, total) }));
+    return new SerializedJson(offsetPageBytes((found!.__items as Buffer | null) ?? Buffer.alloc(0), { limit, offset, count, total, next: nextOf(count, total) }, request.envelope));
   }
   const rows = await request.connection.rows(
     `${page} SELECT (SELECT count(*) FROM hit) AS "__total", ${selectList(columnsFor(request, resource))} FROM ${stored} WHERE ${onPage} ORDER BY rowid`,
@@ -59,13 +59,13 @@ export async function answerPage(request: AnswerRequest, answer: PageAnswer) {
   const total = rows[0]
     ? Number(rows[0].__total)
     : Number((await request.connection.rows(`SELECT count(*) AS "__total" FROM ${source} WHERE ${where}`, values.slice(0, -2)))[0]!.__total);
-  return offsetPage(renderRows(request, resource, rows), { limit, offset, total, next: nextOf(rows.length, total) });
+  return offsetPage(renderRows(request, resource, rows), { limit, offset, total, next: nextOf(rows.length, total) }, request.envelope);
 }
 
 /** An offset page's JSON from its items' JSON joined by commas: the bytes JSON.stringify makes of offsetPage. */
-export function offsetPageBytes(items: Uint8Array, page: { limit: number; offset: number; count: number; total: number; next: string | null }): Buffer {
-  const { pagination } = offsetPage(Array.from({ length: page.count }), page);
-  return Buffer.concat([Buffer.from('{"items":['), items, Buffer.from(`],"pagination":${JSON.stringify(pagination)}}`)]);
+export function offsetPageBytes(items: Uint8Array, page: { limit: number; offset: number; count: number; total: number; next: string | null }, envelope?: Readonly<Record<string, unknown>>): Buffer {
+  const { items: _, ...rest } = offsetPage(Array.from({ length: page.count }), page, envelope);
+  return Buffer.concat([Buffer.from('{"items":['), items, Buffer.from(`],${JSON.stringify(rest).slice(1)}`)]);
 }
 
 /** A filter as SQL over the in-memory copy; `stored` names the stored table, whose rows match it by row number. */

@@ -1,6 +1,6 @@
 import { addDays, dayToUtcMs, utcDayOf } from '../../../core/calendar.ts';
 import type { Endpoint } from '../../vocabulary/endpoint.ts';
-import { forwardWindows, isObject, OVERLAP_DAYS, readColumnProblems, seriesKey, storedProblems, type Crawl, type Span, type StepScope } from '../crawling.ts';
+import { envelopeExtras, forwardWindows, isObject, OVERLAP_DAYS, readColumnProblems, seriesKey, storedProblems, type Crawl, type Span, type StepScope } from '../crawling.ts';
 import type { SeriesAnswer } from './index.ts';
 
 /**
@@ -61,7 +61,8 @@ export async function crawlSeries(crawl: Crawl, step: SeriesStep, endpoint: Endp
       crawl.unit<{ records: number }>(`GET ${path}?from=${from}&to=${to}`, async () => {
         const got = await crawl.get(path, { from, to }, { shape });
         const records = (got.body as Record<string, unknown[]>)[step.field]!.length;
-        return crawl.found(got, step.path, { ...params, from, to }, [{ resource, field: step.field }], { records });
+        const observed = { endpoint: endpoint.fullPath, envelope: envelopeExtras(got.body, endpoint) };
+        return crawl.found(got, step.path, { ...params, from, to }, [{ resource, field: step.field }], { records, observed });
       });
     if (job.windows) {
       crawl.planned(job.windows.length);

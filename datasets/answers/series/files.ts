@@ -1,6 +1,7 @@
 import { dayToUtcMs, utcDayOf } from '../../../core/calendar.ts';
 import { rowOrder } from '../../../core/row-order.ts';
 import type { RenderContext } from '../../vocabulary/render.ts';
+import { enveloped } from '../serving.ts';
 import { EMPTY, paramsIn, pathIn, type FileSource, type StaticFile } from '../static-files.ts';
 import type { SeriesAnswer } from './index.ts';
 import { monthLayout, nextMonth } from './layout.ts';
@@ -22,6 +23,7 @@ export async function* seriesFiles(source: FileSource, answer: SeriesAnswer): As
   const { dataset, rows, context } = source;
   const resource = rows.resource(dataset, answer.resource);
   const table = dataset.tables[resource.table]!;
+  const envelope: SeriesAnswer['envelope'] = (items, params, ctx) => enveloped(answer.envelope(items, params, ctx), source.envelope);
   const order = [answer.time, ...rowOrder(table).filter((column) => column !== answer.time)];
   // One after the other: they share a connection, on which a new query ends a running one.
   const parentRows: Row[][] = [];
@@ -132,7 +134,7 @@ export async function* seriesFiles(source: FileSource, answer: SeriesAnswer): As
       }
       const params = paramsIn(source, monthLayout, values, { kind: 'month', month: m.month });
       const items = byMonth.get(m.month) ?? [];
-      const ending = s.after.has(m.month) ? endingAfterRows(answer, items, params, context) : undefined;
+      const ending = s.after.has(m.month) ? endingAfterRows(envelope, items, params, context) : undefined;
       if (ending !== undefined) yield { path: m.path, extend: { ending, insert: `,${items.map((item) => JSON.stringify(item)).join(',')}` }, input: m.input };
       else if (s.after.has(m.month)) {
         // The envelope is not one to add rows to: the month is rendered whole after all.
@@ -140,8 +142,8 @@ export async function* seriesFiles(source: FileSource, answer: SeriesAnswer): As
         for await (const batch of rows.stream(dataset, answer.resource, { equal, from: dayToUtcMs(`${m.month}-01`), to: dayToUtcMs(`${nextMonth(m.month)}-01`) }, { order })) {
           for (const row of batch) whole.push(resource.render(row, context));
         }
-        yield { path: m.path, body: answer.envelope(whole, params, context), input: m.input };
-      } else yield { path: m.path, body: answer.envelope(items, params, context), input: m.input };
+        yield { path: m.path, body: envelope(whole, params, context), input: m.input };
+      } else yield { path: m.path, body: envelope(items, params, context), input: m.input };
     }
   }
 }
@@ -151,15 +153,15 @@ export async function* seriesFiles(source: FileSource, answer: SeriesAnswer): As
  * nothing made from them: its body with no rows is `…[]<ending>`, and with rows `…[<rows>]<ending>`.
  * Checked with rows of the file itself, so an envelope that counts or reads them is seen.
  */
-function endingAfterRows(answer: SeriesAnswer, items: readonly unknown[], params: Record<string, unknown>, context: RenderContext): string | undefined {
+function endingAfterRows(envelope: SeriesAnswer['envelope'], items: readonly unknown[], params: Record<string, unknown>, context: RenderContext): string | undefined {
   if (!items.length) return undefined;
   const probe = [items[0], items.at(-1)];
   try {
-    const empty = JSON.stringify(answer.envelope([], params, context));
+    const empty = JSON.stringify(envelope([], params, context));
     const at = empty.lastIndexOf('[]');
     if (at < 0) return undefined;
     const ending = empty.slice(at + 1);
-    const two = JSON.stringify(answer.envelope(probe, params, context));
+    const two = JSON.stringify(envelope(probe, params, context));
     return two === `${empty.slice(0, at + 1)}${probe.map((item) => JSON.stringify(item)).join(',')}${ending}` ? ending : undefined;
   } catch {
     return undefined;

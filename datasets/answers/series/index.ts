@@ -51,7 +51,7 @@ export const series: AnswerKind<SeriesAnswer, SeriesStep, MonthUnit> = {
   /** A parent is found by its match columns, one value at a time: indexed, so the one row is fetched rather than every id scanned. */
   storage: (answer) => ({ lookups: answer.parents.map((parent) => ({ resource: parent.resource, columns: parent.match })) }),
 
-  tree: monthLayout,
+  tree: () => monthLayout,
   files: seriesFiles,
 
   crawl: { problems: seriesProblems, run: crawlSeries },

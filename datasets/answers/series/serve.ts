@@ -1,7 +1,7 @@
 import type { DuckDBValue } from '@duckdb/node-api';
 import { quoteIdentifier } from '../../../core/db/duckdb.ts';
 import { notFound } from '../../../core/problem.ts';
-import { castParam, columnsFor, findRow, renderRows, resourceOf, selectList, type AnswerRequest } from '../serving.ts';
+import { castParam, columnsFor, enveloped, findRow, renderRows, resourceOf, selectList, type AnswerRequest } from '../serving.ts';
 import { dayRangeOf, timeCondition } from '../time-range.ts';
 import type { SeriesAnswer } from './index.ts';
 
@@ -31,5 +31,5 @@ export async function answerSeries(request: AnswerRequest, answer: SeriesAnswer)
     values,
   );
   for (const row of rows) Object.assign(row, equal);
-  return answer.envelope(renderRows(request, resource, rows), request.params, request.context);
+  return enveloped(answer.envelope(renderRows(request, resource, rows), request.params, request.context), request.envelope);
 }
