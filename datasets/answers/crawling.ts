@@ -72,7 +72,7 @@ export interface Observed {
   readonly endpoint: string;
   /** Query values the upstream applies when a request leaves them out. */
   readonly defaults?: Readonly<Record<string, string>>;
-  /** The envelope's keys beyond those the kind of answer puts there, with their values. */
+  /** The envelope's keys beyond those of the endpoint's response in the spec, with their values. */
   readonly envelope?: Readonly<Record<string, unknown>>;
 }
 

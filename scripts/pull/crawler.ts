@@ -7,6 +7,7 @@ import type { Endpoint } from '../../datasets/vocabulary/endpoint.ts';
 import { RawJson, type Batch, type Journal } from './journal.ts';
 import { Normalizer } from './normalize.ts';
 import type { Previous } from './previous.ts';
+import { baseIn } from './public-base.ts';
 import type { Upstream } from './upstream.ts';
 
 /**
@@ -152,8 +153,10 @@ export class DatasetCrawl implements Crawl {
     const fetchedAt = Date.now();
     this.options.tally.records += meta.records ?? 0;
     const list: readonly Fetched[] = Array.isArray(answers) ? answers : [answers as Fetched];
+    // The address the upstream writes links on, as the first record with a uri shows it (see public-base.ts).
+    const base = places.map((place) => baseIn(this.dataset.resources[place.resource]!, { ...place, params, path, url: list[0]!.url, fetchedAt }, list[0]!.body)).find(Boolean);
     return {
-      meta,
+      meta: base ? { ...meta, base } : meta,
       // Kept as the text it came in, but where a step changed what is kept.
       answers: list.map((got) => (got.text === undefined ? got.body : new RawJson(got.text))),
       batches: list.flatMap((got, answer): Batch[] => places.map((place) => ({ ...place, answer, params, path, url: got.url, fetchedAt }))),

@@ -103,6 +103,11 @@ export class Journal {
     return this.places.get(key)?.meta as M | undefined;
   }
 
+  /** Every unit's meta, kept in memory. */
+  *metas(): Generator<unknown> {
+    for (const place of this.places.values()) yield place.meta;
+  }
+
   /** Appends a finished unit in one write; answers given as RawJson go in as the text they are. */
   append<M>(entry: Omit<Entry<M>, 'answers'> & { answers?: readonly (RawJson | unknown)[] }): void {
     const { key, meta, answers = [], ...payload } = entry;

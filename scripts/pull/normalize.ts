@@ -61,6 +61,7 @@ export class Normalizer {
     const ignore = batch.ignore ? new Set(batch.ignore) : undefined;
     const zoned = this.zoned.has(batch.resource);
     const positioned = 'list_position' in table.columns && !batch.document;
+    const unread = (filter: string) => this.noteUnread(filter, batch.url);
     for (const [record, params, index] of recordsOf(batch, answer)) {
       const checked = resource.schema.safeParse(record);
       if (!checked.success) {
@@ -70,7 +71,7 @@ export class Normalizer {
       if (batch.checkOnly || !resource.parse) continue;
       let row: Record<string, unknown>;
       try {
-        row = resource.parse(checked.data, { params, path: batch.path, fetchedAt: batch.fetchedAt, json: this.json, unread: (filter) => this.noteUnread(filter, batch.url) });
+        row = resource.parse(checked.data, { params, path: batch.path, fetchedAt: batch.fetchedAt, json: this.json, unread });
       } catch (error) {
         each({ ok: false, quarantined: { resource: batch.resource, url: batch.url, reason: `cannot be stored: ${(error as Error).message}`, record } });
         continue;

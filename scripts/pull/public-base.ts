@@ -1,7 +1,7 @@
-import type { Dataset } from '../../datasets/vocabulary/dataset.ts';
+import type { Resource } from '../../datasets/vocabulary/dataset.ts';
 import { queryString, type RenderContext } from '../../datasets/vocabulary/render.ts';
 import { formatInstant } from '../../core/zoned-time.ts';
-import type { Journal } from './journal.ts';
+import type { Batch, Journal } from './journal.ts';
 import { recordsOf } from './normalize.ts';
 
 /**
@@ -9,43 +9,38 @@ import { recordsOf } from './normalize.ts';
  * with the path the record's own fields give (a transaction's with its id); what comes before is
  * the upstream's public base. Behind a reverse proxy or a CDN, or under https where it was pulled
  * over http, it is not the address the pull was sent to, and links inside records must be made
- * relative to it to be served against the mirror's address.
+ * relative to it to be served against the mirror's address. Each unit of a crawl notes the base
+ * its first record shows (`base` in its meta, see baseIn), so the journal's metas, kept in memory,
+ * say it without a record being read again.
  */
 
 /** Renders links as their path and query alone. */
 const paths: RenderContext = { timeZone: 'UTC', link: (path, query) => `${path}${queryString(query)}`, time: (ms) => formatInstant(ms, 'UTC') };
 
-/** Records looked at before the most common base is taken. */
-const ENOUGH = 100;
-
-export async function learnPublicBase(journal: Journal, datasets: readonly Dataset[], pulledFrom: string): Promise<string> {
-  const counts = new Map<string, number>();
-  let seen = 0;
-  entries: for await (const entry of journal.entries()) {
-    const dataset = datasets.find((d) => d.name === entry.dataset);
-    for (const batch of dataset ? (entry.batches ?? []) : []) {
-      const resource = dataset!.resources[batch.resource];
-      if (!resource?.parse || batch.checkOnly) continue;
-      // One record of a batch is enough: its others say the same.
-      for (const [record, params] of recordsOf(batch, entry.answers?.[batch.answer])) {
-        const uri = (record as { uri?: unknown } | null)?.uri;
-        const checked = typeof uri === 'string' ? resource.schema.safeParse(record) : undefined;
-        if (!checked?.success) continue;
-        let path: unknown;
-        try {
-          const row = resource.parse(checked.data, { params, path: batch.path, fetchedAt: batch.fetchedAt, json: (value) => value, unread: () => {} });
-          path = (resource.render({ ...row, extra: null }, paths) as { uri?: unknown }).uri;
-        } catch {
-          continue;
-        }
-        if (typeof path === 'string' && path.startsWith('/') && (uri as string).endsWith(path)) {
-          const base = (uri as string).slice(0, -path.length);
-          counts.set(base, (counts.get(base) ?? 0) + 1);
-          if (++seen >= ENOUGH) break entries;
-        }
-        break;
-      }
+/** The base the first record of a batch that has a `uri` shows, if any. */
+export function baseIn(resource: Resource, batch: Omit<Batch, 'answer'>, answer: unknown): string | undefined {
+  if (!resource.parse || batch.checkOnly) return undefined;
+  for (const [record, params] of recordsOf({ ...batch, answer: 0 }, answer)) {
+    const uri = (record as { uri?: unknown } | null)?.uri;
+    const checked = typeof uri === 'string' ? resource.schema.safeParse(record) : undefined;
+    if (!checked?.success) return undefined;
+    try {
+      const row = resource.parse(checked.data, { params, path: batch.path, fetchedAt: batch.fetchedAt, json: (value) => value, unread: () => {} });
+      const path = (resource.render({ ...row, extra: null }, paths) as { uri?: unknown }).uri;
+      return typeof path === 'string' && path.startsWith('/') && (uri as string).endsWith(path) ? (uri as string).slice(0, -path.length) : undefined;
+    } catch {
+      return undefined;
     }
+  }
+  return undefined;
+}
+
+/** The base most units of the journal showed; the address pulled from when none did. */
+export function learnPublicBase(journal: Journal, pulledFrom: string): string {
+  const counts = new Map<string, number>();
+  for (const meta of journal.metas()) {
+    const base = (meta as { base?: unknown } | null)?.base;
+    if (typeof base === 'string') counts.set(base, (counts.get(base) ?? 0) + 1);
   }
   const [best] = [...counts].sort((a, b) => b[1] - a[1]);
   return best?.[0] ?? pulledFrom;

@@ -143,7 +143,7 @@ export async function pull(options: PullOptions): Promise<PullResult> {
       return { ok: false, failures, ...totals, quarantined: 0, seconds: (Date.now() - started) / 1000, tables: [] };
     }
 
-    const publicBase = await learnPublicBase(journal, chosen, upstreamUrl);
+    const publicBase = learnPublicBase(journal, upstreamUrl);
     if (publicBase !== upstreamUrl) report.event('links', { publicBase, pulledFrom: upstreamUrl });
     report.event('building the snapshot', { units: journal.units });
     const plans = new Map<string, ReadonlyMap<string, TablePlan>>(crawls.map((crawl, i) => [chosen[i]!.name, crawl.plans]));
