@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { helpOf, parseCommandLine, UsageError, type Command } from './command.ts';
 import { processOutput, type Output } from '../core/progress.ts';
 import { buildCommand } from './build-command.ts';
@@ -21,16 +22,28 @@ function overview(): string {
     'Commands:',
     ...commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     '',
-    'Run "odsnap <command> --help" for a command\'s options.',
+    'Run "odsnap <command> --help" for a command\'s options, "odsnap --version" for the version.',
     '',
   ].join('\n');
 }
 
+/** odsnap's version, from its package.json. */
+export const version = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
 /** Runs one command line; resolves to the exit code (2 for bad arguments). */
 export async function main(argv: readonly string[], output: Output = processOutput): Promise<number> {
   const [name, ...rest] = argv;
-  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+  if (name === '--help' || name === '-h' || name === 'help') {
     output.out(overview());
+    return 0;
+  }
+  // No command is a command line to fix: the list of commands, where errors go, and exit code 2.
+  if (name === undefined) {
+    output.err(overview());
+    return 2;
+  }
+  if (name === '--version' || name === '-V' || name === 'version') {
+    output.out(`odsnap ${version}\n`);
     return 0;
   }
   const command = commands.find((c) => c.name === name);

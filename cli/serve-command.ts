@@ -61,9 +61,18 @@ export const serveCommand = defineCommand({
 
 /** Says what to do when the address is taken, instead of node's EADDRINUSE. */
 export const explainListenError = (host: string, port: number) => (error: NodeJS.ErrnoException): never => {
-  if (error.code === 'EADDRINUSE') throw new Error(`${host}:${port} is in use (another odsnap serve?); choose another with --port`);
+  if (error.code === 'EADDRINUSE') throw new Error(`${host}:${port} is in use (another odsnap serve?); choose another port with ${portOption(port + 1)}`);
   throw error;
 };
+
+/**
+ * How to pass another port, as the user started odsnap: `npm start` takes its options after `--`
+ * (npm keeps `--port` for itself), `npx odsnap` and `node bin/odsnap.js` take them as they are.
+ */
+export function portOption(port: number): string {
+  const byNpmStart = process.env.npm_lifecycle_event === 'start' && /bin\/odsnap\.js/.test(process.env.npm_lifecycle_script ?? '');
+  return byNpmStart ? `"npm start -- --port ${port}"` : `--port ${port}`;
+}
 
 /** Runs until Ctrl-C or SIGTERM, then lets running requests finish. */
 export function untilStopped(server: RunningServer, say: (text: string) => void): Promise<void> {

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { commands, main } from '../../cli/main.ts';
+import { portOption } from '../../cli/serve-command.ts';
 import { capture } from '../fixtures/output.ts';
 import { tinyDataDir } from '../fixtures/tiny.ts';
 
@@ -28,6 +29,18 @@ describe('odsnap', () => {
     const { code, out } = await run('--help');
     expect(code).toBe(0);
     for (const command of commands) expect(out).toContain(command.name);
+  });
+
+  it('answers no command at all with the list of commands on stderr and exit code 2', async () => {
+    const { code, out, err } = await run();
+    expect(code).toBe(2);
+    expect(out).toBe('');
+    for (const command of commands) expect(err).toContain(command.name);
+  });
+
+  it('says its version', async () => {
+    const { version } = JSON.parse(await readFile('package.json', 'utf8'));
+    for (const flag of ['--version', '-V']) expect(await run(flag)).toEqual({ code: 0, out: `odsnap ${version}\n`, err: '' });
   });
 
   it.each(commands.map((c) => [c.name, c] as const))('%s --help shows every option and exits 0', async (name, command) => {
@@ -108,7 +121,15 @@ describe('odsnap', () => {
     try {
       const failed = await promisify(execFile)(process.execPath, ['bin/odsnap.js', 'serve', '--data', tinyDataDir(), '--port', port], { timeout: 60_000 }).catch((error) => error);
       expect(failed.code).toBe(1);
-      expect(failed.stderr).toContain(`127.0.0.1:${port} is in use (another odsnap serve?); choose another with --port`);
+      expect(failed.stderr).toContain(`127.0.0.1:${port} is in use (another odsnap serve?); choose another port with --port ${Number(port) + 1}`);
+      // Started by `npm start`, whose own options come before `--`: the advice says how to pass it there.
+      const saved = { ...process.env };
+      Object.assign(process.env, { npm_lifecycle_event: 'start', npm_lifecycle_script: 'node bin/odsnap.js start' });
+      try {
+        expect(portOption(4322)).toBe('"npm start -- --port 4322"');
+      } finally {
+        process.env = saved;
+      }
     } finally {
       taken.close();
     }
