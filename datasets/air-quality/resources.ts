@@ -75,7 +75,8 @@ export const liveStation = named(
     uri: doc(link(), 'Address of the station.', 'Adres stacji.'),
     stationId: doc(z.string(), 'Station identifier.', 'Identyfikator stacji.'),
     readings: doc(z.array(liveReading), 'Latest readings.', 'Najnowsze odczyty.'),
-    error: doc(unshown().nullable(), 'Null when the station’s readings were obtained; otherwise what went wrong, in a shape the spec does not show (the sample upstream sends { code, message }).', 'Null, gdy odczyty stacji pobrano; w przeciwnym razie opis błędu w kształcie, którego specyfikacja nie pokazuje (przykładowe źródło przesyła { code, message }).'),
+    // Any JSON value, null included: nothing is left for `.nullable()` to add (OpenAPI tools flag an anyOf with an empty schema).
+    error: doc(unshown(), 'Null when the station’s readings were obtained; otherwise what went wrong, in a shape the spec does not show (the sample upstream sends { code, message }).', 'Null, gdy odczyty stacji pobrano; w przeciwnym razie opis błędu w kształcie, którego specyfikacja nie pokazuje (przykładowe źródło przesyła { code, message }).'),
   }),
   'Latest readings of one station.',
   'Najnowsze odczyty jednej stacji.',

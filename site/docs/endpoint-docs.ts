@@ -1,7 +1,7 @@
 import type { Dataset } from '../../datasets/vocabulary/dataset.ts';
 import type { Endpoint } from '../../datasets/vocabulary/endpoint.ts';
 import { jsonSchemaOf, type JsonSchema, type SchemaComponents } from '../openapi/json-schema.ts';
-import { operationId, parametersOf, type ParameterObject } from '../openapi/document.ts';
+import { EXAMPLE_ORIGIN, operationId, parametersOf, type ParameterObject } from '../openapi/document.ts';
 import { invalidRequestExample, problemsOf, type ProblemStatus } from '../openapi/problems.ts';
 import { exampleOf, firstFilesOf, type EndpointExample } from './examples.ts';
 import { responseShape, typeLabel, type ResponseShape } from './schema-rows.ts';
@@ -46,8 +46,6 @@ export interface DocsOptions {
   readonly base?: string;
 }
 
-export const DEFAULT_ORIGIN = 'http://localhost:4321';
-
 function limitsOf(schema: JsonSchema): Limits {
   const number = (key: string) => (typeof schema[key] === 'number' ? (schema[key] as number) : undefined);
   return {
@@ -64,7 +62,7 @@ function limitsOf(schema: JsonSchema): Limits {
 /** The docs of every endpoint of every data set, by full path; one schema component set for all. */
 export function endpointDocs(datasets: readonly Dataset[], options: DocsOptions = {}): { docs: ReadonlyMap<string, EndpointDoc>; components: SchemaComponents } {
   const components: SchemaComponents = {};
-  const origin = (options.origin ?? DEFAULT_ORIGIN).replace(/\/+$/, '');
+  const origin = (options.origin ?? EXAMPLE_ORIGIN).replace(/\/+$/, '');
   const files = firstFilesOf(options.treeDir);
   const absolute = (href: string) => (/^https?:/.test(href) ? href : `${origin}${href}`);
   const docs = new Map<string, EndpointDoc>();

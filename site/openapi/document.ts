@@ -18,6 +18,9 @@ export interface OpenApiOptions {
 
 export const OPENAPI_PATH = '/api/public/openapi.json';
 
+/** Where examples send requests when the document names no server: the address `npm start` serves on. */
+export const EXAMPLE_ORIGIN = 'http://localhost:4321';
+
 /** A parameter as OpenAPI describes it, with what the docs pages show beside it. */
 export interface ParameterObject {
   readonly name: string;
@@ -65,8 +68,10 @@ export function openApiDocument(datasets: readonly Dataset[], options: OpenApiOp
           content: { 'application/json': { schema: jsonSchemaOf(endpoint.response, schemas) } },
         },
       };
-      // 400 carries the endpoint's own example; the others are the same everywhere.
-      const example = invalidRequestExample(endpoint, { base: options.serverUrl ?? '' });
+      // 400 carries the endpoint's own example; the others are the same everywhere. The example's
+      // `type` and `instance` are absolute, as the server sends them: on the server's address, or
+      // the address `npm start` serves on when the document names none.
+      const example = invalidRequestExample(endpoint, { base: options.serverUrl ?? EXAMPLE_ORIGIN });
       for (const status of problemsOf(endpoint)) {
         responses[status.status] =
           status.status === 400
@@ -96,11 +101,14 @@ export function openApiDocument(datasets: readonly Dataset[], options: OpenApiOp
       license: { name: 'CC BY 4.0 (the data)', identifier: 'CC-BY-4.0' },
     },
     servers: [{ url: options.serverUrl ?? '/' }],
+    // Public data: no operation asks for credentials (spec section 5).
+    security: [],
     tags: datasets.map((dataset) => ({ name: dataset.name, description: `${dataset.title.en}. ${dataset.description.en}`, 'x-description-pl': `${dataset.title.pl}. ${dataset.description.pl}` })),
     paths,
     components: {
       schemas,
-      responses: Object.fromEntries(problemStatuses.map((status) => [status.name, problemResponse(status, problemSchema)])),
+      // 400 is every endpoint's own, with its example; the others are shared.
+      responses: Object.fromEntries(problemStatuses.filter((status) => status.status !== 400).map((status) => [status.name, problemResponse(status, problemSchema)])),
     },
   };
 }

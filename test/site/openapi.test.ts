@@ -1,3 +1,9 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { datasets } from '../../datasets/index.ts';
 import { openApiDocument } from '../../site/openapi/document.ts';
@@ -53,6 +59,34 @@ describe('openApiDocument', () => {
     expect(Object.keys(responses('/api/public/rcn/transactions'))).toEqual(['200', '400', '405']);
     expect(Object.keys(responses('/api/public/rcn/transactions/{transactionGmlId}'))).toEqual(['200', '400', '404', '405']);
     expect(responses('/api/public/citybike/rides')[400].content['application/problem+json'].example).toMatchObject({ status: 400, param: 'from', detail: 'from is required' });
+  });
+});
+
+describe('the published OpenAPI document', () => {
+  /** What `redocly lint`, with its recommended rules, finds in a document. */
+  async function lint(document: unknown) {
+    const file = join(await mkdtemp(join(tmpdir(), 'odsnap-openapi-')), 'openapi.json');
+    await writeFile(file, JSON.stringify(document, null, 2));
+    const cli = fileURLToPath(new URL('../../node_modules/@redocly/cli/bin/cli.js', import.meta.url));
+    const run = await promisify(execFile)(process.execPath, [cli, 'lint', file, '--extends', 'recommended', '--format', 'json'], {
+      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+    }).catch((error: { stdout: string }) => error);
+    return JSON.parse(run.stdout) as { totals: { errors: number; warnings: number }; problems: { ruleId: string; message: string }[] };
+  }
+
+  it.each([
+    ['without a server (as the site publishes it)', {}],
+    ['with a server', { serverUrl: 'https://data.example.org/odsnap' }],
+  ])('passes redocly lint with no error and no warning, %s', async (_, options) => {
+    const { totals, problems } = await lint(openApiDocument(datasets, options));
+    expect(problems.map((p) => `${p.ruleId}: ${p.message}`)).toEqual([]);
+    expect(totals).toMatchObject({ errors: 0, warnings: 0 });
+  });
+
+  it('is caught by the lint when it is wrong', async () => {
+    const wrong = openApiDocument(datasets);
+    (wrong.paths['/api/public/rcn/transactions'] as { get: { operationId?: string } }).get.operationId = undefined;
+    expect((await lint(wrong)).totals.warnings + (await lint(wrong)).totals.errors).toBeGreaterThan(0);
   });
 });
 
