@@ -47,6 +47,8 @@ export function shapeMismatch(snapshot: Snapshot, datasets: readonly StoredDatas
         return `${where} has other columns (${[...missing.map((c) => `missing ${c}`), ...unknown.map((c) => `not declared ${c}`)].join(', ')})`;
       }
       if (entry.sortBy.join() !== table.sortBy.join()) return `${where} is sorted by ${entry.sortBy.join(', ')}, not ${table.sortBy.join(', ')}`;
+      const partitions = (list: readonly { name: string; column: string; part?: string }[]) => list.map((p) => `${p.name}=${p.part ?? ''}(${p.column})`).join(', ');
+      if (partitions(entry.partitionBy) !== partitions(table.partitionBy ?? [])) return `${where} is partitioned as ${partitions(entry.partitionBy) || 'nothing'}, not ${partitions(table.partitionBy ?? []) || 'nothing'}`;
     }
   }
   return undefined;

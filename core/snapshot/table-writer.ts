@@ -29,7 +29,7 @@ const NULL_PARTITION = '__HIVE_DEFAULT_PARTITION__';
 
 interface Partition {
   readonly values: Record<string, string>;
-  /** e.g. `counter_id=abc/year=2024`, empty for an unpartitioned table. */
+  /** e.g. `counter=abc/year=2024`, empty for an unpartitioned table. */
   readonly path: string;
   readonly staged: string;
   buffer: string[];

@@ -60,7 +60,7 @@ export const readings = defineTable({
   },
   key: ['station_id', 'sensor_code', 'read_at'],
   partitionBy: [
-    { name: 'station_id', column: 'station_id' },
+    { name: 'station', column: 'station_id' },
     { name: 'year', column: 'read_at', part: 'year' },
   ],
   sortBy: ['sensor_code', 'read_at'],

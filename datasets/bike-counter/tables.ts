@@ -32,7 +32,7 @@ export const readings = defineTable({
   },
   key: ['counter_id', 'read_at'],
   partitionBy: [
-    { name: 'counter_id', column: 'counter_id' },
+    { name: 'counter', column: 'counter_id' },
     { name: 'year', column: 'read_at', part: 'year' },
   ],
   sortBy: ['read_at'],

@@ -75,6 +75,11 @@ export function defineDataset<T extends TableSpecs>(spec: DatasetSpec<T>): Datas
       { ...table, name, columns: { ...table.columns, extra: extraColumn } } as Table,
     ]),
   );
+  for (const table of Object.values(tables)) {
+    const named = (table.partitionBy ?? []).find((partition) => partition.name in table.columns);
+    const apart = named && (named.name.endsWith('_id') ? named.name.slice(0, -3) : `${named.name}_part`);
+    if (named) throw new Error(`${spec.name}/${table.name}: partition "${named.name}" is named like a column, so a reader of the table's folder would see two columns by that name; name it apart, e.g. "${apart}"`);
+  }
   const tableNameOf = (table: TableSpec<Columns>) => {
     const entry = Object.entries(spec.tables).find(([, candidate]) => candidate === table);
     if (!entry) throw new Error(`${spec.name}: a resource is stored in a table the data set does not declare`);

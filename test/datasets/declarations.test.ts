@@ -123,3 +123,15 @@ describe('defineDataset', () => {
     ).toThrow(`broken: its crawl plan ${message}`);
   });
 });
+
+describe('a table declaration', () => {
+  it('refuses a partition named like a column, saying what to call it', async () => {
+    const { defineDataset } = await import('../../datasets/vocabulary/dataset.ts');
+    const base = datasets.find((d) => d.name === 'bike-counter')!;
+    const tables = await import('../../datasets/bike-counter/tables.ts');
+    const readings = { ...tables.readings, partitionBy: [{ name: 'counter_id', column: 'counter_id' as const }] };
+    expect(() => defineDataset({ ...base, name: 'broken', tables: { ...tables, readings }, resources: {} })).toThrow(
+      'broken/readings: partition "counter_id" is named like a column, so a reader of the table\'s folder would see two columns by that name; name it apart, e.g. "counter"',
+    );
+  });
+});

@@ -39,7 +39,7 @@ describe('a fifth data set declared in one folder', () => {
   it('is generated into the snapshot beside the four, partitioned as declared', () => {
     expect(Object.keys(snapshot.manifest.datasets)).toEqual(['rcn', 'citybike', 'bike-counter', 'air-quality', 'parking']);
     const occupancy = snapshot.manifest.datasets.parking!.tables.occupancy!;
-    expect(occupancy.files.map((f) => f.partition.car_park_id)).toEqual(['pr-1', 'pr-2', 'pr-3']);
+    expect(occupancy.files.map((f) => f.partition.car_park)).toEqual(['pr-1', 'pr-2', 'pr-3']);
     expect(occupancy.rows).toBeGreaterThan(3 * 24 * 300);
   });
 
