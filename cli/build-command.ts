@@ -19,6 +19,8 @@ export const buildCommand = defineCommand({
     'base-url': { type: 'string', value: 'URL', description: 'prefix of links in the tree, e.g. https://cdn.example.org/odsnap (default: links from the host\'s root)' },
     full: { type: 'boolean', description: 'render every file again, trusting nothing of the tree in use' },
     'no-site': { type: 'boolean', description: 'leave out the site (docs, data-set pages, query page); only the v1 tree and downloads' },
+    publisher: { type: 'string', value: 'NAME', description: 'who publishes the data, for the DCAT-AP record (default: the upstream pulled from)' },
+    contact: { type: 'string', value: 'EMAIL|URL', description: 'whom to ask about the data, for the DCAT-AP record (default: the upstream\'s address)' },
   },
   schema: z.object({
     data: z.string().min(1),
@@ -29,6 +31,12 @@ export const buildCommand = defineCommand({
       .optional(),
     full: z.boolean().optional(),
     'no-site': z.boolean().optional(),
+    publisher: z.string().trim().min(1).optional(),
+    contact: z
+      .string()
+      .transform((value) => (/^[^@\s/:]+@[^@\s/]+$/.test(value) ? `mailto:${value}` : value))
+      .refine((value) => /^(mailto:[^@\s]+@[^@\s]+|https?:\/\/[^/\s]+\S*)$/.test(value), { error: 'must be an e-mail address or an http(s) URL' })
+      .optional(),
   }),
   async run(options, output) {
     const { buildStaticForCommand } = await import('../scripts/static/build-on-thread.ts');
@@ -40,6 +48,7 @@ export const buildCommand = defineCommand({
       base: options['base-url'],
       full: options.full,
       site: !options['no-site'] && canBuildSite(),
+      publisher: { name: options.publisher, contact: options.contact },
       onProgress: ({ endpoint, files }) => progress.update(() => `${endpoint}: ${formatCount(files)} files`),
       onStep: (text) => progress.step(text),
     });
@@ -47,6 +56,7 @@ export const buildCommand = defineCommand({
       `${options.out} -> ${result.tree}: snapshot ${result.snapshot}, ${formatCount(result.files)} files; ` +
         `${formatCount(result.carried)} carried over unrendered, ${formatCount(result.reenveloped)} pages with a new total, ${formatCount(result.extended)} with rows added; ${formatCount(result.written)} written (${formatBytes(result.bytes)}), ${formatCount(result.linked)} linked, ${formatCount(result.deleted)} deleted, in ${result.seconds.toFixed(1)} s`,
     );
+    for (const warning of result.warnings) output.err(`odsnap build: warning: ${warning}\n`);
     return 0;
   },
 });

@@ -9,11 +9,25 @@ import { join } from 'node:path';
 /** The static tree's entry point: its snapshot, licence, and every data set, endpoint and file pattern. */
 export const INDEX = 'api/public/index.json';
 
+/** The OpenAPI document of v1, which the site writes. */
+export const OPENAPI = 'api/public/openapi.json';
+
 export const DOWNLOADS = 'downloads';
+/**
+ * Where the CSV twins of the Parquet files go: a folder of their own, since readers of a table's
+ * folder (pandas, pyarrow, polars) take every file in it for Parquet. No data set may be named so.
+ */
+export const CSV_DOWNLOADS = `${DOWNLOADS}/csv`;
 /** Every Parquet file of the snapshot with its rows, bytes, sha256, partition values and time range. */
 export const CATALOGUE = `${DOWNLOADS}/catalogue.json`;
 export const DATAPACKAGE = 'datapackage.json';
 export const DCAT = `${DOWNLOADS}/dcat.jsonld`;
+
+/** A tree's DuckDB entry point: a view per table over its Parquet files. */
+export const DUCKDB_SCRIPT = `${DOWNLOADS}/odsnap.sql`;
+
+/** The site's page of a data set (English; the site's other language lives under `pl/`), which catalogues link to. */
+export const datasetPagePath = (dataset: string) => `datasets/${dataset}/`;
 
 /** The rows of a data set's charts and map layers. */
 export const figuresPath = (dataset: string) => `api/public/figures/${dataset}.json`;

@@ -29,6 +29,9 @@ const TYPES: Readonly<Record<string, string>> = {
   '.wasm': 'application/wasm',
   '.woff2': 'font/woff2',
   '.csv': 'text/csv; charset=utf-8',
+  // A .csv.gz download is a gzip file, saved as it is: not content the client should decompress.
+  '.gz': 'application/gzip',
+  '.sql': 'application/sql; charset=utf-8',
   '.txt': 'text/plain; charset=utf-8',
   '.conf': 'text/plain; charset=utf-8',
   '.xml': 'application/xml',

@@ -1,6 +1,7 @@
 import type { Dataset } from '../datasets/vocabulary/dataset.ts';
 import type { Endpoint } from '../datasets/vocabulary/endpoint.ts';
 import { languages, type Language } from '../core/text.ts';
+import { datasetPagePath } from '../core/published-tree.ts';
 
 /**
  * Every page of the site, from the data-set registry: a route (relative to the site's base and
@@ -33,7 +34,7 @@ export const routes = {
   map: 'map/',
   downloads: 'downloads/',
   /** A data set's own page: counts, coverage, charts, map. */
-  datasetPage: (dataset: Dataset) => `datasets/${dataset.name}/`,
+  datasetPage: (dataset: Dataset) => datasetPagePath(dataset.name),
   docs: 'docs/',
   openapi: 'docs/openapi/',
   query: 'query/',

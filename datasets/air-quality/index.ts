@@ -16,6 +16,8 @@ export const airQuality = defineDataset({
     'Active stations, sensor definitions (units, labels, display ranges), hourly history per station and sensor, and captures of the latest readings.',
     'Aktywne stacje, definicje czujników (jednostki, etykiety, zakresy wyświetlania), historia godzinowa według stacji i czujnika oraz zapisy najnowszych odczytów.',
   ),
+  keywords: { en: ['air quality', 'air pollution', 'particulate matter', 'PM10', 'PM2.5'], pl: ['jakość powietrza', 'zanieczyszczenie powietrza', 'pyły zawieszone', 'PM10', 'PM2,5'] },
+  themes: ['ENVI', 'HEAL'],
   tables,
   resources: {
     station: defineResource(tables.stations, station, renderStation, { parse: parseStation }),

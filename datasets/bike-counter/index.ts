@@ -16,6 +16,8 @@ export const bikeCounter = defineDataset({
     'Counters with location and operating range, and hourly historical readings per counter.',
     'Liczniki z położeniem i okresem działania oraz godzinowe odczyty historyczne każdego licznika.',
   ),
+  keywords: { en: ['cycling', 'bicycle counters', 'traffic counts', 'mobility'], pl: ['ruch rowerowy', 'liczniki rowerowe', 'natężenie ruchu', 'mobilność'] },
+  themes: ['TRAN'],
   tables,
   resources: {
     counter: defineResource(tables.counters, counter, renderCounter, { parse: parseCounter }),

@@ -16,6 +16,8 @@ export const citybike = defineDataset({
     'The stored inventory of bicycles and zones, yearly season statistics, anonymised completed rides, and captures of the live map of public bicycles and zones.',
     'Przechowywany spis rowerów i stref, roczne statystyki sezonów, zanonimizowane zakończone przejazdy oraz zapisy mapy na żywo publicznych rowerów i stref.',
   ),
+  keywords: { en: ['bike sharing', 'cycling', 'rides', 'mobility', 'public transport'], pl: ['rower miejski', 'rowery', 'przejazdy', 'mobilność', 'transport publiczny'] },
+  themes: ['TRAN'],
   tables,
   resources: {
     bike: defineResource(tables.bikes, bike, renderBike, { parse: parseBike }),

@@ -8,7 +8,32 @@ import type { ResourceSpec } from './resource.ts';
 import type { SampleGenerator } from './sample.ts';
 import { extraColumn } from './table.ts';
 import type { Columns, RowOf, StoredDataset, Table, TableSpec } from '../../core/table.ts';
-import type { Text } from '../../core/text.ts';
+import type { Language, Text } from '../../core/text.ts';
+import { CSV_DOWNLOADS, DOWNLOADS } from '../../core/published-tree.ts';
+
+/**
+ * The EU's data themes, under which DCAT-AP catalogues (data.europa.eu, dane.gov.pl) file data
+ * sets: http://publications.europa.eu/resource/authority/data-theme/<code>.
+ */
+export const dataThemes = {
+  AGRI: 'Agriculture, fisheries, forestry and food',
+  ECON: 'Economy and finance',
+  EDUC: 'Education, culture and sport',
+  ENER: 'Energy',
+  ENVI: 'Environment',
+  GOVE: 'Government and public sector',
+  HEAL: 'Health',
+  INTR: 'International issues',
+  JUST: 'Justice, legal system and public safety',
+  REGI: 'Regions and cities',
+  SOCI: 'Population and society',
+  TECH: 'Science and technology',
+  TRAN: 'Transport',
+} as const;
+export type DataTheme = keyof typeof dataThemes;
+
+/** Words a catalogue finds the data set by, in each interface language. */
+export type Keywords = Readonly<Record<Language, readonly string[]>>;
 
 // Each table has its own columns; `any` lets one record hold them all.
 type TableSpecs = Readonly<Record<string, TableSpec<any>>>;
@@ -18,6 +43,9 @@ export interface DatasetSpec<T extends TableSpecs> {
   readonly name: string;
   readonly title: Text;
   readonly description: Text;
+  /** How catalogues find and file the data set (DCAT-AP keywords and EU data themes). */
+  readonly keywords: Keywords;
+  readonly themes: readonly DataTheme[];
   readonly tables: T;
   readonly resources: Readonly<Record<string, ResourceSpec<any, any>>>;
   readonly endpoints: readonly EndpointSpec[];
@@ -45,6 +73,8 @@ export interface Dataset extends StoredDataset {
   readonly name: string;
   readonly title: Text;
   readonly description: Text;
+  readonly keywords: Keywords;
+  readonly themes: readonly DataTheme[];
   /** `/api/public/<name>` */
   readonly prefix: string;
   /** `<name>` with `_` for `-`: the prefix of the data set's SQL views, e.g. `bike_counter_readings`. */
@@ -65,6 +95,7 @@ export const apiPrefix = (name: string) => `/api/public/${name}`;
 /** Completes a data set's declaration: table names, the `extra` column, full endpoint paths. */
 export function defineDataset<T extends TableSpecs>(spec: DatasetSpec<T>): Dataset {
   if (!/^[a-z][a-z0-9-]*$/.test(spec.name)) throw new Error(`data set name "${spec.name}" must be lower-case kebab-case`);
+  if (`${DOWNLOADS}/${spec.name}` === CSV_DOWNLOADS) throw new Error(`data set name "${spec.name}" is taken: the downloads keep their CSV files under ${CSV_DOWNLOADS}/`);
   const prefix = apiPrefix(spec.name);
   // In name order: tables are declared as a module's exports (`import * as tables`), listed in name
   // order by Node but in declaration order under Vite's transform (the tests); the downloads'
@@ -119,6 +150,8 @@ export function defineDataset<T extends TableSpecs>(spec: DatasetSpec<T>): Datas
     name: spec.name,
     title: spec.title,
     description: spec.description,
+    keywords: spec.keywords,
+    themes: spec.themes,
     prefix,
     sqlName: spec.name.replaceAll('-', '_'),
     tables,

@@ -6,7 +6,9 @@ import { inTurn, openDatabase, type Database } from '../../core/db/duckdb.ts';
 import { paceHeap } from '../../core/heap.ts';
 import { assertShape, createViews, openSnapshot } from '../../core/snapshot/read.ts';
 import { sourceHash } from '../../core/source-hash.ts';
-import { writeDownloads } from './downloads.ts';
+import { writeDownloads } from './downloads/index.ts';
+import { makeCsvFiles, type CsvFiles } from './downloads/csv-files.ts';
+import { publisherOf, type Publisher } from './downloads/dcat.ts';
 import { figuresOf, type DatasetFigures } from './figures.ts';
 import { HEADERS_FILE, headersFile, NGINX_SNIPPET, nginxSnippet } from './hosting.ts';
 import { readSiteFile, siteFiles, startSiteBuild, treeIsReady } from './site.ts';
@@ -18,7 +20,7 @@ import { filePath, isPaged, layoutAbout, patternsOf } from '../../datasets/answe
 import { resolveLinks } from '../../datasets/vocabulary/render.ts';
 import { Listing } from './listing.ts';
 import { staticContext } from './static-context.ts';
-import { CATALOGUE, DATAPACKAGE, DCAT, figuresPath, INDEX } from '../../core/published-tree.ts';
+import { CATALOGUE, DATAPACKAGE, DCAT, DUCKDB_SCRIPT, figuresPath, INDEX, OPENAPI } from '../../core/published-tree.ts';
 import { TreeOutput, type TreeCounts } from './tree-output.ts';
 import { treesDir } from './tree-state.ts';
 
@@ -45,6 +47,8 @@ export interface BuildOptions {
   readonly repeatedTextsFrom?: number;
   /** Build the site (Astro, see site.ts) into the tree too. */
   readonly site?: boolean;
+  /** Who publishes the data, for the DCAT-AP record (default: the upstream the snapshot was pulled from). */
+  readonly publisher?: Partial<Publisher>;
   readonly onProgress?: (event: { endpoint: string; files: number }) => void;
   readonly onStep?: (text: string) => void;
 }
@@ -53,6 +57,8 @@ export interface BuildResult extends TreeCounts {
   readonly snapshot: string;
   readonly tree: string;
   readonly seconds: number;
+  /** What the publisher of the tree should know (e.g. that its DCAT-AP IRIs are relative). */
+  readonly warnings: readonly string[];
 }
 
 export async function buildStatic(options: BuildOptions): Promise<BuildResult> {
@@ -69,6 +75,8 @@ export async function buildStatic(options: BuildOptions): Promise<BuildResult> {
   let opened: TreeOutput | undefined;
   let figuresDb: Database | undefined;
   let printsDb: Database | undefined;
+  let csvDb: Database | undefined;
+  let csvFiles: Promise<CsvFiles> | undefined;
   let prints: SnapshotPrints | undefined;
   let figures = new Map<Dataset, Promise<DatasetFigures>>();
   // Ends the work read ahead when the build fails: it is not waited for.
@@ -79,6 +87,10 @@ export async function buildStatic(options: BuildOptions): Promise<BuildResult> {
     await createViews(db, snapshot, options.datasets);
     const figuresOn = (figuresDb = await db.connect());
     figures = inTurn(options.datasets, (dataset) => figuresOf(figuresOn, dataset), failing.signal);
+    // The downloads' CSV twins too, on a connection of their own (see csv-files.ts).
+    const csvOn = (csvDb = await db.connect());
+    csvFiles = makeCsvFiles(csvOn, snapshot, options.datasets, join(treesDir(options.out), 'csv'), { fresh: options.full, signal: failing.signal });
+    csvFiles.catch(() => {}); // awaited with the downloads; a failure before then must not count as unhandled
     // Group prints of Parquet files, by their sha256, beside the trees; --full reads them all again.
     const rows = new SnapshotRows(db, snapshot, options.repeatedTextsFrom);
     prints = new SnapshotPrints(db, snapshot, options.full ? undefined : join(treesDir(options.out), 'prints'));
@@ -152,8 +164,16 @@ export async function buildStatic(options: BuildOptions): Promise<BuildResult> {
       await output.write(figuresPath(dataset.name), JSON.stringify(await figures.get(dataset)));
       described.push({ name: dataset.name, title: dataset.title, description: dataset.description, endpoints, figures: `${base}/${figuresPath(dataset.name)}` });
     }
-    const downloads = await writeDownloads({ snapshot, datasets: options.datasets, output, base, site: options.site });
-    options.onStep?.(`downloads: ${downloads.files} Parquet files`);
+    const downloads = await writeDownloads({
+      snapshot,
+      datasets: options.datasets,
+      output,
+      base,
+      csv: await csvFiles,
+      publisher: publisherOf(snapshot.manifest.source, options.publisher),
+      site: options.site,
+    });
+    options.onStep?.(`downloads: ${downloads.files} Parquet files and their CSV twins`);
 
     const { manifest } = snapshot;
     const index = {
@@ -163,7 +183,9 @@ export async function buildStatic(options: BuildOptions): Promise<BuildResult> {
         'Every file answers one v1 request with the body the v1 server gives, links pointing into this tree. A file is the request path with .json; ' +
         `${layoutAbout(options.datasets.flatMap((d) => d.endpoints.map((endpoint) => ({ endpoint, defaults: defaultsOf(endpoint) })))).join('; ')}. Each endpoint lists its files.`,
       datasets: described,
-      downloads: { catalogue: `${base}/${CATALOGUE}`, datapackage: `${base}/${DATAPACKAGE}`, dcat: `${base}/${DCAT}` },
+      downloads: { catalogue: `${base}/${CATALOGUE}`, datapackage: `${base}/${DATAPACKAGE}`, dcat: `${base}/${DCAT}`, duckdb: `${base}/${DUCKDB_SCRIPT}` },
+      ...(options.site ? { openapi: `${base}/${OPENAPI}` } : {}),
+      hosting: { nginx: `${base}/${NGINX_SNIPPET}`, headers: `${base}/${HEADERS_FILE}` },
     };
     await output.write(INDEX, JSON.stringify(index, null, 2));
     await output.write(NGINX_SNIPPET, nginxSnippet(), { compress: false });
@@ -179,10 +201,10 @@ export async function buildStatic(options: BuildOptions): Promise<BuildResult> {
     }
     await output.publish(manifest.id);
     await prints.prunePrintsCache();
-    return { ...output.counts, snapshot: manifest.id, tree: output.dir, seconds: (Date.now() - started) / 1000 };
+    return { ...output.counts, snapshot: manifest.id, tree: output.dir, seconds: (Date.now() - started) / 1000, warnings: downloads.warnings };
   } catch (error) {
     failing.abort();
-    for (const extra of [figuresDb, printsDb]) extra?.connection.interrupt();
+    for (const extra of [figuresDb, printsDb, csvDb]) extra?.connection.interrupt();
     throw error;
   } finally {
     site?.stop();
@@ -190,10 +212,11 @@ export async function buildStatic(options: BuildOptions): Promise<BuildResult> {
     await rm(siteDir, { recursive: true, force: true });
     await rm(siteReady, { force: true });
     await opened?.close();
-    await Promise.allSettled([...figures.values(), prints?.settle()]);
+    await Promise.allSettled([...figures.values(), prints?.settle(), csvFiles]);
     stopPacing();
     figuresDb?.close();
     printsDb?.close();
+    csvDb?.close();
     db.close();
   }
 }

@@ -1,7 +1,8 @@
 /**
  * How a web server should serve the tree: precompressed variants with the right Content-Type
- * and Content-Encoding, caching, CORS (the data is public), and Parquet with its media type
- * (range requests work on any static file). An nginx snippet, and `_headers` for static hosts
+ * and Content-Encoding, caching, CORS (the data is public), and Parquet, CSV (a gzip file,
+ * downloaded as it is) and the DuckDB script with their media types (range requests work on
+ * any static file). An nginx snippet, and `_headers` for static hosts
  * that read it (Netlify, Cloudflare Pages), which compress by themselves.
  */
 
@@ -19,7 +20,7 @@ export const nginxSnippet = () => `# odsnap's static tree. Include inside the se
 # libnginx-mod-http-brotli-static); without the latter, delete the brotli_static line.
 
 charset utf-8;
-charset_types application/json application/ld+json;
+charset_types application/json application/ld+json application/sql;
 etag on;
 
 location /api/public/ {
@@ -42,6 +43,17 @@ location /downloads/ {
         default_type application/vnd.apache.parquet;
         add_header Access-Control-Allow-Origin "*" always;
         add_header Access-Control-Expose-Headers "${EXPOSED}" always;
+        add_header Cache-Control "${DOWNLOAD_CACHE}" always;
+    }
+    location ~ \\.csv\\.gz$ {
+        default_type application/gzip;
+        add_header Access-Control-Allow-Origin "*" always;
+        add_header Access-Control-Expose-Headers "${EXPOSED}" always;
+        add_header Cache-Control "${DOWNLOAD_CACHE}" always;
+    }
+    location ~ \\.sql$ {
+        default_type application/sql;
+        add_header Access-Control-Allow-Origin "*" always;
         add_header Cache-Control "${DOWNLOAD_CACHE}" always;
     }
     location ~ \\.jsonld$ {
@@ -92,6 +104,12 @@ export const headersFile = () => `/api/public/*
 
 /downloads/*.parquet
   Content-Type: application/vnd.apache.parquet
+
+/downloads/*.csv.gz
+  Content-Type: application/gzip
+
+/downloads/*.sql
+  Content-Type: application/sql; charset=utf-8
 
 /downloads/*.jsonld
   Content-Type: application/ld+json

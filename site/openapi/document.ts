@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { Dataset } from '../../datasets/vocabulary/dataset.ts';
 import type { Endpoint } from '../../datasets/vocabulary/endpoint.ts';
 import { docOf } from '../../datasets/vocabulary/field.ts';
+import { OPENAPI } from '../../core/published-tree.ts';
 import { jsonSchemaOf, type JsonSchema, type SchemaComponents } from './json-schema.ts';
 import { invalidRequestExample, problem, problemsOf, problemStatuses, type ProblemStatus } from './problems.ts';
 
@@ -16,7 +17,7 @@ export interface OpenApiOptions {
   readonly serverUrl?: string;
 }
 
-export const OPENAPI_PATH = '/api/public/openapi.json';
+export const OPENAPI_PATH = `/${OPENAPI}`;
 
 /** Where examples send requests when the document names no server: the address `npm start` serves on. */
 export const EXAMPLE_ORIGIN = 'http://localhost:4321';

@@ -83,6 +83,8 @@ describe('defineDataset', () => {
         name: 'broken',
         title: text('x', 'x'),
         description: text('x', 'x'),
+        keywords: { en: [], pl: [] },
+        themes: [],
         tables: { counters: base.tables.counters!, readings: base.tables.readings! },
         resources: { counter: { table: base.tables.counters!, schema: endpoint.response, render: () => ({}) } },
         endpoints: [{ ...endpoint, params: { counterId: endpoint.params.counterId! }, answer: answer as never }],
@@ -133,5 +135,14 @@ describe('a table declaration', () => {
     expect(() => defineDataset({ ...base, name: 'broken', tables: { ...tables, readings }, resources: {} })).toThrow(
       'broken/readings: partition "counter_id" is named like a column, so a reader of the table\'s folder would see two columns by that name; name it apart, e.g. "counter"',
     );
+  });
+});
+
+describe('a data set declaration', () => {
+  it('refuses the name of the downloads’ CSV folder, which would mix its files with every table’s CSV', async () => {
+    const { defineDataset } = await import('../../datasets/vocabulary/dataset.ts');
+    const base = datasets.find((d) => d.name === 'bike-counter')!;
+    const tables = await import('../../datasets/bike-counter/tables.ts');
+    expect(() => defineDataset({ ...base, name: 'csv', tables, resources: {} })).toThrow('data set name "csv" is taken: the downloads keep their CSV files under downloads/csv/');
   });
 });

@@ -18,7 +18,7 @@ describe('serve with the static tree beside the API', () => {
   let out: string;
   let tree: string;
   let server: TestServer;
-  let catalogue: { tables: { dataset: string; table: string; files: { url: string; rows: number; bytes: number }[] }[] };
+  let catalogue: { tables: { dataset: string; table: string; files: { url: string; rows: number; bytes: number; csv: { url: string } }[] }[] };
 
   beforeAll(async () => {
     out = join(await tempDir('serve-static'), 'dist');
@@ -55,6 +55,18 @@ describe('serve with the static tree beside the API', () => {
     const again = await raw(server.url, { path: '/api/public/index.json', headers: { 'accept-encoding': 'br', 'if-none-match': first.headers.etag as string } });
     expect(again.status).toBe(304);
     expect(again.body.length).toBe(0);
+  });
+
+  it('serves a CSV download as the gzip file it is, whatever the client takes, and the DuckDB script as SQL', async () => {
+    const csv = biggest().csv;
+    for (const encoding of ['gzip', 'br', 'identity']) {
+      const answer = await raw(server.url, { path: csv.url, headers: { 'accept-encoding': encoding } });
+      expect(answer.headers['content-type']).toBe('application/gzip');
+      expect(answer.headers['content-encoding']).toBeUndefined();
+      expect(answer.body.equals(await readFile(join(tree, csv.url)))).toBe(true);
+    }
+    const script = await raw(server.url, { path: '/downloads/odsnap.sql' });
+    expect(script.headers['content-type']).toBe('application/sql; charset=utf-8');
   });
 
   it('answers byte ranges of a Parquet file with 206, and 416 past its end', async () => {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readdir, readFile, realpath } from 'node:fs/promises';
 import { join, relative } from 'node:path';
@@ -21,7 +22,7 @@ async function filesUnder(dir: string): Promise<string[]> {
 function linksIn(value: unknown, found: string[] = []): string[] {
   if (typeof value === 'string') {
     const link = value.split('#')[0]!;
-    if (link.startsWith('/') && !link.includes('{') && /\.(json|jsonld|parquet)$/.test(link)) found.push(link);
+    if (link.startsWith('/') && !link.includes('{') && /(\.(json|jsonld|parquet|csv\.gz|sql|conf)|\/_headers)$/.test(link)) found.push(link);
   } else if (Array.isArray(value)) value.forEach((item) => linksIn(item, found));
   else if (value && typeof value === 'object') Object.values(value).forEach((item) => linksIn(item, found));
   return found;
@@ -78,7 +79,9 @@ describe('the static tree of the tiny city', () => {
     }
     expect(broken).toEqual([]);
     const reached = new Set([...seen].map((url) => decodeURIComponent(url).slice(1)));
-    const published = (await filesUnder(tree)).filter((path) => !/\.(gz|br)$/.test(path) && path !== 'nginx.conf' && path !== '_headers');
+    // Every file but the compressed variants of JSON files, which are the same files.
+    const published = (await filesUnder(tree)).filter((path) => !/\.json(ld)?\.(gz|br)$/.test(path));
+    expect(published).toEqual(expect.arrayContaining(['nginx.conf', '_headers', 'downloads/odsnap.sql', 'datapackage.json']));
     expect(published.filter((path) => !reached.has(path))).toEqual([]);
   });
 
@@ -107,12 +110,18 @@ describe('the static tree of the tiny city', () => {
     expect(catalogue.licence.id).toBe('CC-BY-4.0');
     const catalogued = catalogue.tables.flatMap((t: { files: { url: string; bytes: number; sha256: string }[] }) => t.files);
 
-    // Frictionless reads a resource's several paths as one file cut in parts; a Parquet file is whole, so each is a resource.
+    // Frictionless reads a resource's several paths as one file cut in parts; a Parquet file is whole, so each is a resource, and so is its CSV twin.
     const datapackage = await readJson(tree, '/datapackage.json');
     expect(datapackage.licenses[0].name).toBe('CC-BY-4.0');
+    type Described = { url: string; bytes: number; sha256: string; csv: { url: string; bytes: number; sha256: string } };
     expect(datapackage.resources.map((r: { path: unknown; bytes: number; hash: string }) => [r.path, r.bytes, r.hash])).toEqual(
-      catalogued.map((f: { url: string; bytes: number; sha256: string }) => [f.url.slice(1), f.bytes, `sha256:${f.sha256}`]),
+      catalogued.flatMap((f: Described) => [f, f.csv].map((file) => [file.url.slice(1), file.bytes, `sha256:${file.sha256}`])),
     );
+    for (const file of catalogued.map((f: Described) => f.csv)) {
+      const bytes = await readFile(join(tree, file.url));
+      expect(bytes.length, file.url).toBe(file.bytes);
+      expect(createHash('sha256').update(bytes).digest('hex'), file.url).toBe(file.sha256);
+    }
     const names = datapackage.resources.map((r: { name: string }) => r.name);
     expect(new Set(names).size).toBe(names.length);
     for (const name of names) expect(name).toMatch(/^[-a-z0-9._/]+$/);
@@ -128,7 +137,7 @@ describe('the static tree of the tiny city', () => {
     expect(dcat['dct:rights']['@type']).toBe('dct:RightsStatement');
     expect(dcat['dcat:dataset']).toHaveLength(datasets.length);
     const distributions = dcat['dcat:dataset'].flatMap((d: { 'dcat:distribution': unknown[] }) => d['dcat:distribution']);
-    const parquet = distributions.filter((d: { 'dcat:downloadURL'?: unknown }) => d['dcat:downloadURL']);
+    const parquet = distributions.filter((d: { 'dcat:mediaType'?: { '@id': string } }) => d['dcat:mediaType']?.['@id'].endsWith('parquet'));
     expect(parquet).toHaveLength(catalogued.length);
     for (const distribution of parquet) {
       expect(distribution['dcat:mediaType']).toEqual({ '@id': 'https://www.iana.org/assignments/media-types/application/vnd.apache.parquet' });

@@ -65,6 +65,22 @@ describe.skipIf(!nginxBinary && !process.env.CI)('nginx serving the tree with th
     expect(answer.body.toString()).toBe('PAR1');
   });
 
+  it('serves CSV downloads as the gzip files they are, to every client, and the DuckDB script as SQL', async () => {
+    const catalogue = JSON.parse(await readFile(join(tree, 'downloads/catalogue.json'), 'utf8'));
+    const csv = catalogue.tables[0].files[0].csv;
+    for (const encoding of ['gzip', 'br', undefined]) {
+      const answer = await raw(nginx.url, { path: csv.url, headers: encoding ? { 'accept-encoding': encoding } : {} });
+      expect(answer.status).toBe(200);
+      expect(answer.headers['content-type']).toBe('application/gzip');
+      expect(answer.headers['content-encoding']).toBeUndefined();
+      expect(answer.headers['access-control-allow-origin']).toBe('*');
+      expect(answer.body.equals(await readFile(join(tree, csv.url)))).toBe(true);
+    }
+    const script = await raw(nginx.url, { path: '/downloads/odsnap.sql' });
+    expect(script.headers['content-type']).toBe('application/sql; charset=utf-8');
+    expect(script.body.toString()).toContain('CREATE OR REPLACE VIEW "rcn_transactions"');
+  });
+
   it("serves the site's pages by directory, and its content-named assets for a year, the wasm module compressed", async () => {
     for (const path of ['/', '/pl/', '/docs/', `/datasets/${datasets[0]!.name}/`, '/query/']) {
       const page = await raw(nginx.url, { path, headers: { 'accept-encoding': 'br' } });

@@ -1,0 +1,32 @@
+import { viewName } from '../../../core/table.ts';
+import type { Snapshot } from '../../../core/snapshot/read.ts';
+import type { TableDownloads } from './files.ts';
+
+/**
+ * odsnap's own description of the downloads, `downloads/catalogue.json`: every table with its
+ * columns, and every file with its rows, bytes, sha256, partition values and the time range of
+ * its rows (so clients can skip files), each with its CSV twin, and the DuckDB script. The site's
+ * downloads page and data-set pages are made from it.
+ */
+export function catalogueOf(snapshot: Snapshot, tables: readonly TableDownloads[], duckdb: { script: string; command: string }) {
+  const { manifest } = snapshot;
+  return {
+    snapshot: { id: manifest.id, createdAt: manifest.createdAt, source: manifest.source },
+    licence: { id: manifest.licence.id, name: manifest.licence.name, url: manifest.licence.url, attribution: manifest.licence.attribution },
+    /** The DuckDB script (see duckdb-script.ts), and the command line that opens it. */
+    duckdb,
+    tables: tables.map(({ dataset, table, entry, files }) => ({
+      dataset: dataset.name,
+      table: table.name,
+      sqlName: viewName(dataset, table.name),
+      description: table.doc,
+      rows: entry.rows,
+      key: entry.key,
+      partitionBy: entry.partitionBy,
+      sortBy: entry.sortBy,
+      timeColumn: entry.timeColumn,
+      columns: Object.entries(table.columns).map(([name, column]) => ({ name, type: column.sqlType, nullable: column.nullable, description: column.doc })),
+      files: files.map(({ url, rows, bytes, sha256, partition, min, max, csv }) => ({ url, rows, bytes, sha256, partition, min, max, csv: { url: csv.url, bytes: csv.bytes, sha256: csv.sha256 } })),
+    })),
+  };
+}
