@@ -1,9 +1,10 @@
 import type { CatalogueTable } from './tree-snapshot.ts';
 
 /**
- * Copy-paste code that reads a table's Parquet files from where the site is served: DuckDB,
- * pandas, pyarrow, and the odsnap CLI (which pulls through the v1 interface of an odsnap server).
- * A table of many files lists the first few; the catalogue lists them all.
+ * Copy-paste code that reads a table's files from where the site is served: its Parquet files
+ * with DuckDB, pandas and pyarrow, its CSV files with pandas, and the odsnap CLI (which pulls
+ * through the v1 interface of an odsnap server). A table of many files lists the first few; the
+ * catalogue lists them all. Each Python snippet leaves the table in a variable named as its view.
  */
 
 /** Files listed in full in a snippet; beyond that, the first ones and a pointer to the catalogue. */
@@ -13,6 +14,8 @@ export interface TableSnippets {
   readonly duckdb: string;
   readonly pandas: string;
   readonly pyarrow: string;
+  /** pandas over the CSV files, which it decompresses by their .gz. */
+  readonly csv: string;
   readonly cli: string;
   /** `sha256sum -c` input: the table's files with their checksums, by path under downloads/. */
   readonly checksums: string;
@@ -37,13 +40,15 @@ export function tableSnippets(table: CatalogueTable, context: SnippetContext): T
   const more = urls.length - listed.length;
   const catalogue = absoluteUrl(context.catalogueUrl, context.origin);
   const note = (comment: string) => (more ? `${comment} the first ${listed.length} of ${urls.length} files; ${catalogue} lists them all\n` : '');
-  const quoted = (quote: string, indent: string) => listed.map((url) => `${indent}${quote}${url}${quote},`).join('\n');
+  const quoted = (quote: string, indent: string, among = listed) => among.map((url) => `${indent}${quote}${url}${quote},`).join('\n');
+  const csvUrls = table.files.slice(0, LISTED).map((file) => absoluteUrl(file.csv.url, context.origin));
   return {
     duckdb: `${note('--')}SELECT *\nFROM read_parquet([\n${quoted("'", '  ').replace(/,$/, '')}\n], hive_partitioning = false);`,
     pandas: `${note('#')}import pandas as pd\n\nurls = [\n${quoted('"', '    ')}\n]\n${table.sqlName} = pd.concat((pd.read_parquet(url) for url in urls), ignore_index=True)`,
     pyarrow:
       `${note('#')}import io\nimport urllib.request\n\nimport pyarrow as pa\nimport pyarrow.parquet as pq\n\nurls = [\n${quoted('"', '    ')}\n]\n` +
       `${table.sqlName} = pa.concat_tables(pq.read_table(io.BytesIO(urllib.request.urlopen(url).read())) for url in urls)`,
+    csv: `${note('#')}import pandas as pd\n\nurls = [\n${quoted('"', '    ', csvUrls)}\n]\n${table.sqlName} = pd.concat((pd.read_csv(url) for url in urls), ignore_index=True)`,
     cli:
       `npx odsnap pull --from ${context.server.replace(/\/+$/, '')} --datasets ${table.dataset} --data data\n` +
       `npx odsnap sql --data data "SELECT count(*) FROM ${table.sqlName}"`,

@@ -21,6 +21,8 @@ export interface CatalogueFile {
   readonly partition: Readonly<Record<string, string>>;
   readonly min: string | null;
   readonly max: string | null;
+  /** The same rows as gzip-compressed CSV. */
+  readonly csv: { readonly url: string; readonly bytes: number; readonly sha256: string };
 }
 
 export interface CatalogueTable {
@@ -53,6 +55,8 @@ export interface TreeSnapshot {
   readonly createdAt: string;
   readonly licence: Licence;
   readonly downloads: { readonly catalogue: string; readonly datapackage: string; readonly dcat: string };
+  /** The DuckDB script with a view per table, and the command line that opens it. */
+  readonly duckdb: { readonly script: string; readonly command: string };
   readonly datasets: ReadonlyMap<string, DatasetSnapshot>;
 }
 
@@ -70,7 +74,7 @@ export function readTreeSnapshot(treeDir: string, datasets: readonly Dataset[]):
   const indexPath = join(treeDir, 'api/public/index.json');
   if (!existsSync(indexPath)) throw new Error(`${treeDir} holds no static tree (no api/public/index.json); run odsnap build or leave ODSNAP_SITE_TREE unset`);
   const index = readJson<TreeIndex>(indexPath);
-  const catalogue = readJson<{ tables: CatalogueTable[] }>(join(treeDir, CATALOGUE));
+  const catalogue = readJson<{ tables: CatalogueTable[]; duckdb: TreeSnapshot['duckdb'] }>(join(treeDir, CATALOGUE));
   const byName = new Map<string, DatasetSnapshot>();
   for (const dataset of datasets) {
     const listed = index.datasets.find((entry) => entry.name === dataset.name);
@@ -84,7 +88,7 @@ export function readTreeSnapshot(treeDir: string, datasets: readonly Dataset[]):
       tables: catalogue.tables.filter((table) => table.dataset === dataset.name),
     });
   }
-  return { id: index.snapshot.id, createdAt: index.snapshot.createdAt, licence: index.licence, downloads: index.downloads, datasets: byName };
+  return { id: index.snapshot.id, createdAt: index.snapshot.createdAt, licence: index.licence, downloads: index.downloads, duckdb: catalogue.duckdb, datasets: byName };
 }
 
 /** The earliest and latest value of the time columns of some tables, as the catalogue has them. */

@@ -125,24 +125,26 @@ describe.skipIf(skip)('the data-set pages and the downloads page in Chromium', (
     }
   });
 
-  it('lists every Parquet file, each link answering with its catalogued bytes', async () => {
+  it('lists every Parquet file and its CSV twin, each link answering with its catalogued bytes', async () => {
     const files = catalogue.tables.flatMap((table) => table.files);
     for (const prefix of Object.values(prefixes)) {
       await visit(`${prefix}/downloads/`, async (page) => {
-        const links = await page.evaluate<{ href: string; bytes: string | null; sha256: string | null }[]>(
-          `[...document.querySelectorAll('table.files tbody tr')].map((row) => ({ href: row.querySelector('a').getAttribute('href'), bytes: row.querySelector('a').dataset.bytes, sha256: row.querySelector('[data-sha256]')?.dataset.sha256 ?? null }))`,
+        const links = await page.evaluate<{ href: string; bytes: string | null; sha256: string | null; csv: string | null; csvBytes: string | null }[]>(
+          `[...document.querySelectorAll('table.files tbody tr')].map((row) => ({ href: row.querySelector('a').getAttribute('href'), bytes: row.querySelector('a').dataset.bytes, sha256: row.querySelector('[data-sha256]')?.dataset.sha256 ?? null, csv: row.querySelector('a[href$=".csv.gz"]')?.getAttribute('href') ?? null, csvBytes: row.querySelector('a[href$=".csv.gz"]')?.dataset.bytes ?? null }))`,
         );
         expect(links.map((link) => link.href).sort()).toEqual(files.map((file) => file.url).sort());
         for (const link of links) {
           const file = files.find((entry) => entry.url === link.href)!;
           expect(link.sha256).toBe(file.sha256);
           expect(Number(link.bytes)).toBe(file.bytes);
+          expect(link.csv).toBe(file.csv.url);
+          expect(Number(link.csvBytes)).toBe(file.csv.bytes);
         }
         const text = (await page.locator('main').textContent()) ?? '';
         expect(text).toContain('read_parquet(');
         expect(text).toContain('odsnap pull');
         expect(await page.locator('a[href="https://creativecommons.org/licenses/by/4.0/"]').count()).toBeGreaterThan(0);
-        for (const described of ['/datapackage.json', '/downloads/dcat.jsonld', '/downloads/catalogue.json']) expect(await page.locator(`a[href="${described}"]`).count(), described).toBe(1);
+        for (const described of ['/datapackage.json', '/downloads/dcat.jsonld', '/downloads/catalogue.json', '/downloads/odsnap.sql']) expect(await page.locator(`a[href="${described}"]`).count(), described).toBe(1);
       });
     }
     for (const file of files) {
@@ -151,6 +153,9 @@ describe.skipIf(skip)('the data-set pages and the downloads page in Chromium', (
       expect(response.status, file.url).toBe(200);
       expect(body.length, file.url).toBe(file.bytes);
       expect(body.subarray(0, 4).toString(), file.url).toBe('PAR1');
+      const csv = await site.fetch(file.csv.url);
+      expect(csv.status, file.csv.url).toBe(200);
+      expect(Buffer.from(await csv.arrayBuffer()).length, file.csv.url).toBe(file.csv.bytes);
     }
   });
 

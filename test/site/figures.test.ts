@@ -123,6 +123,7 @@ describe('downloads', () => {
       partition: { n: String(i) },
       min: `2024-01-0${(i % 9) + 1}T10:00:00.000Z`,
       max: `2024-02-0${(i % 9) + 1}`,
+      csv: { url: `/downloads/csv/citybike/rides/n=${i}/part-0.csv.gz`, bytes: 20, sha256: 'b'.repeat(64) },
     })),
   });
 
@@ -135,6 +136,8 @@ describe('downloads', () => {
     const large = tableSnippets(table(30), context);
     expect(large.pandas).toContain('the first 24 of 30 files; http://localhost:4321/downloads/catalogue.json lists them all');
     expect(large.pandas.match(/part-0\.parquet/g)).toHaveLength(24);
+    expect(large.csv).toContain('the first 24 of 30 files');
+    expect(large.csv.match(/'?"http:\/\/localhost:4321\/downloads\/csv\/citybike\/rides\/n=\d+\/part-0\.csv\.gz"/g)).toHaveLength(24);
   });
 
   it('take the coverage in time from the files’ ranges', () => {
