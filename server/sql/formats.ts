@@ -23,6 +23,19 @@ export function toJson(result: SqlResult): string {
   return JSON.stringify({ columns: result.columns, rows });
 }
 
+/** toJson's very text, in pieces as the rows come, batch by batch: for results too large to hold. */
+export async function* toJsonChunks(columns: SqlResult['columns'], batches: AsyncIterable<readonly (readonly unknown[])[]>): AsyncGenerator<string> {
+  yield `{"columns":${JSON.stringify(columns)},"rows":[`;
+  let first = true;
+  for await (const batch of batches) {
+    if (!batch.length) continue;
+    const text = batch.map((row) => JSON.stringify(Object.fromEntries(columns.map((c, i) => [c.name, row[i]])))).join(',');
+    yield first ? text : `,${text}`;
+    first = false;
+  }
+  yield ']}';
+}
+
 const csvField = (value: unknown) => {
   if (value === null || value === undefined) return '';
   const text = typeof value === 'object' ? JSON.stringify(value) : String(value);

@@ -1,23 +1,48 @@
-import { StatementType, type DuckDBConnection } from '@duckdb/node-api';
+import { StatementType, type DuckDBConnection, type DuckDBPreparedStatement } from '@duckdb/node-api';
 import type { Dataset } from '../../datasets/vocabulary/dataset.ts';
 import { openInstance, quoteString, type OpenedInstance } from '../../core/db/duckdb.ts';
 import { createViews, type Snapshot } from '../../core/snapshot/read.ts';
 import { releaseResult } from '../native-memory.ts';
+import { beforeTrailingComments, copyStatement, type CopyTarget } from './export.ts';
 
 /**
  * Read-only SQL over a snapshot's views. DuckDB itself is locked down: it may read files under the
  * snapshot only, may not load extensions or change settings; on top of that only a single query
  * runs (SELECT, or what DuckDB answers as one: SHOW, DESCRIBE, SUMMARIZE, PRAGMA version), within a
- * time limit, and its result within row and byte limits.
+ * time limit, and its result within row and byte limits. `odsnap sql` runs the same sandbox without
+ * limits unless asked, and may let DuckDB write one file: its export's (see copy).
  */
 
+/** Limits of a query; Infinity for none. */
 export interface SqlLimits {
   readonly timeoutMs: number;
   readonly maxRows: number;
   readonly maxBytes: number;
 }
 
+/** The public endpoint's limits. */
 export const defaultLimits: SqlLimits = { timeoutMs: 10_000, maxRows: 100_000, maxBytes: 64 * 1024 * 1024 };
+
+/** No limits: on one's own machine, over one's own copy of the data (`odsnap sql`). */
+export const noLimits: SqlLimits = { timeoutMs: Infinity, maxRows: Infinity, maxBytes: Infinity };
+
+export interface SandboxOptions {
+  /** DuckDB settings over the server's (memory_limit 256MB, threads 2). */
+  readonly config?: Readonly<Record<string, string>>;
+  /** Files DuckDB may also write (and read), besides reading the snapshot: an export's own output file. */
+  readonly writable?: readonly string[];
+  /** Whether DuckDB tracks the progress of queries, for copy's onProgress (a terminal's progress line). */
+  readonly progress?: boolean;
+}
+
+/**
+ * How far a running query is, as DuckDB estimates it. (DuckDB also counts "rows processed", but in
+ * units of its own: 58,000 of them for the 5 million rides of six Parquet files.)
+ */
+export interface QueryProgress {
+  /** 0–100, or -1 when DuckDB cannot tell. */
+  readonly percentage: number;
+}
 
 export interface SqlColumn {
   readonly name: string;
@@ -40,34 +65,163 @@ const SAFE_INTEGER_TYPES = new Set(['TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT', 
 const friendly = (value: unknown, type: string) =>
   typeof value === 'string' && SAFE_INTEGER_TYPES.has(type) && Number.isSafeInteger(Number(value)) ? Number(value) : value;
 
+/** Whether DuckDB reads `sql` as one SELECT with these columns. */
+async function sameQuery(connection: DuckDBConnection, sql: string, columns: readonly SqlColumn[]): Promise<boolean> {
+  try {
+    const statements = await connection.extractStatements(sql);
+    if (statements.count !== 1) return false;
+    const prepared = await statements.prepare(0);
+    return (
+      prepared.statementType === StatementType.SELECT &&
+      prepared.columnCount === columns.length &&
+      columns.every((column, i) => prepared.columnName(i) === column.name && prepared.columnType(i).toString() === column.type)
+    );
+  } catch {
+    return false;
+  }
+}
+
 export class SqlSandbox {
   private readonly idle: DuckDBConnection[] = [];
+  private readonly busy = new Set<DuckDBConnection>();
   private closed = false;
 
   private constructor(
     private readonly duckdb: OpenedInstance,
   ) {}
 
-  static async open(snapshot: Snapshot, datasets: readonly Dataset[]): Promise<SqlSandbox> {
-    const duckdb = await openInstance({ memory_limit: '256MB', threads: '2' }, snapshot.cacheDir, async (setup) => {
+  static async open(snapshot: Snapshot, datasets: readonly Dataset[], options: SandboxOptions = {}): Promise<SqlSandbox> {
+    const duckdb = await openInstance({ memory_limit: '256MB', threads: '2', ...options.config }, snapshot.cacheDir, async (setup) => {
       await setup.run(`SET GLOBAL TimeZone = 'UTC'`);
       await createViews({ run: (sql) => setup.run(sql).then(() => undefined) }, snapshot, datasets);
       await setup.run(`SET allowed_directories = [${quoteString(`${snapshot.dir}/`)}]`);
+      if (options.writable?.length) await setup.run(`SET allowed_paths = [${options.writable.map(quoteString).join(', ')}]`);
       await setup.run(`SET autoinstall_known_extensions = false`);
       await setup.run(`SET autoload_known_extensions = false`);
       await setup.run(`SET enable_external_access = false`);
-      await setup.run(`SET lock_configuration = true`);
+      // Progress is a setting of each connection (DuckDB will not set it globally): locked below, once set on the one connection.
+      if (!options.progress) await setup.run(`SET lock_configuration = true`);
     });
-    return new SqlSandbox(duckdb);
+    const sandbox = new SqlSandbox(duckdb);
+    if (options.progress) {
+      try {
+        const connection = await duckdb.instance.connect();
+        sandbox.idle.push(connection);
+        await connection.run(`SET enable_progress_bar = true`);
+        await connection.run(`SET enable_progress_bar_print = false`);
+        await connection.run(`SET progress_bar_time = 0`);
+        await connection.run(`SET lock_configuration = true`);
+      } catch (error) {
+        sandbox.close();
+        throw error;
+      }
+    }
+    return sandbox;
   }
 
-  async run(sql: string, limits: SqlLimits = defaultLimits): Promise<SqlResult> {
+  /** Collects the result, within `limits`. */
+  run(sql: string, limits: SqlLimits = defaultLimits): Promise<SqlResult> {
+    return this.stream(sql, limits, async (columns, batches) => {
+      const rows: unknown[][] = [];
+      for await (const batch of batches) rows.push(...batch);
+      return { columns, rows };
+    });
+  }
+
+  /**
+   * Runs the query and gives its columns and its rows batch by batch (values as in SqlResult) to
+   * `consume`, within `limits` (the time limit covers consuming too), and answers what it answers.
+   */
+  stream<T>(sql: string, limits: SqlLimits, consume: (columns: readonly SqlColumn[], batches: AsyncIterable<unknown[][]>) => Promise<T>): Promise<T> {
+    return this.query(sql, limits, async (prepared, columns) => {
+      const result = await prepared.stream();
+      async function* batches() {
+        let count = 0;
+        let bytes = 0;
+        for await (const batch of result.yieldRowsJson()) {
+          const rows: unknown[][] = [];
+          for (const row of batch) {
+            const values = row.map((value, i) => friendly(value, columns[i]!.type));
+            if (Number.isFinite(limits.maxBytes)) bytes += JSON.stringify(values).length;
+            rows.push(values);
+            if (++count > limits.maxRows) throw new SqlRefused(`the result has more than ${limits.maxRows} rows; add a LIMIT or aggregate`);
+            if (bytes > limits.maxBytes) throw new SqlRefused(`the result is larger than ${Math.round(limits.maxBytes / 1024 / 1024)} MiB; select fewer rows or columns`);
+          }
+          yield rows;
+        }
+      }
+      const answer = await consume(columns, batches());
+      releaseResult();
+      return answer;
+    });
+  }
+
+  /**
+   * Has DuckDB write the query's result to `target.path` (which the sandbox must have been opened
+   * with as writable), rows never passing through JS; answers the number of rows written. A result
+   * of more than limits.maxRows rows is refused once that many and one more are written (the
+   * caller removes the file of a failed copy); limits.maxBytes does not apply. `onProgress` is
+   * called a few times a second while it runs, when the sandbox was opened with progress.
+   */
+  copy(sql: string, target: CopyTarget, limits: SqlLimits, onProgress?: (progress: QueryProgress) => void): Promise<{ rows: number; columns: readonly SqlColumn[] }> {
+    return this.query(sql, limits, async (_, columns, connection) => {
+      // A subquery's columns are known by name regardless of case: "A" would be read as "a".
+      const lower = columns.map((column) => column.name.toLowerCase());
+      const twin = columns.find((_, i) => lower.indexOf(lower[i]!) !== i);
+      if (twin) throw new SqlRefused(`two columns are named ${columns.filter((column) => column.name.toLowerCase() === twin.name.toLowerCase()).map((column) => JSON.stringify(column.name)).join(' and ')}, one name to DuckDB; give each its own name with AS`);
+      let query = sql;
+      for (const text of beforeTrailingComments(sql)) {
+        if (!(await sameQuery(connection, text, columns))) continue;
+        query = text;
+        break;
+      }
+      const text = copyStatement(query, columns, target, Number.isFinite(limits.maxRows) ? limits.maxRows + 1 : undefined);
+      let copy: DuckDBPreparedStatement;
+      try {
+        const statements = await connection.extractStatements(text);
+        if (statements.count !== 1) throw new Error(`it reads as ${statements.count} statements`);
+        copy = await statements.prepare(0);
+      } catch (error) {
+        const reason = (error as Error).message.split('\n')[0]!.replace(/^Failed to extract statements: /, '');
+        if (!/^Parser Error/.test(reason)) throw error;
+        // SHOW, DESCRIBE and SUMMARIZE can be written as a subquery; PRAGMA cannot.
+        throw new SqlRefused(`DuckDB cannot write this query to a file (${reason}); write it as a SELECT (PRAGMA name as SELECT * FROM pragma_name())`);
+      }
+      // The user's text was checked to be one SELECT, and is wrapped so that it cannot be more: this is only a second look.
+      if (copy.statementType !== StatementType.COPY) throw new SqlRefused(`this query cannot be written to a file`);
+      const poll = onProgress
+        ? setInterval(() => {
+            onProgress({ percentage: connection.progress.percentage });
+          }, 200)
+        : undefined;
+      try {
+        const result = await copy.runAndReadAll();
+        const rows = Number(result.getRowsJS()[0]![0]);
+        if (rows > limits.maxRows) throw new SqlRefused(`the result has more than ${limits.maxRows} rows; add a LIMIT or aggregate`);
+        return { rows, columns };
+      } finally {
+        clearInterval(poll);
+      }
+    });
+  }
+
+  /** Stops every query running now (each fails with DuckDB's "Interrupted"). */
+  interrupt(): void {
+    for (const connection of this.busy) connection.interrupt();
+  }
+
+  /** Prepares `sql` as one SELECT with its columns named apart, and gives it to `use`, within limits.timeoutMs. */
+  private async query<T>(sql: string, limits: SqlLimits, use: (prepared: DuckDBPreparedStatement, columns: readonly SqlColumn[], connection: DuckDBConnection) => Promise<T>): Promise<T> {
     const connection = this.idle.pop() ?? (await this.duckdb.instance.connect());
+    this.busy.add(connection);
     let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      connection.interrupt();
-    }, limits.timeoutMs);
+    // (setTimeout would take Infinity for 1 ms.)
+    const timer = Number.isFinite(limits.timeoutMs)
+      ? setTimeout(() => {
+          timedOut = true;
+          connection.interrupt();
+        }, limits.timeoutMs)
+      : undefined;
     try {
       const statements = await connection.extractStatements(sql);
       if (statements.count !== 1) {
@@ -81,24 +235,11 @@ export class SqlSandbox {
         const kind = prepared.statementType === StatementType.LOAD ? 'an INSTALL or LOAD' : `a ${StatementType[prepared.statementType]}`;
         throw new SqlRefused(`only SELECT queries run here; this is ${kind} statement`);
       }
-      const result = await prepared.stream();
-      const columns = result.columnNames().map((name, i) => ({ name, type: result.columnType(i).toString() }));
+      const columns = Array.from({ length: prepared.columnCount }, (_, i) => ({ name: prepared.columnName(i), type: prepared.columnType(i).toString() }));
       // Rows are objects by column name in JSON, and columns by name in Arrow: one name, one column.
       const repeated = columns.find((column, i) => columns.findIndex((other) => other.name === column.name) !== i);
       if (repeated) throw new SqlRefused(`two columns are named ${JSON.stringify(repeated.name)}; give each its own name with AS`);
-      const rows: unknown[][] = [];
-      let bytes = 0;
-      for await (const batch of result.yieldRowsJson()) {
-        for (const row of batch) {
-          const values = row.map((value, i) => friendly(value, columns[i]!.type));
-          bytes += JSON.stringify(values).length;
-          rows.push(values);
-          if (rows.length > limits.maxRows) throw new SqlRefused(`the result has more than ${limits.maxRows} rows; add a LIMIT or aggregate`);
-          if (bytes > limits.maxBytes) throw new SqlRefused(`the result is larger than ${Math.round(limits.maxBytes / 1024 / 1024)} MiB; select fewer rows or columns`);
-        }
-      }
-      releaseResult();
-      return { columns, rows };
+      return await use(prepared, columns, connection);
     } catch (error) {
       if (error instanceof SqlRefused) throw error;
       if (timedOut) throw new SqlRefused(`the query ran longer than ${limits.timeoutMs / 1000} s and was stopped`);
@@ -106,6 +247,7 @@ export class SqlSandbox {
       throw new SqlRefused((error as Error).message.split('\n')[0]!);
     } finally {
       clearTimeout(timer);
+      this.busy.delete(connection);
       if (this.closed) connection.closeSync();
       else this.idle.push(connection);
     }

@@ -1,0 +1,50 @@
+import { csvCopyOptions, csvSelectList } from '../../core/db/csv.ts';
+import { quoteString } from '../../core/db/duckdb.ts';
+import type { SqlColumn } from './sandbox.ts';
+
+/**
+ * A query's result written by DuckDB itself, `COPY (…) TO file`, so that rows never pass through
+ * JS: how `odsnap sql` writes Parquet and CSV of any size.
+ */
+
+export interface CopyTarget {
+  /** Where DuckDB writes: a file the sandbox was opened to allow writing. */
+  readonly path: string;
+  readonly format: 'csv' | 'parquet';
+  /** CSV only: gzip-compressed. */
+  readonly gzip?: boolean;
+}
+
+/**
+ * The user's text as a subquery: trailing semicolons and blanks dropped, and the closing
+ * parenthesis on a line of its own, so that a trailing `-- comment` cannot swallow it. The text
+ * must already be known to be exactly one SELECT (SqlSandbox checks): a statement that parses on
+ * its own has its parentheses balanced and its strings and comments closed, so it cannot reach
+ * past its parentheses. As a subquery, SHOW, DESCRIBE and SUMMARIZE are written too.
+ */
+export const asSubquery = (sql: string) => `(\n${sql.replace(/[\s;]+$/, '')}\n) AS odsnap_query`;
+
+/**
+ * The texts before a semicolon that only comments follow (`SELECT …; -- all rows`), where
+ * asSubquery would keep the semicolon: the last such semicolon first. Guesses by the text alone
+ * (a semicolon may be inside a string): the caller takes the first DuckDB reads as the same query.
+ */
+export function beforeTrailingComments(sql: string): string[] {
+  const texts: string[] = [];
+  for (let at = sql.lastIndexOf(';'); at >= 0 && texts.length < 4; at = sql.lastIndexOf(';', at - 1)) {
+    if (/^;(?:\s|;|--[^\n]*|\/\*[^]*?\*\/)*$/.test(sql.slice(at))) texts.push(sql.slice(0, at));
+  }
+  return texts;
+}
+
+/**
+ * The COPY statement writing the query's result to the target: Parquet with zstd, or CSV in the
+ * conventions of core/db/csv.ts (ISO instants in UTC, lists and structs as JSON), at most `limit`
+ * rows when given.
+ */
+export function copyStatement(sql: string, columns: readonly SqlColumn[], target: CopyTarget, limit?: number): string {
+  const select = target.format === 'csv' ? csvSelectList(columns) : '*';
+  const options = target.format === 'csv' ? csvCopyOptions(target.gzip) : 'FORMAT parquet, COMPRESSION zstd';
+  // DuckDB would write over an existing file through a temporary one beside it, which the sandbox does not allow: the file is new anyway.
+  return `COPY (SELECT ${select} FROM ${asSubquery(sql)}${limit === undefined ? '' : ` LIMIT ${limit}`}) TO ${quoteString(target.path)} (${options}, USE_TMP_FILE false)`;
+}
