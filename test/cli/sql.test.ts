@@ -97,6 +97,12 @@ describe('odsnap sql exports', () => {
     }
   });
 
+  it('writes every kind of timestamp a query may give in ISO 8601, to its precision', async () => {
+    const result = await sql(['--format', 'csv', "SELECT TIMESTAMP_NS '2024-01-01 10:00:00.123456789' AS ns, TIMESTAMP_S '2024-01-01 10:00:01' AS s, TIMESTAMP_MS '2024-01-01 10:00:00.5' AS ms, TIMESTAMP '2024-01-01 10:00:00.25' AS t, TIMESTAMPTZ '2024-01-01 10:00:00+02' AS tz"]);
+    expect(result.code).toBe(0);
+    expect(result.out.toString()).toBe('ns,s,ms,t,tz\n2024-01-01T10:00:00.123456789,2024-01-01T10:00:01.000,2024-01-01T10:00:00.500,2024-01-01T10:00:00.250,2024-01-01T08:00:00.000Z\n');
+  });
+
   it('gzips a .csv.gz, and writes the same bytes to standard output as to --out', async () => {
     const query = 'SELECT * FROM rcn_properties ORDER BY property_gml_id';
     const plain = join(dir, 'same.csv');
