@@ -57,7 +57,8 @@ async function build(dataDir: string, ...options: string[]) {
   const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
   memory.stop();
   if (code !== 0) throw new Error(`odsnap build failed (exit ${code}):\n${stderr.slice(-3000)}`);
-  const summary = stderr.trim().split('\n').at(-1)!;
+  // The line that says what was written; warnings may follow it.
+  const summary = stderr.trim().split('\n').findLast((line) => line.includes(' -> ')) ?? '';
   const count = (label: string) => Number(new RegExp(`([\\d,]+) ${label}`).exec(summary)?.[1]?.replaceAll(',', '') ?? NaN);
   return { seconds: (performance.now() - started) / 1000, peakMiB: memory.peakKiB / 1024, written: count('written'), linked: count('linked'), deleted: count('deleted'), summary };
 }

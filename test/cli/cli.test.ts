@@ -98,12 +98,33 @@ describe('odsnap', () => {
       expect(code).toBe(0);
       expect(err).toMatch(/\/api\/public\/rcn\/transactions: [\d,]+ files\n/);
       expect(err).toMatch(/dist -> .*: snapshot \S+, [\d,]+ files; .* written/);
+      // Linked from the host's root, the DCAT-AP record cannot name things by absolute IRIs: the build says so, and what to do.
+      expect(err).toMatch(/odsnap build: warning: downloads\/dcat\.jsonld names things by root-relative IRIs.*--base-url https:/);
       const index = JSON.parse(await readFile(join(dir, 'dist', 'api', 'public', 'index.json'), 'utf8'));
       expect(index.snapshot.id).toMatch(/^\d{8}T\d{6}Z-/);
       // A rebuild (here, not on a thread: see build-on-thread.ts) over the tree in use writes nothing new.
       const again = await run('build', '--data', tinyDataDir(), '--out', join(dir, 'dist'), '--no-site');
       expect(again.code).toBe(0);
       expect(again.err).toMatch(/; 0 written \(0 B\), [\d,]+ linked, 0 deleted/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('build names the publisher and contact given for the DCAT-AP record, and refuses a contact that is neither an e-mail address nor a URL', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'odsnap-build-'));
+    try {
+      const out = join(dir, 'dist');
+      const built = await run('build', '--data', tinyDataDir(), '--out', out, '--no-site', '--base-url', 'https://data.example.org/odsnap', '--publisher', 'City of Example', '--contact', 'opendata@example.org');
+      expect(built.code).toBe(0);
+      expect(built.err).not.toContain('warning');
+      const dcat = JSON.parse(await readFile(join(out, 'downloads', 'dcat.jsonld'), 'utf8'));
+      expect(dcat['@id']).toBe('https://data.example.org/odsnap/downloads/dcat.jsonld');
+      expect(dcat['dcat:dataset'][0]['dct:publisher']['foaf:name']).toBe('City of Example');
+      expect(dcat['dcat:dataset'][0]['dcat:contactPoint']['vcard:hasEmail']).toEqual({ '@id': 'mailto:opendata@example.org' });
+      const refused = await run('build', '--data', tinyDataDir(), '--out', out, '--contact', 'call us');
+      expect(refused.code).toBe(2);
+      expect(refused.err).toContain('--contact must be an e-mail address or an http(s) URL');
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
