@@ -89,7 +89,10 @@ export async function buildStatic(options: BuildOptions): Promise<BuildResult> {
     figures = inTurn(options.datasets, (dataset) => figuresOf(figuresOn, dataset), failing.signal);
     // The downloads' CSV twins too, on a connection of their own (see csv-files.ts).
     const csvOn = (csvDb = await db.connect());
-    csvFiles = makeCsvFiles(csvOn, snapshot, options.datasets, join(treesDir(options.out), 'csv'), { fresh: options.full, signal: failing.signal });
+    const csvStarted = Date.now();
+    let csvMade = 0;
+    csvFiles = makeCsvFiles(csvOn, snapshot, options.datasets, join(treesDir(options.out), 'csv'), { fresh: options.full, signal: failing.signal, onFile: () => csvMade++ });
+    void csvFiles.then(() => options.onStep?.(`CSV twins: ${csvMade} made from new Parquet files in ${((Date.now() - csvStarted) / 1000).toFixed(1)} s, the rest kept from earlier builds`), () => {});
     csvFiles.catch(() => {}); // awaited with the downloads; a failure before then must not count as unhandled
     // Group prints of Parquet files, by their sha256, beside the trees; --full reads them all again.
     const rows = new SnapshotRows(db, snapshot, options.repeatedTextsFrom);
@@ -184,7 +187,8 @@ export async function buildStatic(options: BuildOptions): Promise<BuildResult> {
         `${layoutAbout(options.datasets.flatMap((d) => d.endpoints.map((endpoint) => ({ endpoint, defaults: defaultsOf(endpoint) })))).join('; ')}. Each endpoint lists its files.`,
       datasets: described,
       downloads: { catalogue: `${base}/${CATALOGUE}`, datapackage: `${base}/${DATAPACKAGE}`, dcat: `${base}/${DCAT}`, duckdb: `${base}/${DUCKDB_SCRIPT}` },
-      ...(options.site ? { openapi: `${base}/${OPENAPI}` } : {}),
+      // The site and the OpenAPI document it writes, when the tree holds them.
+      ...(options.site ? { site: `${base}/`, openapi: `${base}/${OPENAPI}` } : {}),
       hosting: { nginx: `${base}/${NGINX_SNIPPET}`, headers: `${base}/${HEADERS_FILE}` },
     };
     await output.write(INDEX, JSON.stringify(index, null, 2));

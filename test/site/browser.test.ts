@@ -151,8 +151,11 @@ describe.skipIf(skip)('the site in Chromium', () => {
     for (const target of serverLinks) expect((await site.fetch(target)).status, target).toBe(200);
   });
 
-  it('serves the OpenAPI document with every endpoint', async () => {
-    const served = (await (await fetch(`${site.url}/api/public/openapi.json`)).json()) as { openapi: string; paths: Record<string, unknown> };
+  it('serves the OpenAPI document with every endpoint, linked from the tree\'s index', async () => {
+    const index = (await (await fetch(`${site.url}/api/public/index.json`)).json()) as { openapi?: string; site?: string };
+    expect(index.openapi).toBe('/api/public/openapi.json');
+    expect(index.site).toBe('/');
+    const served = (await (await fetch(`${site.url}${index.openapi}`)).json()) as { openapi: string; paths: Record<string, unknown> };
     expect(served.openapi).toBe('3.1.0');
     expect(Object.keys(served.paths).sort()).toEqual(datasets.flatMap((d) => d.endpoints.map((e) => e.fullPath)).sort());
   });

@@ -132,4 +132,24 @@ describe('rebuilding the static tree', () => {
     expect([...resumed.keys()].sort()).toEqual([...whole.keys()].sort());
     for (const [path, file] of whole) expect(resumed.get(path)!.content.equals(file.content), path).toBe(true);
   });
+
+  it('makes the CSV twin of each Parquet file once: a rebuild converts only the files a pull changed, and the cache keeps only the current ones', async () => {
+    const steps: string[] = [];
+    const onStep = (text: string) => steps.push(text);
+    const cache = join(dirname(out), '.dist-trees', 'csv');
+    const shas = async () => new Set(Object.values((await openSnapshot(dataDir)).manifest.datasets).flatMap((d) => Object.values(d.tables).flatMap((t) => t.files.map((f) => f.sha256))));
+    await buildStatic({ dataDir, out, datasets, onStep });
+    expect(steps.filter((step) => step.startsWith('CSV twins:'))).toEqual([expect.stringMatching(/^CSV twins: 0 made from new Parquet files/)]);
+
+    const before = await shas();
+    await generateSample({ dataDir, datasets, settings: { scale: 'tiny', seed: 1, until: addDays(defaultUntil, 5) } });
+    const now = await shas();
+    const changed = [...now].filter((sha) => !before.has(sha)).length;
+    expect(changed).toBeGreaterThan(0);
+    steps.length = 0;
+    await buildStatic({ dataDir, out, datasets, onStep });
+    expect(steps.find((step) => step.startsWith('CSV twins:'))).toMatch(new RegExp(`^CSV twins: ${changed} made from new Parquet files`));
+    const cached = (await readdir(cache)).filter((name) => name.endsWith('.csv.gz'));
+    expect(new Set(cached.map((name) => /-([0-9a-f]{64})\.csv\.gz$/.exec(name)![1]))).toEqual(now);
+  });
 });
