@@ -44,6 +44,11 @@ export const problemTypes = {
     title: 'Request header fields too large',
     about: 'The request line and headers together are longer than the service reads (16 KiB).',
   },
+  'service-unavailable': {
+    status: 503,
+    title: 'Service unavailable',
+    about: 'The service cannot answer this request now, but may shortly: as many SQL queries as it runs at once are running or waiting, or the SQL process was stopped while the query ran. `Retry-After` says when to send it again.',
+  },
   'internal-error': {
     status: 500,
     title: 'Internal error',

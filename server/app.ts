@@ -64,9 +64,10 @@ export function createApp(options: AppOptions) {
     const found = route(url.pathname);
     if (!found) throw notFound(`no endpoint at ${url.pathname}`);
 
-    const query: Record<string, string> = {};
+    // Without a prototype: a parameter named constructor or __proto__ is a parameter like any other.
+    const query: Record<string, string> = Object.create(null);
     for (const [name, value] of url.searchParams) {
-      if (name in query) throw invalidParameter(name, `${name} is given more than once`);
+      if (Object.hasOwn(query, name)) throw invalidParameter(name, `${name} is given more than once`);
       query[name] = value;
     }
     const { served, release } = options.host.lease();

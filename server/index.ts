@@ -4,8 +4,7 @@ import type { Dataset } from '../datasets/vocabulary/dataset.ts';
 import { apiIndex } from './api-index.ts';
 import { createApp, MAX_URL_LENGTH, type ExtraHandler } from './app.ts';
 import { problemTypes, type ProblemType } from '../core/problem.ts';
-import { sqlHandler } from './sql/handler.ts';
-import type { SqlLimits } from './sql/sandbox.ts';
+import { sqlHandler, type SqlServiceOptions } from './sql/handler.ts';
 import { SnapshotHost } from './snapshot-host.ts';
 import type { ServedSnapshotOptions } from './served-snapshot.ts';
 
@@ -18,7 +17,8 @@ export interface ServerOptions extends ServedSnapshotOptions {
   /** Follow the data directory's current snapshot (default true). */
   readonly watch?: boolean;
   readonly log?: (line: Record<string, unknown>) => void;
-  readonly sqlLimits?: SqlLimits;
+  /** The SQL endpoint's limits, how many queries it runs and keeps waiting, its process's memory. */
+  readonly sql?: Omit<SqlServiceOptions, 'log'>;
   /** Handlers for paths beyond the API, tried first (the static tree, the site). */
   readonly extra?: (host: SnapshotHost) => readonly ExtraHandler[];
 }
@@ -66,7 +66,7 @@ function brokenRequestProblem(error: NodeJS.ErrnoException & { rawPacket?: Buffe
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const host = await SnapshotHost.open(options.dataDir, options.datasets, { ...options, log: options.log });
   if (options.watch !== false) host.watch();
-  const extra = [...(options.extra?.(host) ?? []), apiIndex(host, options.datasets), sqlHandler(host, options.datasets, options.sqlLimits)];
+  const extra = [...(options.extra?.(host) ?? []), apiIndex(host, options.datasets), sqlHandler(host, { ...options.sql, log: options.log })];
   const listener = createApp({ datasets: options.datasets, host, publicUrl: options.publicUrl, log: options.log, extra });
   // requireHostHeader: false lets a request without Host reach the app, which answers it with a problem body, not node's bare 400.
   const server = createServer({ maxHeaderSize: 16 * 1024, requestTimeout: 30_000, headersTimeout: 10_000, keepAliveTimeout: 5_000, requireHostHeader: false }, (request, response) => {

@@ -42,32 +42,90 @@ const csvField = (value: unknown) => {
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 };
 
+/** toCsv's very text, in pieces as the rows come. */
+export async function* toCsvChunks(columns: SqlResult['columns'], batches: AsyncIterable<readonly (readonly unknown[])[]>): AsyncGenerator<string> {
+  yield `${columns.map((c) => csvField(c.name)).join(',')}\r\n`;
+  for await (const batch of batches) if (batch.length) yield batch.map((row) => `${row.map(csvField).join(',')}\r\n`).join('');
+}
+
 export const toCsv = (result: SqlResult) =>
   [result.columns.map((c) => csvField(c.name)), ...result.rows.map((row) => row.map(csvField))].map((fields) => fields.join(',')).join('\r\n') + '\r\n';
 
 type Arrow = typeof import('apache-arrow');
 
-/** Arrow types for DuckDB types; anything nested or unusual travels as its JSON text. */
-function arrowColumn({ Bool, DateDay, Float64, Int32, Int64, TimestampMillisecond, Utf8 }: Arrow, type: string, values: readonly unknown[]): { type: DataType; values: unknown[] } {
-  if (type === 'BOOLEAN') return { type: new Bool(), values: [...values] };
-  if (['TINYINT', 'SMALLINT', 'INTEGER', 'UTINYINT', 'USMALLINT'].includes(type)) return { type: new Int32(), values: values.map((v) => (v === null ? null : Number(v))) };
-  if (['BIGINT', 'UINTEGER', 'HUGEINT'].includes(type)) return { type: new Int64(), values: values.map((v) => (v === null ? null : BigInt(v as string | number))) };
-  if (['FLOAT', 'DOUBLE'].includes(type) || type.startsWith('DECIMAL')) return { type: new Float64(), values: values.map((v) => (v === null ? null : Number(v))) };
-  if (type === 'DATE') return { type: new DateDay(), values: values.map((v) => (v === null ? null : new Date(`${v}T00:00:00Z`))) };
-  if (type.startsWith('TIMESTAMP')) return { type: new TimestampMillisecond(), values: values.map((v) => (v === null ? null : new Date(String(v).replace(' ', 'T').replace(/([+-]\d\d)$/, '$1:00')))) };
-  if (type === 'VARCHAR') return { type: new Utf8(), values: [...values] };
-  return { type: new Utf8(), values: values.map((v) => (v === null ? null : typeof v === 'string' ? v : JSON.stringify(v))) };
+const INT32_MAX = 2 ** 31 - 1;
+const INT64_MAX = 2n ** 63n - 1n;
+const DAY_MS = 86_400_000;
+
+/** DuckDB's text of a date, "-infinity" to "infinity", BC years too, as days since 1970-01-01 (infinities as DuckDB stores them). */
+export function dateDays(text: string): number {
+  if (text === 'infinity') return INT32_MAX;
+  if (text === '-infinity') return -INT32_MAX;
+  const [, year, month, day, bc] = /^(\d+)-(\d\d)-(\d\d)( \(BC\))?$/.exec(text) ?? [];
+  if (!year) throw new Error(`not a date: ${text}`);
+  const date = new Date(0);
+  date.setUTCFullYear(bc ? 1 - Number(year) : Number(year), Number(month) - 1, Number(day));
+  return Math.round(date.getTime() / DAY_MS);
+}
+
+/** DuckDB's text of a timestamp (any precision, with or without an offset) as microseconds since 1970 (infinities as DuckDB stores them). */
+export function instantMicros(text: string): bigint {
+  if (text === 'infinity') return INT64_MAX;
+  if (text === '-infinity') return -INT64_MAX;
+  const [, year, month, day, bc, hour, minute, second, fraction = '', offsetHours, offsetMinutes = '00'] =
+    /^(\d+)-(\d\d)-(\d\d)( \(BC\))?[ T](\d\d):(\d\d):(\d\d)(?:\.(\d+))?(?:([+-]\d\d)(?::?(\d\d))?)?$/.exec(text) ?? [];
+  if (!year) throw new Error(`not a timestamp: ${text}`);
+  const date = new Date(0);
+  date.setUTCFullYear(bc ? 1 - Number(year) : Number(year), Number(month) - 1, Number(day));
+  date.setUTCHours(Number(hour), Number(minute), Number(second), 0);
+  const offset = offsetHours ? (Number(offsetHours) * 60 + Math.sign(Number(`${offsetHours}1`)) * Number(offsetMinutes)) * 60_000 : 0;
+  return BigInt(date.getTime() - offset) * 1000n + BigInt(fraction.padEnd(6, '0').slice(0, 6));
+}
+
+/** A vector of fixed-width values (days, microseconds) with its nulls. */
+function fixedVector(arrow: Arrow, type: InstanceType<Arrow['DateDay']> | InstanceType<Arrow['Timestamp']>, values: readonly unknown[], convert: (text: string) => number | bigint) {
+  const data = type instanceof arrow.DateDay ? new Int32Array(values.length) : new BigInt64Array(values.length);
+  const validity = new Uint8Array(Math.ceil(values.length / 8));
+  let nullCount = 0;
+  values.forEach((value, i) => {
+    if (value === null || value === undefined) {
+      nullCount++;
+      return;
+    }
+    data[i] = convert(String(value)) as never;
+    validity[i >> 3]! |= 1 << (i & 7);
+  });
+  return arrow.makeVector(arrow.makeData({ type, length: values.length, nullCount, nullBitmap: nullCount ? validity : null, data } as never));
+}
+
+/**
+ * An Arrow vector for a DuckDB type: dates as days and timestamps as microseconds (infinities as
+ * DuckDB stores them, so DuckDB reads them back as infinities); anything nested or unusual
+ * travels as its JSON text.
+ */
+function arrowVector(arrow: Arrow, type: string, values: readonly unknown[]) {
+  const { Bool, Float64, Int32, Int64, Utf8 } = arrow;
+  const vector = (arrowType: DataType, converted: unknown[]) => arrow.vectorFromArray(converted, arrowType);
+  if (type === 'BOOLEAN') return vector(new Bool(), [...values]);
+  if (['TINYINT', 'SMALLINT', 'INTEGER', 'UTINYINT', 'USMALLINT'].includes(type)) return vector(new Int32(), values.map((v) => (v === null ? null : Number(v))));
+  if (['BIGINT', 'UINTEGER', 'UBIGINT', 'HUGEINT', 'UHUGEINT'].includes(type)) {
+    // Sums are HUGEINT: 64 bits when every value fits, else the numbers' text.
+    const integers = values.map((v) => (v === null ? null : BigInt(v as string | number)));
+    if (integers.every((v) => v === null || (v <= INT64_MAX && v >= -INT64_MAX - 1n))) return vector(new Int64(), integers);
+    return vector(new Utf8(), integers.map((v) => (v === null ? null : String(v))));
+  }
+  if (['FLOAT', 'DOUBLE'].includes(type) || type.startsWith('DECIMAL')) return vector(new Float64(), values.map((v) => (v === null ? null : Number(v))));
+  if (type === 'DATE') return fixedVector(arrow, new arrow.DateDay(), values, dateDays);
+  if (/^TIMESTAMP(_S|_MS|_NS)?$/.test(type)) return fixedVector(arrow, new arrow.Timestamp(arrow.TimeUnit.MICROSECOND), values, instantMicros);
+  if (type === 'TIMESTAMP WITH TIME ZONE') return fixedVector(arrow, new arrow.Timestamp(arrow.TimeUnit.MICROSECOND, 'UTC'), values, instantMicros);
+  if (type === 'VARCHAR') return vector(new Utf8(), [...values]);
+  return vector(new Utf8(), values.map((v) => (v === null ? null : typeof v === 'string' ? v : JSON.stringify(v))));
 }
 
 /** Arrow IPC; apache-arrow is loaded when first asked for, not by every command that lists the formats. */
 export async function toArrow(result: SqlResult): Promise<Uint8Array> {
   const arrow = await import('apache-arrow');
-  const columns = Object.fromEntries(
-    result.columns.map((column, i) => {
-      const { type, values } = arrowColumn(arrow, column.type, result.rows.map((row) => row[i]));
-      return [column.name, arrow.vectorFromArray(values, type)];
-    }),
-  );
+  const columns = Object.fromEntries(result.columns.map((column, i) => [column.name, arrowVector(arrow, column.type, result.rows.map((row) => row[i]))]));
   return arrow.tableToIPC(new arrow.Table(columns), 'stream');
 }
 

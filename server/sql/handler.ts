@@ -1,14 +1,61 @@
+import { createReadStream } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Dataset } from '../../datasets/vocabulary/dataset.ts';
+import { pipeline } from 'node:stream/promises';
+import { createBrotliCompress, createGzip } from 'node:zlib';
 import type { ExtraHandler } from '../app.ts';
 import { invalidParameter, Problem } from '../../core/problem.ts';
-import { send } from '../http/respond.ts';
+import { corsHeaders, etagOf, matches, negotiate } from '../http/respond.ts';
 import type { SnapshotHost } from '../snapshot-host.ts';
-import { contentTypes, encode, formats, type Format } from './formats.ts';
-import { defaultLimits, SqlRefused, SqlSandbox, type SqlLimits } from './sandbox.ts';
+import { contentTypes, formats, type Format } from './formats.ts';
+import { defaultRunnerOptions, SqlRunner, type RunnerOptions } from './runner.ts';
+import { defaultLimits, SqlRefused, type SqlLimits } from './sandbox.ts';
 
-/** `GET /api/sql?q=…&format=json|csv|parquet|arrow`: read-only SQL over the current snapshot. */
-export function sqlHandler(host: SnapshotHost, datasets: readonly Dataset[], limits: SqlLimits = defaultLimits): ExtraHandler {
+export interface SqlServiceOptions {
+  readonly limits?: SqlLimits;
+  /** Queries run at once; more wait, up to `waiting`, and beyond that are answered 503. */
+  readonly running?: number;
+  readonly waiting?: number;
+  readonly runner?: RunnerOptions;
+  readonly log?: (line: Record<string, unknown>) => void;
+}
+
+/**
+ * Admits at most `running` queries at a time and `waiting` more in line; a query that waits
+ * spends its own time limit waiting.
+ */
+class Admission {
+  private active = 0;
+  private readonly line: (() => void)[] = [];
+
+  constructor(
+    private readonly running: number,
+    private readonly waiting: number,
+  ) {}
+
+  /** Resolves with a release function once the query may run; throws 503 when the line is full. */
+  async enter(): Promise<() => void> {
+    if (this.active >= this.running) {
+      if (this.line.length >= this.waiting) {
+        throw new Problem('service-unavailable', `${this.running + this.waiting} SQL queries are running or waiting, as many as this server takes; send it again shortly`, {}, { 'retry-after': '1' });
+      }
+      await new Promise<void>((resolve) => this.line.push(resolve));
+    } else this.active++;
+    let left = false;
+    return () => {
+      if (left) return;
+      left = true;
+      const next = this.line.shift();
+      if (next) next();
+      else this.active--;
+    };
+  }
+}
+
+/** `GET /api/sql?q=…&format=json|csv|parquet|arrow`: read-only SQL over the current snapshot, in a process of its own (see runner.ts). */
+export function sqlHandler(host: SnapshotHost, options: SqlServiceOptions = {}): ExtraHandler {
+  const limits = options.limits ?? defaultLimits;
+  const admission = new Admission(options.running ?? 2, options.waiting ?? 6);
   return async (request: IncomingMessage, response: ServerResponse, url: URL) => {
     if (url.pathname !== '/api/sql') return false;
     for (const name of ['q', 'format']) if (url.searchParams.getAll(name).length > 1) throw invalidParameter(name, `${name} is given more than once`);
@@ -16,22 +63,51 @@ export function sqlHandler(host: SnapshotHost, datasets: readonly Dataset[], lim
     if (!query?.trim()) throw invalidParameter('q', 'q is required: the SQL query, e.g. q=SELECT count(*) FROM rcn_transactions');
     const format = (url.searchParams.get('format') ?? 'json') as Format;
     if (!formats.includes(format)) throw invalidParameter('format', `format must be one of ${formats.join(', ')}`);
+    const deadline = Date.now() + limits.timeoutMs;
     const { served, release } = host.lease();
+    let file: string | undefined;
     try {
-      const sandbox = await served.attachment('sql', () => SqlSandbox.open(served.snapshot, datasets));
-      const result = await sandbox.run(query, limits).catch((error) => {
-        if (error instanceof SqlRefused) throw new Problem('sql-refused', error.message, { param: 'q' });
-        throw error;
-      });
-      return await send(request, response, {
-        status: 200,
-        type: contentTypes[format],
-        content: await encode(result, format),
-        cacheControl: 'public, max-age=60',
-        identity: [served.id, url.pathname, url.search],
-        headers: format === 'json' || format === 'csv' ? {} : { 'content-disposition': `attachment; filename="result.${format}"` },
-      });
+      // The answer for a snapshot never changes: a client holding it need not wait in line.
+      const encoding = format === 'json' || format === 'csv' ? negotiate(request.headers['accept-encoding']) : 'identity';
+      const etag = etagOf([served.id, url.pathname, url.search], encoding);
+      const headers: Record<string, string> = {
+        ...corsHeaders,
+        'content-type': contentTypes[format],
+        'cache-control': 'public, max-age=60',
+        vary: 'Accept-Encoding',
+        etag,
+        ...(format === 'json' || format === 'csv' ? {} : { 'content-disposition': `attachment; filename="result.${format}"` }),
+      };
+      if (matches(request.headers['if-none-match'], etag)) {
+        response.writeHead(304, headers).end();
+        return 0;
+      }
+      const leave = await admission.enter();
+      let bytes: number;
+      try {
+        const runner = await served.attachment('sql', async () => new SqlRunner(served.snapshot, options.runner ?? defaultRunnerOptions, options.log));
+        // Starting the process (the first query on a snapshot) is not the query's time.
+        const starting = Date.now();
+        await runner.ready();
+        ({ file, bytes } = await runner.run(query, format, limits, deadline + (Date.now() - starting)).catch((error) => {
+          if (error instanceof SqlRefused) throw new Problem('sql-refused', error.message, { param: 'q', ...(error.limit ? { limit: error.limit } : {}) });
+          throw error;
+        }));
+      } finally {
+        leave();
+      }
+      if (encoding !== 'identity') headers['content-encoding'] = encoding;
+      else headers['content-length'] = String(bytes);
+      response.writeHead(200, headers);
+      if (request.method === 'HEAD') {
+        response.end();
+        return 0;
+      }
+      if (encoding === 'identity') await pipeline(createReadStream(file), response);
+      else await pipeline(createReadStream(file), encoding === 'br' ? createBrotliCompress() : createGzip(), response);
+      return bytes;
     } finally {
+      if (file) await rm(file, { force: true });
       release();
     }
   };

@@ -3,6 +3,7 @@ import type { Dataset } from '../../datasets/vocabulary/dataset.ts';
 import { openInstance, quoteString, type OpenedInstance } from '../../core/db/duckdb.ts';
 import { createViews, type Snapshot } from '../../core/snapshot/read.ts';
 import { releaseResult } from '../native-memory.ts';
+import { deniedIn, machineNames, withoutMachineNames } from './confinement.ts';
 import { beforeTrailingComments, copyStatement, type CopyTarget } from './export.ts';
 
 /**
@@ -33,6 +34,16 @@ export interface SandboxOptions {
   readonly writable?: readonly string[];
   /** Whether DuckDB tracks the progress of queries, for copy's onProgress (a terminal's progress line). */
   readonly progress?: boolean;
+  /**
+   * For queries from anyone (the server's endpoint): refuse what shows where and on which machine
+   * the data lives (settings, view definitions, installation paths; see confinement.ts), and take
+   * such paths out of error messages.
+   */
+  readonly confined?: boolean;
+  /** A directory DuckDB may write in (and read), besides reading the snapshot: the server's result files. */
+  readonly resultDir?: string;
+  /** Where DuckDB spills what does not fit in memory (a directory of its own is made there); by default the system's temporary directory. */
+  readonly spillParent?: string;
 }
 
 /**
@@ -56,14 +67,48 @@ export interface SqlResult {
   readonly rows: readonly (readonly unknown[])[];
 }
 
-/** A query the sandbox will not run, with the reason for the client. */
-export class SqlRefused extends Error {}
+/** A query the sandbox will not run, with the reason for the client, and which limit it met if one did. */
+export class SqlRefused extends Error {
+  constructor(
+    message: string,
+    readonly limit?: 'rows' | 'bytes' | 'memory' | 'time',
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * How the binding's JSON form writes infinite dates and timestamps of each type that it does not
+ * write as "infinity": as the far dates they are stored as. Found once, from DuckDB itself.
+ */
+let infinityTexts: Promise<Map<string, Map<unknown, string>>> | undefined;
+
+async function findInfinityTexts(connection: DuckDBConnection): Promise<Map<string, Map<unknown, string>>> {
+  const types = ['DATE', 'TIMESTAMP_S', 'TIMESTAMP_MS', 'TIMESTAMP', 'TIMESTAMP_NS', 'TIMESTAMPTZ'];
+  const texts = new Map<string, Map<unknown, string>>();
+  const result = await connection.stream(`SELECT ${types.flatMap((type, i) => [`'infinity'::${type} AS "${i}+"`, `'-infinity'::${type} AS "${i}-"`]).join(', ')}`);
+  const columnTypes = result.columnTypes().map(String);
+  for await (const rows of result.yieldRowsJson()) {
+    rows[0]!.forEach((value, i) => {
+      const type = columnTypes[i]!;
+      if (!texts.has(type)) texts.set(type, new Map());
+      texts.get(type)!.set(value, i % 2 ? '-infinity' : 'infinity');
+    });
+  }
+  return texts;
+}
+
+/** Types every format holds as they are; a column of another type is named when writing a file fails. */
+const PLAIN_TYPE = /^(BOOLEAN|U?(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT)|FLOAT|DOUBLE|DECIMAL\(\d+,\d+\)|VARCHAR|DATE|TIMESTAMP|TIMESTAMP WITH TIME ZONE|BLOB|UUID)$/;
 
 const SAFE_INTEGER_TYPES = new Set(['TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT', 'HUGEINT', 'UTINYINT', 'USMALLINT', 'UINTEGER', 'UBIGINT', 'UHUGEINT']);
 
-/** DuckDB's JSON form writes big integers as text; small enough ones become numbers again. */
-const friendly = (value: unknown, type: string) =>
-  typeof value === 'string' && SAFE_INTEGER_TYPES.has(type) && Number.isSafeInteger(Number(value)) ? Number(value) : value;
+/** DuckDB's JSON form writes big integers as text (small enough ones become numbers again) and infinite dates as far ones. */
+const friendly = (value: unknown, type: string, infinities: Map<string, Map<unknown, string>>) => {
+  if (typeof value !== 'string') return value;
+  if (SAFE_INTEGER_TYPES.has(type)) return Number.isSafeInteger(Number(value)) ? Number(value) : value;
+  return infinities.get(type)?.get(value) ?? value;
+};
 
 /** Whether DuckDB reads `sql` as one SELECT with these columns. */
 async function sameQuery(connection: DuckDBConnection, sql: string, columns: readonly SqlColumn[]): Promise<boolean> {
@@ -88,13 +133,18 @@ export class SqlSandbox {
 
   private constructor(
     private readonly duckdb: OpenedInstance,
+    private readonly infinities: Map<string, Map<unknown, string>>,
+    /** Set when confined: the machine's paths and names, taken out of error messages. */
+    private readonly hidden: readonly [string, string][] | undefined,
   ) {}
 
   static async open(snapshot: Snapshot, datasets: readonly Dataset[], options: SandboxOptions = {}): Promise<SqlSandbox> {
-    const duckdb = await openInstance({ memory_limit: '256MB', threads: '2', ...options.config }, snapshot.cacheDir, async (setup) => {
+    let infinities = new Map<string, Map<unknown, string>>();
+    const duckdb = await openInstance({ memory_limit: '256MB', threads: '2', ...options.config }, options.spillParent, async (setup) => {
+      infinities = await (infinityTexts ??= findInfinityTexts(setup));
       await setup.run(`SET GLOBAL TimeZone = 'UTC'`);
       await createViews({ run: (sql) => setup.run(sql).then(() => undefined) }, snapshot, datasets);
-      await setup.run(`SET allowed_directories = [${quoteString(`${snapshot.dir}/`)}]`);
+      await setup.run(`SET allowed_directories = [${[snapshot.dir, ...(options.resultDir ? [options.resultDir] : [])].map((dir) => quoteString(`${dir}/`)).join(', ')}]`);
       if (options.writable?.length) await setup.run(`SET allowed_paths = [${options.writable.map(quoteString).join(', ')}]`);
       await setup.run(`SET autoinstall_known_extensions = false`);
       await setup.run(`SET autoload_known_extensions = false`);
@@ -102,7 +152,8 @@ export class SqlSandbox {
       // Progress is a setting of each connection (DuckDB will not set it globally): locked below, once set on the one connection.
       if (!options.progress) await setup.run(`SET lock_configuration = true`);
     });
-    const sandbox = new SqlSandbox(duckdb);
+    const hidden = options.confined ? machineNames([[snapshot.dir, '<snapshot>'], ...(options.resultDir ? [[options.resultDir, '<result>'] as [string, string]] : [])]) : undefined;
+    const sandbox = new SqlSandbox(duckdb, infinities, hidden);
     if (options.progress) {
       try {
         const connection = await duckdb.instance.connect();
@@ -133,6 +184,7 @@ export class SqlSandbox {
    * `consume`, within `limits` (the time limit covers consuming too), and answers what it answers.
    */
   stream<T>(sql: string, limits: SqlLimits, consume: (columns: readonly SqlColumn[], batches: AsyncIterable<unknown[][]>) => Promise<T>): Promise<T> {
+    const { infinities } = this;
     return this.query(sql, limits, async (prepared, columns) => {
       const result = await prepared.stream();
       async function* batches() {
@@ -141,11 +193,11 @@ export class SqlSandbox {
         for await (const batch of result.yieldRowsJson()) {
           const rows: unknown[][] = [];
           for (const row of batch) {
-            const values = row.map((value, i) => friendly(value, columns[i]!.type));
+            const values = row.map((value, i) => friendly(value, columns[i]!.type, infinities));
             if (Number.isFinite(limits.maxBytes)) bytes += JSON.stringify(values).length;
             rows.push(values);
-            if (++count > limits.maxRows) throw new SqlRefused(`the result has more than ${limits.maxRows} rows; add a LIMIT or aggregate`);
-            if (bytes > limits.maxBytes) throw new SqlRefused(`the result is larger than ${Math.round(limits.maxBytes / 1024 / 1024)} MiB; select fewer rows or columns`);
+            if (++count > limits.maxRows) throw new SqlRefused(`the result has more than ${limits.maxRows} rows; add a LIMIT or aggregate`, 'rows');
+            if (bytes > limits.maxBytes) throw new SqlRefused(`the result is larger than ${Math.round(limits.maxBytes / 1024 / 1024)} MiB; select fewer rows or columns`, 'bytes');
           }
           yield rows;
         }
@@ -195,9 +247,14 @@ export class SqlSandbox {
           }, 200)
         : undefined;
       try {
-        const result = await copy.runAndReadAll();
+        const result = await copy.runAndReadAll().catch((error: Error) => {
+          // A type the format cannot hold (a far timestamp in seconds, …): say which columns might be it.
+          const named = columns.filter((column) => !PLAIN_TYPE.test(column.type)).map((column) => `${JSON.stringify(column.name)} (${column.type})`);
+          const reason = error.message.split('\n')[0]!;
+          throw named.length && !/^INTERRUPT/i.test(reason) ? new SqlRefused(`${reason}; of the columns, ${named.join(', ')} may not fit ${target.format === 'csv' ? 'CSV' : 'Parquet'}: cast to VARCHAR`) : error;
+        });
         const rows = Number(result.getRowsJS()[0]![0]);
-        if (rows > limits.maxRows) throw new SqlRefused(`the result has more than ${limits.maxRows} rows; add a LIMIT or aggregate`);
+        if (rows > limits.maxRows) throw new SqlRefused(`the result has more than ${limits.maxRows} rows; add a LIMIT or aggregate`, 'rows');
         return { rows, columns };
       } finally {
         clearInterval(poll);
@@ -215,13 +272,17 @@ export class SqlSandbox {
     const connection = this.idle.pop() ?? (await this.duckdb.instance.connect());
     this.busy.add(connection);
     let timedOut = false;
-    // (setTimeout would take Infinity for 1 ms.)
+    let again: NodeJS.Timeout | undefined;
+    // (setTimeout would take Infinity for 1 ms.) An interrupt between two of DuckDB's steps finds
+    // nothing to stop: it is repeated until the query ends.
     const timer = Number.isFinite(limits.timeoutMs)
       ? setTimeout(() => {
           timedOut = true;
           connection.interrupt();
+          again = setInterval(() => connection.interrupt(), 50);
         }, limits.timeoutMs)
       : undefined;
+    const stopped = () => new SqlRefused(`the query ran longer than ${limits.timeoutMs / 1000} s and was stopped`, 'time');
     try {
       const statements = await connection.extractStatements(sql);
       if (statements.count !== 1) {
@@ -239,14 +300,22 @@ export class SqlSandbox {
       // Rows are objects by column name in JSON, and columns by name in Arrow: one name, one column.
       const repeated = columns.find((column, i) => columns.findIndex((other) => other.name === column.name) !== i);
       if (repeated) throw new SqlRefused(`two columns are named ${JSON.stringify(repeated.name)}; give each its own name with AS`);
-      return await use(prepared, columns, connection);
+      const denied = this.hidden && (await deniedIn(connection, sql));
+      if (denied) throw new SqlRefused(denied);
+      const answer = await use(prepared, columns, connection);
+      // Done, but past its time: a deadline is the same however the work fell.
+      if (timedOut) throw stopped();
+      return answer;
     } catch (error) {
-      if (error instanceof SqlRefused) throw error;
-      if (timedOut) throw new SqlRefused(`the query ran longer than ${limits.timeoutMs / 1000} s and was stopped`);
-      // DuckDB's own refusal or error (a syntax error, a missing table, a forbidden file) is the client's to fix.
-      throw new SqlRefused((error as Error).message.split('\n')[0]!);
+      if (timedOut && !(error instanceof SqlRefused && error.limit)) throw stopped();
+      const message = error instanceof SqlRefused ? error.message : (error as Error).message.split('\n')[0]!;
+      const shown = this.hidden ? withoutMachineNames(message, this.hidden) : message;
+      if (error instanceof SqlRefused) throw shown === message ? error : new SqlRefused(shown, error.limit);
+      // DuckDB's own refusal or error (a syntax error, a missing table, a forbidden file, its memory limit) is the client's to fix.
+      throw new SqlRefused(/^Out of Memory Error/.test(shown) ? `the query needs more memory than queries here may use: ${shown}` : shown, /^Out of Memory Error/.test(shown) ? 'memory' : undefined);
     } finally {
       clearTimeout(timer);
+      clearInterval(again);
       this.busy.delete(connection);
       if (this.closed) connection.closeSync();
       else this.idle.push(connection);

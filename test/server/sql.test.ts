@@ -9,7 +9,7 @@ import { startTestServer, type TestServer } from '../fixtures/server.ts';
 import { tinyDataDir } from '../fixtures/tiny.ts';
 
 let server: TestServer;
-beforeAll(async () => (server = await startTestServer({ sqlLimits: { timeoutMs: 400, maxRows: 1000, maxBytes: 1024 * 1024 } })));
+beforeAll(async () => (server = await startTestServer({ sql: { limits: { timeoutMs: 400, maxRows: 1000, maxBytes: 1024 * 1024 } } })));
 afterAll(() => server.close());
 
 const sql = (query: string, format = 'json') => raw(`${server.url}/api/sql?format=${format}&q=${encodeURIComponent(query)}`);
@@ -24,7 +24,7 @@ describe('GET /api/sql', () => {
     expect(body.columns.map((c: { name: string }) => c.name)).toEqual(['market', 'n', 'total', 'first']);
     const { items } = await server.json('/api/public/rcn/transactions?limit=1');
     expect(body.rows.reduce((sum: number, row: { n: number }) => sum + row.n, 0)).toBeGreaterThan(items.length);
-    const tables = JSON.parse((await sql(`SELECT view_name FROM duckdb_views() WHERE NOT internal ORDER BY 1`)).body.toString()).rows.map((r: { view_name: string }) => r.view_name);
+    const tables = JSON.parse((await sql(`SELECT table_name FROM information_schema.tables ORDER BY 1`)).body.toString()).rows.map((r: { table_name: string }) => r.table_name);
     expect(tables).toEqual(expect.arrayContaining(['rcn_transactions', 'citybike_rides', 'bike_counter_readings', 'air_quality_readings']));
   });
 

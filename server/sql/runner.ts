@@ -1,0 +1,181 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { ownSpillDir, type SpillDir } from '../../core/db/spill.ts';
+import { Problem } from '../../core/problem.ts';
+import type { Snapshot } from '../../core/snapshot/read.ts';
+import type { Format } from './formats.ts';
+import { SqlRefused, type SqlLimits } from './sandbox.ts';
+
+/**
+ * Queries from anyone run in a process of their own, one per served snapshot, so that what one
+ * query does cannot reach the v1 API: its memory is capped by the operating system (a value or
+ * result past the cap fails in DuckDB, quickly, as a refusal), it runs at a lower CPU priority
+ * and on its own threads (the server's thread pool stays free for v1 requests), and a query that
+ * will not stop at its deadline is stopped with its process. Results come back as files, so the
+ * server never holds one whole.
+ */
+
+export type RunnerRequest = { readonly id: number; readonly sql: string; readonly format: Format; readonly limits: SqlLimits };
+export type RunnerReply =
+  | { readonly ready: true }
+  | { readonly id: number; readonly file: string; readonly bytes: number }
+  | { readonly id: number; readonly refused: string; readonly limit?: SqlRefused['limit'] }
+  | { readonly id: number; readonly failed: string };
+
+export interface RunnerOptions {
+  /** DuckDB's memory limit in the SQL process, e.g. '128MB'. */
+  readonly memoryLimit: string;
+  /** The operating system's cap on the process's data (RLIMIT_DATA), in bytes: node, DuckDB and what escapes DuckDB's limit (strings, lists). */
+  readonly processMemory: number;
+}
+
+export const defaultRunnerOptions: RunnerOptions = { memoryLimit: '96MB', processMemory: 320 * 1024 * 1024 };
+
+/** How long past its deadline a query may take to stop before its process is stopped. */
+const GRACE_MS = 2_000;
+const START_TIMEOUT_MS = 60_000;
+
+interface Job {
+  resolve(result: { file: string; bytes: number }): void;
+  reject(error: Error): void;
+  timer: NodeJS.Timeout;
+}
+
+const entry = fileURLToPath(new URL('./runner-process.ts', import.meta.url));
+const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm')).href;
+
+/** One SQL process and the queries it runs. */
+class SqlProcess {
+  readonly jobs = new Map<number, Job>();
+  /** The job whose deadline stopped the process, if one did. */
+  overdue?: number;
+  /** Takes no more queries, and ends with the last it runs (see SqlRunner.settle). */
+  retired = false;
+  stderr = '';
+
+  constructor(
+    readonly child: ChildProcess,
+    readonly ready: Promise<void>,
+  ) {}
+
+  retire(): void {
+    this.retired = true;
+    if (!this.jobs.size) this.child.kill('SIGKILL');
+  }
+}
+
+export class SqlRunner {
+  private current?: SqlProcess;
+  private results?: Promise<SpillDir>;
+  private nextId = 1;
+  private closed = false;
+
+  constructor(
+    private readonly snapshot: Snapshot,
+    private readonly options: RunnerOptions = defaultRunnerOptions,
+    private readonly log: (line: Record<string, unknown>) => void = () => {},
+  ) {}
+
+  /** Starts the SQL process if none runs, and waits until it takes queries. */
+  async ready(): Promise<void> {
+    if (this.closed) throw new Problem('service-unavailable', 'the snapshot is being replaced; send the query again', {}, { 'retry-after': '1' });
+    const process = (this.current ??= await this.spawn());
+    try {
+      await process.ready;
+    } catch (error) {
+      if (this.current === process) this.current = undefined;
+      this.log({ event: 'sql-process-failed', error: (error as Error).message });
+      throw new Problem('service-unavailable', 'the SQL process could not start; send the query again', {}, { 'retry-after': '5' });
+    }
+  }
+
+  /** Runs one query; answers the file holding its result in `format` (the caller removes it), or fails with SqlRefused. */
+  async run(sql: string, format: Format, limits: SqlLimits, deadline: number): Promise<{ file: string; bytes: number }> {
+    await this.ready();
+    const process = this.current!;
+    const timeoutMs = deadline - Date.now();
+    if (timeoutMs <= 0) throw new SqlRefused(`the query waited longer than ${limits.timeoutMs / 1000} s to run`, 'time');
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        process.overdue = id;
+        this.log({ event: 'sql-process-stopped', reason: 'a query ran past its deadline and did not stop' });
+        process.child.kill('SIGKILL');
+      }, timeoutMs + GRACE_MS);
+      process.jobs.set(id, { resolve, reject, timer });
+      process.child.send({ id, sql, format, limits: { ...limits, timeoutMs } } satisfies RunnerRequest);
+    });
+  }
+
+  private async spawn(): Promise<SqlProcess> {
+    this.results ??= ownSpillDir(join(tmpdir(), 'odsnap'));
+    const results = await this.results;
+    const args = ['--import', tsx, entry, resolve(this.snapshot.dir), this.snapshot.id, results.path, this.options.memoryLimit];
+    // The cap and the priority are set by the shell for node itself, before any thread of it starts (threads inherit both).
+    const kilobytes = Math.floor(this.options.processMemory / 1024);
+    const [command, commandArgs] =
+      process.platform === 'win32' ? [process.execPath, args] : ['/bin/sh', ['-c', `ulimit -d ${kilobytes} 2>/dev/null; exec nice -n 10 "$0" "$@"`, process.execPath, ...args]];
+    const child = spawn(command, commandArgs, { cwd: this.snapshot.dir, stdio: ['ignore', 'ignore', 'pipe', 'ipc'], serialization: 'advanced' });
+    const ready = new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        child.kill('SIGKILL');
+        reject(new Error('the SQL process did not start in time'));
+      }, START_TIMEOUT_MS);
+      child.once('exit', () => {
+        clearTimeout(timer);
+        reject(new Error(`the SQL process ended before it was ready: ${sqlProcess.stderr.trim().split('\n').at(-1) ?? ''}`));
+      });
+      child.once('message', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+    ready.catch(() => {});
+    const sqlProcess = new SqlProcess(child, ready);
+    child.stderr!.on('data', (chunk: Buffer) => (sqlProcess.stderr = (sqlProcess.stderr + chunk.toString()).slice(-2000)));
+    child.on('message', (reply: RunnerReply) => this.settle(sqlProcess, reply));
+    child.once('exit', (code, signal) => this.ended(sqlProcess, code, signal));
+    return sqlProcess;
+  }
+
+  private settle(process: SqlProcess, reply: RunnerReply): void {
+    if ('ready' in reply) return;
+    const job = process.jobs.get(reply.id);
+    if (!job) return;
+    process.jobs.delete(reply.id);
+    clearTimeout(job.timer);
+    if ('file' in reply) job.resolve(reply);
+    else if ('refused' in reply) job.reject(new SqlRefused(reply.refused, reply.limit));
+    else job.reject(new Error(reply.failed));
+    // DuckDB is not sure to be whole after an allocation failed (a later query crashed such a process): the next query gets a new one.
+    if ('refused' in reply && reply.limit === 'memory' && !process.retired) {
+      if (this.current === process) this.current = undefined;
+      process.retire();
+    } else if (process.retired && !process.jobs.size) process.child.kill('SIGKILL');
+  }
+
+  /** A process ended: its queries fail, and the next query starts another. */
+  private ended(process: SqlProcess, code: number | null, signal: NodeJS.Signals | null): void {
+    if (this.current === process) this.current = undefined;
+    if (!this.closed && !process.retired) this.log({ event: 'sql-process-ended', code, signal, jobs: process.jobs.size, stderr: process.stderr.trim().split('\n').slice(-3).join(' | ') || undefined });
+    const alone = process.jobs.size === 1;
+    for (const [id, job] of process.jobs) {
+      clearTimeout(job.timer);
+      if (id === process.overdue) job.reject(new SqlRefused(`the query ran longer than its time limit and was stopped`, 'time'));
+      // Without a deadline to blame, the process died of memory (the only cap it meets): the query did it if it ran alone.
+      else if (alone && !this.closed && process.overdue === undefined)
+        job.reject(new SqlRefused(`the query needed more memory than a query here may have (${Math.round(this.options.processMemory / 1024 / 1024)} MiB for the SQL process)`, 'memory'));
+      else job.reject(new Problem('service-unavailable', 'the SQL process was stopped while this query ran; send it again', {}, { 'retry-after': '1' }));
+    }
+    process.jobs.clear();
+  }
+
+  close(): void {
+    this.closed = true;
+    this.current?.child.kill('SIGKILL');
+    void this.results?.then((results) => results.remove());
+  }
+}

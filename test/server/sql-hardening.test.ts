@@ -1,0 +1,178 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { homedir, hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runPython } from '../fixtures/python.ts';
+import { raw, type RawResponse } from '../fixtures/raw-http.ts';
+import { startTestServer, type TestServer } from '../fixtures/server.ts';
+import { tinySnapshot } from '../fixtures/tiny.ts';
+
+/** The SQL endpoint as a hostile or careless user meets it: many slow queries, huge values, odd types, probes for the machine. */
+
+const TIMEOUT_MS = 1500;
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer({ sql: { limits: { timeoutMs: TIMEOUT_MS, maxRows: 1000, maxBytes: 1024 * 1024 }, running: 2, waiting: 3 } });
+});
+afterAll(() => server.close());
+
+const sql = (query: string, format = 'json') => raw(`${server.url}/api/sql?format=${format}&q=${encodeURIComponent(query)}`);
+const problem = (response: RawResponse) => JSON.parse(response.body.toString()) as { status: number; detail: string; limit?: string; type: string };
+const SLOW = 'SELECT count(*) FROM range(30000000000) t(i) WHERE hash(i) = 0';
+
+/** Sends `query` and notes when its answer came. */
+const timed = async (query: string) => {
+  const sent = performance.now();
+  const response = await sql(query);
+  return { response, ms: performance.now() - sent, at: performance.now() };
+};
+
+describe('SQL queries running at once', () => {
+  it('each stop at their own deadline, however many run', async () => {
+    const answers = await Promise.all(Array.from({ length: 5 }, () => timed(SLOW)));
+    for (const { response, ms } of answers) {
+      expect(response.status).toBe(400);
+      expect(problem(response)).toMatchObject({ limit: 'time' });
+      // The deadline, and the time DuckDB takes to notice an interrupt; never the sum of the queries' times.
+      expect(ms).toBeLessThan(TIMEOUT_MS + 2500);
+    }
+  });
+
+  it('leave the v1 API answering while they run', async () => {
+    const queries = [timed(SLOW), timed(SLOW)];
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const sent = performance.now();
+    const response = await raw(`${server.url}/api/public/rcn/transactions?limit=1`);
+    const v1At = performance.now();
+    expect(response.status).toBe(200);
+    const answered = await Promise.all(queries);
+    // Answered while both queries still ran, not after them.
+    for (const query of answered) expect(v1At).toBeLessThan(query.at);
+    expect(v1At - sent).toBeLessThan(TIMEOUT_MS);
+  });
+
+  it('are turned away beyond those running and waiting, with 503, Retry-After and a problem body', async () => {
+    const answers = await Promise.all(Array.from({ length: 6 }, () => sql(SLOW)));
+    const turnedAway = answers.filter((response) => response.status === 503);
+    expect(turnedAway).toHaveLength(1);
+    expect(turnedAway[0]!.headers['retry-after']).toBe('1');
+    expect(turnedAway[0]!.headers['content-type']).toBe('application/problem+json');
+    expect(problem(turnedAway[0]!)).toMatchObject({ status: 503, detail: expect.stringMatching(/5 SQL queries are running or waiting/) });
+    expect(answers.filter((response) => response.status === 400)).toHaveLength(5);
+  });
+});
+
+describe('SQL values past what the process may hold', () => {
+  const rss = () => process.memoryUsage().rss;
+
+  it('are refused quickly with a 400 naming the memory limit, the server growing not at all', async () => {
+    const before = rss();
+    const response = await sql(`SELECT length(repeat('x', 2000000000)) AS l`);
+    expect(response.status).toBe(400);
+    expect(problem(response)).toMatchObject({ limit: 'memory', detail: expect.stringMatching(/memory/) });
+    // Before: the server built the 2 GB string itself (4.1 GB peak RSS).
+    expect(rss() - before).toBeLessThan(100 * 1024 * 1024);
+  });
+
+  it('four large ones at once leave the server as it was', async () => {
+    const before = rss();
+    const answers = await Promise.all(Array.from({ length: 4 }, () => sql(`SELECT repeat('x', 60000000) AS s`)));
+    for (const response of answers) {
+      expect(response.status).toBe(400);
+      expect(problem(response).limit).toMatch(/bytes|memory/);
+    }
+    expect(rss() - before).toBeLessThan(100 * 1024 * 1024);
+    expect((await sql('SELECT 42 AS answer')).status).toBe(200);
+  });
+});
+
+describe('every DuckDB type', () => {
+  /** Values whose types the formats used to fail on, and what DuckDB says of each read back. */
+  const values: [string, string][] = [
+    [`INTERVAL 1 DAY`, '1 day'],
+    [`MAP {'a': 1}`, '{a=1}'],
+    // Parquet has no union: DuckDB writes its tag and value.
+    [`union_value(k := 1)`, '(0, 1)'],
+    [`'0101'::BIT`, '0101'],
+    [`'12345678901234567890123456789'::BIGNUM`, '12345678901234567890123456789'],
+    [`'infinity'::DATE`, 'infinity'],
+    [`'-infinity'::DATE`, '-infinity'],
+    [`'-infinity'::TIMESTAMP`, '-infinity'],
+    [`'infinity'::TIMESTAMPTZ`, 'infinity'],
+    [`'-infinity'::TIMESTAMP_MS`, '-infinity'],
+  ];
+  let scratch: string;
+  beforeAll(async () => (scratch = await mkdtemp(join(tmpdir(), 'odsnap-types-'))));
+  afterAll(() => rm(scratch, { recursive: true, force: true }));
+
+  it.each(values)('%s converts in every format', async (expression, text) => {
+    for (const format of ['json', 'csv', 'parquet', 'arrow']) {
+      const response = await sql(`SELECT ${expression} AS x`, format);
+      expect(response.status, `${format}: ${response.body.toString().slice(0, 300)}`).toBe(200);
+    }
+    if (/infinity/.test(text)) {
+      expect(JSON.parse((await sql(`SELECT ${expression} AS x`)).body.toString()).rows[0].x).toBe(text);
+      expect((await sql(`SELECT ${expression} AS x`, 'csv')).body.toString()).toBe(`x\r\n${text}\r\n`);
+    }
+    const parquet = join(scratch, 'x.parquet');
+    await writeFile(parquet, (await sql(`SELECT ${expression} AS x`, 'parquet')).body);
+    expect((await runPython<{ x: string[] }>('read_result.py', parquet, 'parquet')).x).toEqual([text]);
+    if (/infinity/.test(text)) {
+      // Arrow has no infinity: written as DuckDB stores it, so DuckDB reads it back as one.
+      const arrow = join(scratch, 'x.arrow');
+      await writeFile(arrow, (await sql(`SELECT ${expression} AS x`, 'arrow')).body);
+      expect((await runPython<{ x: string[] }>('read_result.py', arrow, 'arrow')).x).toEqual([text]);
+    }
+  });
+
+  it('a type a format cannot hold is refused with a 400 naming the column and its type', async () => {
+    const response = await sql(`SELECT 1 AS fine, '-infinity'::TIMESTAMP_S AS far`, 'parquet');
+    expect(response.status).toBe(400);
+    expect(problem(response).detail).toMatch(/"far" \(TIMESTAMP_S\)/);
+  });
+});
+
+describe('the machine behind the endpoint', () => {
+  const secrets = () => [tmpdir(), homedir(), hostname(), server.host.current.snapshot.dir, 'spill-'];
+  const denied = [
+    `SELECT current_setting('temp_directory')`,
+    `SELECT current_setting('secret_directory')`,
+    `SELECT "CURRENT_SETTING"('allowed_directories')`,
+    `SELECT * FROM duckdb_settings()`,
+    `SELECT sql FROM duckdb_views()`,
+    `SELECT sql FROM duckdb_views`,
+    `SELECT view_definition FROM information_schema.views`,
+    `SELECT sql FROM sqlite_master`,
+    `SELECT * FROM duckdb_extensions()`,
+    `SELECT * FROM duckdb_databases()`,
+    `SELECT * FROM duckdb_temporary_files()`,
+    `SELECT * FROM query('SELECT current_setting(''temp_directory'')')`,
+    `WITH s AS (SELECT current_setting('temp_directory') AS t) SELECT replace(t, '/', '|') FROM s`,
+  ];
+
+  it.each(denied)('is not shown by %s', async (query) => {
+    const response = await sql(query);
+    expect(response.status).toBe(400);
+    expect(problem(response).detail).toMatch(/is not available here/);
+  });
+
+  const answered = [
+    `SELECT * FROM read_parquet('nothere/*.parquet')`,
+    `SELECT * FROM read_parquet('${'/'}nonexistent/*.parquet')`,
+    `SELECT filename FROM read_parquet('**/*.parquet', filename = true) LIMIT 3`,
+    `SELECT * FROM glob('**') LIMIT 5`,
+    `SELECT * FROM rcn_transactionz`,
+  ];
+
+  it.each(answered)('is not in the answer to %s, or its error', async (query) => {
+    const body = (await sql(query)).body.toString();
+    for (const secret of secrets()) expect(body).not.toContain(secret);
+  });
+
+  it('lets the snapshot itself be read by relative paths', async () => {
+    const snapshot = await tinySnapshot();
+    const response = await sql(`SELECT count(*) AS n FROM read_parquet('rcn/transactions/**/*.parquet')`);
+    expect(response.status).toBe(200);
+    expect(JSON.parse(response.body.toString()).rows[0].n).toBe(snapshot.manifest.datasets.rcn!.tables.transactions!.rows);
+  });
+});
