@@ -1,6 +1,7 @@
 import { closeSync, createReadStream, ftruncateSync, fstatSync, openSync, readSync, writeSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { RecordPlace } from '../../datasets/answers/crawling.ts';
+import { nestingPast } from './upstream.ts';
 
 /**
  * The checkpoint of a pull: an append-only file with one line per finished unit of work (a
@@ -73,17 +74,26 @@ export class Journal {
     private readonly fd: number,
   ) {}
 
-  /** Opens (or creates) a journal, indexing its lines and cutting off a torn last one. */
-  static async open(path: string): Promise<Journal> {
+  /**
+   * Opens (or creates) a journal, indexing its lines and cutting off a torn last one. A whole line
+   * that cannot be read back (not JSON, or nested past what the pull reads: written by an older
+   * odsnap) is passed over, so its unit is fetched again and its new line counts instead.
+   */
+  static async open(path: string, options: { maxDepth?: number; onUnreadable?: (offset: number, reason: string) => void } = {}): Promise<Journal> {
     const journal = new Journal(path, openSync(path, 'a+'));
     let offset = 0;
     const input = createReadStream(path, { encoding: 'utf8' });
     const fileSize = fstatSync(journal.fd).size;
+    const maxDepth = options.maxDepth ?? defaultMaxDepth;
     for await (const line of createInterface({ input, crlfDelay: Infinity })) {
       const length = Buffer.byteLength(line) + 1;
       if (offset + length > fileSize) break; // the last line has no newline: torn
-      const [key, meta] = line.split('\t', 2);
-      journal.places.set(JSON.parse(key!), { meta: JSON.parse(meta!), offset, length });
+      const unreadable = whyUnreadable(line, maxDepth);
+      if (unreadable) options.onUnreadable?.(offset, unreadable);
+      else {
+        const [key, meta] = line.split('\t', 2);
+        journal.places.set(JSON.parse(key!), { meta: JSON.parse(meta!), offset, length });
+      }
       offset += length;
     }
     if (offset < fileSize) ftruncateSync(journal.fd, offset);
@@ -129,14 +139,37 @@ export class Journal {
     return parseLine(buffer.toString('utf8', 0, place.length - 1)) as Entry<M>;
   }
 
-  /** Every entry in the order written. */
+  /** Every entry in the order written; of a unit written twice (see open), the line that counts. */
   async *entries(): AsyncGenerator<Entry> {
+    const counted = new Set([...this.places.values()].map((place) => place.offset));
     const input = createReadStream(this.path, { encoding: 'utf8', end: Math.max(0, this.size - 1) });
-    for await (const line of createInterface({ input, crlfDelay: Infinity })) if (line) yield parseLine(line);
+    let offset = 0;
+    for await (const line of createInterface({ input, crlfDelay: Infinity })) {
+      const at = offset;
+      offset += Buffer.byteLength(line) + 1;
+      if (line && counted.has(at)) yield parseLine(line);
+    }
   }
 
   close(): void {
     closeSync(this.fd);
+  }
+}
+
+const defaultMaxDepth = 64;
+
+/** Why a whole line cannot be read back, or undefined. */
+function whyUnreadable(line: string, maxDepth: number): string | undefined {
+  // The payload's own nesting, and the few levels the line wraps it in (entry, answers).
+  if (nestingPast(line, maxDepth + 4) !== undefined) return `nested deeper than ${maxDepth} levels`;
+  // Lines are written whole from JSON.stringify or from answers that parsed: only the head is read now.
+  try {
+    const [key, meta] = line.split('\t', 2);
+    JSON.parse(key!);
+    JSON.parse(meta!);
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
   }
 }
 

@@ -105,7 +105,10 @@ export async function pull(options: PullOptions): Promise<PullResult> {
       await rm(journalFile, { force: true });
       await writeFile(settingsFile, JSON.stringify(settings, null, 2) + '\n');
     }
-    journal = await Journal.open(journalFile);
+    journal = await Journal.open(journalFile, {
+      maxDepth: options.upstream?.maxDepth,
+      onUnreadable: (offset, reason) => report.event('journal-line-unreadable', { offset, reason, then: 'its unit is fetched again' }),
+    });
     if (resumed) report.event('resuming', { units: journal.units, startedAt: new Date(settings.startedAt).toISOString() });
 
     const concurrency = options.upstream?.concurrency ?? 4;

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
+import { setTimeout as wait } from 'node:timers/promises';
 import { gunzip } from 'node:zlib';
 import { promisify } from 'node:util';
 
@@ -27,6 +28,10 @@ export interface UpstreamOptions {
   readonly maxBackoffMs: number;
   /** Requests failing for good in a row before the upstream counts as down. */
   readonly downAfter: number;
+  /** Largest answer read, in bytes (after decompression): a larger one fails its attempt. */
+  readonly maxAnswerBytes: number;
+  /** Deepest nesting of arrays and objects read in an answer: a deeper one fails its attempt (unbounded depth overflows the stack of whatever walks it). */
+  readonly maxDepth: number;
   readonly onRetry?: (retry: { url: string; attempt: number; reason: string; waitMs: number }) => void;
 }
 
@@ -38,6 +43,9 @@ export const defaultUpstreamOptions = {
   backoffMs: 500,
   maxBackoffMs: 30_000,
   downAfter: 3,
+  // The spec's largest page (1,000 records of a few hundred bytes) is well under 1 MiB.
+  maxAnswerBytes: 64 * 1024 * 1024,
+  maxDepth: 64,
 } satisfies Omit<UpstreamOptions, 'baseUrl'>;
 
 /** A request that failed for good: a status the upstream will not change its mind on, or retries exhausted. */
@@ -101,6 +109,7 @@ export class Upstream {
   private nextStart = 0;
   private failuresInARow = 0;
   private down: UpstreamError | undefined;
+  private readonly closing = new AbortController();
 
   constructor(options: Partial<UpstreamOptions> & Pick<UpstreamOptions, 'baseUrl'>) {
     this.options = { ...defaultUpstreamOptions, ...options };
@@ -145,6 +154,8 @@ export class Upstream {
         const error = new UpstreamError(`GET ${url}: ${reason}`, url, failure.status);
         if (failure.retryable && ++this.failuresInARow >= this.options.downAfter) {
           this.down = new UpstreamError(`the upstream ${this.options.baseUrl} looks down: ${this.failuresInARow} requests in a row failed (last: ${reason})`, url);
+          // Requests waiting to try again fail now, not when their wait ends.
+          this.closing.abort();
         }
         throw error;
       }
@@ -152,7 +163,10 @@ export class Upstream {
       const waitMs = failure.retryAfterMs !== undefined ? Math.min(failure.retryAfterMs, MAX_RETRY_AFTER_MS) : Math.random() * backoff;
       this.stats.retries++;
       this.options.onRetry?.({ url, attempt: attempt + 1, reason: failure.message, waitMs });
-      await sleep(waitMs);
+      // The upstream found down, or the client closed, ends the wait: a failed pull ends at once.
+      await wait(waitMs, undefined, { signal: this.closing.signal }).catch(() => {
+        throw this.down ?? new UpstreamError(`GET ${url}: the pull stopped`, url);
+      });
     }
   }
 
@@ -162,6 +176,7 @@ export class Upstream {
   }
 
   close(): void {
+    this.closing.abort();
     this.agent.destroy();
   }
 
@@ -175,6 +190,7 @@ export class Upstream {
         response.on('data', (chunk: Buffer) => {
           chunks.push(chunk);
           received += chunk.length;
+          if (received > this.options.maxAnswerBytes) request.destroy(tooLarge(this.options.maxAnswerBytes));
         });
         response.on('error', (error) => reject(new AttemptFailure(`the answer broke off: ${describe(error)}`, true)));
         response.on('end', () => {
@@ -189,16 +205,19 @@ export class Upstream {
             return reject(new AttemptFailure(`answered ${status}${detail ? ` (${detail})` : ''}`, retryable, status, retryAfter(response.headers['retry-after'])));
           }
           const encoding = response.headers['content-encoding'];
-          (encoding === 'gzip' ? unzip(body) : Promise.resolve(body)).then(
+          (encoding === 'gzip' ? unzip(body, { maxOutputLength: this.options.maxAnswerBytes }) : Promise.resolve(body)).then(
             (bytes) => {
+              const text = bytes.toString('utf8');
+              const depth = nestingPast(text, this.options.maxDepth);
+              if (depth !== undefined) return reject(new AttemptFailure(`the answer nests arrays and objects deeper than ${this.options.maxDepth} levels (at character ${depth})`, true));
               try {
-                const text = bytes.toString('utf8');
                 resolve({ status, body: JSON.parse(text), text, url });
               } catch (error) {
                 reject(new AttemptFailure(`the answer is not JSON: ${describe(error)}`, true));
               }
             },
-            (error) => reject(new AttemptFailure(`the answer does not unzip: ${describe(error)}`, true)),
+            (error: NodeJS.ErrnoException) =>
+              reject(error.code === 'ERR_BUFFER_TOO_LARGE' ? tooLarge(this.options.maxAnswerBytes) : new AttemptFailure(`the answer does not unzip: ${describe(error)}`, true)),
           );
         });
       });
@@ -229,6 +248,30 @@ export class Upstream {
     if (next) next();
     else this.active--;
   }
+}
+
+const tooLarge = (bytes: number) => new AttemptFailure(`the answer is larger than ${Math.round(bytes / 1024 / 1024)} MiB`, true);
+
+/**
+ * Where JSON text first nests arrays and objects deeper than `max`, or undefined: checked on the
+ * text, before parsing, in one pass that skips strings.
+ */
+export function nestingPast(text: string, max: number): number | undefined {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34 /* " */) {
+      // To the closing quote, past escaped characters.
+      for (i++; i < text.length; i++) {
+        const d = text.charCodeAt(i);
+        if (d === 92 /* \\ */) i++;
+        else if (d === 34) break;
+      }
+    } else if (c === 91 /* [ */ || c === 123 /* { */) {
+      if (++depth > max) return i;
+    } else if (c === 93 /* ] */ || c === 125 /* } */) depth--;
+  }
+  return undefined;
 }
 
 /** Retry-After as seconds or an HTTP date, in milliseconds from now. */
