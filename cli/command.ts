@@ -1,5 +1,6 @@
+import { statSync, type Stats } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { Output } from '../core/progress.ts';
 
 export interface OptionSpec {
@@ -8,6 +9,11 @@ export interface OptionSpec {
   readonly value?: string;
   readonly description: string;
   readonly default?: string;
+  /**
+   * A directory the command reads (it must exist) or may create (it may be missing, but not be a
+   * file): checked once the options are otherwise valid.
+   */
+  readonly directory?: 'read' | 'create';
 }
 
 /**
@@ -83,5 +89,23 @@ export function parseCommandLine(command: Command, argv: readonly string[]): { h
     const label = command.positionals?.name === name ? name : `--${name}`;
     throw new UsageError(`${label} ${issue.message}`);
   }
+  for (const [name, o] of Object.entries(command.options)) {
+    const path = values[name];
+    if (!o.directory || typeof path !== 'string') continue;
+    const problem = directoryProblem(path, o.directory);
+    if (problem) throw new UsageError(`--${name} ${problem}`);
+  }
   return { help: false, options: result.data };
+}
+
+function directoryProblem(path: string, use: 'read' | 'create'): string | undefined {
+  let stats: Stats | undefined;
+  try {
+    stats = statSync(path);
+  } catch {
+    stats = undefined;
+  }
+  if (!stats && use === 'read') return `${path}: no such directory; make a snapshot there with "odsnap sample --out ${path}" or "odsnap pull --data ${path}"`;
+  if (stats && !stats.isDirectory()) return `${path} is a file, not a directory`;
+  return undefined;
 }

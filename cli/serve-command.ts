@@ -14,7 +14,7 @@ export const serveCommand = defineCommand({
     'tree of "odsnap build" (--static), with precompressed variants, ETags and byte ranges. Logs one JSON line\n' +
     'per request on stdout. Ctrl-C lets running requests finish, then stops.',
   options: {
-    data: { type: 'string', value: 'DIR', description: 'data directory (or ODSNAP_DATA)', default: defaultDataDir() },
+    data: { type: 'string', value: 'DIR', description: 'data directory (or ODSNAP_DATA)', default: defaultDataDir(), directory: 'read' },
     port: { type: 'string', value: 'PORT', description: 'port to listen on', default: '4321' },
     host: { type: 'string', value: 'HOST', description: 'address to listen on', default: '127.0.0.1' },
     'public-url': { type: 'string', value: 'URL', description: 'address clients use, for links (default: taken from each request)' },

@@ -87,7 +87,7 @@ export const sqlCommand = defineCommand({
     '  odsnap sql --out readings.csv.gz "SELECT * FROM bike_counter_readings WHERE read_at >= \'2025-01-01\'"',
   positionals: { name: 'QUERY', description: 'the SELECT statement' },
   options: {
-    data: { type: 'string', value: 'DIR', description: 'data directory (or ODSNAP_DATA)', default: defaultDataDir() },
+    data: { type: 'string', value: 'DIR', description: 'data directory (or ODSNAP_DATA)', default: defaultDataDir(), directory: 'read' },
     snapshot: { type: 'string', value: 'ID', description: 'snapshot to query (default: the current one)' },
     format: { type: 'string', value: 'FORMAT', description: `table | ${formats.join(' | ')} (default: from --out's ending, else table)` },
     out: { type: 'string', value: 'FILE', description: 'write the result to a file instead of standard output' },

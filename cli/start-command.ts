@@ -28,7 +28,7 @@ export const startCommand = defineCommand({
     'again; --from (or ODSNAP_UPSTREAM) pulls from a real v1 service instead of the sample city, and pulls again\n' +
     'when the current snapshot came from elsewhere. Ctrl-C stops.',
   options: {
-    data: { type: 'string', value: 'DIR', description: 'data directory (or ODSNAP_DATA)', default: defaultDataDir() },
+    data: { type: 'string', value: 'DIR', description: 'data directory (or ODSNAP_DATA)', default: defaultDataDir(), directory: 'create' },
     out: { type: 'string', value: 'DIR', description: 'where the static tree and the site go', default: 'dist' },
     from: { type: 'string', value: 'URL', description: 'v1 upstream to pull from (or ODSNAP_UPSTREAM; default: the sample city)' },
     rebuild: { type: 'boolean', description: 'pull and build again even if a snapshot and a tree exist' },

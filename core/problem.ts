@@ -34,6 +34,11 @@ export const problemTypes = {
     title: 'Method not allowed',
     about: 'The service is read-only: it answers GET, HEAD and OPTIONS (the `Allow` header says so).',
   },
+  'expectation-failed': {
+    status: 417,
+    title: 'Expectation failed',
+    about: 'The request has an Expect header the service cannot meet: it meets only `100-continue`.',
+  },
   'uri-too-long': {
     status: 414,
     title: 'URI too long',

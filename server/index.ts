@@ -1,9 +1,9 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Dataset } from '../datasets/vocabulary/dataset.ts';
 import { apiIndex } from './api-index.ts';
 import { createApp, MAX_URL_LENGTH, type ExtraHandler } from './app.ts';
-import { problemTypes, type ProblemType } from '../core/problem.ts';
+import { instanceOf, Problem, problemBody, problemTypes, type ProblemType } from '../core/problem.ts';
 import { sqlHandler, type SqlServiceOptions } from './sql/handler.ts';
 import { SnapshotHost } from './snapshot-host.ts';
 import type { ServedSnapshotOptions } from './served-snapshot.ts';
@@ -39,20 +39,26 @@ export interface RunningServer {
  */
 function rejectBroken(publicUrl: string | undefined) {
   return (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Socket): void => {
-    if (!socket.writable) {
-      socket.destroy();
-      return;
-    }
     const [slug, detail] = brokenRequestProblem(error);
-    const { status, title } = problemTypes[slug];
-    const address = socket.localFamily === 'IPv6' ? `[${socket.localAddress}]` : socket.localAddress;
-    const base = publicUrl?.replace(/\/+$/, '') ?? `http://${address}:${socket.localPort}`;
-    const body = JSON.stringify({ type: `${base}/problems/${slug}`, title, status, detail });
-    socket.end(
-      `HTTP/1.1 ${status} ${title}\r\ncontent-type: application/problem+json\r\naccess-control-allow-origin: *\r\n` +
-        `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
-    );
+    writeProblem(socket, publicUrl, slug, detail);
   };
+}
+
+/** A problem written to the socket as a whole HTTP/1.1 answer, closing the connection. */
+function writeProblem(socket: Socket, publicUrl: string | undefined, slug: ProblemType, detail: string, headers: Record<string, string> = {}): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const { status, title } = problemTypes[slug];
+  const address = socket.localFamily === 'IPv6' ? `[${socket.localAddress}]` : socket.localAddress;
+  const base = publicUrl?.replace(/\/+$/, '') ?? `http://${address}:${socket.localPort}`;
+  const body = JSON.stringify({ type: `${base}/problems/${slug}`, title, status, detail });
+  const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  socket.end(
+    `HTTP/1.1 ${status} ${title}\r\ncontent-type: application/problem+json\r\naccess-control-allow-origin: *\r\n${extra}` +
+      `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
 }
 
 function brokenRequestProblem(error: NodeJS.ErrnoException & { rawPacket?: Buffer }): [ProblemType, string] {
@@ -73,6 +79,16 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     void listener(request, response);
   });
   server.on('clientError', rejectBroken(options.publicUrl));
+  // node answers these itself when no one listens: CONNECT by closing the connection, an unknown Expect by a bare 417.
+  server.on('connect', (request: IncomingMessage, socket: Socket) => {
+    writeProblem(socket, options.publicUrl, 'method-not-allowed', 'the service is read-only: it answers GET, HEAD and OPTIONS', { allow: 'GET, HEAD, OPTIONS' });
+  });
+  server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
+    const base = options.publicUrl?.replace(/\/+$/, '') ?? `http://${request.headers.host ?? `localhost:${request.socket.localPort}`}`;
+    const problem = new Problem('expectation-failed', `Expect: ${request.headers.expect} cannot be met; only 100-continue is`);
+    const body = JSON.stringify(problemBody(problem, base, instanceOf(request.url ?? '/', base)));
+    response.writeHead(417, { 'content-type': 'application/problem+json', 'access-control-allow-origin': '*', 'content-length': String(Buffer.byteLength(body)), connection: 'close' }).end(body);
+  });
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

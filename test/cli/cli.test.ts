@@ -80,6 +80,30 @@ describe('odsnap', () => {
     expect(err).toContain('holds no snapshot yet; make one with "odsnap sample" or "odsnap pull"');
   });
 
+  it.each([['serve'], ['sql'], ['build'], ['verify']])('%s says a --data that does not exist does not, and one that is a file is not a directory, with exit code 2', async (name) => {
+    const scratch = await mkdtemp(join(tmpdir(), 'odsnap-nodir-'));
+    const file = join(scratch, 'file');
+    await writeFile(file, 'not a directory');
+    const extra = name === 'sql' ? ['SELECT 1'] : name === 'build' ? ['--out', join(scratch, 'dist')] : [];
+    const missing = await run(name, '--data', join(scratch, 'nonexistent'), ...extra);
+    expect(missing.code).toBe(2);
+    expect(missing.err).toContain(`--data ${join(scratch, 'nonexistent')}: no such directory; make a snapshot there with "odsnap sample --out`);
+    const notDirectory = await run(name, '--data', file, ...extra);
+    expect(notDirectory.code).toBe(2);
+    expect(notDirectory.err).toContain(`--data ${file} is a file, not a directory`);
+    await rm(scratch, { recursive: true });
+  });
+
+  it.each([['pull'], ['start']])('%s, which may make its data directory, refuses one that is a file, with exit code 2', async (name) => {
+    const scratch = await mkdtemp(join(tmpdir(), 'odsnap-nodir-'));
+    const file = join(scratch, 'file');
+    await writeFile(file, 'not a directory');
+    const { code, err } = await run(name, '--data', file, ...(name === 'pull' ? ['--from', 'http://127.0.0.1:9'] : []));
+    expect(code).toBe(2);
+    expect(err).toContain(`--data ${file} is a file, not a directory`);
+    await rm(scratch, { recursive: true });
+  });
+
   it.each([
     ['verify', 'nope'],
     ['sql', 'nope'],

@@ -115,6 +115,25 @@ describe('bad requests', () => {
     expect(seasons[0].uri).toMatch(new RegExp(`^http://localhost:${new URL(server.url).port}${p}/citybike/seasons/`));
   });
 
+  it('answers CONNECT, an Expect it cannot meet and two Host headers with a problem, not a closed connection or a bare status', async () => {
+    const body = (answer: string) => JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4));
+    const tunnel = await rawBytes(server.url, `CONNECT example.org:443 HTTP/1.1\r\nHost: example.org:443\r\n\r\n`);
+    expect(tunnel).toMatch(/^HTTP\/1\.1 405 /);
+    expect(tunnel).toContain('allow: GET, HEAD, OPTIONS');
+    expect(body(tunnel)).toMatchObject({ status: 405, type: `${server.url}/problems/method-not-allowed` });
+    const expectation = await rawBytes(server.url, `GET ${p}/citybike/seasons HTTP/1.1\r\nHost: a\r\nExpect: garbage\r\nConnection: close\r\n\r\n`);
+    expect(expectation).toMatch(/^HTTP\/1\.1 417 /);
+    expect(body(expectation)).toMatchObject({ status: 417, detail: 'Expect: garbage cannot be met; only 100-continue is' });
+    const hosts = await rawBytes(server.url, `GET ${p}/citybike/seasons HTTP/1.1\r\nHost: a\r\nHost: b\r\nConnection: close\r\n\r\n`);
+    expect(hosts).toMatch(/^HTTP\/1\.1 400 /);
+    expect(body(hosts)).toMatchObject({ status: 400, detail: 'a request may carry one Host header, not several' });
+  });
+
+  it.each(['constructor', '__proto__', 'valueOf', 'toString', 'hasOwnProperty'])('takes a query parameter named %s as any unknown one: ignored', async (name) => {
+    const response = await raw(`${server.url}${p}/rcn/transactions?limit=1&${name}=1`);
+    expect(response.status).toBe(200);
+  });
+
   it('lists every problem of a request, and keeps serving after all of the above', async () => {
     const problem = JSON.parse((await raw(`${server.url}${p}/rcn/transactions?limit=0&offset=x`)).body.toString());
     expect(problem.errors.map((e: { param: string }) => e.param)).toEqual(['limit', 'offset']);
