@@ -168,6 +168,8 @@ export interface FileSource {
   readonly defaults: Defaults;
   /** Keys the upstream's envelopes hold beyond the spec's, links resolved for the tree: put in every file's envelope. */
   readonly envelope?: Readonly<Record<string, unknown>>;
+  /** Told of a file left out because a path value cannot be a file name (see UnnamableValue). */
+  readonly leftOut?: (reason: string) => void;
 }
 
 /** Query values an upstream applies to a request that leaves them out, as the snapshot records them (e.g. `{ limit: '20' }`). */
@@ -190,14 +192,35 @@ function patternOf(endpoint: Endpoint) {
   return pattern;
 }
 
-/** A file's path segments in the tree (path values as file names, unencoded). */
+/** A path value that no file name can stand for (empty, or too long even for the file system): its file is left out of the tree. */
+export class UnnamableValue extends Error {}
+
+/** Longest file name written, in bytes, before `.json`: most file systems take 255. */
+const MAX_NAME_BYTES = 240;
+
+/**
+ * A path value as a file name: as it is, unless it holds what a file name may not (`/`, `\`, control
+ * characters) or what would read as something else (`%`, a leading `.`); then those characters
+ * are percent-encoded. `%` is among them, so a name holding `%` is always an encoded one:
+ * valueOfFileName reverses it. A URL to the file encodes the name once more (a `/` in a value is
+ * `%252F` in the link), as static hosts decode a URL path before looking for the file.
+ */
+export function fileNameOf(value: string): string {
+  const name = /[/\\%\x00-\x1f\x7f]|^\./.test(value) ? value.replace(/[/\\%\x00-\x1f\x7f]|^\./g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`) : value;
+  if (name === '' || Buffer.byteLength(name) > MAX_NAME_BYTES) throw new UnnamableValue(`${JSON.stringify(value.slice(0, 80))}${value.length > 80 ? '…' : ''} cannot be a file name (${name === '' ? 'empty' : `more than ${MAX_NAME_BYTES} bytes`})`);
+  return name;
+}
+
+/** The path value a file name stands for: fileNameOf reversed. */
+export const valueOfFileName = (name: string): string => (name.includes('%') ? decodeURIComponent(name) : name);
+
+/** A file's path segments in the tree (path values as file names, see fileNameOf). */
 export function segmentsIn(endpoint: Endpoint, layout: TreeLayout, values: Values, unit: FileUnit): string[] {
   const segments = patternOf(endpoint).map(({ param, text }) => {
     if (param === undefined) return text;
     const value = values[param];
     if (value === undefined) throw new Error(`${endpoint.fullPath}: no value for {${param}}`);
-    if (value === '' || value.includes('/') || value.startsWith('.')) throw new Error(`${endpoint.fullPath}: "${value}" cannot be a file name in the static tree`);
-    return value;
+    return fileNameOf(value);
   });
   return unit.kind === WHOLE.kind ? segments : [...segments, ...layout.segments(unit)];
 }
@@ -208,7 +231,7 @@ export function fileIn(endpoint: Endpoint, layout: TreeLayout, path: string): { 
   const pattern = patternOf(endpoint);
   const values: Record<string, string> = {};
   pattern.forEach(({ param }, i) => {
-    if (param !== undefined) values[param] = segments[i]!;
+    if (param !== undefined) values[param] = valueOfFileName(segments[i]!);
   });
   const rest = segments.slice(pattern.length);
   return { values, unit: rest.length ? layout.unitOf(rest) : WHOLE };

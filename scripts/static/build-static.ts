@@ -59,6 +59,8 @@ export interface BuildResult extends TreeCounts {
   readonly seconds: number;
   /** What the publisher of the tree should know (e.g. that its DCAT-AP IRIs are relative). */
   readonly warnings: readonly string[];
+  /** Files left out of the tree, their path values being no possible file name (see fileNameOf). */
+  readonly leftOut: number;
 }
 
 export async function buildStatic(options: BuildOptions): Promise<BuildResult> {
@@ -112,6 +114,8 @@ export async function buildStatic(options: BuildOptions): Promise<BuildResult> {
     if (options.site) site = startSiteBuild({ outDir: siteDir, tree: output.dir, base, ready: siteReady });
     const context = staticContext(options.datasets, base, defaultsOf);
     const described = [];
+    /** Files left out, each with why (a path value no file name can stand for). */
+    const leftOut: string[] = [];
     for (const dataset of options.datasets) {
       const endpoints = [];
       for (const endpoint of dataset.endpoints) {
@@ -128,6 +132,9 @@ export async function buildStatic(options: BuildOptions): Promise<BuildResult> {
           seriesInOneScan: options.seriesInOneScan,
           defaults: defaultsOf(endpoint),
           envelope: envelope && (resolveLinks(envelope, context) as Record<string, unknown>),
+          leftOut: (reason: string) => {
+            leftOut.push(`${endpoint.fullPath}: ${reason}`);
+          },
         };
         let files = 0;
         const progress = () => options.onProgress?.({ endpoint: endpoint.fullPath, files });
@@ -190,6 +197,8 @@ export async function buildStatic(options: BuildOptions): Promise<BuildResult> {
       // The site and the OpenAPI document it writes, when the tree holds them.
       ...(options.site ? { site: `${base}/`, openapi: `${base}/${OPENAPI}` } : {}),
       hosting: { nginx: `${base}/${NGINX_SNIPPET}`, headers: `${base}/${HEADERS_FILE}` },
+      // Records whose files could not be written: their path values are no possible file name.
+      ...(leftOut.length ? { leftOut: { files: leftOut.length, reasons: leftOut.slice(0, 100) } } : {}),
     };
     await output.write(INDEX, JSON.stringify(index, null, 2));
     await output.write(NGINX_SNIPPET, nginxSnippet(), { compress: false });
@@ -205,7 +214,8 @@ export async function buildStatic(options: BuildOptions): Promise<BuildResult> {
     }
     await output.publish(manifest.id);
     await prints.prunePrintsCache();
-    return { ...output.counts, snapshot: manifest.id, tree: output.dir, seconds: (Date.now() - started) / 1000, warnings: downloads.warnings };
+    const unnamed = leftOut.length ? [`${leftOut.length} file${leftOut.length === 1 ? '' : 's'} left out, their path values being no possible file name: ${leftOut.slice(0, 3).join('; ')}${leftOut.length > 3 ? '; …' : ''}`] : [];
+    return { ...output.counts, snapshot: manifest.id, tree: output.dir, seconds: (Date.now() - started) / 1000, warnings: [...downloads.warnings, ...unnamed], leftOut: leftOut.length };
   } catch (error) {
     failing.abort();
     for (const extra of [figuresDb, printsDb, csvDb]) extra?.connection.interrupt();

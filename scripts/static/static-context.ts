@@ -2,7 +2,7 @@ import { queryString, type Query, type RenderContext } from '../../datasets/voca
 import { createRouter } from '../../datasets/vocabulary/router.ts';
 import type { Dataset } from '../../datasets/vocabulary/dataset.ts';
 import type { Endpoint } from '../../datasets/vocabulary/endpoint.ts';
-import type { Defaults } from '../../datasets/answers/static-files.ts';
+import { UnnamableValue, type Defaults } from '../../datasets/answers/static-files.ts';
 import { fileUrl, unitOf } from '../../datasets/answers/tree.ts';
 import { formatInstant } from '../../core/zoned-time.ts';
 
@@ -40,7 +40,13 @@ export function staticContext(datasets: readonly Dataset[], base: string, defaul
     const text = Object.fromEntries(Object.entries(query).filter(([, v]) => v !== undefined).map(([k, v]) => [k, String(v)]));
     const unit = found && unitOf(found.endpoint, text, defaultsOf(found.endpoint));
     if (!found || !unit) throw new NoStaticFile(`no file of the static tree answers ${path}${queryString(query)}`);
-    return root + fileUrl(found.endpoint, found.params, unit, defaultsOf(found.endpoint));
+    try {
+      return root + fileUrl(found.endpoint, found.params, unit, defaultsOf(found.endpoint));
+    } catch (error) {
+      // A record left out of the tree (its id is no possible file name): linked as the v1 request it is.
+      if (error instanceof UnnamableValue) return `${root}${path}${queryString(query)}`;
+      throw error;
+    }
   };
   return { timeZone: 'UTC', link: fileUrlOf, time: (ms) => formatInstant(ms, 'UTC'), fileUrlOf };
 }

@@ -3,7 +3,7 @@ import { notFound } from '../../../core/problem.ts';
 import type { AnswerKind } from '../kind.ts';
 import { columnProblems, paramProblems, resourceProblems, tableOf } from '../problems.ts';
 import { castParam, findRow, firstMatch, renderRows, resourceOf, SerializedJson } from '../serving.ts';
-import { pathIn, WHOLE, wholeLayout, type CarriedFile } from '../static-files.ts';
+import { pathIn, UnnamableValue, WHOLE, wholeLayout, type CarriedFile } from '../static-files.ts';
 
 /** One row, found by a path parameter in the first of `match` columns that has it; 404 otherwise: `/transactions/{transactionGmlId}`. */
 export interface ItemAnswer {
@@ -78,7 +78,15 @@ export const item: AnswerKind<ItemAnswer> = {
     const wanted = new Map<string, CarriedFile>();
     const unchanged: CarriedFile[] = [];
     for (const { key, print, bucket } of prints) {
-      const file = { path: pathIn(source, wholeLayout, { [answer.param]: key }, WHOLE), input: print, segment: segmentOf(bucket) };
+      let path: string;
+      try {
+        path = pathIn(source, wholeLayout, { [answer.param]: key }, WHOLE);
+      } catch (error) {
+        if (!(error instanceof UnnamableValue)) throw error;
+        source.leftOut?.(error.message);
+        continue;
+      }
+      const file = { path, input: print, segment: segmentOf(bucket) };
       if (source.previousInput(file.path, file.segment) === print) unchanged.push(file);
       else wanted.set(key, file);
     }
