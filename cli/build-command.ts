@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineCommand } from './command.ts';
+import { cacheDirOption, defineCommand } from './command.ts';
 import { formatBytes, formatCount, Progress } from '../core/progress.ts';
 import { defaultDataDir } from '../core/snapshot/layout.ts';
 import { canBuildSite } from '../scripts/static/site.ts';
@@ -15,6 +15,7 @@ export const buildCommand = defineCommand({
     'charts, downloads) is built into the same tree, its examples linking to the tree\'s files.',
   options: {
     data: { type: 'string', value: 'DIR', description: 'data directory whose current snapshot to publish (or ODSNAP_DATA)', default: defaultDataDir(), directory: 'read' },
+    'cache-dir': cacheDirOption,
     out: { type: 'string', value: 'DIR', description: 'where the tree goes (a symlink odsnap manages)', default: 'dist' },
     'base-url': { type: 'string', value: 'URL', description: 'prefix of links in the tree, e.g. https://cdn.example.org/odsnap (default: links from the host\'s root)' },
     full: { type: 'boolean', description: 'render every file again, trusting nothing of the tree in use' },
@@ -24,6 +25,7 @@ export const buildCommand = defineCommand({
   },
   schema: z.object({
     data: z.string().min(1),
+    'cache-dir': z.string().min(1).optional(),
     out: z.string().min(1),
     'base-url': z
       .string()

@@ -14,7 +14,18 @@ export interface OptionSpec {
    * file): checked once the options are otherwise valid.
    */
   readonly directory?: 'read' | 'create';
+  /** An environment variable the option sets for the run (and for processes it starts), e.g. ODSNAP_CACHE_DIR. */
+  readonly environment?: string;
 }
+
+/** `--cache-dir`, for commands that derive files from a snapshot (see snapshotCacheDir). */
+export const cacheDirOption: OptionSpec = {
+  type: 'string',
+  value: 'DIR',
+  description: "where files derived from a snapshot go (the server's database, spill): DIR/cache of the data directory by default, or the system's temporary directory when the data directory is read-only (or ODSNAP_CACHE_DIR)",
+  directory: 'create',
+  environment: 'ODSNAP_CACHE_DIR',
+};
 
 /**
  * A command: its options as data (for parsing and --help) and a schema that turns the parsed
@@ -95,6 +106,7 @@ export function parseCommandLine(command: Command, argv: readonly string[]): { h
     const problem = directoryProblem(path, o.directory);
     if (problem) throw new UsageError(`--${name} ${problem}`);
   }
+  for (const [name, o] of Object.entries(command.options)) if (o.environment && typeof values[name] === 'string') process.env[o.environment] = values[name] as string;
   return { help: false, options: result.data };
 }
 

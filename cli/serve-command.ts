@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { datasets } from '../datasets/index.ts';
 import type { RunningServer } from '../server/index.ts';
-import { defineCommand } from './command.ts';
+import { cacheDirOption, defineCommand } from './command.ts';
 import { defaultDataDir, holdsSnapshot } from '../core/snapshot/layout.ts';
 import { builtSnapshotId } from '../core/published-tree.ts';
 
@@ -15,6 +15,7 @@ export const serveCommand = defineCommand({
     'per request on stdout. Ctrl-C lets running requests finish, then stops.',
   options: {
     data: { type: 'string', value: 'DIR', description: 'data directory (or ODSNAP_DATA)', default: defaultDataDir(), directory: 'read' },
+    'cache-dir': cacheDirOption,
     port: { type: 'string', value: 'PORT', description: 'port to listen on', default: '4321' },
     host: { type: 'string', value: 'HOST', description: 'address to listen on', default: '127.0.0.1' },
     'public-url': { type: 'string', value: 'URL', description: 'address clients use, for links (default: taken from each request)' },
@@ -24,6 +25,7 @@ export const serveCommand = defineCommand({
   },
   schema: z.object({
     data: z.string().min(1),
+    'cache-dir': z.string().min(1).optional(),
     port: z.string().regex(/^\d{1,5}$/, { error: 'must be a port number' }).transform(Number).pipe(z.number().max(65_535, { error: 'must be a port number' })),
     host: z.string().min(1),
     'public-url': z.url({ protocol: /^https?$/, error: 'must be an http(s) address' }).optional(),

@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { datasets } from '../datasets/index.ts';
 import { formats, type Format } from '../server/sql/formats.ts';
 import type { QueryProgress, SqlLimits, SqlResult, SqlSandbox as Sandbox } from '../server/sql/sandbox.ts';
-import { defineCommand, UsageError } from './command.ts';
+import { cacheDirOption, defineCommand, UsageError } from './command.ts';
 import { ownSpillDir, type SpillDir } from '../core/db/spill.ts';
 import { formatBytes, formatCount, processOutput, Progress, type Output } from '../core/progress.ts';
 import { defaultDataDir } from '../core/snapshot/layout.ts';
@@ -88,6 +88,7 @@ export const sqlCommand = defineCommand({
   positionals: { name: 'QUERY', description: 'the SELECT statement' },
   options: {
     data: { type: 'string', value: 'DIR', description: 'data directory (or ODSNAP_DATA)', default: defaultDataDir(), directory: 'read' },
+    'cache-dir': cacheDirOption,
     snapshot: { type: 'string', value: 'ID', description: 'snapshot to query (default: the current one)' },
     format: { type: 'string', value: 'FORMAT', description: `table | ${formats.join(' | ')} (default: from --out's ending, else table)` },
     out: { type: 'string', value: 'FILE', description: 'write the result to a file instead of standard output' },
@@ -98,6 +99,7 @@ export const sqlCommand = defineCommand({
     .object({
       QUERY: z.string({ error: 'is required: the SELECT statement to run' }).min(1),
       data: z.string().min(1),
+    'cache-dir': z.string().min(1).optional(),
       snapshot: z.string().min(1).optional(),
       format: z.enum(['table', ...formats], { error: `must be one of table, ${formats.join(', ')}` }).optional(),
       out: z.string().min(1).optional(),

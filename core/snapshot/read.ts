@@ -1,6 +1,8 @@
-import { existsSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { accessSync, constants, existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
 import { viewName, type StoredDataset } from '../table.ts';
 import { readList, rowDecoder } from '../db/columns.ts';
 import { quoteIdentifier, quoteString, type Database } from '../db/duckdb.ts';
@@ -26,7 +28,38 @@ export async function openSnapshot(dataDir: string, id?: string): Promise<Snapsh
     const newest = held.length > 5 ? `…, ${held.slice(-5).join(', ')}` : held.join(', ');
     throw new Error(`${layout.root} holds no snapshot ${JSON.stringify(id)}; it holds ${held.length ? newest : 'none'}`);
   }
-  return { id: chosen, dir, cacheDir: layout.cache(chosen), manifest: await readManifest(dir) };
+  return { id: chosen, dir, cacheDir: snapshotCacheDir(dataDir, chosen), manifest: await readManifest(dir) };
+}
+
+/**
+ * Where what is derived from a snapshot goes (the server's database, DuckDB's spill): under
+ * ODSNAP_CACHE_DIR when set (`--cache-dir`), else the data directory's cache/<id> when it may be
+ * written, else a directory of the system's temporary one named after the data directory, so that
+ * a read-only data directory serves, queries and builds all the same.
+ */
+export function snapshotCacheDir(dataDir: string, id: string): string {
+  const chosen = process.env.ODSNAP_CACHE_DIR;
+  if (chosen) return join(resolve(chosen), id);
+  const layout = dataLayout(dataDir);
+  const own = layout.cache(id);
+  if (mayWriteUnder(own)) return own;
+  return join(tmpdir(), 'odsnap-cache', createHash('sha256').update(layout.root).digest('hex').slice(0, 16), id);
+}
+
+/** Whether `path`, or the nearest directory above it that exists, may be written to. */
+function mayWriteUnder(path: string): boolean {
+  for (let dir = path; ; dir = dirname(dir)) {
+    if (!existsSync(dir)) {
+      if (dirname(dir) === dir) return false;
+      continue;
+    }
+    try {
+      accessSync(dir, constants.W_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  }
 }
 
 /**
