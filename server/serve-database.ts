@@ -3,7 +3,7 @@ import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { readList, rowDecoder } from '../core/db/columns.ts';
-import { quoteIdentifier, quoteString, streamJsonRows } from '../core/db/duckdb.ts';
+import { asJsonRows, quoteIdentifier, quoteString } from '../core/db/duckdb.ts';
 import { ownerGone, ownerTag } from '../core/process-owner.ts';
 import { rowOrder } from '../core/row-order.ts';
 import { createViews, type Snapshot } from '../core/snapshot/read.ts';
@@ -52,7 +52,7 @@ export async function ensureServeDatabase(snapshot: Snapshot, datasets: readonly
   if (await stat(path).then(() => true, () => false)) return path;
   await mkdir(snapshot.cacheDir, { recursive: true });
   const temporary = `${path}.${ownerTag()}-${randomBytes(4).toString('hex')}.tmp`;
-  const instance = await DuckDBInstance.create(temporary, { memory_limit: '512MB', threads: '2' });
+  const instance = await DuckDBInstance.create(temporary, { memory_limit: '128MB', threads: '1' });
   const connection = await instance.connect();
   try {
     const run = (sql: string) => connection.run(sql).then(() => undefined);
@@ -124,6 +124,28 @@ async function removeAbandoned(cacheDir: string) {
  * which is then checked to be its own, so a row never gets another's text, and with the `keys`
  * its items are looked up by, indexed once all are in.
  */
+/**
+ * A stored table's rows in row order, read as JSON (see asJsonRows) a range of row ids at a time.
+ * Memory follows the rows in flight, and a register's property reads as tens of kilobytes of
+ * JSON: a stream over the whole table (DuckDB reads ahead) took the build to 2 GB at city scale.
+ */
+async function* inBatches(connection: DuckDBConnection, select: string): AsyncGenerator<Record<string, unknown>[]> {
+  for (let from = 0; ; from += READ_EVERY) {
+    const result = await connection.runAndReadAll(asJsonRows(`${select} WHERE rowid >= ${from} AND rowid < ${from + READ_EVERY} ORDER BY rowid`));
+    const rows = result.getRowsJS().map(([text]) => JSON.parse(text as string) as Record<string, unknown>);
+    if (!rows.length) return;
+    yield rows;
+  }
+}
+
+const READ_EVERY = 1024;
+
+/**
+ * Rows appended between flushes: DuckDB's appender holds what it is given until a flush (by
+ * default 200 thousand rows: 600 MB of the register's rendered properties).
+ */
+const FLUSH_EVERY = 4096;
+
 async function storeRenderings(instance: DuckDBInstance, connection: DuckDBConnection, stored: string, table: Table, resources: readonly Resource[], keys: readonly string[], token: string) {
   const texts = inSchema(renderedTable(stored));
   const keyColumns = keys.map((key) => `${quoteIdentifier(key)} ${table.columns[key]!.sqlType}`);
@@ -133,10 +155,11 @@ async function storeRenderings(instance: DuckDBInstance, connection: DuckDBConne
   // Reading streams on its own connection: appending on the same one would end the stream.
   const reader = await instance.connect();
   const appender = await connection.createAppender(renderedTable(stored), SCHEMA);
+  let appended = 0;
   try {
     // Keys come as DuckDB writes them as text, which the appender casts back to their type.
     const keyTexts = keys.map((key, i) => `CAST(${quoteIdentifier(key)} AS VARCHAR) AS "__key${i}"`);
-    for await (const rows of streamJsonRows(reader, `SELECT rowid AS "__position", ${[...keyTexts, readList(table.columns)].join(', ')} FROM ${inSchema(stored)}`)) {
+    for await (const rows of inBatches(reader, `SELECT rowid AS "__position", ${[...keyTexts, readList(table.columns)].join(', ')} FROM ${inSchema(stored)}`)) {
       for (const read of rows) {
         const row = decode(read);
         appender.appendBigInt(BigInt(row.__position as number));
@@ -147,6 +170,7 @@ async function storeRenderings(instance: DuckDBInstance, connection: DuckDBConne
         }
         for (const resource of resources) appender.appendVarchar(JSON.stringify(resource.render(row, context)));
         appender.endRow();
+        if (++appended % FLUSH_EVERY === 0) appender.flushSync();
       }
     }
     appender.flushSync();
