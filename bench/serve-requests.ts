@@ -1,15 +1,13 @@
 import { Random } from '../datasets/vocabulary/random.ts';
-import type { ServedSnapshot } from '../server/served-snapshot.ts';
 
 /** How many requests of each kind bench:serve times. */
 export const PER_SCENARIO = 200;
 
-type Rows = Record<string, unknown>[];
+export type Rows = Record<string, unknown>[];
 
-/** Ad-hoc requests per scenario, drawn from the city's own ids, streets and places. */
-export async function scenarios(served: ServedSnapshot): Promise<Record<string, string[]>> {
+/** Ad-hoc requests per scenario, drawn from the city's own ids, streets and places (found with `sql`). */
+export async function scenarios(sql: (text: string) => Promise<Rows>): Promise<Record<string, string[]>> {
   const random = new Random('bench-serve');
-  const sql = (text: string) => served.use((c) => c.rows(text)) as Promise<Rows>;
   const transactions = (await sql(`SELECT transaction_gml_id AS id FROM rcn_transactions USING SAMPLE 400 ROWS`)).map((r) => r.id as string);
   const properties = (await sql(`SELECT property_gml_id AS id, (min_lon + max_lon) / 2 AS lon, (min_lat + max_lat) / 2 AS lat, address_parts FROM rcn_properties USING SAMPLE 400 ROWS`)) as { id: string; lon: number; lat: number; address_parts: string[] }[];
   const counters = (await sql(`SELECT id FROM bike_counter_counters WHERE active_to IS NULL`)).map((r) => r.id as string);

@@ -179,7 +179,7 @@ const dataDir = await cityDataDir();
 const snapshot = await openSnapshot(dataDir);
 const served = await ServedSnapshot.open(snapshot, datasets);
 // BENCH_ONLY=<part of a scenario's name>: run just the matching scenarios.
-const plan = Object.fromEntries(Object.entries(await scenarios(served)).filter(([name]) => !process.env.BENCH_ONLY || name.includes(process.env.BENCH_ONLY)));
+const plan = Object.fromEntries(Object.entries(await scenarios((text) => served.use((c) => c.rows(text)))).filter(([name]) => !process.env.BENCH_ONLY || name.includes(process.env.BENCH_ONLY)));
 console.error(`snapshot ${snapshot.id}; server in its own process; raw DuckDB in this one; ${SECONDS} s per autocannon run…`);
 const child = await startServerProcess(dataDir);
 const bareServer = await startBareServer();

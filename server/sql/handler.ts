@@ -63,7 +63,8 @@ export function sqlHandler(host: SnapshotHost, options: SqlServiceOptions = {}):
     if (!query?.trim()) throw invalidParameter('q', 'q is required: the SQL query, e.g. q=SELECT count(*) FROM rcn_transactions');
     const format = (url.searchParams.get('format') ?? 'json') as Format;
     if (!formats.includes(format)) throw invalidParameter('format', `format must be one of ${formats.join(', ')}`);
-    const deadline = Date.now() + limits.timeoutMs;
+    const arrived = Date.now();
+    const deadline = arrived + limits.timeoutMs;
     const { served, release } = host.lease();
     let file: string | undefined;
     try {
@@ -89,9 +90,16 @@ export function sqlHandler(host: SnapshotHost, options: SqlServiceOptions = {}):
         // Starting the process (the first query on a snapshot) is not the query's time.
         const starting = Date.now();
         await runner.ready();
-        ({ file, bytes } = await runner.run(query, format, limits, deadline + (Date.now() - starting)).catch((error) => {
-          if (error instanceof SqlRefused) throw new Problem('sql-refused', error.message, { param: 'q', ...(error.limit ? { limit: error.limit } : {}) });
-          throw error;
+        const admitted = Date.now();
+        ({ file, bytes } = await runner.run(query, format, limits, deadline + (admitted - starting)).catch((error) => {
+          if (!(error instanceof SqlRefused)) throw error;
+          // The process knows the time it had left, not the limit: the whole story is told here.
+          const waited = (starting - arrived) / 1000;
+          const detail =
+            error.limit === 'time'
+              ? `the query ran past the time limit of ${limits.timeoutMs / 1000} s and was stopped${waited >= 0.1 ? ` (${waited.toFixed(1)} s of it spent waiting for a turn: other queries were running)` : ''}`
+              : error.message;
+          throw new Problem('sql-refused', detail, { param: 'q', ...(error.limit ? { limit: error.limit } : {}) });
         }));
       } finally {
         leave();

@@ -32,7 +32,7 @@ describe('SQL queries running at once', () => {
     const answers = await Promise.all(Array.from({ length: 5 }, () => timed(SLOW)));
     for (const { response, ms } of answers) {
       expect(response.status).toBe(400);
-      expect(problem(response)).toMatchObject({ limit: 'time' });
+      expect(problem(response)).toMatchObject({ limit: 'time', detail: expect.stringMatching(/^the query ran past the time limit of 1.5 s and was stopped/) });
       // The deadline, and the time DuckDB takes to notice an interrupt; never the sum of the queries' times.
       expect(ms).toBeLessThan(TIMEOUT_MS + 2500);
     }
@@ -58,7 +58,10 @@ describe('SQL queries running at once', () => {
     expect(turnedAway[0]!.headers['retry-after']).toBe('1');
     expect(turnedAway[0]!.headers['content-type']).toBe('application/problem+json');
     expect(problem(turnedAway[0]!)).toMatchObject({ status: 503, detail: expect.stringMatching(/5 SQL queries are running or waiting/) });
-    expect(answers.filter((response) => response.status === 400)).toHaveLength(5);
+    const refused = answers.filter((response) => response.status === 400).map(problem);
+    expect(refused).toHaveLength(5);
+    // Three of them waited for a turn, and say so.
+    expect(refused.filter((p) => /spent waiting for a turn/.test(p.detail)).length).toBeGreaterThanOrEqual(3);
   });
 });
 
