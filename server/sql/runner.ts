@@ -35,13 +35,16 @@ export interface RunnerOptions {
 export const defaultRunnerOptions: RunnerOptions = { memoryLimit: '96MB', processMemory: 320 * 1024 * 1024 };
 
 /** How long past its deadline a query may take to stop before its process is stopped. */
-const GRACE_MS = 2_000;
+const GRACE_MS = 5_000;
 const START_TIMEOUT_MS = 60_000;
 
 interface Job {
+  readonly request: Omit<RunnerRequest, 'id' | 'limits'> & { readonly limits: SqlLimits; readonly deadline: number };
   resolve(result: { file: string; bytes: number }): void;
   reject(error: Error): void;
   timer: NodeJS.Timeout;
+  /** Whether it already ran in a process that ended under it. */
+  readonly again: boolean;
 }
 
 const entry = fileURLToPath(new URL('./runner-process.ts', import.meta.url));
@@ -93,21 +96,28 @@ export class SqlRunner {
   }
 
   /** Runs one query; answers the file holding its result in `format` (the caller removes it), or fails with SqlRefused. */
-  async run(sql: string, format: Format, limits: SqlLimits, deadline: number): Promise<{ file: string; bytes: number }> {
-    await this.ready();
-    const process = this.current!;
-    const timeoutMs = deadline - Date.now();
-    if (timeoutMs <= 0) throw new SqlRefused(`the query waited longer than ${limits.timeoutMs / 1000} s to run`, 'time');
-    const id = this.nextId++;
+  run(sql: string, format: Format, limits: SqlLimits, deadline: number): Promise<{ file: string; bytes: number }> {
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        process.overdue = id;
-        this.log({ event: 'sql-process-stopped', reason: 'a query ran past its deadline and did not stop' });
-        process.child.kill('SIGKILL');
-      }, timeoutMs + GRACE_MS);
-      process.jobs.set(id, { resolve, reject, timer });
-      process.child.send({ id, sql, format, limits: { ...limits, timeoutMs } } satisfies RunnerRequest);
+      this.send({ sql, format, limits, deadline }, resolve, reject, false).catch(reject);
     });
+  }
+
+  private async send(request: Job['request'], resolve: Job['resolve'], reject: Job['reject'], again: boolean): Promise<void> {
+    // Starting a process (a query sent again needs a new one) is not the query's time.
+    const starting = Date.now();
+    await this.ready();
+    if (again) request = { ...request, deadline: request.deadline + (Date.now() - starting) };
+    const process = this.current!;
+    const timeoutMs = request.deadline - Date.now();
+    if (timeoutMs <= 0) throw new SqlRefused(`the query waited longer than ${request.limits.timeoutMs / 1000} s to run`, 'time');
+    const id = this.nextId++;
+    const timer = setTimeout(() => {
+      process.overdue = id;
+      this.log({ event: 'sql-process-stopped', reason: 'a query ran past its deadline and did not stop' });
+      process.child.kill('SIGKILL');
+    }, timeoutMs + GRACE_MS);
+    process.jobs.set(id, { request, resolve, reject, timer, again });
+    process.child.send({ id, sql: request.sql, format: request.format, limits: { ...request.limits, timeoutMs } } satisfies RunnerRequest);
   }
 
   private async spawn(): Promise<SqlProcess> {
@@ -147,14 +157,18 @@ export class SqlRunner {
     if (!job) return;
     process.jobs.delete(reply.id);
     clearTimeout(job.timer);
-    if ('file' in reply) job.resolve(reply);
-    else if ('refused' in reply) job.reject(new SqlRefused(reply.refused, reply.limit));
-    else job.reject(new Error(reply.failed));
+    const shared = process.jobs.size > 0;
     // DuckDB is not sure to be whole after an allocation failed (a later query crashed such a process): the next query gets a new one.
-    if ('refused' in reply && reply.limit === 'memory' && !process.retired) {
+    const outOfMemory = 'refused' in reply && reply.limit === 'memory';
+    if (outOfMemory && !process.retired) {
       if (this.current === process) this.current = undefined;
       process.retire();
     } else if (process.retired && !process.jobs.size) process.child.kill('SIGKILL');
+    if ('file' in reply) job.resolve(reply);
+    // Out of memory beside another query, it may be the other's doing: it runs again, once, in a new process.
+    else if (outOfMemory && shared && !job.again && !this.closed) this.send(job.request, job.resolve, job.reject, true).catch(job.reject);
+    else if ('refused' in reply) job.reject(new SqlRefused(reply.refused, reply.limit));
+    else job.reject(new Error(reply.failed));
   }
 
   /** A process ended: its queries fail, and the next query starts another. */
@@ -168,6 +182,8 @@ export class SqlRunner {
       // Without a deadline to blame, the process died of memory (the only cap it meets): the query did it if it ran alone.
       else if (alone && !this.closed && process.overdue === undefined)
         job.reject(new SqlRefused(`the query needed more memory than a query here may have (${Math.round(this.options.processMemory / 1024 / 1024)} MiB for the SQL process)`, 'memory'));
+      // A query that ran beside the one at fault runs again, once, in a new process, within its own deadline.
+      else if (!job.again && !this.closed) this.send(job.request, job.resolve, job.reject, true).catch(job.reject);
       else job.reject(new Problem('service-unavailable', 'the SQL process was stopped while this query ran; send it again', {}, { 'retry-after': '1' }));
     }
     process.jobs.clear();

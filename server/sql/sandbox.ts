@@ -194,7 +194,10 @@ export class SqlSandbox {
           const rows: unknown[][] = [];
           for (const row of batch) {
             const values = row.map((value, i) => friendly(value, columns[i]!.type, infinities));
-            if (Number.isFinite(limits.maxBytes)) bytes += JSON.stringify(values).length;
+            if (Number.isFinite(limits.maxBytes)) {
+              // A long text is measured as it is: written out as JSON first, one past the limit would take its size twice over.
+              for (const value of values) bytes += typeof value === 'string' ? value.length + 2 : bytes > limits.maxBytes ? 0 : JSON.stringify(value)?.length ?? 4;
+            }
             rows.push(values);
             if (++count > limits.maxRows) throw new SqlRefused(`the result has more than ${limits.maxRows} rows; add a LIMIT or aggregate`, 'rows');
             if (bytes > limits.maxBytes) throw new SqlRefused(`the result is larger than ${Math.round(limits.maxBytes / 1024 / 1024)} MiB; select fewer rows or columns`, 'bytes');
