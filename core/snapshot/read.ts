@@ -138,7 +138,18 @@ export const createTableView = (db: Pick<Database, 'run'>, name: string, files: 
   db.run(`CREATE OR REPLACE VIEW ${quoteIdentifier(name)} AS SELECT * FROM ${tableSource(files)}`);
 
 /** The views of every table of a snapshot (see viewName), e.g. rcn_transactions, bike_counter_readings. */
-export async function createViews(db: Pick<Database, 'run'>, snapshot: Snapshot, datasets: readonly StoredDataset[]): Promise<string[]> {
+/** What views are made from: a data set's names and its tables' names (a Dataset is one). */
+export interface ViewedDataset {
+  readonly name: string;
+  readonly sqlName: string;
+  readonly tables: Readonly<Record<string, { readonly name: string }>>;
+}
+
+/** The names views are made from, as plain data (for a process of its own, see server/sql/runner.ts). */
+export const viewedDatasets = (datasets: readonly ViewedDataset[]): ViewedDataset[] =>
+  datasets.map(({ name, sqlName, tables }) => ({ name, sqlName, tables: Object.fromEntries(Object.values(tables).map((table) => [table.name, { name: table.name }])) }));
+
+export async function createViews(db: Pick<Database, 'run'>, snapshot: Snapshot, datasets: readonly ViewedDataset[]): Promise<string[]> {
   const names: string[] = [];
   for (const dataset of datasets) {
     for (const table of Object.values(dataset.tables)) {

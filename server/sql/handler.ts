@@ -86,7 +86,7 @@ export function sqlHandler(host: SnapshotHost, options: SqlServiceOptions = {}):
       const leave = await admission.enter();
       let bytes: number;
       try {
-        const runner = await served.attachment('sql', async () => new SqlRunner(served.snapshot, options.runner ?? defaultRunnerOptions, options.log));
+        const runner = await served.attachment('sql', async () => new SqlRunner(served.snapshot, served.datasets, options.runner ?? defaultRunnerOptions, options.log));
         // Starting the process (the first query on a snapshot) is not the query's time.
         const starting = Date.now();
         await runner.ready();

@@ -1,9 +1,8 @@
 import { createWriteStream } from 'node:fs';
 import { stat, writeFile } from 'node:fs/promises';
 import { once } from 'node:events';
-import { datasets } from '../../datasets/index.ts';
 import { readManifest } from '../../core/snapshot/manifest.ts';
-import type { Snapshot } from '../../core/snapshot/read.ts';
+import type { Snapshot, ViewedDataset } from '../../core/snapshot/read.ts';
 import { toArrow, toCsvChunks, toJsonChunks, type Format } from './formats.ts';
 import { SqlRefused, SqlSandbox, type SqlLimits } from './sandbox.ts';
 import type { RunnerReply, RunnerRequest } from './runner.ts';
@@ -11,10 +10,12 @@ import type { RunnerReply, RunnerRequest } from './runner.ts';
 /**
  * The server's SQL process (see runner.ts): one snapshot's sandbox, confined, answering queries
  * sent over IPC with a file holding the result, in `resultDir`. Arguments: the snapshot's
- * directory (absolute) and id, the result directory, DuckDB's memory limit.
+ * directory (absolute) and id, the result directory, DuckDB's memory limit, and the data sets the
+ * server was given as JSON (their names and tables': see viewedDatasets).
  */
 
-const [snapshotDir, snapshotId, resultDir, memoryLimit] = process.argv.slice(2) as [string, string, string, string];
+const [snapshotDir, snapshotId, resultDir, memoryLimit, viewed] = process.argv.slice(2) as [string, string, string, string, string];
+const datasets = JSON.parse(viewed) as ViewedDataset[];
 const reply = (message: RunnerReply) => process.send!(message);
 // The server going away takes its SQL process with it.
 process.on('disconnect', () => process.exit(0));

@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ownSpillDir, type SpillDir } from '../../core/db/spill.ts';
 import { Problem } from '../../core/problem.ts';
-import type { Snapshot } from '../../core/snapshot/read.ts';
+import { viewedDatasets, type Snapshot, type ViewedDataset } from '../../core/snapshot/read.ts';
 import type { Format } from './formats.ts';
 import { SqlRefused, type SqlLimits } from './sandbox.ts';
 
@@ -78,6 +78,8 @@ export class SqlRunner {
 
   constructor(
     private readonly snapshot: Snapshot,
+    /** The data sets the server was given: the SQL process makes views of their tables. */
+    private readonly datasets: readonly ViewedDataset[],
     private readonly options: RunnerOptions = defaultRunnerOptions,
     private readonly log: (line: Record<string, unknown>) => void = () => {},
   ) {}
@@ -123,7 +125,7 @@ export class SqlRunner {
   private async spawn(): Promise<SqlProcess> {
     this.results ??= ownSpillDir(join(tmpdir(), 'odsnap'));
     const results = await this.results;
-    const args = ['--import', tsx, entry, resolve(this.snapshot.dir), this.snapshot.id, results.path, this.options.memoryLimit];
+    const args = ['--import', tsx, entry, resolve(this.snapshot.dir), this.snapshot.id, results.path, this.options.memoryLimit, JSON.stringify(viewedDatasets(this.datasets))];
     // The cap and the priority are set by the shell for node itself, before any thread of it starts (threads inherit both).
     const kilobytes = Math.floor(this.options.processMemory / 1024);
     const [command, commandArgs] =

@@ -1,7 +1,6 @@
 import { StatementType, type DuckDBConnection, type DuckDBPreparedStatement } from '@duckdb/node-api';
-import type { Dataset } from '../../datasets/vocabulary/dataset.ts';
 import { openInstance, quoteString, type OpenedInstance } from '../../core/db/duckdb.ts';
-import { createViews, type Snapshot } from '../../core/snapshot/read.ts';
+import { createViews, type Snapshot, type ViewedDataset } from '../../core/snapshot/read.ts';
 import { releaseResult } from '../native-memory.ts';
 import { deniedIn, machineNames, withoutMachineNames } from './confinement.ts';
 import { beforeTrailingComments, copyStatement, type CopyTarget } from './export.ts';
@@ -138,7 +137,7 @@ export class SqlSandbox {
     private readonly hidden: readonly [string, string][] | undefined,
   ) {}
 
-  static async open(snapshot: Snapshot, datasets: readonly Dataset[], options: SandboxOptions = {}): Promise<SqlSandbox> {
+  static async open(snapshot: Snapshot, datasets: readonly ViewedDataset[], options: SandboxOptions = {}): Promise<SqlSandbox> {
     let infinities = new Map<string, Map<unknown, string>>();
     const duckdb = await openInstance({ memory_limit: '256MB', threads: '2', ...options.config }, options.spillParent, async (setup) => {
       infinities = await (infinityTexts ??= findInfinityTexts(setup));

@@ -72,6 +72,11 @@ describe('a fifth data set declared in one folder', () => {
     expect((await server.json('/api/public')).datasets.map((d: { name: string }) => d.name)).toContain('parking');
   });
 
+  it('is queried over the SQL endpoint, whose process knows only what the server was given', async () => {
+    const { rows } = await server.json(`/api/sql?q=${encodeURIComponent('SELECT count(*) AS n FROM parking_car_parks')}`);
+    expect(rows[0].n).toBe(snapshot.manifest.datasets.parking!.tables.car_parks!.rows);
+  });
+
   it('is built into the static tree, every file reachable from the index', async () => {
     const out = join(await tempDir('fifth-tree'), 'dist');
     await buildStatic({ dataDir, out, datasets: withParking });
