@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream/promises';
-import { createBrotliCompress, createGzip } from 'node:zlib';
+import { constants, createBrotliCompress, createGzip } from 'node:zlib';
 import type { ExtraHandler } from '../app.ts';
 import { invalidParameter, Problem } from '../../core/problem.ts';
 import { corsHeaders, etagOf, matches, negotiate } from '../http/respond.ts';
@@ -112,7 +112,8 @@ export function sqlHandler(host: SnapshotHost, options: SqlServiceOptions = {}):
         return 0;
       }
       if (encoding === 'identity') await pipeline(createReadStream(file), response);
-      else await pipeline(createReadStream(file), encoding === 'br' ? createBrotliCompress() : createGzip(), response);
+      // As the API's answers are compressed (brotli at its default, 11, would take seconds of CPU for a large result).
+      else await pipeline(createReadStream(file), encoding === 'br' ? createBrotliCompress({ params: { [constants.BROTLI_PARAM_QUALITY]: 4, [constants.BROTLI_PARAM_SIZE_HINT]: bytes } }) : createGzip({ level: 6 }), response);
       return bytes;
     } finally {
       if (file) await rm(file, { force: true });

@@ -1,3 +1,4 @@
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { parquetReadObjects } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
 import { tableFromIPC } from 'apache-arrow';
@@ -43,6 +44,18 @@ describe('GET /api/sql', () => {
     const arrow = tableFromIPC((await sql(query, 'arrow')).body);
     expect(arrow.numRows).toBe(json.length);
     expect(Array.from(arrow.getChild('n')!.toArray(), Number)).toEqual(json.map((r) => r.n));
+  });
+
+  it('compresses a result when asked, to the same JSON, and answers 304 to its ETag', async () => {
+    const path = `${server.url}/api/sql?q=${encodeURIComponent(query)}`;
+    const plain = await raw(path);
+    for (const [encoding, decode] of [['br', brotliDecompressSync], ['gzip', gunzipSync]] as const) {
+      const packed = await raw(path, { headers: { 'accept-encoding': encoding } });
+      expect(packed.headers['content-encoding']).toBe(encoding);
+      expect(decode(packed.body).toString()).toBe(plain.body.toString());
+    }
+    const again = await raw(path, { headers: { 'if-none-match': String(plain.headers.etag) } });
+    expect(again.status).toBe(304);
   });
 
   /** Attempts to leave the sandbox, and what the refusal says. */
