@@ -72,6 +72,8 @@ class SqlProcess {
 
 export class SqlRunner {
   private current?: SqlProcess;
+  /** The process being started, shared by every query that asks meanwhile (one process, not one each). */
+  private starting?: Promise<SqlProcess>;
   private results?: Promise<SpillDir>;
   private nextId = 1;
   private closed = false;
@@ -84,12 +86,17 @@ export class SqlRunner {
     private readonly log: (line: Record<string, unknown>) => void = () => {},
   ) {}
 
-  /** Starts the SQL process if none runs, and waits until it takes queries. */
-  async ready(): Promise<void> {
+  /** Starts the SQL process if none runs, and answers it once it takes queries. */
+  async ready(): Promise<SqlProcess> {
     if (this.closed) throw new Problem('service-unavailable', 'the snapshot is being replaced; send the query again', {}, { 'retry-after': '1' });
-    const process = (this.current ??= await this.spawn());
+    if (!this.current) {
+      this.starting ??= this.spawn().finally(() => (this.starting = undefined));
+      this.current = await this.starting;
+    }
+    const process = this.current;
     try {
       await process.ready;
+      return process;
     } catch (error) {
       if (this.current === process) this.current = undefined;
       this.log({ event: 'sql-process-failed', error: (error as Error).message });
@@ -107,9 +114,8 @@ export class SqlRunner {
   private async send(request: Job['request'], resolve: Job['resolve'], reject: Job['reject'], again: boolean): Promise<void> {
     // Starting a process (a query sent again needs a new one) is not the query's time.
     const starting = Date.now();
-    await this.ready();
+    const process = await this.ready();
     if (again) request = { ...request, deadline: request.deadline + (Date.now() - starting) };
-    const process = this.current!;
     const timeoutMs = request.deadline - Date.now();
     if (timeoutMs <= 0) throw new SqlRefused(`the query waited longer than ${request.limits.timeoutMs / 1000} s to run`, 'time');
     const id = this.nextId++;
@@ -150,6 +156,8 @@ export class SqlRunner {
     child.stderr!.on('data', (chunk: Buffer) => (sqlProcess.stderr = (sqlProcess.stderr + chunk.toString()).slice(-2000)));
     child.on('message', (reply: RunnerReply) => this.settle(sqlProcess, reply));
     child.once('exit', (code, signal) => this.ended(sqlProcess, code, signal));
+    // Closed while it started: nothing will send it a query.
+    if (this.closed) child.kill('SIGKILL');
     return sqlProcess;
   }
 

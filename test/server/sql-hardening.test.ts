@@ -65,16 +65,32 @@ describe('SQL queries running at once', () => {
   });
 });
 
-/** The pids of this process's SQL processes (see server/sql/runner.ts). */
+/** The pids of the SQL processes this test process started (see server/sql/runner.ts), not other test files'. */
 async function sqlProcesses(): Promise<number[]> {
   const found: number[] = [];
   for (const name of await readdir('/proc')) {
     if (!/^\d+$/.test(name)) continue;
     const command = await readFile(`/proc/${name}/cmdline`, 'utf8').catch(() => '');
-    if (command.includes('runner-process.ts') && !command.startsWith('/bin/sh')) found.push(Number(name));
+    const stat = await readFile(`/proc/${name}/stat`, 'utf8').catch(() => '');
+    const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    if (command.includes('runner-process.ts') && parent === process.pid) found.push(Number(name));
   }
   return found;
 }
+
+describe('the first queries on a snapshot, sent at once', () => {
+  it('start one SQL process between them, not one each', async () => {
+    const before = (await sqlProcesses()).length;
+    const fresh = await startTestServer();
+    try {
+      const answers = await Promise.all(Array.from({ length: 4 }, () => raw(`${fresh.url}/api/sql?q=SELECT+42+AS+answer`)));
+      for (const response of answers) expect(response.status).toBe(200);
+      expect((await sqlProcesses()).length - before).toBe(1);
+    } finally {
+      await fresh.close();
+    }
+  });
+});
 
 describe('an SQL process that dies under running queries', () => {
   it('runs them again in a new one, within their own deadlines', async () => {
