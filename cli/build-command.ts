@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { cacheDirOption, defineCommand } from './command.ts';
+import { cacheDirOption, cacheDirSchema, defineCommand } from './command.ts';
 import { formatBytes, formatCount, Progress } from '../core/progress.ts';
 import { defaultDataDir } from '../core/snapshot/layout.ts';
 import { canBuildSite } from '../scripts/static/site.ts';
@@ -25,7 +25,7 @@ export const buildCommand = defineCommand({
   },
   schema: z.object({
     data: z.string().min(1),
-    'cache-dir': z.string().min(1).optional(),
+    'cache-dir': cacheDirSchema,
     out: z.string().min(1),
     'base-url': z
       .string()

@@ -1,6 +1,7 @@
-import { statSync, type Stats } from 'node:fs';
+import { statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { Output } from '../core/progress.ts';
 
 export interface OptionSpec {
@@ -14,6 +15,8 @@ export interface OptionSpec {
    * file): checked once the options are otherwise valid.
    */
   readonly directory?: 'read' | 'create';
+  /** A file the command writes: its directory must exist, and it must not be one. */
+  readonly file?: 'create';
   /** An environment variable the option sets for the run (and for processes it starts), e.g. ODSNAP_CACHE_DIR. */
   readonly environment?: string;
 }
@@ -26,6 +29,9 @@ export const cacheDirOption: OptionSpec = {
   directory: 'create',
   environment: 'ODSNAP_CACHE_DIR',
 };
+
+/** `--cache-dir` in a command's schema (its checks are the option's, see parseCommandLine). */
+export const cacheDirSchema = z.string().min(1).optional();
 
 /**
  * A command: its options as data (for parsing and --help) and a schema that turns the parsed
@@ -101,23 +107,23 @@ export function parseCommandLine(command: Command, argv: readonly string[]): { h
     throw new UsageError(`${label} ${issue.message}`);
   }
   for (const [name, o] of Object.entries(command.options)) {
-    const path = values[name];
-    if (!o.directory || typeof path !== 'string') continue;
-    const problem = directoryProblem(path, o.directory);
+    const problem = typeof values[name] === 'string' ? pathProblem(values[name] as string, o) : undefined;
     if (problem) throw new UsageError(`--${name} ${problem}`);
   }
   for (const [name, o] of Object.entries(command.options)) if (o.environment && typeof values[name] === 'string') process.env[o.environment] = values[name] as string;
   return { help: false, options: result.data };
 }
 
-function directoryProblem(path: string, use: 'read' | 'create'): string | undefined {
-  let stats: Stats | undefined;
-  try {
-    stats = statSync(path);
-  } catch {
-    stats = undefined;
+/** What is wrong with a path for what its option says of it (a directory read or made, a file written), if anything. */
+function pathProblem(path: string, option: OptionSpec): string | undefined {
+  if (!option.file && !option.directory) return undefined;
+  const stats = statSync(path, { throwIfNoEntry: false });
+  if (option.file === 'create') {
+    const parent = dirname(resolve(path));
+    if (!statSync(parent, { throwIfNoEntry: false })?.isDirectory()) return `${path}: ${parent} is no directory to write in`;
+    return stats?.isDirectory() ? `${path} is a directory, not a file` : undefined;
   }
-  if (!stats && use === 'read') return `${path}: no such directory; make a snapshot there with "odsnap sample --out ${path}" or "odsnap pull --data ${path}"`;
+  if (!stats && option.directory === 'read') return `${path}: no such directory; make a snapshot there with "odsnap sample --out ${path}" or "odsnap pull --data ${path}"`;
   if (stats && !stats.isDirectory()) return `${path} is a file, not a directory`;
   return undefined;
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { datasets } from '../datasets/index.ts';
 import type { RunningServer } from '../server/index.ts';
-import { cacheDirOption, defineCommand } from './command.ts';
+import { cacheDirOption, cacheDirSchema, defineCommand } from './command.ts';
 import { defaultDataDir, holdsSnapshot } from '../core/snapshot/layout.ts';
 import { builtSnapshotId } from '../core/published-tree.ts';
 
@@ -25,7 +25,7 @@ export const serveCommand = defineCommand({
   },
   schema: z.object({
     data: z.string().min(1),
-    'cache-dir': z.string().min(1).optional(),
+    'cache-dir': cacheDirSchema,
     port: z.string().regex(/^\d{1,5}$/, { error: 'must be a port number' }).transform(Number).pipe(z.number().max(65_535, { error: 'must be a port number' })),
     host: z.string().min(1),
     'public-url': z.url({ protocol: /^https?$/, error: 'must be an http(s) address' }).optional(),

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream, statSync } from 'node:fs';
 import { rename, rm, stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
-import { dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { StringDecoder } from 'node:string_decoder';
@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { datasets } from '../datasets/index.ts';
 import { formats, type Format } from '../server/sql/formats.ts';
 import type { QueryProgress, SqlLimits, SqlResult, SqlSandbox as Sandbox } from '../server/sql/sandbox.ts';
-import { cacheDirOption, defineCommand, UsageError } from './command.ts';
+import { cacheDirOption, cacheDirSchema, defineCommand, UsageError } from './command.ts';
 import { ownSpillDir, type SpillDir } from '../core/db/spill.ts';
 import { formatBytes, formatCount, processOutput, Progress, type Output } from '../core/progress.ts';
 import { defaultDataDir } from '../core/snapshot/layout.ts';
@@ -38,14 +38,14 @@ const fileEndings: readonly (readonly [string, Format])[] = [
   ['.json', 'json'],
   ['.arrow', 'arrow'],
 ];
-export const formatOfFile = (path: string): Format | undefined => fileEndings.find(([ending]) => path.toLowerCase().endsWith(ending))?.[1];
+const formatOfFile = (path: string): Format | undefined => fileEndings.find(([ending]) => path.toLowerCase().endsWith(ending))?.[1];
 
 /**
  * DuckDB of the command: the machine's cores, and 512 MB. A plain export streams well within it
  * (the 5 million rides of the city sample: 0.35–0.40 GB of RSS for the whole process, to Parquet
  * or gzipped CSV; more memory only lets DuckDB read further ahead of a slow gzip writer); a large
- * sort or join spills into the snapshot's cache rather than taking DuckDB's default of 80% of the
- * machine's memory.
+ * sort or join spills under the system's temporary directory rather than taking DuckDB's default
+ * of 80% of the machine's memory.
  */
 const duckdbConfig = { memory_limit: '512MB', threads: String(availableParallelism()) };
 
@@ -73,33 +73,34 @@ export const sqlCommand = defineCommand({
   name: 'sql',
   summary: 'Run read-only SQL over a snapshot, with a view per table (rcn_transactions, bike_counter_readings, …).',
   description:
-    'One SELECT (or SHOW, DESCRIBE, SUMMARIZE), reading only the snapshot, as GET /api/sql runs it, but by default\n' +
-    'with no limit on time or rows (the endpoint stops at 10 s and 100,000 rows): --timeout and --max-rows set them.\n' +
-    'Parquet and CSV are written by DuckDB itself, rows never held in memory, at any size; JSON streams row batch\n' +
-    'by row batch; table and arrow are built in memory. --out writes a file aside and renames it into place once\n' +
-    'whole, so a failed or interrupted export leaves FILE as it was; its ending (.parquet, .csv, .csv.gz, .json,\n' +
-    '.arrow) gives the format unless --format does. CSV: a header line, instants in ISO 8601 UTC, lists and structs\n' +
-    'as JSON; .csv.gz is gzip-compressed. On a terminal, an export shows its progress; a file written ends with a\n' +
-    'summary line (rows, size, path) on stderr.\n' +
+    'One SELECT (or SHOW, DESCRIBE, SUMMARIZE), reading only the snapshot, in the sandbox GET /api/sql uses, but by\n' +
+    'default with no limit on time or rows (the endpoint stops at 10 s and 100,000 rows): --timeout and --max-rows\n' +
+    'set them. Parquet and CSV are written by DuckDB itself, rows never held in memory, at any size (the endpoint\n' +
+    'writes its CSV itself: CRLF lines, DuckDB\'s text of instants); JSON streams row batch by row batch (held whole\n' +
+    'with --max-rows, until known to be within it); table and arrow are built in memory. --out writes a file aside\n' +
+    'and renames it into place once whole, so a failed or interrupted export leaves FILE as it was; its ending\n' +
+    '(.parquet, .csv, .csv.gz, .json, .arrow) gives the format unless --format does. CSV: a header line, instants in\n' +
+    'ISO 8601 UTC, lists and structs as JSON; .csv.gz is gzip-compressed. On a terminal, an export shows its\n' +
+    'progress; a file written ends with a summary line (rows, size, path) on stderr.\n' +
     'Examples:\n' +
     '  odsnap sql "SELECT market_type_value, count(*) FROM rcn_transactions GROUP BY ALL"\n' +
     '  odsnap sql --out rides.parquet "SELECT * FROM citybike_rides"\n' +
     '  odsnap sql --out readings.csv.gz "SELECT * FROM bike_counter_readings WHERE read_at >= \'2025-01-01\'"',
-  positionals: { name: 'QUERY', description: 'the SELECT statement' },
+  positionals: { name: 'QUERY', description: 'the query: one SELECT (or SHOW, DESCRIBE, SUMMARIZE)' },
   options: {
     data: { type: 'string', value: 'DIR', description: 'data directory (or ODSNAP_DATA)', default: defaultDataDir(), directory: 'read' },
     'cache-dir': cacheDirOption,
     snapshot: { type: 'string', value: 'ID', description: 'snapshot to query (default: the current one)' },
     format: { type: 'string', value: 'FORMAT', description: `table | ${formats.join(' | ')} (default: from --out's ending, else table)` },
-    out: { type: 'string', value: 'FILE', description: 'write the result to a file instead of standard output' },
+    out: { type: 'string', value: 'FILE', description: 'write the result to a file instead of standard output', file: 'create' },
     'max-rows': { type: 'string', value: 'N', description: 'refuse a result of more than N rows, writing nothing (default: no limit)' },
     timeout: { type: 'string', value: 'SECONDS', description: 'stop the query after this long, writing nothing to --out (default: no limit)' },
   },
   schema: z
     .object({
-      QUERY: z.string({ error: 'is required: the SELECT statement to run' }).min(1),
+      QUERY: z.string({ error: 'is required: the query to run, e.g. "SELECT count(*) FROM rcn_transactions"' }).min(1),
       data: z.string().min(1),
-    'cache-dir': z.string().min(1).optional(),
+      'cache-dir': cacheDirSchema,
       snapshot: z.string().min(1).optional(),
       format: z.enum(['table', ...formats], { error: `must be one of table, ${formats.join(', ')}` }).optional(),
       out: z.string().min(1).optional(),
@@ -133,14 +134,10 @@ export const sqlCommand = defineCommand({
     const progress = new Progress(output);
     const limits: SqlLimits = { timeoutMs: options.timeout ?? Infinity, maxRows: options['max-rows'] ?? Infinity, maxBytes: Infinity };
     const target = out === undefined ? undefined : resolve(out);
-    if (target) {
-      if (!(await stat(dirname(target)).then((s) => s.isDirectory(), () => false))) throw new Error(`cannot write ${out}: ${dirname(target)} is not a directory`);
-      if (await stat(target).then((s) => s.isDirectory(), () => false)) throw new Error(`cannot write ${out}: it is a directory`);
-    }
     const snapshot = await openSnapshot(options.data, options.snapshot);
     const copied = format === 'csv' || format === 'parquet';
-    // Whatever is written goes to a file of its own first: beside the target, renamed into place
-    // when whole; for standard output, a directory of this process in the snapshot's cache, which
+    // A file is written aside first, renamed into place when whole; what DuckDB writes for standard
+    // output (CSV, Parquet) goes first to a directory of this process in the snapshot's cache, which
     // a later run removes should this one be killed.
     let scratch: SpillDir | undefined;
     if (copied && !target) scratch = await ownSpillDir(snapshot.cacheDir);
@@ -165,22 +162,17 @@ export const sqlCommand = defineCommand({
       stop();
     };
     process.stdout.on('error', onStdoutError);
-    let drawn = false;
-    const clearLine = () => {
-      if (drawn) output.err('\r\x1b[2K');
-      drawn = false;
-    };
     const left = out === undefined ? '' : ` (${out} left as it was)`;
     try {
       sandbox = await SqlSandbox.open(snapshot, datasets, { config: duckdbConfig, writable: copied ? [partial!] : [], progress: copied && output.interactive });
       // Made when first written to: DuckDB writes the file of an export itself.
       const destination = () => (target ? createWriteStream(partial!, { flags: 'wx' }) : outputStream(output));
       let rows: number;
-      if (format === 'csv' || format === 'parquet') {
+      if (copied) {
         const copyTarget = { path: partial!, format, gzip: format === 'csv' && /\.gz$/i.test(out ?? '') };
-        ({ rows } = await sandbox.copy(options.QUERY, copyTarget, limits, (state) => progress.update(() => ((drawn = true), progressText(state, partial!)))));
+        ({ rows } = await sandbox.copy(options.QUERY, copyTarget, limits, (state) => progress.update(() => progressText(state, partial!))));
         if (!target) {
-          clearLine();
+          progress.clear();
           await send(createReadStream(partial!), destination(), interrupted.signal);
         }
       } else if (format === 'json' && !Number.isFinite(limits.maxRows)) {
@@ -197,10 +189,10 @@ export const sqlCommand = defineCommand({
         });
       } else {
         // A table is for reading, arrow is built in memory, JSON within --max-rows is held until known to be within it.
-        const { encode } = await import('../server/sql/formats.ts');
+        const { toArrow, toJson } = await import('../server/sql/formats.ts');
         const result = await sandbox.run(options.QUERY, limits);
         rows = result.rows.length;
-        await send([format === 'table' ? Buffer.from(table(result)) : await encode(result, format)], destination(), interrupted.signal);
+        await send([format === 'table' ? table(result) : format === 'json' ? toJson(result) : await toArrow(result)], destination(), interrupted.signal);
       }
       // Stopped between DuckDB's statements, where there was nothing to interrupt.
       interrupted.signal.throwIfAborted();
@@ -211,7 +203,7 @@ export const sqlCommand = defineCommand({
       }
       return 0;
     } catch (error) {
-      clearLine();
+      progress.clear();
       if (closed) return 0;
       if (interrupted.signal.aborted) {
         output.err(`odsnap sql: interrupted${left}\n`);

@@ -38,9 +38,14 @@ export class Progress {
 
   /** A finished step: always printed, on its own line. */
   step(text: string): void {
+    this.clear();
+    this.output.err(`${this.elapsed()} ${text}\n`);
+  }
+
+  /** Takes the passing state off the terminal, before other output. */
+  clear(): void {
     if (this.drawn) this.output.err('\r\x1b[2K');
     this.drawn = false;
-    this.output.err(`${this.elapsed()} ${text}\n`);
   }
 
   private elapsed(): string {

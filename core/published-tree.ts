@@ -18,8 +18,20 @@ export const DOWNLOADS = 'downloads';
  * folder (pandas, pyarrow, polars) take every file in it for Parquet. No data set may be named so.
  */
 export const CSV_DOWNLOADS = `${DOWNLOADS}/csv`;
-/** Every Parquet file of the snapshot with its rows, bytes, sha256, partition values and time range. */
+/** Every Parquet file of the snapshot (rows, bytes, sha256, partition values, time range) with its CSV twin, and the DuckDB script. */
 export const CATALOGUE = `${DOWNLOADS}/catalogue.json`;
+
+/**
+ * The earliest and latest time of some tables' rows, from their files' ranges (as the catalogue
+ * has them): what the site and the DCAT-AP record say a data set covers.
+ */
+export function timeCoverage(tables: readonly { readonly files: readonly { readonly min: string | null; readonly max: string | null }[] }[]): { readonly min: string; readonly max: string } | undefined {
+  const values = tables.flatMap((table) => table.files.flatMap((file) => [file.min, file.max])).filter((value): value is string => !!value);
+  if (!values.length) return undefined;
+  // ISO days and instants in UTC sort as text, a day before the instants of that day.
+  values.sort();
+  return { min: values[0]!, max: values[values.length - 1]! };
+}
 export const DATAPACKAGE = 'datapackage.json';
 export const DCAT = `${DOWNLOADS}/dcat.jsonld`;
 

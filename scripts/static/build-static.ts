@@ -94,8 +94,8 @@ export async function buildStatic(options: BuildOptions): Promise<BuildResult> {
     const csvStarted = Date.now();
     let csvMade = 0;
     csvFiles = makeCsvFiles(csvOn, snapshot, options.datasets, join(treesDir(options.out), 'csv'), { fresh: options.full, signal: failing.signal, onFile: () => csvMade++ });
+    // Awaited with the downloads; the rejection handler keeps a failure before then from counting as unhandled.
     void csvFiles.then(() => options.onStep?.(`CSV twins: ${csvMade} made from new Parquet files in ${((Date.now() - csvStarted) / 1000).toFixed(1)} s, the rest kept from earlier builds`), () => {});
-    csvFiles.catch(() => {}); // awaited with the downloads; a failure before then must not count as unhandled
     // Group prints of Parquet files, by their sha256, beside the trees; --full reads them all again.
     const rows = new SnapshotRows(db, snapshot, options.repeatedTextsFrom);
     prints = new SnapshotPrints(db, snapshot, options.full ? undefined : join(treesDir(options.out), 'prints'));

@@ -1,12 +1,10 @@
-import { randomBytes } from 'node:crypto';
-import { readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { DataType } from 'apache-arrow';
-import { openDatabase, quoteIdentifier, quoteString } from '../../core/db/duckdb.ts';
 import type { SqlResult } from './sandbox.ts';
 
-/** A SQL result in the formats clients ask for: JSON, CSV, Parquet and Arrow IPC. */
+/**
+ * A SQL result in the formats clients ask for: JSON, CSV and Arrow IPC written here, Parquet by
+ * DuckDB itself (SqlSandbox.copy).
+ */
 
 export const formats = ['json', 'csv', 'parquet', 'arrow'] as const;
 export type Format = (typeof formats)[number];
@@ -18,10 +16,11 @@ export const contentTypes: Record<Format, string> = {
   arrow: 'application/vnd.apache.arrow.stream',
 };
 
-export function toJson(result: SqlResult): string {
-  const rows = result.rows.map((row) => Object.fromEntries(result.columns.map((c, i) => [c.name, row[i]])));
-  return JSON.stringify({ columns: result.columns, rows });
-}
+/** A row as JSON text: an object by column name. */
+const jsonRow = (columns: SqlResult['columns'], row: readonly unknown[]) => JSON.stringify(Object.fromEntries(columns.map((c, i) => [c.name, row[i]])));
+
+/** `{"columns": [{name, type}, …], "rows": [{column: value, …}, …]}` */
+export const toJson = (result: SqlResult): string => `{"columns":${JSON.stringify(result.columns)},"rows":[${result.rows.map((row) => jsonRow(result.columns, row)).join(',')}]}`;
 
 /** toJson's very text, in pieces as the rows come, batch by batch: for results too large to hold. */
 export async function* toJsonChunks(columns: SqlResult['columns'], batches: AsyncIterable<readonly (readonly unknown[])[]>): AsyncGenerator<string> {
@@ -29,7 +28,7 @@ export async function* toJsonChunks(columns: SqlResult['columns'], batches: Asyn
   let first = true;
   for await (const batch of batches) {
     if (!batch.length) continue;
-    const text = batch.map((row) => JSON.stringify(Object.fromEntries(columns.map((c, i) => [c.name, row[i]])))).join(',');
+    const text = batch.map((row) => jsonRow(columns, row)).join(',');
     yield first ? text : `,${text}`;
     first = false;
   }
@@ -42,14 +41,13 @@ const csvField = (value: unknown) => {
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 };
 
-/** toCsv's very text, in pieces as the rows come. */
-export async function* toCsvChunks(columns: SqlResult['columns'], batches: AsyncIterable<readonly (readonly unknown[])[]>): AsyncGenerator<string> {
-  yield `${columns.map((c) => csvField(c.name)).join(',')}\r\n`;
-  for await (const batch of batches) if (batch.length) yield batch.map((row) => `${row.map(csvField).join(',')}\r\n`).join('');
-}
+const csvLine = (fields: readonly unknown[]) => `${fields.map(csvField).join(',')}\r\n`;
 
-export const toCsv = (result: SqlResult) =>
-  [result.columns.map((c) => csvField(c.name)), ...result.rows.map((row) => row.map(csvField))].map((fields) => fields.join(',')).join('\r\n') + '\r\n';
+/** RFC 4180 CSV with a header line, in pieces as the rows come; lists and structs as JSON. */
+export async function* toCsvChunks(columns: SqlResult['columns'], batches: AsyncIterable<readonly (readonly unknown[])[]>): AsyncGenerator<string> {
+  yield csvLine(columns.map((c) => c.name));
+  for await (const batch of batches) if (batch.length) yield batch.map(csvLine).join('');
+}
 
 type Arrow = typeof import('apache-arrow');
 
@@ -127,40 +125,4 @@ export async function toArrow(result: SqlResult): Promise<Uint8Array> {
   const arrow = await import('apache-arrow');
   const columns = Object.fromEntries(result.columns.map((column, i) => [column.name, arrowVector(arrow, column.type, result.rows.map((row) => row[i]))]));
   return arrow.tableToIPC(new arrow.Table(columns), 'stream');
-}
-
-/**
- * Parquet through a second DuckDB that only reads the result back from a temporary file: the
- * sandbox may not write files, and DuckDB is the writer whose types we trust.
- */
-export async function toParquet(result: SqlResult): Promise<Buffer> {
-  const stem = join(tmpdir(), `odsnap-sql-${randomBytes(6).toString('hex')}`);
-  const rows = result.rows.map((row) => JSON.stringify(Object.fromEntries(result.columns.map((c, i) => [c.name, row[i]])))).join('\n');
-  await writeFile(`${stem}.jsonl`, rows ? `${rows}\n` : '');
-  const db = await openDatabase({ memoryLimit: '256MB', threads: 1 });
-  try {
-    const columns = `{${result.columns.map((c) => `${quoteString(c.name)}: ${quoteString(c.type)}`).join(', ')}}`;
-    const source = result.rows.length
-      ? `read_json(${quoteString(`${stem}.jsonl`)}, format = 'newline_delimited', columns = ${columns})`
-      : `(SELECT ${result.columns.map((c) => `CAST(NULL AS ${c.type}) AS ${quoteIdentifier(c.name)}`).join(', ') || '1 AS "empty"'} LIMIT 0)`;
-    await db.run(`COPY (SELECT * FROM ${source}) TO ${quoteString(`${stem}.parquet`)} (FORMAT parquet, COMPRESSION zstd)`);
-    return await readFile(`${stem}.parquet`);
-  } finally {
-    db.close();
-    await rm(`${stem}.jsonl`, { force: true });
-    await rm(`${stem}.parquet`, { force: true });
-  }
-}
-
-export async function encode(result: SqlResult, format: Format): Promise<Buffer> {
-  switch (format) {
-    case 'json':
-      return Buffer.from(toJson(result));
-    case 'csv':
-      return Buffer.from(toCsv(result));
-    case 'arrow':
-      return Buffer.from(await toArrow(result));
-    case 'parquet':
-      return toParquet(result);
-  }
 }

@@ -56,7 +56,7 @@ export interface TreeSnapshot {
   readonly licence: Licence;
   readonly downloads: { readonly catalogue: string; readonly datapackage: string; readonly dcat: string };
   /** The DuckDB script with a view per table, and the command line that opens it. */
-  readonly duckdb: { readonly script: string; readonly command: string };
+  readonly duckdb: { readonly script: string; readonly command: string; readonly remote: boolean };
   readonly datasets: ReadonlyMap<string, DatasetSnapshot>;
 }
 
@@ -91,14 +91,6 @@ export function readTreeSnapshot(treeDir: string, datasets: readonly Dataset[]):
   return { id: index.snapshot.id, createdAt: index.snapshot.createdAt, licence: index.licence, downloads: index.downloads, duckdb: catalogue.duckdb, datasets: byName };
 }
 
-/** The earliest and latest value of the time columns of some tables, as the catalogue has them. */
-export function timeCoverage(tables: readonly CatalogueTable[]): { readonly min: string; readonly max: string } | undefined {
-  const values = tables.flatMap((table) => table.files.flatMap((file) => [file.min, file.max])).filter((value): value is string => !!value);
-  if (!values.length) return undefined;
-  // ISO days and instants in UTC sort as text, a day before the instants of that day.
-  values.sort();
-  return { min: values[0]!, max: values[values.length - 1]! };
-}
 
 /** The bounding box of map places, in degrees. */
 export function boundingBox(places: readonly { readonly lon: number; readonly lat: number }[]) {

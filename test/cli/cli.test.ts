@@ -94,6 +94,17 @@ describe('odsnap', () => {
     await rm(scratch, { recursive: true });
   });
 
+  it('sql refuses an --out in no directory, or one that is a directory, with exit code 2', async () => {
+    const scratch = await mkdtemp(join(tmpdir(), 'odsnap-noout-'));
+    const nowhere = await run('sql', '--data', tinyDataDir(), '--out', join(scratch, 'missing', 'x.parquet'), 'SELECT 1');
+    expect(nowhere.code).toBe(2);
+    expect(nowhere.err).toContain(`--out ${join(scratch, 'missing', 'x.parquet')}: ${join(scratch, 'missing')} is no directory to write in`);
+    const directory = await run('sql', '--data', tinyDataDir(), '--out', scratch, '--format', 'json', 'SELECT 1');
+    expect(directory.code).toBe(2);
+    expect(directory.err).toContain(`--out ${scratch} is a directory, not a file`);
+    await rm(scratch, { recursive: true });
+  });
+
   it.each([['pull'], ['start']])('%s, which may make its data directory, refuses one that is a file, with exit code 2', async (name) => {
     const scratch = await mkdtemp(join(tmpdir(), 'odsnap-nodir-'));
     const file = join(scratch, 'file');

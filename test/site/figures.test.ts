@@ -5,7 +5,8 @@ import { chartGeometry } from '../../site/figures/chart-geometry.ts';
 import { mapGeometry } from '../../site/figures/map-geometry.ts';
 import { niceTicks, timeTicks } from '../../site/figures/scales.ts';
 import { tableSnippets } from '../../site/snapshot/download-snippets.ts';
-import { timeCoverage, type CatalogueTable } from '../../site/snapshot/tree-snapshot.ts';
+import { timeCoverage } from '../../core/published-tree.ts';
+import type { CatalogueTable } from '../../site/snapshot/tree-snapshot.ts';
 
 const chart = (rows: ChartData['rows'], more: Partial<ChartData> = {}): ChartData => ({
   name: 'test',

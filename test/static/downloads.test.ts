@@ -23,7 +23,7 @@ import { readJson } from '../fixtures/tree-parity.ts';
  */
 
 type Catalogue = {
-  duckdb: { script: string; command: string };
+  duckdb: { script: string; command: string; remote: boolean };
   tables: { dataset: string; table: string; sqlName: string; rows: number; columns: { name: string; type: string }[]; files: { url: string; rows: number; csv: { url: string } }[] }[];
 };
 type Quad = { subject: { termType: string; value: string }; predicate: { value: string }; object: { termType: string; value: string; language?: string } };
@@ -179,7 +179,7 @@ describe('the downloads described for the tools that read them', () => {
 
     it('gives a view per table, read over HTTP from the tree’s URLs, from anywhere', async () => {
       const { catalogue } = absolute;
-      expect(catalogue.duckdb).toEqual({ script: `${absolute.base}/${DUCKDB_SCRIPT}`, command: `curl -sO ${absolute.base}/${DUCKDB_SCRIPT} && duckdb -init odsnap.sql` });
+      expect(catalogue.duckdb).toEqual({ script: `${absolute.base}/${DUCKDB_SCRIPT}`, command: `curl -sO ${absolute.base}/${DUCKDB_SCRIPT} && duckdb -init odsnap.sql`, remote: true });
       const elsewhere = await tempDir('duckdb-anywhere');
       await download(catalogue.duckdb.script, join(elsewhere, 'odsnap.sql'));
       const views = await runPythonIn<Record<string, { rows: number; comment: string }>>(elsewhere, 'duckdb_script.py', 'odsnap.sql');
@@ -189,7 +189,7 @@ describe('the downloads described for the tools that read them', () => {
 
     it('gives a view per table over the files by path, in the directory of a tree with root-relative links', async () => {
       const { tree, catalogue } = relative;
-      expect(catalogue.duckdb).toEqual({ script: `/${DUCKDB_SCRIPT}`, command: `duckdb -init ${DUCKDB_SCRIPT}` });
+      expect(catalogue.duckdb).toEqual({ script: `/${DUCKDB_SCRIPT}`, command: `duckdb -init ${DUCKDB_SCRIPT}`, remote: false });
       const views = await runPythonIn<Record<string, { rows: number }>>(tree, 'duckdb_script.py', DUCKDB_SCRIPT);
       expect(counted(views)).toEqual(expected(catalogue));
     });

@@ -8,12 +8,12 @@ import type { TableDownloads } from './files.ts';
  * its rows (so clients can skip files), each with its CSV twin, and the DuckDB script. The site's
  * downloads page and data-set pages are made from it.
  */
-export function catalogueOf(snapshot: Snapshot, tables: readonly TableDownloads[], duckdb: { script: string; command: string }) {
+export function catalogueOf(snapshot: Snapshot, tables: readonly TableDownloads[], duckdb: { script: string; command: string; remote: boolean }) {
   const { manifest } = snapshot;
   return {
     snapshot: { id: manifest.id, createdAt: manifest.createdAt, source: manifest.source },
     licence: { id: manifest.licence.id, name: manifest.licence.name, url: manifest.licence.url, attribution: manifest.licence.attribution },
-    /** The DuckDB script (see duckdb-script.ts), and the command line that opens it. */
+    /** The DuckDB script (see duckdb-script.ts), the command line that opens it, and whether it reads the files over HTTP(S) (else from the tree's directory). */
     duckdb,
     tables: tables.map(({ dataset, table, entry, files }) => ({
       dataset: dataset.name,

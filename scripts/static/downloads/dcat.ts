@@ -1,5 +1,5 @@
 import type { Snapshot } from '../../../core/snapshot/read.ts';
-import { CATALOGUE, DCAT, DOWNLOADS, INDEX } from '../../../core/published-tree.ts';
+import { CATALOGUE, DCAT, DOWNLOADS, INDEX, timeCoverage } from '../../../core/published-tree.ts';
 import type { Dataset } from '../../../datasets/vocabulary/dataset.ts';
 import { partitionLabel, type DownloadFile, type TableDownloads } from './files.ts';
 
@@ -84,8 +84,8 @@ export function dcatOf({ snapshot, datasets, tables, base, publisher, pages }: D
   };
   /** The earliest and latest time of a data set's rows, from its files' ranges. */
   const period = (dataset: Dataset) => {
-    const times = tables.filter((t) => t.dataset === dataset).flatMap((t) => t.files.flatMap((file) => [file.min, file.max])).filter((time): time is string => time !== null).sort();
-    return times.length ? { 'dct:temporal': { '@type': 'dct:PeriodOfTime', 'dcat:startDate': dateTime(times[0]!), 'dcat:endDate': dateTime(times.at(-1)!) } } : {};
+    const covered = timeCoverage(tables.filter((t) => t.dataset === dataset));
+    return covered ? { 'dct:temporal': { '@type': 'dct:PeriodOfTime', 'dcat:startDate': dateTime(covered.min), 'dcat:endDate': dateTime(covered.max) } } : {};
   };
 
   return {

@@ -13,7 +13,7 @@ import { CSV_DOWNLOADS, DOWNLOADS } from '../../../core/published-tree.ts';
  */
 
 /** A file of the tree: where it sits in the tree and the URL it is linked by. */
-export interface TreeFile {
+interface TreeFile {
   /** Relative to the tree's root, e.g. `downloads/rcn/transactions/part-0.parquet`. */
   readonly path: string;
   readonly url: string;
@@ -43,10 +43,10 @@ export interface TableDownloads {
 const inTable = (file: FileManifest) => file.path.split('/').slice(2).join('/');
 
 /** The path of a snapshot file in the tree: the same partition folders under downloads/. */
-export const downloadPath = (dataset: string, table: string, file: FileManifest) => `${DOWNLOADS}/${dataset}/${table}/${inTable(file)}`;
+const downloadPath = (dataset: string, table: string, file: FileManifest) => `${DOWNLOADS}/${dataset}/${table}/${inTable(file)}`;
 
 /** The path of a snapshot file's CSV twin: `downloads/csv/<data set>/<table>/year=2024/part-0.csv.gz`. */
-export const csvPath = (dataset: string, table: string, file: FileManifest) => `${CSV_DOWNLOADS}/${dataset}/${table}/${inTable(file).replace(/\.parquet$/, '.csv.gz')}`;
+const csvPath = (dataset: string, table: string, file: FileManifest) => `${CSV_DOWNLOADS}/${dataset}/${table}/${inTable(file).replace(/\.parquet$/, '.csv.gz')}`;
 
 /** Every table of the data sets with its files, linked on `base` ('' for root-relative links). */
 export function tableDownloads(snapshot: Snapshot, datasets: readonly Dataset[], base: string, csvOf: (file: FileManifest) => { bytes: number; sha256: string }): TableDownloads[] {

@@ -58,7 +58,7 @@ export async function writeDownloads({ snapshot, datasets, output, base, csv, pu
   // Pages and the package's home are named by URL: a tree linked from its root has none to give.
   const absolute = absoluteBase(base);
   const pages = site && absolute ? { home: `${base}/`, dataset: (name: string) => `${base}/${datasetPagePath(name)}` } : undefined;
-  await output.write(CATALOGUE, JSON.stringify(catalogueOf(snapshot, tables, { script: `${base}/${DUCKDB_SCRIPT}`, command: duckdbCommand(base) }), null, 2));
+  await output.write(CATALOGUE, JSON.stringify(catalogueOf(snapshot, tables, { script: `${base}/${DUCKDB_SCRIPT}`, command: duckdbCommand(base), remote: absolute }), null, 2));
   await output.write(DATAPACKAGE, JSON.stringify(dataPackageOf(snapshot, tables, pages?.home), null, 2));
   await output.write(DCAT, JSON.stringify(dcatOf({ snapshot, datasets, tables, base, publisher, pages }), null, 2));
   await output.write(DUCKDB_SCRIPT, duckdbScript(snapshot, tables, base), { compress: false });
