@@ -46,6 +46,9 @@ export function createApp(options: AppOptions) {
     if (request.method !== 'GET' && request.method !== 'HEAD') throw methodNotAllowed(request.method ?? '');
     // RFC 9112 §3.2: an HTTP/1.1 request without Host is a bad request (node:http is told to let it through, so it is answered here as a problem).
     if (request.httpVersion === '1.1' && request.headers.host === undefined) throw new Problem('bad-request', 'an HTTP/1.1 request must carry a Host header');
+    // node sends 100 Continue itself, and hands over any other Expect (see index.ts).
+    const expectation = request.headers.expect;
+    if (expectation !== undefined && expectation.toLowerCase() !== '100-continue') throw new Problem('expectation-failed', `Expect: ${expectation} cannot be met; only 100-continue is`);
     // (node keeps the first of several.)
     if (request.rawHeaders.filter((name, i) => i % 2 === 0 && name.toLowerCase() === 'host').length > 1) throw new Problem('bad-request', 'a request may carry one Host header, not several');
     // A path is read as a path: resolved against a base, `//host/…` would lose its first segment as a host name.

@@ -3,7 +3,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import type { Dataset } from '../datasets/vocabulary/dataset.ts';
 import { apiIndex } from './api-index.ts';
 import { createApp, MAX_URL_LENGTH, type ExtraHandler } from './app.ts';
-import { instanceOf, Problem, problemBody, problemTypes, type ProblemType } from '../core/problem.ts';
+import { problemTypes, type ProblemType } from '../core/problem.ts';
 import { sqlHandler, type SqlServiceOptions } from './sql/handler.ts';
 import { SnapshotHost } from './snapshot-host.ts';
 import type { ServedSnapshotOptions } from './served-snapshot.ts';
@@ -79,16 +79,12 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     void listener(request, response);
   });
   server.on('clientError', rejectBroken(options.publicUrl));
-  // node answers these itself when no one listens: CONNECT by closing the connection, an unknown Expect by a bare 417.
+  // node answers these itself when no one listens: CONNECT by closing the connection, an unknown
+  // Expect by a bare 417. The app answers the Expect (see app.ts) as it answers any problem.
   server.on('connect', (request: IncomingMessage, socket: Socket) => {
     writeProblem(socket, options.publicUrl, 'method-not-allowed', 'the service is read-only: it answers GET, HEAD and OPTIONS', { allow: 'GET, HEAD, OPTIONS' });
   });
-  server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
-    const base = options.publicUrl?.replace(/\/+$/, '') ?? `http://${request.headers.host ?? `localhost:${request.socket.localPort}`}`;
-    const problem = new Problem('expectation-failed', `Expect: ${request.headers.expect} cannot be met; only 100-continue is`);
-    const body = JSON.stringify(problemBody(problem, base, instanceOf(request.url ?? '/', base)));
-    response.writeHead(417, { 'content-type': 'application/problem+json', 'access-control-allow-origin': '*', 'content-length': String(Buffer.byteLength(body)), connection: 'close' }).end(body);
-  });
+  server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => void listener(request, response));
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

@@ -88,12 +88,9 @@ export class Journal {
     for await (const line of createInterface({ input, crlfDelay: Infinity })) {
       const length = Buffer.byteLength(line) + 1;
       if (offset + length > fileSize) break; // the last line has no newline: torn
-      const unreadable = whyUnreadable(line, maxDepth);
-      if (unreadable) options.onUnreadable?.(offset, unreadable);
-      else {
-        const [key, meta] = line.split('\t', 2);
-        journal.places.set(JSON.parse(key!), { meta: JSON.parse(meta!), offset, length });
-      }
+      const head = headOf(line, maxDepth);
+      if ('unreadable' in head) options.onUnreadable?.(offset, head.unreadable);
+      else journal.places.set(head.key, { meta: head.meta, offset, length });
       offset += length;
     }
     if (offset < fileSize) ftruncateSync(journal.fd, offset);
@@ -158,18 +155,16 @@ export class Journal {
 
 const defaultMaxDepth = 64;
 
-/** Why a whole line cannot be read back, or undefined. */
-function whyUnreadable(line: string, maxDepth: number): string | undefined {
+/** A whole line's key and meta, or why it cannot be read back. */
+function headOf(line: string, maxDepth: number): { key: string; meta: unknown } | { unreadable: string } {
   // The payload's own nesting, and the few levels the line wraps it in (entry, answers).
-  if (nestingPast(line, maxDepth + 4) !== undefined) return `nested deeper than ${maxDepth} levels`;
+  if (nestingPast(line, maxDepth + 4) !== undefined) return { unreadable: `nested deeper than ${maxDepth} levels` };
   // Lines are written whole from JSON.stringify or from answers that parsed: only the head is read now.
   try {
     const [key, meta] = line.split('\t', 2);
-    JSON.parse(key!);
-    JSON.parse(meta!);
-    return undefined;
+    return { key: JSON.parse(key!) as string, meta: JSON.parse(meta!) };
   } catch (error) {
-    return (error as Error).message;
+    return { unreadable: (error as Error).message };
   }
 }
 
