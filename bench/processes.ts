@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { readFile } from 'node:fs/promises';
 
 /** The processes benchmarks run and watch: `odsnap serve` until it answers, and a child's peak memory. */
@@ -36,4 +37,23 @@ export function watchPeakRss(pid: number): { readonly peakKiB: number; stop(): v
     },
     stop: () => clearInterval(sampler),
   };
+}
+
+/**
+ * A bare node:http server in its own process, answering `GET /<n>` with n bytes from memory: the
+ * floor under any Node server, and a check that a load generator reaches well past the server it
+ * measures.
+ */
+export async function startBareServer(port: number): Promise<ChildProcess> {
+  const code = `
+    const bodies = new Map();
+    require('node:http').createServer((request, response) => {
+      const size = Number(request.url.slice(1));
+      let body = bodies.get(size);
+      if (!body) bodies.set(size, (body = Buffer.alloc(size, 32)));
+      response.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': size }).end(body);
+    }).listen(${port}, '127.0.0.1', () => process.send('listening'));`;
+  const child = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  await once(child, 'message');
+  return child;
 }

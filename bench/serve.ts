@@ -32,7 +32,7 @@ import type { StatementRunner } from '../datasets/answers/serving.ts';
 import { asJsonRows } from '../core/db/duckdb.ts';
 import { cityDataDir, ms, percentile } from './city.ts';
 import { scenarios } from './serve-requests.ts';
-import { startServe } from './processes.ts';
+import { startBareServer, startServe } from './processes.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const PORT = 4391;
@@ -58,20 +58,6 @@ async function httpOnce(port: number, path: string, via: Agent): Promise<{ ms: n
 }
 
 /** A bare node:http server in its own process, as the server is: GET /N answers N bytes from memory, nothing else. */
-async function startBareServer() {
-  const code = `
-    const bodies = new Map();
-    require('node:http').createServer((request, response) => {
-      const size = Number(request.url.slice(1));
-      let body = bodies.get(size);
-      if (!body) bodies.set(size, (body = Buffer.alloc(size, 32)));
-      response.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': size }).end(body);
-    }).listen(${BARE_PORT}, '127.0.0.1', () => process.send('listening'));`;
-  const child = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
-  await once(child, 'message');
-  return child;
-}
-
 /**
  * Times one request straight in DuckDB and over HTTP. Raw: the statements the server runs for it,
  * prepared once (as the server keeps them prepared), each result's chunks read out. Three raw runs
@@ -182,7 +168,7 @@ const served = await ServedSnapshot.open(snapshot, datasets);
 const plan = Object.fromEntries(Object.entries(await scenarios((text) => served.use((c) => c.rows(text)))).filter(([name]) => !process.env.BENCH_ONLY || name.includes(process.env.BENCH_ONLY)));
 console.error(`snapshot ${snapshot.id}; server in its own process; raw DuckDB in this one; ${SECONDS} s per autocannon run…`);
 const child = await startServerProcess(dataDir);
-const bareServer = await startBareServer();
+const bareServer = await startBareServer(BARE_PORT);
 const rows: Record<string, unknown>[] = [];
 try {
   const mixed = Object.values(plan).flat().sort((a, b) => (a.length * 7919) % 13 - (b.length * 7919) % 13);

@@ -5,7 +5,9 @@
  * a hot swap to the next day's snapshot half-way. The server starts on a snapshot whose serving
  * database does not exist yet (a fresh cache directory), and the next snapshot has none either, so
  * both database builds are inside the run. Before the soak, an idle run (the same v1 connections,
- * no SQL) gives the latencies to compare with.
+ * no SQL) gives the latencies to compare with, and the same client against a bare node:http
+ * server answering the v1 answers' median size shows how far the load generator reaches beyond
+ * the server.
  *
  * Reports requests, failures (no answer, or a status the request cannot have: v1 anything but
  * 200, SQL anything but 200 or 400), 5xx, v1 p50/p99 idle and under SQL load, SQL answers by
@@ -26,6 +28,7 @@ import { datasets } from '../datasets/index.ts';
 import { defaultSeed, defaultUntil } from '../datasets/vocabulary/sample.ts';
 import { Random } from '../datasets/vocabulary/random.ts';
 import { cityDataDir, generatedOnce, ms, percentile } from './city.ts';
+import { startBareServer } from './processes.ts';
 import { scenarios, type Rows } from './serve-requests.ts';
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 600);
@@ -33,6 +36,7 @@ const IDLE_SECONDS = Number(process.env.SOAK_IDLE_SECONDS ?? 120);
 const V1_CONNECTIONS = 12;
 const SQL_CONNECTIONS = 4;
 const PORT = 4395;
+const BARE_PORT = 4396;
 const base = `http://127.0.0.1:${PORT}`;
 
 /** SQL a public endpoint meets: what people ask, and what the careless and the hostile send. */
@@ -57,17 +61,21 @@ const agent = new Agent({ keepAlive: true, maxSockets: V1_CONNECTIONS + SQL_CONN
 interface Answer {
   readonly status: number;
   readonly ms: number;
+  readonly bytes: number;
   readonly body: string;
 }
 
-/** GETs a path over a keep-alive connection; the body is kept whole only when asked (the first 2,000 bytes otherwise). */
-function request(path: string, timeoutMs = 60_000, whole = false): Promise<Answer> {
+/** GETs a path over a keep-alive connection (of `to`, by default the server); the body is kept whole only when asked (the first 2,000 bytes otherwise). */
+function request(path: string, timeoutMs = 60_000, whole = false, to = base): Promise<Answer> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const req = get(`${base}${path}`, { agent }, (response) => {
+    const req = get(`${to}${path}`, { agent }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode!, ms: performance.now() - started, body: (whole ? Buffer.concat(chunks) : Buffer.concat(chunks).subarray(0, 2000)).toString() }));
+      response.on('end', () => {
+        const body = Buffer.concat(chunks);
+        resolve({ status: response.statusCode!, ms: performance.now() - started, bytes: body.length, body: (whole ? body : body.subarray(0, 2000)).toString() });
+      });
       response.on('error', reject);
     });
     req.setTimeout(timeoutMs, () => req.destroy(new Error(`no answer within ${timeoutMs / 1000} s`)));
@@ -146,6 +154,8 @@ async function v1Requests(sql: (text: string) => Promise<Rows>): Promise<string[
 
 interface Tally {
   v1: number[];
+  /** Body sizes of the v1 answers. */
+  v1Bytes: number[];
   v1Failures: string[];
   sql: Map<string, number>;
   sqlFailures: string[];
@@ -155,7 +165,7 @@ interface Tally {
   lightTimedOut: number;
 }
 
-const newTally = (): Tally => ({ v1: [], v1Failures: [], sql: new Map(), sqlFailures: [], fivexx: 0, requests: 0, lightTimedOut: 0 });
+const newTally = (): Tally => ({ v1: [], v1Bytes: [], v1Failures: [], sql: new Map(), sqlFailures: [], fivexx: 0, requests: 0, lightTimedOut: 0 });
 
 /** Closed loops until `until`: each connection sends its next request when the last is answered. */
 async function run(until: number, v1: readonly string[], withSql: boolean, tally: Tally): Promise<void> {
@@ -168,7 +178,10 @@ async function run(until: number, v1: readonly string[], withSql: boolean, tally
         const answer = await request(path);
         if (answer.status >= 500) tally.fivexx++;
         if (answer.status !== 200) tally.v1Failures.push(`${answer.status} ${path}: ${answer.body.slice(0, 200)}`);
-        else tally.v1.push(answer.ms);
+        else {
+          tally.v1.push(answer.ms);
+          tally.v1Bytes.push(answer.bytes);
+        }
       } catch (error) {
         tally.v1Failures.push(`${path}: ${(error as Error).message}`);
       }
@@ -197,6 +210,26 @@ async function run(until: number, v1: readonly string[], withSql: boolean, tally
     }
   };
   await Promise.all([...Array.from({ length: V1_CONNECTIONS }, v1Loop), ...(withSql ? Array.from({ length: SQL_CONNECTIONS }, sqlLoop) : [])]);
+}
+
+/**
+ * The same client (12 closed loops, this process) against a bare node:http server answering the
+ * v1 answers' median size from memory: how far the load generator reaches beyond the server.
+ */
+async function generatorReach(bytes: number, seconds: number): Promise<{ reqPerSec: number; p50: number }> {
+  const bare = await startBareServer(BARE_PORT);
+  try {
+    const until = Date.now() + seconds * 1000;
+    const times: number[] = [];
+    await Promise.all(
+      Array.from({ length: V1_CONNECTIONS }, async () => {
+        while (Date.now() < until) times.push((await request(`/${bytes}`, 10_000, false, `http://127.0.0.1:${BARE_PORT}`)).ms);
+      }),
+    );
+    return { reqPerSec: times.length / seconds, p50: percentile(times, 50) };
+  } finally {
+    bare.kill('SIGTERM');
+  }
 }
 
 const first = await cityDataDir();
@@ -243,6 +276,11 @@ try {
   const idle = newTally();
   await run(Date.now() + IDLE_SECONDS * 1000, v1, false, idle);
 
+  phase = 'load generator check';
+  const medianBytes = Math.round(percentile(idle.v1Bytes, 50));
+  const reach = await generatorReach(medianBytes, 15);
+  console.error(`  load generator against a bare node:http server, ${medianBytes} B answers: ${Math.round(reach.reqPerSec)} req/s (the server idle: ${Math.round(idle.v1.length / IDLE_SECONDS)} req/s)`);
+
   phase = 'soak';
   const soak = newTally();
   const cpuBefore = process.cpuUsage();
@@ -283,17 +321,18 @@ try {
     `| 5xx | ${idle.fivexx} | ${soak.fivexx} |`,
     `| v1 p50 / p99 ms | ${ms(idleP50)} / ${ms(percentile(idle.v1, 99))} | ${ms(soakP50)} / ${ms(percentile(soak.v1, 99))} |`,
     `| v1 p50 ÷ idle | | ${(soakP50 / idleP50).toFixed(2)}× (target ≤ 2×) |`,
+    `| v1 req/s | ${Math.round(idle.v1.length / IDLE_SECONDS)} | ${Math.round(soak.v1.length / SECONDS)} |`,
     `| SQL answers | | ${[...soak.sql.entries()].sort().map(([key, n]) => `${key}: ${n}`).join(', ')} (of the 400 time, ${soak.lightTimedOut} light queries that waited behind abusive ones) |`,
     '',
     `Peak RSS over the whole run: server ${MiB(peak.own)}, server and its SQL process together ${MiB(peak.tree)} (target < 512 MiB). By phase: ${Object.entries(peaks).map(([name, p]) => `${name} ${MiB(p.own)} / ${MiB(p.tree)}`).join('; ')}.`,
-    `First start (serving database built) answered after ${startSeconds.toFixed(1)} s; hot swap after ${swapped?.after.toFixed(0)} s, the new snapshot answering ${swapped?.answeringAfter?.toFixed(1)} s later. Load generator: ${loadGeneratorCores.toFixed(2)} cores of 2 (closed loops, ${V1_CONNECTIONS + SQL_CONNECTIONS} connections).`,
+    `First start (serving database built) answered after ${startSeconds.toFixed(1)} s; hot swap after ${swapped?.after.toFixed(0)} s, the new snapshot answering ${swapped?.answeringAfter?.toFixed(1)} s later. Load generator: ${loadGeneratorCores.toFixed(2)} cores of 2 during the soak (closed loops, ${V1_CONNECTIONS + SQL_CONNECTIONS} connections); the same client against a bare node:http server answering ${medianBytes} B (the v1 median) reached ${Math.round(reach.reqPerSec)} req/s, p50 ${ms(reach.p50)} ms, in this run.`,
   ];
   console.log(lines.join('\n'));
   if (failures.length) console.log(`\nFailures (first 10):\n${failures.slice(0, 10).map((f) => `- ${f}`).join('\n')}`);
   await mkdir('bench/results', { recursive: true });
   await writeFile(
     join('bench/results', `soak-${new Date().toISOString().replace(/[:.]/g, '-')}.json`),
-    JSON.stringify({ seconds: SECONDS, idleSeconds: IDLE_SECONDS, startSeconds, swapped, loadGeneratorCores, peakKiB: peak, peaksKiB: peaks, idle: { ...idle, v1: undefined, p50: idleP50, p99: percentile(idle.v1, 99) }, soak: { ...soak, v1: undefined, sql: Object.fromEntries(soak.sql), p50: soakP50, p99: percentile(soak.v1, 99) }, serverEvents: serverLog.filter((line) => line.includes('"event"')).slice(-50) }, null, 2),
+    JSON.stringify({ seconds: SECONDS, idleSeconds: IDLE_SECONDS, startSeconds, generatorReach: { bytes: medianBytes, ...reach }, swapped, loadGeneratorCores, peakKiB: peak, peaksKiB: peaks, idle: { ...idle, v1: undefined, v1Bytes: undefined, p50: idleP50, p99: percentile(idle.v1, 99) }, soak: { ...soak, v1: undefined, v1Bytes: undefined, sql: Object.fromEntries(soak.sql), p50: soakP50, p99: percentile(soak.v1, 99) }, serverEvents: serverLog.filter((line) => line.includes('"event"')).slice(-50) }, null, 2),
   );
 } finally {
   clearInterval(sampler);
