@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSnapshot } from '../../core/snapshot/read.ts';
+import { startDialectUpstream } from '../fixtures/dialect-upstream.ts';
 import { startFaultProxy, type Fault, type FaultProxy } from '../fixtures/fault-proxy.ts';
 import { differences, pullFrom, tempDir } from '../fixtures/pull.ts';
 import { startTestServer, type TestServer } from '../fixtures/server.ts';
@@ -48,6 +49,27 @@ describe('an answer nested without end', () => {
     const healthy = await pullFrom(upstream.url, dataDir);
     expect(healthy.ok).toBe(true);
     expect(await differences(await openSnapshot(dataDir), await tinySnapshot())).toEqual([]);
+  });
+
+  it('sent once by an upstream that is not ours (other orders, page size, public base), is asked for again and the pull is whole', async () => {
+    const dialect = await startDialectUpstream(upstream.url);
+    let sent = false;
+    // Its lists come in pages of 20: the first page after the first.
+    const once = await startFaultProxy(dialect.url, ({ url }) =>
+      url.pathname === TRANSACTIONS && Number(url.searchParams.get('offset') ?? 0) > 0 && !sent ? ((sent = true), { kind: 'body', text: deepPage }) : undefined,
+    );
+    proxies.push(once);
+    try {
+      const dataDir = await tempDir('hostile');
+      const pulled = await pullFrom(once.url, dataDir);
+      expect(sent).toBe(true);
+      expect(pulled.ok).toBe(true);
+      expect(pulled.log).toMatch(/nests arrays and objects deeper than 64 levels/);
+      const rows = (await openSnapshot(dataDir)).manifest.datasets.rcn!.tables.transactions!.rows;
+      expect(rows).toBe((await tinySnapshot()).manifest.datasets.rcn!.tables.transactions!.rows);
+    } finally {
+      await dialect.close();
+    }
   });
 
   it('sent once, is asked for again and the pull goes on', async () => {
