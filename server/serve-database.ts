@@ -1,9 +1,12 @@
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { readList, rowDecoder } from '../core/db/columns.ts';
 import { asJsonRows, quoteIdentifier, quoteString } from '../core/db/duckdb.ts';
+import { nodeCommand } from '../core/node-process.ts';
 import { ownerGone, ownerTag } from '../core/process-owner.ts';
 import { rowOrder } from '../core/row-order.ts';
 import { createViews, type Snapshot } from '../core/snapshot/read.ts';
@@ -47,9 +50,48 @@ export async function serveDatabasePath(snapshot: Snapshot): Promise<string> {
   return join(snapshot.cacheDir, `serve-v${FORMAT}-${(await codeKey).slice(0, 12)}.duckdb`);
 }
 
-export async function ensureServeDatabase(snapshot: Snapshot, datasets: readonly Dataset[]): Promise<string> {
+export type BuilderReply = { readonly path: string; readonly peakKiB: number } | { readonly failed: string };
+
+const builder = new URL('./serve-database-process.ts', import.meta.url);
+
+/**
+ * The path of a snapshot's serving database, built first if it does not exist yet, in a process
+ * of its own (serve-database-process.ts) at a lower CPU priority: at city scale the build takes
+ * half a minute and most of a gigabyte, which a server answering from the previous snapshot
+ * meanwhile should neither hold afterwards nor compete with. `log` hears when a build starts and
+ * ends, with its time and peak memory.
+ */
+export async function ensureServeDatabase(snapshot: Snapshot, datasets: readonly Dataset[], log: (event: Record<string, unknown>) => void = () => {}): Promise<string> {
   const path = await serveDatabasePath(snapshot);
-  if (await stat(path).then(() => true, () => false)) return path;
+  if (await exists(path)) return path;
+  log({ event: 'serving-database-building', snapshot: snapshot.id });
+  const started = performance.now();
+  const declared = JSON.stringify(datasets.map(({ name, module }) => ({ name, module })));
+  const [command, args] = nodeCommand(builder, [resolve(snapshot.dir), snapshot.id, resolve(snapshot.cacheDir), declared], { nice: true });
+  const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)));
+  const [reply] = await Promise.all([
+    new Promise<BuilderReply | undefined>((done) => {
+      child.once('message', (message: BuilderReply) => done(message));
+      child.once('exit', () => done(undefined));
+    }),
+    once(child, 'exit'),
+  ]);
+  if (!reply || 'failed' in reply) {
+    const why = reply && 'failed' in reply ? reply.failed : `it ended with ${child.signalCode ?? `exit code ${child.exitCode}`}: ${stderr.trim().split('\n').at(-1) ?? ''}`;
+    throw new Error(`could not build the serving database of snapshot ${snapshot.id}: ${why}`);
+  }
+  log({ event: 'serving-database-built', snapshot: snapshot.id, builder: child.pid, seconds: Math.round((performance.now() - started) / 100) / 10, peakMiB: Math.round(reply.peakKiB / 1024) });
+  return reply.path;
+}
+
+const exists = (path: string) => stat(path).then(() => true, () => false);
+
+/** Builds a snapshot's serving database in this process, unless it exists; returns its path. */
+export async function buildServeDatabase(snapshot: Snapshot, datasets: readonly Dataset[]): Promise<string> {
+  const path = await serveDatabasePath(snapshot);
+  if (await exists(path)) return path;
   await mkdir(snapshot.cacheDir, { recursive: true });
   const temporary = `${path}.${ownerTag()}-${randomBytes(4).toString('hex')}.tmp`;
   const instance = await DuckDBInstance.create(temporary, { memory_limit: '128MB', threads: '1' });
@@ -125,26 +167,31 @@ async function removeAbandoned(cacheDir: string) {
  * its items are looked up by, indexed once all are in.
  */
 /**
- * A stored table's rows in row order, read as JSON (see asJsonRows) a range of row ids at a time.
- * Memory follows the rows in flight, and a register's property reads as tens of kilobytes of
- * JSON: a stream over the whole table (DuckDB reads ahead) took the build to 2 GB at city scale.
+ * A stored table's rows in row order, read as JSON (see asJsonRows) a range of row ids at a time,
+ * each range sized from the rows read so far to hold about BATCH_BYTES of JSON. Memory follows
+ * the rows in flight, and a register's property reads as tens of kilobytes: a stream over the
+ * whole table (DuckDB reads ahead) took the build to 2 GB at city scale.
  */
 async function* inBatches(connection: DuckDBConnection, select: string): AsyncGenerator<Record<string, unknown>[]> {
-  for (let from = 0; ; from += READ_EVERY) {
-    const result = await connection.runAndReadAll(asJsonRows(`${select} WHERE rowid >= ${from} AND rowid < ${from + READ_EVERY} ORDER BY rowid`));
-    const rows = result.getRowsJS().map(([text]) => JSON.parse(text as string) as Record<string, unknown>);
-    if (!rows.length) return;
-    yield rows;
+  let rows = 256;
+  for (let from = 0; ; ) {
+    const result = await connection.runAndReadAll(asJsonRows(`${select} WHERE rowid >= ${from} AND rowid < ${from + rows} ORDER BY rowid`));
+    const texts = result.getRowsJS().map(([text]) => text as string);
+    if (!texts.length) return;
+    yield texts.map((text) => JSON.parse(text) as Record<string, unknown>);
+    from += rows;
+    const bytes = texts.reduce((sum, text) => sum + text.length, 0);
+    rows = Math.max(16, Math.min(4096, Math.floor((rows * BATCH_BYTES) / Math.max(bytes, 1))));
   }
 }
 
-const READ_EVERY = 1024;
+const BATCH_BYTES = 2 * 1024 * 1024;
 
 /**
- * Rows appended between flushes: DuckDB's appender holds what it is given until a flush (by
+ * Text appended between flushes: DuckDB's appender holds what it is given until a flush (by
  * default 200 thousand rows: 600 MB of the register's rendered properties).
  */
-const FLUSH_EVERY = 4096;
+const FLUSH_BYTES = 4 * 1024 * 1024;
 
 async function storeRenderings(instance: DuckDBInstance, connection: DuckDBConnection, stored: string, table: Table, resources: readonly Resource[], keys: readonly string[], token: string) {
   const texts = inSchema(renderedTable(stored));
@@ -155,7 +202,7 @@ async function storeRenderings(instance: DuckDBInstance, connection: DuckDBConne
   // Reading streams on its own connection: appending on the same one would end the stream.
   const reader = await instance.connect();
   const appender = await connection.createAppender(renderedTable(stored), SCHEMA);
-  let appended = 0;
+  let unflushed = 0;
   try {
     // Keys come as DuckDB writes them as text, which the appender casts back to their type.
     const keyTexts = keys.map((key, i) => `CAST(${quoteIdentifier(key)} AS VARCHAR) AS "__key${i}"`);
@@ -168,9 +215,16 @@ async function storeRenderings(instance: DuckDBInstance, connection: DuckDBConne
           if (key === null) appender.appendNull();
           else appender.appendVarchar(key);
         }
-        for (const resource of resources) appender.appendVarchar(JSON.stringify(resource.render(row, context)));
+        for (const resource of resources) {
+          const text = JSON.stringify(resource.render(row, context));
+          appender.appendVarchar(text);
+          unflushed += text.length;
+        }
         appender.endRow();
-        if (++appended % FLUSH_EVERY === 0) appender.flushSync();
+        if (unflushed > FLUSH_BYTES) {
+          appender.flushSync();
+          unflushed = 0;
+        }
       }
     }
     appender.flushSync();

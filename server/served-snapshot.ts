@@ -16,6 +16,8 @@ export interface ServedSnapshotOptions {
   readonly memoryLimit?: string;
   readonly threads?: number;
   readonly connections?: number;
+  /** Hears the events of opening a snapshot (its serving database being built). */
+  readonly log?: (event: Record<string, unknown>) => void;
 }
 
 /**
@@ -56,7 +58,7 @@ export class ServedSnapshot implements ServedTables {
 
   static async open(snapshot: Snapshot, datasets: readonly Dataset[], options: ServedSnapshotOptions = {}): Promise<ServedSnapshot> {
     assertShape(snapshot, datasets);
-    const path = await ensureServeDatabase(snapshot, datasets);
+    const path = await ensureServeDatabase(snapshot, datasets, options.log);
     const stored = new Set<string>();
     const paged = new Set<string>();
     const rendered = new Set<string>();

@@ -16,11 +16,11 @@ export class SnapshotHost {
   private constructor(
     private readonly dataDir: string,
     private readonly datasets: readonly Dataset[],
-    private readonly options: ServedSnapshotOptions & { log?: (event: Record<string, unknown>) => void },
+    private readonly options: ServedSnapshotOptions,
     private served: ServedSnapshot,
   ) {}
 
-  static async open(dataDir: string, datasets: readonly Dataset[], options: ServedSnapshotOptions & { log?: (event: Record<string, unknown>) => void } = {}): Promise<SnapshotHost> {
+  static async open(dataDir: string, datasets: readonly Dataset[], options: ServedSnapshotOptions = {}): Promise<SnapshotHost> {
     const served = await ServedSnapshot.open(await openSnapshot(dataDir), datasets, options);
     return new SnapshotHost(dataDir, datasets, options, served);
   }

@@ -11,6 +11,7 @@ import { charts, map } from './figures.ts';
 
 export const airQuality = defineDataset({
   name: 'air-quality',
+  module: import.meta.url,
   title: text('Air quality', 'Jakość powietrza'),
   description: text(
     'Active stations, sensor definitions (units, labels, display ranges), hourly history per station and sensor, and captures of the latest readings.',

@@ -11,6 +11,7 @@ import { charts, map } from './figures.ts';
 
 export const bikeCounter = defineDataset({
   name: 'bike-counter',
+  module: import.meta.url,
   title: text('Bicycle traffic counters', 'Liczniki ruchu rowerowego'),
   description: text(
     'Counters with location and operating range, and hourly historical readings per counter.',

@@ -11,6 +11,7 @@ import { charts, map } from './figures.ts';
 
 export const citybike = defineDataset({
   name: 'citybike',
+  module: import.meta.url,
   title: text('City bike share', 'Rower miejski'),
   description: text(
     'The stored inventory of bicycles and zones, yearly season statistics, anonymised completed rides, and captures of the live map of public bicycles and zones.',

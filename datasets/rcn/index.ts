@@ -11,6 +11,7 @@ import { charts } from './figures.ts';
 
 export const rcn = defineDataset({
   name: 'rcn',
+  module: import.meta.url,
   title: text('Real-estate price register', 'Rejestr cen nieruchomości'),
   description: text(
     'Property transactions with their properties (parcels, buildings, units, addresses and geometry) and the code dictionaries the data uses.',

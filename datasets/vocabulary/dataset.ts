@@ -41,6 +41,11 @@ type TableSpecs = Readonly<Record<string, TableSpec<any>>>;
 export interface DatasetSpec<T extends TableSpecs> {
   /** The path segment under /api/public, e.g. `bike-counter`. */
   readonly name: string;
+  /**
+   * The module that declares the data set, `import.meta.url`: work done in a process of its own
+   * (the server's database for a snapshot) loads the same definition from there.
+   */
+  readonly module: string;
   readonly title: Text;
   readonly description: Text;
   /** How catalogues find and file the data set (DCAT-AP keywords and EU data themes). */
@@ -71,6 +76,8 @@ export interface Resource {
 
 export interface Dataset extends StoredDataset {
   readonly name: string;
+  /** See DatasetSpec.module. */
+  readonly module: string;
   readonly title: Text;
   readonly description: Text;
   readonly keywords: Keywords;
@@ -148,6 +155,7 @@ export function defineDataset<T extends TableSpecs>(spec: DatasetSpec<T>): Datas
   if (repeated) throw new Error(`${spec.name}: endpoint ${repeated} is declared twice`);
   return {
     name: spec.name,
+    module: spec.module,
     title: spec.title,
     description: spec.description,
     keywords: spec.keywords,

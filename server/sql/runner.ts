@@ -1,9 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ownSpillDir, type SpillDir } from '../../core/db/spill.ts';
+import { nodeCommand } from '../../core/node-process.ts';
 import { Problem } from '../../core/problem.ts';
 import { viewedDatasets, type Snapshot, type ViewedDataset } from '../../core/snapshot/read.ts';
 import type { Format } from './formats.ts';
@@ -47,8 +46,7 @@ interface Job {
   readonly again: boolean;
 }
 
-const entry = fileURLToPath(new URL('./runner-process.ts', import.meta.url));
-const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm')).href;
+const entry = new URL('./runner-process.ts', import.meta.url);
 
 /** One SQL process and the queries it runs. */
 class SqlProcess {
@@ -131,11 +129,8 @@ export class SqlRunner {
   private async spawn(): Promise<SqlProcess> {
     this.results ??= ownSpillDir(join(tmpdir(), 'odsnap'));
     const results = await this.results;
-    const args = ['--import', tsx, entry, resolve(this.snapshot.dir), this.snapshot.id, results.path, this.options.memoryLimit, JSON.stringify(viewedDatasets(this.datasets))];
-    // The cap and the priority are set by the shell for node itself, before any thread of it starts (threads inherit both).
-    const kilobytes = Math.floor(this.options.processMemory / 1024);
-    const [command, commandArgs] =
-      process.platform === 'win32' ? [process.execPath, args] : ['/bin/sh', ['-c', `ulimit -d ${kilobytes} 2>/dev/null; exec nice -n 10 "$0" "$@"`, process.execPath, ...args]];
+    const args = [resolve(this.snapshot.dir), this.snapshot.id, results.path, this.options.memoryLimit, JSON.stringify(viewedDatasets(this.datasets))];
+    const [command, commandArgs] = nodeCommand(entry, args, { memoryCap: this.options.processMemory, nice: true });
     const child = spawn(command, commandArgs, { cwd: this.snapshot.dir, stdio: ['ignore', 'ignore', 'pipe', 'ipc'], serialization: 'advanced' });
     const ready = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {

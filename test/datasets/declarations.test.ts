@@ -81,6 +81,7 @@ describe('defineDataset', () => {
     expect(() =>
       defineDataset({
         name: 'broken',
+        module: import.meta.url,
         title: text('x', 'x'),
         description: text('x', 'x'),
         keywords: { en: [], pl: [] },

@@ -27,6 +27,22 @@ describe('the serving database', () => {
     expect((await readdir(snapshot.cacheDir)).sort()).toEqual([basename(path), ...kept].sort());
   });
 
+  it('is built in a process of its own, which loads each data set from the module that declares it, and says why when it cannot', async () => {
+    const snapshot = { ...(await tinySnapshot()), cacheDir: await tempDir('serve-database-apart') };
+    const events: Record<string, unknown>[] = [];
+    await ensureServeDatabase(snapshot, datasets, (event) => events.push(event));
+    expect(events).toEqual([
+      { event: 'serving-database-building', snapshot: snapshot.id },
+      { event: 'serving-database-built', snapshot: snapshot.id, builder: expect.any(Number), seconds: expect.any(Number), peakMiB: expect.any(Number) },
+    ]);
+    expect(events[1]!.builder).not.toBe(process.pid);
+    const elsewhere = new URL('../../datasets/citybike/index.ts', import.meta.url).href;
+    const misdeclared = datasets.map((dataset) => (dataset.name === 'rcn' ? { ...dataset, module: elsewhere } : dataset));
+    const other = { ...snapshot, cacheDir: await tempDir('serve-database-misdeclared') };
+    await expect(ensureServeDatabase(other, misdeclared)).rejects.toThrow(`could not build the serving database of snapshot ${snapshot.id}: ${elsewhere} exports no data set named "rcn"`);
+    expect(await readdir(other.cacheDir)).toEqual([]);
+  });
+
   it('renders the resources pages and items answer with, taking no time zone, and only those', () => {
     const rendered = datasets.flatMap((dataset) => Object.values(dataset.tables).flatMap((table) => renderedResources(dataset, table).map((r) => `${dataset.name}/${r.name}`)));
     expect(rendered.sort()).toEqual(['air-quality/sensor', 'air-quality/station', 'bike-counter/counter', 'citybike/bike', 'citybike/season', 'citybike/zone', 'rcn/property', 'rcn/propertySummary', 'rcn/transaction']);
