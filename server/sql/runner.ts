@@ -55,6 +55,8 @@ class SqlProcess {
   overdue?: number;
   /** Takes no more queries, and ends with the last it runs (see SqlRunner.settle). */
   retired = false;
+  /** An allocation failed in it: DuckDB may not be whole, and may fail later under whichever query it still runs. */
+  damaged = false;
   stderr = '';
 
   constructor(
@@ -70,6 +72,8 @@ class SqlProcess {
 
 export class SqlRunner {
   private current?: SqlProcess;
+  /** Every process started and not yet ended, the current one, retired ones finishing their queries, and those running a query alone. */
+  private readonly live = new Set<SqlProcess>();
   /** The process being started, shared by every query that asks meanwhile (one process, not one each). */
   private starting?: Promise<SqlProcess>;
   private results?: Promise<SpillDir>;
@@ -102,6 +106,23 @@ export class SqlRunner {
     }
   }
 
+  /**
+   * A new process for one query, sent again after its process failed under it: alone there, so
+   * whatever failed beside it (a neighbour's memory, a damaged DuckDB) cannot fail it twice.
+   */
+  private async alone(): Promise<SqlProcess> {
+    if (this.closed) throw new Problem('service-unavailable', 'the snapshot is being replaced; send the query again', {}, { 'retry-after': '1' });
+    const process = await this.spawn();
+    process.retired = true;
+    try {
+      await process.ready;
+      return process;
+    } catch (error) {
+      this.log({ event: 'sql-process-failed', error: (error as Error).message });
+      throw new Problem('service-unavailable', 'the SQL process could not start; send the query again', {}, { 'retry-after': '5' });
+    }
+  }
+
   /** Runs one query; answers the file holding its result in `format` (the caller removes it), or fails with SqlRefused. */
   run(sql: string, format: Format, limits: SqlLimits, deadline: number): Promise<{ file: string; bytes: number }> {
     return new Promise((resolve, reject) => {
@@ -112,7 +133,7 @@ export class SqlRunner {
   private async send(request: Job['request'], resolve: Job['resolve'], reject: Job['reject'], again: boolean): Promise<void> {
     // Starting a process (a query sent again needs a new one) is not the query's time.
     const starting = Date.now();
-    const process = await this.ready();
+    const process = again ? await this.alone() : await this.ready();
     if (again) request = { ...request, deadline: request.deadline + (Date.now() - starting) };
     const timeoutMs = request.deadline - Date.now();
     if (timeoutMs <= 0) throw new SqlRefused(`the query waited longer than ${request.limits.timeoutMs / 1000} s to run`, 'time');
@@ -148,6 +169,7 @@ export class SqlRunner {
     });
     ready.catch(() => {});
     const sqlProcess = new SqlProcess(child, ready);
+    this.live.add(sqlProcess);
     child.stderr!.on('data', (chunk: Buffer) => (sqlProcess.stderr = (sqlProcess.stderr + chunk.toString()).slice(-2000)));
     child.on('message', (reply: RunnerReply) => this.settle(sqlProcess, reply));
     child.once('exit', (code, signal) => this.ended(sqlProcess, code, signal));
@@ -165,12 +187,13 @@ export class SqlRunner {
     const shared = process.jobs.size > 0;
     // DuckDB is not sure to be whole after an allocation failed (a later query crashed such a process): the next query gets a new one.
     const outOfMemory = 'refused' in reply && reply.limit === 'memory';
+    if (outOfMemory) process.damaged = true;
     if (outOfMemory && !process.retired) {
       if (this.current === process) this.current = undefined;
       process.retire();
     } else if (process.retired && !process.jobs.size) process.child.kill('SIGKILL');
     if ('file' in reply) job.resolve(reply);
-    // Out of memory beside another query, it may be the other's doing: it runs again, once, in a new process.
+    // Out of memory beside another query, it may be the other's doing: it runs again, once, alone in a new process.
     else if (outOfMemory && shared && !job.again && !this.closed) this.send(job.request, job.resolve, job.reject, true).catch(job.reject);
     else if ('refused' in reply) job.reject(new SqlRefused(reply.refused, reply.limit));
     else job.reject(new Error(reply.failed));
@@ -179,15 +202,17 @@ export class SqlRunner {
   /** A process ended: its queries fail, and the next query starts another. */
   private ended(process: SqlProcess, code: number | null, signal: NodeJS.Signals | null): void {
     if (this.current === process) this.current = undefined;
-    if (!this.closed && !process.retired) this.log({ event: 'sql-process-ended', code, signal, jobs: process.jobs.size, stderr: process.stderr.trim().split('\n').slice(-3).join(' | ') || undefined });
+    this.live.delete(process);
+    if (!this.closed && (!process.retired || process.jobs.size)) this.log({ event: 'sql-process-ended', code, signal, jobs: process.jobs.size, stderr: process.stderr.trim().split('\n').slice(-3).join(' | ') || undefined });
     const alone = process.jobs.size === 1;
     for (const [id, job] of process.jobs) {
       clearTimeout(job.timer);
       if (id === process.overdue) job.reject(new SqlRefused(`the query ran longer than its time limit and was stopped`, 'time'));
-      // Without a deadline to blame, the process died of memory (the only cap it meets): the query did it if it ran alone.
-      else if (alone && !this.closed && process.overdue === undefined)
+      // Without a deadline to blame, the process died of memory (the only cap it meets): the query did
+      // it if it ran alone in a process where no allocation had failed before.
+      else if (alone && !this.closed && process.overdue === undefined && !process.damaged)
         job.reject(new SqlRefused(`the query needed more memory than a query here may have (${Math.round(this.options.processMemory / 1024 / 1024)} MiB for the SQL process)`, 'memory'));
-      // A query that ran beside the one at fault runs again, once, in a new process, within its own deadline.
+      // A query that ran beside the one at fault runs again, once, alone in a new process, within its own deadline.
       else if (!job.again && !this.closed) this.send(job.request, job.resolve, job.reject, true).catch(job.reject);
       else job.reject(new Problem('service-unavailable', 'the SQL process was stopped while this query ran; send it again', {}, { 'retry-after': '1' }));
     }
@@ -196,7 +221,7 @@ export class SqlRunner {
 
   close(): void {
     this.closed = true;
-    this.current?.child.kill('SIGKILL');
+    for (const process of this.live) process.child.kill('SIGKILL');
     void this.results?.then((results) => results.remove());
   }
 }

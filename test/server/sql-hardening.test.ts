@@ -107,6 +107,20 @@ describe('an SQL process that dies under running queries', () => {
   });
 });
 
+describe('a query left running in a process where an allocation failed', () => {
+  it('is not blamed when that process dies under it: it runs again, alone, and answers', async () => {
+    const light = sql('SELECT count(*) AS n FROM range(150000000) t(i) WHERE i % 7 = 0');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Beside it, a value past what the process may hold: refused, and the process is no longer trusted.
+    const huge = await sql(`SELECT length(repeat('x', 2000000000)) AS l`);
+    expect(problem(huge).limit).toBe('memory');
+    for (const pid of await sqlProcesses()) process.kill(pid, 'SIGKILL');
+    const answer = await light;
+    expect(answer.status, answer.body.toString()).toBe(200);
+    expect(JSON.parse(answer.body.toString()).rows[0].n).toBe(21428572);
+  });
+});
+
 describe('SQL values past what the process may hold', () => {
   const rss = () => process.memoryUsage().rss;
 
