@@ -11,9 +11,9 @@
  *
  * Reports requests, failures (no answer, or a status the request cannot have: v1 anything but
  * 200, SQL anything but 200 or 400), 5xx, v1 p50/p99 idle and under SQL load, SQL answers by
- * status and limit, and peak RSS: the server's own process, and its process tree (with the SQL
- * process) sampled together. Targets: 0 failures, 0 5xx, v1 p50 under load ≤ 2× idle, peak RSS
- * < 512 MiB.
+ * status and limit, and peak RSS, sampled together: the server's own process, its SQL processes,
+ * and the processes building a snapshot's serving database. Targets: 0 failures, 0 5xx, v1 p50
+ * under load ≤ 2× idle, the server's peak RSS < 512 MiB.
  *
  * SOAK_SECONDS (default 600) and SOAK_IDLE_SECONDS (default 120) shorten it for a try.
  */
@@ -83,8 +83,20 @@ function request(path: string, timeoutMs = 60_000, whole = false, to = base): Pr
   });
 }
 
-/** Resident memory of a process and of its descendants, in KiB, read together. */
-async function treeRss(root: number): Promise<{ own: number; tree: number }> {
+/** Resident memory, in KiB, of the server and of its descendants by what they do, read together. */
+interface Memory {
+  readonly server: number;
+  /** Its SQL processes (server/sql/runner-process.ts). */
+  readonly sql: number;
+  /** Its serving-database builds (server/serve-database-process.ts). */
+  readonly builder: number;
+  readonly all: number;
+}
+
+const noMemory: Memory = { server: 0, sql: 0, builder: 0, all: 0 };
+const maxMemory = (a: Memory, b: Memory): Memory => ({ server: Math.max(a.server, b.server), sql: Math.max(a.sql, b.sql), builder: Math.max(a.builder, b.builder), all: Math.max(a.all, b.all) });
+
+async function treeRss(root: number): Promise<Memory> {
   const parents = new Map<number, number>();
   for (const name of await readdir('/proc')) {
     if (!/^\d+$/.test(name)) continue;
@@ -93,15 +105,17 @@ async function treeRss(root: number): Promise<{ own: number; tree: number }> {
     if (ppid) parents.set(Number(name), ppid);
   }
   const inTree = (pid: number): boolean => pid === root || (parents.has(pid) && pid !== 1 && inTree(parents.get(pid)!));
-  let own = 0;
-  let tree = 0;
+  const memory = { server: 0, sql: 0, builder: 0, all: 0 };
   for (const pid of [root, ...[...parents.keys()].filter((pid) => pid !== root && inTree(pid))]) {
     const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
+    const command = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
     const rss = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-    if (pid === root) own = rss;
-    tree += rss;
+    if (pid === root) memory.server = rss;
+    else if (command.includes('runner-process')) memory.sql += rss;
+    else if (command.includes('serve-database-process')) memory.builder += rss;
+    memory.all += rss;
   }
-  return { own, tree };
+  return memory;
 }
 
 /** The soak's data directory: both snapshots linked in, `current` on the first, nothing derived yet. */
@@ -244,14 +258,13 @@ const server = spawn(process.execPath, ['bin/odsnap.js', 'serve', '--data', data
 });
 const serverLog: string[] = [];
 server.stdout!.on('data', (chunk: Buffer) => serverLog.push(...chunk.toString().trim().split('\n')));
-let peak = { own: 0, tree: 0 };
+let peak = noMemory;
 let phase = 'first start';
-const peaks: Record<string, { own: number; tree: number }> = {};
+const peaks: Record<string, Memory> = {};
 const sampler = setInterval(async () => {
-  const now = await treeRss(server.pid!).catch(() => ({ own: 0, tree: 0 }));
-  peak = { own: Math.max(peak.own, now.own), tree: Math.max(peak.tree, now.tree) };
-  const at = (peaks[phase] ??= { own: 0, tree: 0 });
-  peaks[phase] = { own: Math.max(at.own, now.own), tree: Math.max(at.tree, now.tree) };
+  const now = await treeRss(server.pid!).catch(() => noMemory);
+  peak = maxMemory(peak, now);
+  peaks[phase] = maxMemory(peaks[phase] ?? noMemory, now);
 }, 100);
 
 try {
@@ -324,7 +337,7 @@ try {
     `| v1 req/s | ${Math.round(idle.v1.length / IDLE_SECONDS)} | ${Math.round(soak.v1.length / SECONDS)} |`,
     `| SQL answers | | ${[...soak.sql.entries()].sort().map(([key, n]) => `${key}: ${n}`).join(', ')} (of the 400 time, ${soak.lightTimedOut} light queries that waited behind abusive ones) |`,
     '',
-    `Peak RSS over the whole run: server ${MiB(peak.own)}, server and its SQL process together ${MiB(peak.tree)} (target < 512 MiB). By phase: ${Object.entries(peaks).map(([name, p]) => `${name} ${MiB(p.own)} / ${MiB(p.tree)}`).join('; ')}.`,
+    `Peak RSS over the whole run: the server ${MiB(peak.server)} (target < 512 MiB); its SQL processes ${MiB(peak.sql)} together (each capped at 320 MiB of data); its serving-database builds ${MiB(peak.builder)}; all at once ${MiB(peak.all)}. By phase (server / SQL / builds): ${Object.entries(peaks).map(([name, p]) => `${name} ${MiB(p.server)} / ${MiB(p.sql)} / ${MiB(p.builder)}`).join('; ')}.`,
     `First start (serving database built) answered after ${startSeconds.toFixed(1)} s; hot swap after ${swapped?.after.toFixed(0)} s, the new snapshot answering ${swapped?.answeringAfter?.toFixed(1)} s later. Load generator: ${loadGeneratorCores.toFixed(2)} cores of 2 during the soak (closed loops, ${V1_CONNECTIONS + SQL_CONNECTIONS} connections); the same client against a bare node:http server answering ${medianBytes} B (the v1 median) reached ${Math.round(reach.reqPerSec)} req/s, p50 ${ms(reach.p50)} ms, in this run.`,
   ];
   console.log(lines.join('\n'));

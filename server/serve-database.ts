@@ -56,9 +56,10 @@ const builder = new URL('./serve-database-process.ts', import.meta.url);
 
 /**
  * The path of a snapshot's serving database, built first if it does not exist yet, in a process
- * of its own (serve-database-process.ts) at a lower CPU priority: at city scale the build takes
- * half a minute and most of a gigabyte, which a server answering from the previous snapshot
- * meanwhile should neither hold afterwards nor compete with. `log` hears when a build starts and
+ * of its own (serve-database-process.ts): at city scale the build takes most of a gigabyte, which
+ * the server should not hold afterwards (memory a process has used it mostly keeps). It runs at
+ * the server's priority: at a lower one, a server under steady load kept it from finishing for
+ * over five minutes, the new snapshot waiting all that time. `log` hears when a build starts and
  * ends, with its time and peak memory.
  */
 export async function ensureServeDatabase(snapshot: Snapshot, datasets: readonly Dataset[], log: (event: Record<string, unknown>) => void = () => {}): Promise<string> {
@@ -67,7 +68,7 @@ export async function ensureServeDatabase(snapshot: Snapshot, datasets: readonly
   log({ event: 'serving-database-building', snapshot: snapshot.id });
   const started = performance.now();
   const declared = JSON.stringify(datasets.map(({ name, module }) => ({ name, module })));
-  const [command, args] = nodeCommand(builder, [resolve(snapshot.dir), snapshot.id, resolve(snapshot.cacheDir), declared], { nice: true });
+  const [command, args] = nodeCommand(builder, [resolve(snapshot.dir), snapshot.id, resolve(snapshot.cacheDir), declared]);
   const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)));
