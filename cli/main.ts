@@ -2,15 +2,17 @@ import { readFileSync } from 'node:fs';
 import { helpOf, parseCommandLine, UsageError, type Command } from './command.ts';
 import { processOutput, type Output } from '../core/progress.ts';
 import { buildCommand } from './build-command.ts';
+import { diffCommand } from './diff-command.ts';
 import { pullCommand } from './pull-command.ts';
 import { sampleCommand } from './sample-command.ts';
 import { serveCommand } from './serve-command.ts';
+import { snapshotsCommand } from './snapshots-command.ts';
 import { sqlCommand } from './sql-command.ts';
 import { startCommand } from './start-command.ts';
 import { verifyCommand } from './verify-command.ts';
 
 /** Every odsnap command, in the order --help lists them. */
-export const commands: readonly Command[] = [startCommand, sampleCommand, pullCommand, buildCommand, serveCommand, sqlCommand, verifyCommand];
+export const commands: readonly Command[] = [startCommand, sampleCommand, pullCommand, buildCommand, serveCommand, sqlCommand, snapshotsCommand, diffCommand, verifyCommand];
 
 function overview(): string {
   const width = Math.max(...commands.map((c) => c.name.length));

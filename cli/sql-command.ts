@@ -14,6 +14,7 @@ import { cacheDirOption, cacheDirSchema, defineCommand, UsageError } from './com
 import { ownSpillDir, type SpillDir } from '../core/db/spill.ts';
 import { formatBytes, formatCount, processOutput, Progress, type Output } from '../core/progress.ts';
 import { defaultDataDir } from '../core/snapshot/layout.ts';
+import { textTable } from '../core/text-table.ts';
 import { openSnapshot } from '../core/snapshot/read.ts';
 
 /** A result as an aligned text table, for reading in a terminal. */
@@ -22,10 +23,8 @@ function table(result: SqlResult): string {
     const text = value === null ? 'NULL' : typeof value === 'object' ? JSON.stringify(value) : String(value);
     return text.length > 48 ? `${text.slice(0, 47)}…` : text;
   };
-  const rows = [result.columns.map((c) => c.name), ...result.rows.map((row) => row.map(cell))];
-  const widths = result.columns.map((_, i) => rows.reduce((width, row) => Math.max(width, row[i]!.length), 0));
-  const line = (row: string[]) => row.map((text, i) => text.padEnd(widths[i]!)).join('  ').trimEnd();
-  return [line(rows[0]!), widths.map((w) => '─'.repeat(w)).join('  '), ...rows.slice(1).map(line), `(${result.rows.length} row${result.rows.length === 1 ? '' : 's'})`, ''].join('\n');
+  const rows = result.rows.map((row) => row.map(cell));
+  return [textTable(result.columns.map((c) => ({ title: c.name })), rows), `(${result.rows.length} row${result.rows.length === 1 ? '' : 's'})`, ''].join('\n');
 }
 
 type OutputFormat = 'table' | Format;

@@ -1,0 +1,214 @@
+import { cp, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addDays } from '../../core/calendar.ts';
+import { quoteIdentifier } from '../../core/db/duckdb.ts';
+import { diffSnapshots, type SnapshotDiff } from '../../core/snapshot/diff.ts';
+import { readHistory } from '../../core/snapshot/history.ts';
+import { openSnapshot, tableFiles, tableSource, type Snapshot } from '../../core/snapshot/read.ts';
+import { datasets } from '../../datasets/index.ts';
+import { defaultUntil } from '../../datasets/vocabulary/sample.ts';
+import { main } from '../../cli/main.ts';
+import { generateSample } from '../../scripts/sample/generate.ts';
+import { startFaultProxy, type FaultProxy } from '../fixtures/fault-proxy.ts';
+import { capture } from '../fixtures/output.ts';
+import { capturedTables, pullFrom, tempDir } from '../fixtures/pull.ts';
+import { startTestServer, type TestServer } from '../fixtures/server.ts';
+import { tinyDataDir, withDatabase } from '../fixtures/tiny.ts';
+
+/**
+ * A mirror pulled twice, the sample city a day older the first time, and the upstream revising
+ * one property's price the second: what the history commands say of it, checked against the
+ * sample's own two states (read whole, every file) and the revision the test made.
+ */
+
+const REVISED_PRICE = '123456.78';
+
+let upstream: TestServer;
+let proxy: FaultProxy;
+let mirrorDir: string;
+let sampleBefore: Snapshot, sampleAfter: Snapshot;
+let first: Snapshot, second: Snapshot;
+let revised: string;
+
+beforeAll(async () => {
+  const upstreamDir = await tempDir('history-upstream');
+  await cp(tinyDataDir(), upstreamDir, { recursive: true, verbatimSymlinks: true });
+  sampleBefore = await openSnapshot(upstreamDir);
+  upstream = await startTestServer({ dataDir: upstreamDir, watch: true });
+  revised = (await upstream.json('/api/public/rcn/properties?limit=1')).items[0].propertyGmlId as string;
+  let revising = false;
+  const revise = (property: { propertyGmlId: string; grossPrice: string }) => (property.propertyGmlId === revised ? { ...property, grossPrice: REVISED_PRICE } : property);
+  proxy = await startFaultProxy(upstream.url, ({ url }) => {
+    if (!revising) return undefined;
+    if (url.pathname === '/api/public/rcn/properties') return { kind: 'rewrite', body: (page) => ({ ...page, items: page.items.map(revise) }) };
+    if (url.pathname === `/api/public/rcn/properties/${revised}`) return { kind: 'rewrite', body: revise };
+    return undefined;
+  });
+  mirrorDir = await tempDir('history-mirror');
+  expect((await pullFrom(proxy.url, mirrorDir)).ok).toBe(true);
+  first = await openSnapshot(mirrorDir);
+  sampleAfter = await generateSample({ dataDir: upstreamDir, datasets, settings: { scale: 'tiny', seed: 1, until: addDays(defaultUntil, 1) } });
+  for (let waited = 0; upstream.host.current.id !== sampleAfter.id; waited += 50) {
+    if (waited > 30_000) throw new Error('the upstream did not take the grown city over');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  revising = true;
+  expect((await pullFrom(proxy.url, mirrorDir)).ok).toBe(true);
+  second = await openSnapshot(mirrorDir);
+}, 120_000);
+
+afterAll(async () => {
+  await proxy?.close();
+  await upstream?.close();
+});
+
+const run = async (...argv: string[]) => {
+  const output = capture();
+  const code = await main(argv, output);
+  return { code, out: output.out(), err: output.err() };
+};
+
+describe('odsnap snapshots', () => {
+  it('lists every snapshot oldest first, the current one marked, with rows per data set', async () => {
+    const history = await readHistory(mirrorDir);
+    expect(history.snapshots.map((s) => [s.id, s.current])).toEqual([[first.id, false], [second.id, true]]);
+    const rows = (snapshot: Snapshot) => Object.fromEntries(Object.entries(snapshot.manifest.datasets).map(([name, d]) => [name, Object.values(d.tables).reduce((sum, t) => sum + t.rows, 0)]));
+    expect(history.snapshots[1]!.rows).toEqual(rows(second));
+    expect(history.snapshots[1]!.source).toBe(proxy.url);
+    const { code, out } = await run('snapshots', '--data', mirrorDir);
+    expect(code).toBe(0);
+    expect(out).toMatch(new RegExp(`^\\*\\s+${second.id}`, 'm'));
+    expect(out).toMatch(new RegExp(`^\\s+${first.id}`, 'm'));
+    expect(out).toMatch(/2 snapshots, .* on disk/);
+  });
+
+  it('counts a file the second pull hard-linked as shared, once on disk', async () => {
+    const history = await readHistory(mirrorDir);
+    const [older, newer] = history.snapshots;
+    // What both hold is the files the two manifests list with the same sha256 (the pull links what it did not change).
+    const unchanged = Object.entries(second.manifest.datasets).flatMap(([name, d]) =>
+      Object.entries(d.tables).flatMap(([table, t]) => t.files.filter((f) => first.manifest.datasets[name]!.tables[table]!.files.some((g) => g.path === f.path && g.sha256 === f.sha256))),
+    );
+    const linkedBytes = unchanged.reduce((sum, file) => sum + file.bytes, 0);
+    expect(linkedBytes).toBeGreaterThan(0);
+    // Each snapshot also holds its manifest, which the pulls wrote apart.
+    expect(newer!.bytes.shared).toBe(linkedBytes);
+    expect(older!.bytes.shared).toBe(linkedBytes);
+    expect(history.bytes).toBe(older!.bytes.own + newer!.bytes.own + linkedBytes);
+    expect((await run('snapshots', '--data', mirrorDir, '--format', 'json')).out).toBe(`${JSON.stringify(history, null, 2)}\n`);
+  });
+
+  it('says when the directory holds none', async () => {
+    const { code, out } = await run('snapshots', '--data', await tempDir('history-empty'));
+    expect(code).toBe(0);
+    expect(out).toMatch(/holds no snapshot yet/);
+  });
+});
+
+/** What the sample's own data says changed in a keyed table between its two states: every file read, rows matched by key. */
+async function expectedChanges(dataset: string, table: string) {
+  const manifest = sampleAfter.manifest.datasets[dataset]!.tables[table]!;
+  const columns = manifest.columns.map((c) => c.name).filter((name) => name !== 'list_position' && !manifest.key!.includes(name));
+  const on = manifest.key!.map((k) => `a.${quoteIdentifier(k)} = b.${quoteIdentifier(k)}`).join(' AND ');
+  const differs = columns.map((c) => `a.${quoteIdentifier(c)} IS DISTINCT FROM b.${quoteIdentifier(c)}`).join(' OR ') || 'false';
+  return withDatabase(async (db) => {
+    const [row] = await db.rows<{ added: bigint; removed: bigint; changed: bigint }>(
+      `SELECT count(*) FILTER (WHERE a.__in IS NULL) AS added, count(*) FILTER (WHERE b.__in IS NULL) AS removed, count(*) FILTER (WHERE a.__in AND b.__in AND (${differs})) AS changed
+       FROM (SELECT *, true AS __in FROM ${tableSource(tableFiles(sampleBefore, dataset, table))}) a
+       FULL JOIN (SELECT *, true AS __in FROM ${tableSource(tableFiles(sampleAfter, dataset, table))}) b ON ${on}`,
+    );
+    return { added: Number(row!.added), removed: Number(row!.removed), changed: Number(row!.changed) };
+  });
+}
+
+describe('odsnap diff', () => {
+  let diff: SnapshotDiff;
+  beforeAll(async () => {
+    diff = await withDatabase((db) => diffSnapshots(db, first, second, datasets));
+  });
+
+  it('finds, by key, the rows the day added, removed and changed, as the sample itself says, and the revised price', async () => {
+    let checked = 0;
+    for (const dataset of datasets) {
+      const captured = capturedTables(dataset);
+      for (const table of Object.keys(dataset.tables)) {
+        // Live captures depend on when each pull ran, not on the city.
+        if (captured.has(table) || !sampleAfter.manifest.datasets[dataset.name]!.tables[table]!.key) continue;
+        const found = diff.tables.find((t) => t.dataset === dataset.name && t.table === table)!;
+        const expected = await expectedChanges(dataset.name, table);
+        if (dataset.name === 'rcn' && table === 'properties') expected.changed += 1;
+        expect({ added: found.added, removed: found.removed, changed: found.changed }, `${dataset.name}/${table}`).toEqual(expected);
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(5);
+    const properties = diff.tables.find((t) => t.dataset === 'rcn' && t.table === 'properties')!;
+    expect(properties.columns).toEqual({ gross_price: 1 });
+    expect(properties.examples.changed).toEqual([revised]);
+    const readings = diff.tables.find((t) => t.dataset === 'bike-counter' && t.table === 'readings')!;
+    expect(readings.added).toBeGreaterThan(0);
+    expect(readings.examples.added.length).toBe(5);
+  });
+
+  it('compares rows of a table without a key whole: the rides the day added', async () => {
+    const rides = diff.tables.find((t) => t.dataset === 'citybike' && t.table === 'rides')!;
+    const expected = await withDatabase(async (db) => {
+      const columns = sampleAfter.manifest.datasets.citybike!.tables.rides!.columns.map((c) => quoteIdentifier(c.name)).join(', ');
+      const [row] = await db.rows<{ n: bigint }>(
+        `SELECT count(*) AS n FROM (SELECT ${columns} FROM ${tableSource(tableFiles(sampleAfter, 'citybike', 'rides'))} EXCEPT ALL SELECT ${columns} FROM ${tableSource(tableFiles(sampleBefore, 'citybike', 'rides'))})`,
+      );
+      return Number(row!.n);
+    });
+    expect(expected).toBeGreaterThan(0);
+    expect(rides).toMatchObject({ key: null, added: expected, removed: 0, changed: 0 });
+  });
+
+  it('reads only the files whose sha256 differs between the manifests', async () => {
+    // In a copy, every file the manifests say is the same in both is no Parquet at all in the older snapshot.
+    const copy = await tempDir('history-unread');
+    await cp(mirrorDir, copy, { recursive: true, verbatimSymlinks: true });
+    const older = await openSnapshot(copy, first.id);
+    let spoiled = 0;
+    for (const [name, d] of Object.entries(second.manifest.datasets)) {
+      for (const [table, t] of Object.entries(d.tables)) {
+        for (const file of t.files.filter((f) => first.manifest.datasets[name]!.tables[table]!.files.some((g) => g.path === f.path && g.sha256 === f.sha256))) {
+          await writeFile(join(older.dir, file.path), 'not parquet');
+          spoiled++;
+        }
+      }
+    }
+    expect(spoiled).toBeGreaterThan(0);
+    const again = await withDatabase(async (db) => diffSnapshots(db, older, await openSnapshot(copy, second.id), datasets));
+    expect(again.tables).toEqual(diff.tables);
+    for (const t of diff.tables) {
+      const before = first.manifest.datasets[t.dataset]!.tables[t.table]!.files;
+      const after = second.manifest.datasets[t.dataset]!.tables[t.table]!.files;
+      const same = after.filter((f) => before.some((g) => g.path === f.path && g.sha256 === f.sha256)).length;
+      expect(t.files, `${t.dataset}/${t.table}`).toEqual({ same, read: before.length + after.length - 2 * same });
+    }
+    expect(diff.tables.reduce((sum, t) => sum + t.files.same, 0)).toBeGreaterThan(0);
+  });
+
+  it('finds nothing between a snapshot and itself, reading no file', async () => {
+    const none = await withDatabase((db) => diffSnapshots(db, second, second, datasets));
+    for (const t of none.tables) expect(t).toMatchObject({ added: 0, removed: 0, changed: 0, reordered: 0, files: { read: 0 } });
+  });
+
+  it('on the command line compares the one before with the current by default, and names what it cannot find', async () => {
+    const json = await run('diff', '--data', mirrorDir, '--format', 'json');
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.out)).toEqual(JSON.parse(JSON.stringify(diff)));
+    const text = await run('diff', '--data', mirrorDir, first.id.slice(0, 20), '--dataset', 'rcn');
+    expect(text.out).toMatch(new RegExp(`^from ${first.id} to ${second.id}`));
+    expect(text.out).toMatch(/^rcn\/properties\s+0\s+0\s+1\s+0\s+gross_price 1$/m);
+    expect(text.out).toContain(`rcn/properties changed: ${revised}`);
+    expect(text.out).not.toMatch(/citybike/);
+    const unknown = await run('diff', '--data', mirrorDir, 'nope');
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.err).toMatch(/holds no snapshot "nope"; run "odsnap snapshots/);
+    const lonely = await tempDir('history-lonely');
+    await cp(tinyDataDir(), lonely, { recursive: true, verbatimSymlinks: true });
+    expect((await run('diff', '--data', lonely)).err).toMatch(/holds one snapshot: a diff needs two/);
+  });
+});
