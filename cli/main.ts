@@ -3,6 +3,7 @@ import { helpOf, parseCommandLine, UsageError, type Command } from './command.ts
 import { processOutput, type Output } from '../core/progress.ts';
 import { buildCommand } from './build-command.ts';
 import { diffCommand } from './diff-command.ts';
+import { pruneCommand } from './prune-command.ts';
 import { pullCommand } from './pull-command.ts';
 import { sampleCommand } from './sample-command.ts';
 import { serveCommand } from './serve-command.ts';
@@ -12,7 +13,7 @@ import { startCommand } from './start-command.ts';
 import { verifyCommand } from './verify-command.ts';
 
 /** Every odsnap command, in the order --help lists them. */
-export const commands: readonly Command[] = [startCommand, sampleCommand, pullCommand, buildCommand, serveCommand, sqlCommand, snapshotsCommand, diffCommand, verifyCommand];
+export const commands: readonly Command[] = [startCommand, sampleCommand, pullCommand, buildCommand, serveCommand, sqlCommand, snapshotsCommand, diffCommand, pruneCommand, verifyCommand];
 
 function overview(): string {
   const width = Math.max(...commands.map((c) => c.name.length));

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parsePolicy, prune } from '../core/snapshot/retention.ts';
 import { datasets } from '../datasets/index.ts';
 import { defineCommand } from './command.ts';
 import { formatBytes, formatCount } from '../core/progress.ts';
@@ -28,6 +29,7 @@ export const pullCommand = defineCommand({
     full: { type: 'boolean', description: 'fetch everything again, not only what is new' },
     timeout: { type: 'string', value: 'SECONDS', description: 'per request, for the whole answer', default: String(defaultUpstreamOptions.timeoutMs / 1000) },
     retries: { type: 'string', value: 'N', description: 'attempts after the first before a request fails', default: String(defaultUpstreamOptions.retries) },
+    prune: { type: 'string', value: 'POLICY', description: 'once the new snapshot is current, remove those this policy does not keep, e.g. last=7,weekly=4,monthly=12 (as odsnap prune --keep-…)' },
   },
   schema: z.object({
     from: z.url({ protocol: /^https?$/, error: 'needs the upstream\'s http(s) address, e.g. --from http://127.0.0.1:4321' }),
@@ -41,6 +43,10 @@ export const pullCommand = defineCommand({
     full: z.boolean().optional(),
     timeout: z.string().regex(/^\d+(\.\d+)?$/, { error: 'must be a number of seconds' }).transform((s) => Number(s) * 1000).pipe(z.number().positive({ error: 'must be more than 0' })),
     retries: z.string().regex(/^\d+$/, { error: 'must be a whole number' }).transform(Number),
+    prune: z
+      .string()
+      .transform((text, context) => parsePolicy(text) ?? (context.addIssue({ code: 'custom', message: 'is a policy like last=7,weekly=4,monthly=12 (last, daily, weekly, monthly; each once)' }), z.NEVER))
+      .optional(),
   }),
   async run(options, output) {
     const report = new PullReport(output);
@@ -58,6 +64,10 @@ export const pullCommand = defineCommand({
     output.err(pullSummary(result, report));
     if (!result.ok) return 1;
     output.out(`${result.snapshot!.dir}\n`);
+    if (options.prune) {
+      const pruned = await prune(options.data, options.prune);
+      output.err(`odsnap: pruned ${pruned.removed.length} snapshot${pruned.removed.length === 1 ? '' : 's'} of ${pruned.decisions.length} (${pruned.removed.join(', ') || 'none'}), freeing ${formatBytes(pruned.freedBytes)}\n`);
+    }
     return 0;
   },
 });

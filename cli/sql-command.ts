@@ -16,6 +16,7 @@ import { formatBytes, formatCount, processOutput, Progress, type Output } from '
 import { defaultDataDir } from '../core/snapshot/layout.ts';
 import { textTable } from '../core/text-table.ts';
 import { openSnapshot } from '../core/snapshot/read.ts';
+import { markReading } from '../core/snapshot/readers.ts';
 
 /** A result as an aligned text table, for reading in a terminal. */
 function table(result: SqlResult): string {
@@ -134,6 +135,7 @@ export const sqlCommand = defineCommand({
     const limits: SqlLimits = { timeoutMs: options.timeout ?? Infinity, maxRows: options['max-rows'] ?? Infinity, maxBytes: Infinity };
     const target = out === undefined ? undefined : resolve(out);
     const snapshot = await openSnapshot(options.data, options.snapshot);
+    const unmark = markReading(options.data, snapshot.id);
     const copied = format === 'csv' || format === 'parquet';
     // A file is written aside first, renamed into place when whole; what DuckDB writes for standard
     // output (CSV, Parquet) goes first to a directory of this process in the snapshot's cache, which
@@ -220,6 +222,7 @@ export const sqlCommand = defineCommand({
       sandbox?.close();
       if (partial) await rm(partial, { force: true });
       scratch?.remove();
+      unmark();
     }
   },
 });

@@ -26,6 +26,9 @@ export const dataLayout = (dataDir: string) => {
   };
 };
 
+/** The data directory a snapshot's directory (`<root>/snapshots/<id>`) is in. */
+export const dataDirOf = (snapshotDir: string) => resolve(snapshotDir, '..', '..');
+
 /** Whether the data directory holds a snapshot of that id (a name, not a path: `..` is none). */
 export const holdsSnapshot = (dataDir: string, id: string) => /^\w[\w.-]*$/.test(id) && existsSync(dataLayout(dataDir).snapshot(id));
 

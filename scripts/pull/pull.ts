@@ -1,9 +1,10 @@
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Dataset } from '../../datasets/vocabulary/dataset.ts';
 import type { SampleSettings } from '../../datasets/vocabulary/sample.ts';
 import { dataLayout } from '../../core/snapshot/layout.ts';
-import { isAlive, type WrittenSnapshot } from '../../core/snapshot/write.ts';
+import { lockDataDir } from '../../core/snapshot/data-lock.ts';
+import { type WrittenSnapshot } from '../../core/snapshot/write.ts';
 import { paceHeap } from '../../core/heap.ts';
 import { writePulledSnapshot } from './pulled-snapshot.ts';
 import { DatasetCrawl, type TablePlan } from './crawler.ts';
@@ -67,8 +68,7 @@ export async function pull(options: PullOptions): Promise<PullResult> {
   const report = options.report;
   const layout = dataLayout(options.dataDir);
   const runDir = join(layout.root, '.pull');
-  await mkdir(runDir, { recursive: true });
-  const unlock = await lock(runDir);
+  const unlock = await lockDataDir(options.dataDir, 'pull');
   const upstreamUrl = options.from.replace(/\/+$/, '');
   const chosen = options.datasets.filter((d) => !options.only || options.only.includes(d.name));
 
@@ -187,13 +187,3 @@ const sameRun = (earlier: RunSettings, wanted: Omit<RunSettings, 'startedAt'>) =
   earlier.previous === wanted.previous &&
   earlier.datasets.join() === wanted.datasets.join();
 
-/** One pull at a time per data directory; a lock left by a pull that died is taken over. */
-async function lock(runDir: string): Promise<() => Promise<void>> {
-  const file = join(runDir, 'lock');
-  const holder = await readFile(file, 'utf8').then(Number, () => undefined);
-  if (holder && holder !== process.pid && isAlive(holder)) {
-    throw new Error(`another pull (process ${holder}) is working on this data directory; wait for it or stop it`);
-  }
-  await writeFile(file, String(process.pid));
-  return () => rm(file, { force: true });
-}

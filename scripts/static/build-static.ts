@@ -4,6 +4,7 @@ import type { Dataset } from '../../datasets/vocabulary/dataset.ts';
 import type { Endpoint } from '../../datasets/vocabulary/endpoint.ts';
 import { inTurn, openDatabase, type Database } from '../../core/db/duckdb.ts';
 import { paceHeap } from '../../core/heap.ts';
+import { markReading } from '../../core/snapshot/readers.ts';
 import { assertShape, createViews, openSnapshot } from '../../core/snapshot/read.ts';
 import { sourceHash } from '../../core/source-hash.ts';
 import { writeDownloads } from './downloads/index.ts';
@@ -68,6 +69,7 @@ export async function buildStatic(options: BuildOptions): Promise<BuildResult> {
   const base = (options.base ?? '').replace(/\/+$/, '');
   const snapshot = await openSnapshot(options.dataDir);
   assertShape(snapshot, options.datasets);
+  const unmark = markReading(options.dataDir, snapshot.id);
   const db = await openDatabase({ threads: 2, memoryLimit: '1GB', spillDir: snapshot.cacheDir });
   const stopPacing = paceHeap();
   // The site is bundled while the tree is written; its pages wait for the tree (see site.ts).
@@ -232,6 +234,7 @@ export async function buildStatic(options: BuildOptions): Promise<BuildResult> {
     printsDb?.close();
     csvDb?.close();
     db.close();
+    unmark();
   }
 }
 

@@ -1,0 +1,131 @@
+import { lstat, readdir, rename, rm, mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { lockDataDir } from './data-lock.ts';
+import { readHistory } from './history.ts';
+import { dataLayout } from './layout.ts';
+import { snapshotsRead } from './readers.ts';
+
+/**
+ * Which snapshots to keep, as backup tools say it (restic, borg): the newest `last`, and the
+ * newest of each of the newest `daily` days, `weekly` ISO weeks and `monthly` months that have
+ * one, by when each was created (UTC). A snapshot kept by one rule counts for the others too.
+ */
+export interface RetentionPolicy {
+  readonly last?: number;
+  readonly daily?: number;
+  readonly weekly?: number;
+  readonly monthly?: number;
+}
+
+/** A policy written `last=7,weekly=4,monthly=12` (`odsnap pull --prune`); undefined when it is not one. */
+export function parsePolicy(text: string): RetentionPolicy | undefined {
+  const policy: Record<string, number> = {};
+  for (const part of text.split(',')) {
+    const [, rule, n] = /^\s*(last|daily|weekly|monthly)=(\d+)\s*$/.exec(part) ?? [];
+    if (!rule || rule in policy) return undefined;
+    policy[rule] = Number(n);
+  }
+  return policy;
+}
+
+const DAY = 86_400_000;
+
+/** `YYYY-Www`, the ISO 8601 week of a day. */
+export function isoWeek(day: string): string {
+  const date = new Date(`${day.slice(0, 10)}T00:00:00Z`);
+  // A week belongs to the year of its Thursday, and week 1 holds the year's first Thursday.
+  const thursday = new Date(date.getTime() + (3 - ((date.getUTCDay() + 6) % 7)) * DAY);
+  const year = thursday.getUTCFullYear();
+  const week = Math.floor((thursday.getTime() - Date.UTC(year, 0, 1)) / DAY / 7) + 1;
+  return `${year}-W${String(week).padStart(2, '0')}`;
+}
+
+const buckets: Record<Exclude<keyof RetentionPolicy, 'last'>, (createdAt: string) => string> = {
+  daily: (createdAt) => createdAt.slice(0, 10),
+  weekly: isoWeek,
+  monthly: (createdAt) => createdAt.slice(0, 7),
+};
+
+/** The ids `policy` keeps of `snapshots`, each with the rules that keep it. */
+export function chooseKept(snapshots: readonly { readonly id: string; readonly createdAt: string }[], policy: RetentionPolicy): Map<string, string[]> {
+  const kept = new Map<string, string[]>();
+  const keep = (id: string, rule: string) => kept.set(id, [...(kept.get(id) ?? []), rule]);
+  const newestFirst = [...snapshots].sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : a.id < b.id ? 1 : -1));
+  newestFirst.slice(0, policy.last ?? 0).forEach((s) => keep(s.id, 'last'));
+  for (const [rule, bucketOf] of Object.entries(buckets)) {
+    let left = policy[rule as keyof typeof buckets] ?? 0;
+    let previous: string | undefined;
+    for (const snapshot of newestFirst) {
+      if (left <= 0) break;
+      const bucket = bucketOf(new Date(snapshot.createdAt).toISOString());
+      if (bucket === previous) continue;
+      previous = bucket;
+      keep(snapshot.id, rule);
+      left--;
+    }
+  }
+  return kept;
+}
+
+export interface PruneResult {
+  /** Every snapshot, with why it stays (the rules that keep it, `current`, `in use`) or `removed`. */
+  readonly decisions: readonly { readonly id: string; readonly createdAt: string; readonly kept: readonly string[] }[];
+  readonly removed: readonly string[];
+  /** Bytes the removal frees: files no kept snapshot links (nor anything outside the snapshots), and the removed snapshots' caches. */
+  readonly freedBytes: number;
+  readonly dryRun: boolean;
+}
+
+/** A file's links: how many it has, and its size. */
+async function inodesUnder(dir: string, found = new Map<string, { links: number; bytes: number; seen: number }>()) {
+  for (const entry of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) await inodesUnder(path, found);
+    else if (entry.isFile()) {
+      const stat = await lstat(path, { bigint: true });
+      const key = `${stat.dev}:${stat.ino}`;
+      const known = found.get(key);
+      found.set(key, { links: Number(stat.nlink), bytes: Number(stat.size), seen: (known?.seen ?? 0) + 1 });
+    }
+  }
+  return found;
+}
+
+/**
+ * Removes the snapshots `policy` does not keep, but never the current one, one a running process
+ * reads (see readers.ts), or any while a pull works (the data directory's lock, held meanwhile).
+ * Each goes in one rename out of `snapshots/` before its files are deleted, so a prune that dies
+ * half-way leaves no half snapshot behind (what it left in `.staging/` goes with the next write).
+ */
+export async function prune(dataDir: string, policy: RetentionPolicy, options: { dryRun?: boolean } = {}): Promise<PruneResult> {
+  const layout = dataLayout(dataDir);
+  const unlock = await lockDataDir(dataDir, 'prune');
+  try {
+    const history = await readHistory(dataDir);
+    const chosen = chooseKept(history.snapshots, policy);
+    const read = snapshotsRead(dataDir);
+    const decisions = history.snapshots.map((s) => ({
+      id: s.id,
+      createdAt: s.createdAt,
+      kept: [...(chosen.get(s.id) ?? []), ...(s.current ? ['current'] : []), ...(read.has(s.id) ? ['in use'] : [])],
+    }));
+    const removed = decisions.filter((d) => !d.kept.length).map((d) => d.id);
+    // A file is freed when every link it has is in a removed snapshot.
+    const inRemoved = new Map<string, { links: number; bytes: number; seen: number }>();
+    for (const id of removed) await inodesUnder(layout.snapshot(id), inRemoved);
+    let freedBytes = [...inRemoved.values()].filter((file) => file.seen === file.links).reduce((sum, file) => sum + file.bytes, 0);
+    for (const id of removed) freedBytes += [...(await inodesUnder(layout.cache(id))).values()].reduce((sum, file) => sum + file.bytes, 0);
+    if (!options.dryRun && removed.length) {
+      await mkdir(layout.staging, { recursive: true });
+      for (const id of removed) {
+        const aside = join(layout.staging, `${process.pid}-pruned-${id}`);
+        await rename(layout.snapshot(id), aside);
+        await rm(aside, { recursive: true, force: true });
+        await rm(layout.cache(id), { recursive: true, force: true });
+      }
+    }
+    return { decisions, removed, freedBytes, dryRun: Boolean(options.dryRun) };
+  } finally {
+    await unlock();
+  }
+}
