@@ -1,5 +1,7 @@
 import { listValue, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
 import { openInstance, quoteIdentifier, quoteString, type OpenedInstance } from '../core/db/duckdb.ts';
+import { dataDirOf } from '../core/snapshot/layout.ts';
+import { markReading } from '../core/snapshot/readers.ts';
 import { assertShape, chooseFiles, createViews, tableSource, type Narrowing, type Snapshot } from '../core/snapshot/read.ts';
 import { viewName } from '../core/table.ts';
 import type { Rendering, ServedTables } from '../datasets/answers/serving.ts';
@@ -50,6 +52,8 @@ export class ServedSnapshot implements ServedTables {
     private readonly storedSchema: string,
     /** Resources stored rendered, by `<data set>/<resource>`, and what stands for the links' base in them. */
     private readonly renderings: { readonly resources: ReadonlySet<string>; readonly token: string },
+    /** Removes the mark that keeps a prune off the snapshot. */
+    private readonly unmark: () => void,
   ) {}
 
   get id(): string {
@@ -58,6 +62,17 @@ export class ServedSnapshot implements ServedTables {
 
   static async open(snapshot: Snapshot, datasets: readonly Dataset[], options: ServedSnapshotOptions = {}): Promise<ServedSnapshot> {
     assertShape(snapshot, datasets);
+    // Marked read from now on, so that a prune leaves it (see readers.ts); unmarked when closed.
+    const unmark = markReading(dataDirOf(snapshot.dir), snapshot.id);
+    try {
+      return await ServedSnapshot.opened(snapshot, datasets, options, unmark);
+    } catch (error) {
+      unmark();
+      throw error;
+    }
+  }
+
+  private static async opened(snapshot: Snapshot, datasets: readonly Dataset[], options: ServedSnapshotOptions, unmark: () => void): Promise<ServedSnapshot> {
     const path = await ensureServeDatabase(snapshot, datasets, options.log);
     const stored = new Set<string>();
     const paged = new Set<string>();
@@ -96,7 +111,7 @@ export class ServedSnapshot implements ServedTables {
       await connection.run(`SET parquet_metadata_cache = true`);
     };
     const pool = new ConnectionPool(duckdb.instance, options.connections ?? 4, prepare);
-    return new ServedSnapshot(snapshot, datasets, duckdb, pool, stored, paged, storedSchema, { resources: rendered, token });
+    return new ServedSnapshot(snapshot, datasets, duckdb, pool, stored, paged, storedSchema, { resources: rendered, token }, unmark);
   }
 
   /** Whether a table's rows are in the serving database (else only in Parquet files). */
@@ -183,6 +198,11 @@ export class ServedSnapshot implements ServedTables {
     };
   }
 
+  /** Whether it closes once its last request ends (and takes no more). */
+  get isRetired(): boolean {
+    return this.retired;
+  }
+
   /** A newer snapshot took over: close once the last request on this one ends. */
   retire(): void {
     this.retired = true;
@@ -195,5 +215,6 @@ export class ServedSnapshot implements ServedTables {
     for (const attached of this.attachments.values()) void attached.then((a) => a.close(), () => undefined);
     this.pool.close();
     this.duckdb.close();
+    this.unmark();
   }
 }

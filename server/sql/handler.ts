@@ -65,7 +65,8 @@ export function sqlHandler(host: SnapshotHost, options: SqlServiceOptions = {}):
     if (!formats.includes(format)) throw invalidParameter('format', `format must be one of ${formats.join(', ')}`);
     const arrived = Date.now();
     const deadline = arrived + limits.timeoutMs;
-    const { served, release } = host.lease();
+    if (url.searchParams.getAll('snapshot').length > 1) throw invalidParameter('snapshot', 'snapshot is given more than once');
+    const { served, release } = await host.leaseOf(url.searchParams.get('snapshot') ?? undefined);
     let file: string | undefined;
     try {
       // The answer for a snapshot never changes: a client holding it need not wait in line.

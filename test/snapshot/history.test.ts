@@ -1,4 +1,4 @@
-import { cp, writeFile } from 'node:fs/promises';
+import { cp, rename, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays } from '../../core/calendar.ts';
@@ -210,5 +210,90 @@ describe('odsnap diff', () => {
     const lonely = await tempDir('history-lonely');
     await cp(tinyDataDir(), lonely, { recursive: true, verbatimSymlinks: true });
     expect((await run('diff', '--data', lonely)).err).toMatch(/holds one snapshot: a diff needs two/);
+  });
+});
+
+describe('time travel on the server', () => {
+  /** Every endpoint that answers without a value in its path, and an item: what a client of the mirror asks. */
+  const paths = () => [
+    ...datasets.flatMap((dataset) => dataset.endpoints.filter((e) => !e.pathParams.length && e.parse({}).success).map((e) => e.fullPath)),
+    `/api/public/rcn/properties/${revised}`,
+    '/api/public/rcn/properties?limit=3',
+  ];
+  const moveCurrent = async (id: string) => {
+    await symlink(`snapshots/${id}`, join(mirrorDir, 'current.next'));
+    await rename(join(mirrorDir, 'current.next'), join(mirrorDir, 'current'));
+  };
+
+  it('answers ?snapshot= for a past snapshot byte for byte as it answered the same request while that one was current, and says which one answered', async () => {
+    await moveCurrent(first.id);
+    const server = await startTestServer({ dataDir: mirrorDir, watch: true });
+    try {
+      // The same requests, then and now: naming the snapshot, so that the links in them (the next page) stay in it.
+      const inFirst = (path: string) => `${path}${path.includes('?') ? '&' : '?'}snapshot=${first.id}`;
+      const then = new Map<string, { body: string; snapshot: string | null }>();
+      for (const path of paths().map(inFirst)) {
+        const response = await server.fetch(path);
+        expect(response.status, path).toBe(200);
+        then.set(path, { body: await response.text(), snapshot: response.headers.get('x-odsnap-snapshot') });
+      }
+      expect(new Set([...then.values()].map((answer) => answer.snapshot))).toEqual(new Set([first.id]));
+      expect(then.get(inFirst('/api/public/rcn/transactions'))!.body).toContain(`/api/public/rcn/transactions?snapshot=${first.id}&limit=100&offset=100"`);
+      await moveCurrent(second.id);
+      for (let waited = 0; server.host.current.id !== second.id; waited += 50) {
+        if (waited > 30_000) throw new Error('the server did not take the second snapshot over');
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const now = await server.fetch(`/api/public/rcn/properties/${revised}`);
+      expect(now.headers.get('x-odsnap-snapshot')).toBe(second.id);
+      expect((await now.json()).grossPrice).toBe(REVISED_PRICE);
+      for (const [path, answer] of then) {
+        const past = await server.fetch(path);
+        expect(past.status, path).toBe(200);
+        expect(past.headers.get('x-odsnap-snapshot')).toBe(first.id);
+        expect(await past.text(), path).toBe(answer.body);
+      }
+      const query = (id?: string) => server.json(`/api/sql?q=${encodeURIComponent('SELECT count(*) AS n FROM citybike_rides')}${id ? `&snapshot=${id}` : ''}`);
+      expect((await query(first.id)).rows[0].n).toBe(first.manifest.datasets.citybike!.tables.rides!.rows);
+      expect((await query()).rows[0].n).toBe(second.manifest.datasets.citybike!.tables.rides!.rows);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('answers an id it does not hold with a 404 problem naming the nearest it does', async () => {
+    const server = await startTestServer({ dataDir: mirrorDir });
+    try {
+      const missing = `${first.id.slice(0, 9)}000000Z-00000000`;
+      for (const path of ['/api/public/bike-counter/counters', '/api/sql?q=SELECT+1']) {
+        const response = await server.fetch(`${path}${path.includes('?') ? '&' : '?'}snapshot=${missing}`);
+        expect(response.status, path).toBe(404);
+        expect(response.headers.get('content-type')).toBe('application/problem+json');
+        const problem = await response.json();
+        expect(problem).toMatchObject({ status: 404, param: 'snapshot', nearest: [first.id] });
+        expect(problem.detail).toContain(`no snapshot "${missing}" here`);
+      }
+      expect((await server.fetch('/api/public/bike-counter/counters?snapshot=../../etc')).status).toBe(404);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('odsnap pull --prune', () => {
+  it('refuses a policy it cannot read, before pulling', async () => {
+    const { code, err } = await run('pull', '--from', proxy.url, '--data', mirrorDir, '--prune', 'last=2,hourly=3');
+    expect(code).toBe(2);
+    expect(err).toMatch(/--prune is a policy like last=7,weekly=4,monthly=12/);
+    expect((await readHistory(mirrorDir)).snapshots).toHaveLength(2);
+  });
+
+  it('once the new snapshot is current, removes those the policy does not keep', async () => {
+    const { code, err } = await run('pull', '--from', proxy.url, '--data', mirrorDir, '--prune', 'last=1');
+    expect(code, err).toBe(0);
+    const history = await readHistory(mirrorDir);
+    expect(history.snapshots).toHaveLength(1);
+    expect(history.snapshots[0]!.current).toBe(true);
+    expect(err).toContain(`pruned 2 snapshots of 3 (${first.id}, ${second.id}), freeing `);
   });
 });
