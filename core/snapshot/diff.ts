@@ -108,7 +108,7 @@ async function diffTable(db: Database, dataset: string, table: string, from: Sid
     `SELECT change, count(*) FILTER (WHERE change <> 'changed' OR len(columns) > 0) AS rows, count(*) FILTER (WHERE change = 'changed' AND len(columns) = 0) AS reordered FROM __changes GROUP BY change`,
   );
   const count = (change: string) => Number(counts.find((row) => row.change === change)?.rows ?? 0);
-  const columns = await db.rows<{ column: string; rows: bigint }>(`SELECT "column", count(*) AS "rows" FROM (SELECT unnest(columns) AS "column" FROM __changes) GROUP BY ALL ORDER BY "rows" DESC, "column"`);
+  const columns = await db.rows<{ column: string; rows: bigint }>(`SELECT "column", count(*) AS "rows" FROM (SELECT unnest(columns) AS "column" FROM __changes WHERE change = 'changed') GROUP BY ALL ORDER BY "rows" DESC, "column"`);
   const examples = await db.rows<{ change: string; keys: string[] }>(
     `SELECT change, list(key ORDER BY key) AS keys FROM (SELECT change, key, row_number() OVER (PARTITION BY change ORDER BY key) AS n FROM __changes WHERE change <> 'changed' OR len(columns) > 0) WHERE n <= ${EXAMPLES} GROUP BY change`,
   );

@@ -149,6 +149,8 @@ describe('odsnap diff', () => {
     const readings = diff.tables.find((t) => t.dataset === 'bike-counter' && t.table === 'readings')!;
     expect(readings.added).toBeGreaterThan(0);
     expect(readings.examples.added.length).toBe(5);
+    // Columns are counted for changed rows only: an added row changed none.
+    expect(readings.columns).toEqual({});
   });
 
   it('compares rows of a table without a key whole: the rides the day added', async () => {
