@@ -16,8 +16,6 @@
  * such server could reach for the request.
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { Agent, get } from 'node:http';
 import { join } from 'node:path';
 import type { DuckDBPreparedStatement, DuckDBValue } from '@duckdb/node-api';

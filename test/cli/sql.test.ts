@@ -11,7 +11,7 @@ import { main } from '../../cli/main.ts';
 import { datasets } from '../../datasets/index.ts';
 import { toJson } from '../../server/sql/formats.ts';
 import { noLimits, SqlRefused, SqlSandbox } from '../../server/sql/sandbox.ts';
-import { tempDir, tinyDataDir, tinySnapshot, withDatabase } from '../fixtures/tiny.ts';
+import { tempDir, tinyDataDir, tinySnapshot } from '../fixtures/tiny.ts';
 
 /** `odsnap sql --data <tiny> …` as a real process: its exit code, standard output as bytes, standard error. */
 function sql(args: readonly string[], options: { onStart?: (pid: number) => void } = {}): Promise<{ code: number | null; out: Buffer; err: string }> {

@@ -41,7 +41,6 @@ describe.skipIf(skip)('the site in Chromium', () => {
   let site: TestServer;
   let browser: Browser;
   let tab: Page;
-  let problems: string[];
   let open: (url: string, use?: (page: Page) => Promise<void>) => Promise<void>;
   const links = new Map<string, Set<string>>(); // target → pages linking to it
   const serverLinks = new Set<string>();
@@ -52,7 +51,7 @@ describe.skipIf(skip)('the site in Chromium', () => {
     pages = await pagesOf(tree);
     browser = await launchChromium();
     // One tab for every visit: a new one per page costs more than the page itself.
-    ({ tab, problems, visit: open } = await watchedTab(browser));
+    ({ tab, visit: open } = await watchedTab(browser));
   }, 300_000);
 
   afterAll(async () => {

@@ -45,11 +45,9 @@ const drawnMap = `(() => {
 describe.skipIf(skip)('the data-set pages and the downloads page in Chromium', () => {
   let site: TestServer;
   let browser: Browser;
-  let tab: Page;
   let tree: string;
   let catalogue: { tables: CatalogueTable[] };
   const figures = new Map<string, { charts: ChartData[]; map: MapLayerData[] }>();
-  let problems: string[];
   let open: (url: string, use?: (page: Page) => Promise<void>) => Promise<void>;
 
   beforeAll(async () => {
@@ -57,7 +55,7 @@ describe.skipIf(skip)('the data-set pages and the downloads page in Chromium', (
     catalogue = JSON.parse(await readFile(join(tree, CATALOGUE), 'utf8'));
     for (const dataset of datasets) figures.set(dataset.name, JSON.parse(await readFile(join(tree, figuresPath(dataset.name)), 'utf8')));
     browser = await launchChromium();
-    ({ tab, problems, visit: open } = await watchedTab(browser, { viewport: { width: 1280, height: 900 } }));
+    ({ visit: open } = await watchedTab(browser, { viewport: { width: 1280, height: 900 } }));
   }, 300_000);
 
   afterAll(async () => {
