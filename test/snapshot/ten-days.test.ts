@@ -1,0 +1,137 @@
+import { execFileSync } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addDays } from '../../core/calendar.ts';
+import { withDatabase } from '../fixtures/tiny.ts';
+import { diffSnapshots } from '../../core/snapshot/diff.ts';
+import { readHistory } from '../../core/snapshot/history.ts';
+import { openSnapshot, type Snapshot } from '../../core/snapshot/read.ts';
+import { prune } from '../../core/snapshot/retention.ts';
+import { datasets } from '../../datasets/index.ts';
+import { defaultUntil } from '../../datasets/vocabulary/sample.ts';
+import { generateSample } from '../../scripts/sample/generate.ts';
+import { expectedChanges } from '../fixtures/history.ts';
+import { capturedTables, pullFrom, tempDir } from '../fixtures/pull.ts';
+import { startTestServer, type TestServer } from '../fixtures/server.ts';
+
+/**
+ * The tiny city grown a day at a time for ten days, pulled after each: the history a mirror keeps
+ * of it, each day's diff against what the sample itself added, time travel to every day, and a
+ * prune while the mirror is served.
+ */
+
+const DAYS = 10;
+let upstream: TestServer;
+let mirror: TestServer;
+let mirrorDir: string;
+/** The sample's state and the mirror's snapshot after each pull, day 0 first. */
+const samples: Snapshot[] = [];
+const pulled: Snapshot[] = [];
+/** What the mirror answered while each snapshot was current, by path naming it. */
+const answered = new Map<string, string>();
+const paths = ['/api/public/bike-counter/counters', '/api/public/air-quality/stations', '/api/public/rcn/transactions?limit=2', '/api/public/citybike/seasons'];
+const naming = (path: string, id: string) => `${path}${path.includes('?') ? '&' : '?'}snapshot=${id}`;
+
+const until = (server: TestServer, id: string) =>
+  (async () => {
+    for (let waited = 0; server.host.current.id !== id; waited += 50) {
+      if (waited > 30_000) throw new Error(`the server did not take ${id} over`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  })();
+
+beforeAll(async () => {
+  const upstreamDir = await tempDir('ten-days-upstream');
+  mirrorDir = await tempDir('ten-days-mirror');
+  for (let day = 0; day <= DAYS; day++) {
+    const sample = await generateSample({ dataDir: upstreamDir, datasets, settings: { scale: 'tiny', seed: 1, until: addDays(defaultUntil, day - DAYS) } });
+    samples.push(sample);
+    if (day === 0) upstream = await startTestServer({ dataDir: upstreamDir, watch: true });
+    else await until(upstream, sample.id);
+    const result = await pullFrom(upstream.url, mirrorDir);
+    expect(result.ok, result.log).toBe(true);
+    const snapshot = await openSnapshot(mirrorDir);
+    pulled.push(snapshot);
+    if (day === 0) mirror = await startTestServer({ dataDir: mirrorDir, watch: true });
+    else await until(mirror, snapshot.id);
+    for (const path of paths) {
+      const response = await mirror.fetch(naming(path, snapshot.id));
+      expect(response.status, path).toBe(200);
+      answered.set(naming(path, snapshot.id), await response.text());
+    }
+  }
+}, 240_000);
+
+afterAll(async () => {
+  await mirror?.close();
+  await upstream?.close();
+});
+
+describe('ten days of pulls', () => {
+  it('leave eleven snapshots, oldest first, the last current, each day’s unchanged files shared', async () => {
+    const history = await readHistory(mirrorDir);
+    expect(history.snapshots.map((s) => s.id)).toEqual(pulled.map((s) => s.id));
+    expect(history.snapshots.map((s) => s.current)).toEqual(pulled.map((_, i) => i === DAYS));
+    for (const snapshot of history.snapshots) expect(snapshot.bytes.shared, snapshot.id).toBeGreaterThan(0);
+  });
+
+  it('diff each day against the day before as the sample itself changed', async () => {
+    for (let day = 1; day <= DAYS; day++) {
+      const diff = await withDatabase((db) => diffSnapshots(db, pulled[day - 1]!, pulled[day]!, datasets));
+      for (const dataset of datasets) {
+        const captured = capturedTables(dataset);
+        for (const table of Object.keys(dataset.tables)) {
+          // Live captures depend on when each pull ran, not on the city.
+          if (captured.has(table)) continue;
+          const found = diff.tables.find((t) => t.dataset === dataset.name && t.table === table)!;
+          const expected = await expectedChanges(samples[day - 1]!, samples[day]!, dataset.name, table);
+          expect({ added: found.added, removed: found.removed, changed: found.changed }, `day ${day}: ${dataset.name}/${table}`).toEqual(expected);
+        }
+      }
+      // Every day adds readings.
+      expect(diff.tables.find((t) => t.table === 'readings' && t.dataset === 'bike-counter')!.added, `day ${day}`).toBeGreaterThan(0);
+    }
+  });
+
+  it('are each answered again, byte for byte, by naming them', async () => {
+    for (const [path, body] of answered) {
+      const response = await mirror.fetch(path);
+      expect(response.headers.get('x-odsnap-snapshot'), path).toBe(new URL(path, mirror.url).searchParams.get('snapshot'));
+      expect(await response.text(), path).toBe(body);
+    }
+  });
+
+  it('are pruned to the last three (and the newest of the week) while served, freeing what du no longer counts', async () => {
+    let serving = true;
+    const failed: string[] = [];
+    let answers = 0;
+    const requests = (async () => {
+      while (serving) {
+        const response = await mirror.fetch(paths[answers % paths.length]!);
+        if (response.status !== 200) failed.push(`${response.status} ${await response.text()}`);
+        else await response.arrayBuffer();
+        answers++;
+      }
+    })();
+    const du = () => Number(execFileSync('sh', ['-c', `find "$0" -type f -print0 | du -cb --files0-from=- | tail -1 | cut -f1`, mirrorDir], { encoding: 'utf8' }));
+    const before = du();
+    try {
+      // The mirror still has the snapshot it answered the last past request from open (day 9's, or whichever came last): in use, so kept.
+      const result = await prune(mirrorDir, { last: 3, weekly: 1 });
+      const inUse = result.decisions.filter((d) => d.kept.includes('in use')).map((d) => d.id);
+      const kept = new Set([...pulled.slice(-3).map((s) => s.id), ...inUse]);
+      expect((await readHistory(mirrorDir)).snapshots.map((s) => s.id)).toEqual(pulled.map((s) => s.id).filter((id) => kept.has(id)));
+      expect(result.removed).toEqual(pulled.map((s) => s.id).filter((id) => !kept.has(id)));
+      expect(before - du()).toBe(result.freedBytes);
+    } finally {
+      serving = false;
+      await requests;
+    }
+    expect(failed).toEqual([]);
+    expect(answers).toBeGreaterThan(0);
+    // A pruned snapshot is gone for time travel too, and the problem names those still held.
+    const gone = pulled[0]!.id;
+    const response = await mirror.fetch(naming('/api/public/bike-counter/counters', gone));
+    expect(response.status).toBe(404);
+    expect((await response.json()).nearest.length).toBeGreaterThan(0);
+  });
+});
