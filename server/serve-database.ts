@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
+import { existsSync } from 'node:fs';
 import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
@@ -65,7 +66,21 @@ const builder = new URL('./serve-database-process.ts', import.meta.url);
 export async function ensureServeDatabase(snapshot: Snapshot, datasets: readonly Dataset[], log: (event: Record<string, unknown>) => void = () => {}): Promise<string> {
   const path = await serveDatabasePath(snapshot);
   if (await exists(path)) return path;
-  log({ event: 'serving-database-building', snapshot: snapshot.id });
+  // One build per file, and one at a time: a hot swap and a request for the same past snapshot share
+  // a build, and requests for many past snapshots at once do not start a builder each.
+  const shared = building.get(path);
+  if (shared) return shared;
+  const built = buildsInTurn.then(() => (existsSync(path) ? path : buildApart(snapshot, datasets, log)));
+  buildsInTurn = built.catch(() => undefined);
+  building.set(path, built);
+  void built.finally(() => building.delete(path)).catch(() => undefined);
+  return built;
+}
+
+const building = new Map<string, Promise<string>>();
+let buildsInTurn: Promise<unknown> = Promise.resolve();
+
+async function buildApart(snapshot: Snapshot, datasets: readonly Dataset[], log: (event: Record<string, unknown>) => void): Promise<string> {  log({ event: 'serving-database-building', snapshot: snapshot.id });
   const started = performance.now();
   const declared = JSON.stringify(datasets.map(({ name, module }) => ({ name, module })));
   const [command, args] = nodeCommand(builder, [resolve(snapshot.dir), snapshot.id, resolve(snapshot.cacheDir), declared]);

@@ -1,27 +1,35 @@
 import { watch, type FSWatcher } from 'chokidar';
 import type { Dataset } from '../datasets/vocabulary/dataset.ts';
+import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
-import { Problem } from '../core/problem.ts';
+import { join } from 'node:path';
+import { invalidParameter, Problem } from '../core/problem.ts';
+import { MANIFEST_FILE } from '../core/snapshot/manifest.ts';
 import { currentSnapshotId, dataLayout, holdsSnapshot } from '../core/snapshot/layout.ts';
 import { openSnapshot } from '../core/snapshot/read.ts';
 import { ServedSnapshot, type ServedSnapshotOptions } from './served-snapshot.ts';
 
-/** Past snapshots kept open at once, and how long one stays open unasked: each holds its page copies and DuckDB's cache (at city scale 100–200 MB). */
-const PAST_OPEN = 1;
+/**
+ * Past snapshots kept open at once, and how long one stays open unasked: each holds its page
+ * copies and DuckDB's cache (at city scale 100–200 MB). Two, so that a client comparing two past
+ * snapshots does not reopen one at every request.
+ */
+const PAST_OPEN = 2;
 const PAST_IDLE_MS = 5 * 60_000;
 
-/**
- * The snapshot requests are answered from, swapped without a restart when the data directory's
- * `current` link moves: the new snapshot is opened in full before it takes over, requests already
- * running finish on the old one, which closes after the last of them. A request may also name any
- * snapshot the data directory still holds (`?snapshot=<id>`): such past snapshots are opened on
- * first use, and closed when unasked for a while or when another past one is wanted.
- */
+/** A past snapshot opened on demand, and the requests that asked for it and have not yet leased it. */
+interface PastEntry {
+  readonly opened: Promise<ServedSnapshot>;
+  claims: number;
+  evicted: boolean;
+  idle?: NodeJS.Timeout;
+}
+
 export class SnapshotHost {
   private watcher?: FSWatcher;
   private switching: Promise<void> = Promise.resolve();
-  /** Past snapshots opened, least recently asked first, each with the timer that closes it. */
-  private readonly past = new Map<string, { opened: Promise<ServedSnapshot>; idle?: NodeJS.Timeout }>();
+  /** Past snapshots opened, least recently asked first. */
+  private readonly past = new Map<string, PastEntry>();
   private closed = false;
 
   private constructor(
@@ -53,47 +61,69 @@ export class SnapshotHost {
    */
   async leaseOf(id: string | undefined): Promise<{ served: ServedSnapshot; release: () => void }> {
     if (id === undefined || id === this.served.id) return this.lease();
-    if (!holdsSnapshot(this.dataDir, id)) throw await this.noSnapshot(id);
-    for (;;) {
-      const served = await this.openPast(id);
-      // Closed while this request waited for it (another past snapshot was wanted): open it again.
-      if (!served.isRetired) return { served, release: served.lease() };
+    if (!/^\w[\w.-]*$/.test(id)) throw invalidParameter('snapshot', 'snapshot names a snapshot by its id, e.g. snapshot=20251001T220000Z-a7b138a7');
+    if (!this.holds(id)) throw await this.noSnapshot(id);
+    if (this.closed) throw new Problem('service-unavailable', 'the server is stopping', {}, { 'retry-after': '5' });
+    const entry = this.claimPast(id);
+    let served: ServedSnapshot;
+    try {
+      served = await entry.opened;
+    } catch (error) {
+      this.options.log?.({ event: 'past-snapshot-failed', snapshot: id, error: (error as Error).message });
+      throw new Problem('not-found', `snapshot ${id} cannot be served: it was written by an odsnap whose tables differ, or it is damaged (see the server's log)`, { param: 'snapshot' });
+    } finally {
+      entry.claims--;
     }
+    // Leased before it may close: a past snapshot put aside meanwhile closes after this request.
+    const release = served.lease();
+    this.retireIfPutAside(entry);
+    return { served, release };
   }
 
-  private openPast(id: string): Promise<ServedSnapshot> {
-    if (this.closed) return Promise.reject(new Problem('service-unavailable', 'the server is stopping', {}, { 'retry-after': '5' }));
+  /** A snapshot directory that holds a manifest (a pull writes it last). */
+  private holds(id: string): boolean {
+    return holdsSnapshot(this.dataDir, id) && existsSync(join(dataLayout(this.dataDir).snapshot(id), MANIFEST_FILE));
+  }
+
+  /** The entry of a past snapshot, opened if it was not, claimed by one request; the least recently asked beyond PAST_OPEN are put aside. */
+  private claimPast(id: string): PastEntry {
     let entry = this.past.get(id);
     if (entry) this.past.delete(id);
     else {
       const opened = openSnapshot(this.dataDir, id).then((snapshot) => ServedSnapshot.open(snapshot, this.datasets, this.options));
-      entry = { opened };
-      opened.catch(() => this.past.get(id)?.opened === opened && this.past.delete(id));
+      entry = { opened, claims: 0, evicted: false };
+      const failed = entry;
+      opened.catch(() => this.past.get(id) === failed && this.past.delete(id));
       this.options.log?.({ event: 'past-snapshot-opened', snapshot: id });
     }
+    entry.claims++;
     clearTimeout(entry.idle);
-    entry.idle = setTimeout(() => this.closePast(id), PAST_IDLE_MS);
+    entry.idle = setTimeout(() => this.putAside(id), PAST_IDLE_MS);
     entry.idle.unref();
     this.past.set(id, entry);
-    for (const older of [...this.past.keys()].slice(0, Math.max(0, this.past.size - PAST_OPEN))) this.closePast(older);
-    return entry.opened.catch((error: Error) => {
-      throw new Problem('service-unavailable', `snapshot ${id} could not be opened: ${error.message}`, { param: 'snapshot' }, { 'retry-after': '5' });
-    });
+    for (const older of [...this.past.keys()].slice(0, Math.max(0, this.past.size - PAST_OPEN))) this.putAside(older);
+    return entry;
   }
 
-  private closePast(id: string): void {
+  /** No longer handed to requests: closes once the requests that claimed or leased it are done. */
+  private putAside(id: string): void {
     const entry = this.past.get(id);
     if (!entry) return;
     this.past.delete(id);
     clearTimeout(entry.idle);
-    void entry.opened.then((served) => served.retire(), () => undefined);
+    entry.evicted = true;
+    this.retireIfPutAside(entry);
+  }
+
+  private retireIfPutAside(entry: PastEntry): void {
+    if (entry.evicted && entry.claims === 0) void entry.opened.then((served) => served.retire(), () => undefined);
   }
 
   /** The problem for a snapshot the data directory does not hold, naming the nearest it does. */
   private async noSnapshot(id: string): Promise<Problem> {
-    const held = (await readdir(dataLayout(this.dataDir).snapshots).catch(() => [] as string[])).sort();
+    const held = (await readdir(dataLayout(this.dataDir).snapshots).catch(() => [] as string[])).filter((candidate) => this.holds(candidate)).sort();
     const at = held.findIndex((candidate) => candidate > id);
-    const nearest = (at < 0 ? held.slice(-2) : held.slice(Math.max(0, at - 1), at + 1)).filter((candidate) => holdsSnapshot(this.dataDir, candidate));
+    const nearest = (at < 0 ? held.slice(-2) : held.slice(Math.max(0, at - 1), at + 1)).filter((candidate) => this.holds(candidate));
     return new Problem('not-found', `no snapshot ${JSON.stringify(id)} here (never pulled, or pruned)${nearest.length ? `; the nearest held: ${nearest.join(', ')}` : ''}`, { param: 'snapshot', nearest });
   }
 
@@ -129,6 +159,6 @@ export class SnapshotHost {
     await this.watcher?.close();
     await this.switching;
     this.served.retire();
-    for (const id of [...this.past.keys()]) this.closePast(id);
+    for (const id of [...this.past.keys()]) this.putAside(id);
   }
 }

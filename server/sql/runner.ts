@@ -136,7 +136,11 @@ export class SqlRunner {
     const process = again ? await this.alone() : await this.ready();
     if (again) request = { ...request, deadline: request.deadline + (Date.now() - starting) };
     const timeoutMs = request.deadline - Date.now();
-    if (timeoutMs <= 0) throw new SqlRefused(`the query waited longer than ${request.limits.timeoutMs / 1000} s to run`, 'time');
+    if (timeoutMs <= 0) {
+      // A process started for this query alone would otherwise wait for a query that never comes.
+      if (again) process.child.kill('SIGKILL');
+      throw new SqlRefused(`the query waited longer than ${request.limits.timeoutMs / 1000} s to run`, 'time');
+    }
     const id = this.nextId++;
     const timer = setTimeout(() => {
       process.overdue = id;
@@ -187,7 +191,10 @@ export class SqlRunner {
     const shared = process.jobs.size > 0;
     // DuckDB is not sure to be whole after an allocation failed (a later query crashed such a process): the next query gets a new one.
     const outOfMemory = 'refused' in reply && reply.limit === 'memory';
-    if (outOfMemory) process.damaged = true;
+    if (outOfMemory && !process.damaged) {
+      process.damaged = true;
+      this.log({ event: 'sql-process-untrusted', pid: process.child.pid, reason: 'an allocation failed in it', jobs: process.jobs.size });
+    }
     if (outOfMemory && !process.retired) {
       if (this.current === process) this.current = undefined;
       process.retire();
@@ -203,7 +210,7 @@ export class SqlRunner {
   private ended(process: SqlProcess, code: number | null, signal: NodeJS.Signals | null): void {
     if (this.current === process) this.current = undefined;
     this.live.delete(process);
-    if (!this.closed && (!process.retired || process.jobs.size)) this.log({ event: 'sql-process-ended', code, signal, jobs: process.jobs.size, stderr: process.stderr.trim().split('\n').slice(-3).join(' | ') || undefined });
+    if (!this.closed && (!process.retired || process.jobs.size)) this.log({ event: 'sql-process-ended', pid: process.child.pid, code, signal, jobs: process.jobs.size, stderr: process.stderr.trim().split('\n').slice(-3).join(' | ') || undefined });
     const alone = process.jobs.size === 1;
     for (const [id, job] of process.jobs) {
       clearTimeout(job.timer);

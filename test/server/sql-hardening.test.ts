@@ -112,14 +112,28 @@ describe('a query left running in a process where an allocation failed', () => {
     const light = sql('SELECT count(*) AS n FROM range(150000000) t(i) WHERE i % 7 = 0');
     await new Promise((resolve) => setTimeout(resolve, 50));
     // Beside it, a value past what the process may hold: refused, and the process is no longer trusted.
-    const huge = await sql(`SELECT length(repeat('x', 2000000000)) AS l`);
-    expect(problem(huge).limit).toBe('memory');
-    for (const pid of await sqlProcesses()) process.kill(pid, 'SIGKILL');
+    const huge = sql(`SELECT length(repeat('x', 2000000000)) AS l`);
+    const untrusted = await until(() => server.logs.find((line) => line.event === 'sql-process-untrusted'));
+    // The light query is still running there when that process dies.
+    expect(untrusted.jobs).toBe(1);
+    process.kill(untrusted.pid as number, 'SIGKILL');
+    expect(problem(await huge).limit).toBe('memory');
     const answer = await light;
     expect(answer.status, answer.body.toString()).toBe(200);
     expect(JSON.parse(answer.body.toString()).rows[0].n).toBe(21428572);
+    expect(server.logs.find((line) => line.event === 'sql-process-ended' && line.pid === untrusted.pid)).toMatchObject({ jobs: 1, signal: 'SIGKILL' });
   });
 });
+
+/** Waits for `found` to find something, checking every 5 ms, for up to 10 s. */
+async function until<T>(found: () => T | undefined): Promise<T> {
+  for (let waited = 0; waited < 10_000; waited += 5) {
+    const value = found();
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  throw new Error('not found within 10 s');
+}
 
 describe('SQL values past what the process may hold', () => {
   const rss = () => process.memoryUsage().rss;
