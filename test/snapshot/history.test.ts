@@ -253,7 +253,12 @@ describe('time travel on the server', () => {
         expect(problem).toMatchObject({ status: 404, param: 'snapshot', nearest: [first.id] });
         expect(problem.detail).toContain(`no snapshot "${missing}" here`);
       }
-      expect((await server.fetch('/api/public/bike-counter/counters?snapshot=../../etc')).status).toBe(404);
+      // What cannot be a snapshot id is a bad parameter, not a missing snapshot.
+      for (const id of ['../../etc', '']) {
+        const response = await server.fetch(`/api/public/bike-counter/counters?snapshot=${encodeURIComponent(id)}`);
+        expect(response.status, id).toBe(400);
+        expect(await response.json()).toMatchObject({ param: 'snapshot' });
+      }
     } finally {
       await server.close();
     }

@@ -100,6 +100,22 @@ describe('ten days of pulls', () => {
     }
   });
 
+  it('are answered to two clients on two past snapshots at once without reopening either', async () => {
+    const [a, b] = [pulled[2]!.id, pulled[5]!.id];
+    const opened = () => mirror.logs.filter((line) => line.event === 'past-snapshot-opened' && (line.snapshot === a || line.snapshot === b)).length;
+    const before = opened();
+    const client = async (id: string) => {
+      for (let i = 0; i < 20; i++) {
+        const response = await mirror.fetch(naming(paths[0]!, id));
+        expect(response.status).toBe(200);
+        expect(await response.text()).toBe(answered.get(naming(paths[0]!, id)));
+      }
+    };
+    await Promise.all([client(a), client(b)]);
+    // Each opened at most once more (the last days' time travel may have left others open).
+    expect(opened() - before).toBeLessThanOrEqual(2);
+  });
+
   it('are pruned to the last three (and the newest of the week) while served, freeing what du no longer counts', async () => {
     let serving = true;
     const failed: string[] = [];
