@@ -5,9 +5,10 @@ import { readManifest, type Manifest } from './manifest.ts';
 
 /**
  * The snapshots a data directory keeps, and what each costs on disk. A pull hard-links the files
- * it did not change from the snapshot before, so a file belongs to every snapshot that links it
- * and takes its bytes once: a snapshot's own bytes are those of files no other snapshot links
- * (what removing it would free), its shared bytes those of files it links with another.
+ * it did not change from the snapshot before (and a build links Parquet files into its tree), so
+ * a file takes its bytes once however many link it: a snapshot's own bytes are those of files
+ * linked nowhere else (what removing it would free), its shared bytes those of files it links
+ * with another snapshot or a tree.
  */
 
 export interface SnapshotSummary {
@@ -33,23 +34,23 @@ export interface History {
 export const sourceOf = (manifest: Manifest): string =>
   manifest.source.kind === 'sample' ? `sample ${manifest.source.scale}, seed ${manifest.source.seed}, until ${manifest.source.until}` : manifest.source.upstream;
 
-/** A file of a snapshot, by the inode its links share. */
-interface FileOnDisk {
-  readonly inode: string;
-  readonly bytes: number;
-}
+/** Files by inode: size, how many links the file has, and how many of them were seen. */
+export type Links = Map<string, { readonly bytes: number; readonly links: number; seen: number }>;
 
-async function filesUnder(dir: string): Promise<FileOnDisk[]> {
-  const found: FileOnDisk[] = [];
-  for (const entry of await readdir(dir, { withFileTypes: true })) {
+/** Adds the files under `dir` to `into`, each by inode: a file linked twice under it is counted once, seen twice. */
+export async function linksUnder(dir: string, into: Links = new Map()): Promise<Links> {
+  for (const entry of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
     const path = join(dir, entry.name);
-    if (entry.isDirectory()) found.push(...(await filesUnder(path)));
+    if (entry.isDirectory()) await linksUnder(path, into);
     else if (entry.isFile()) {
       const stat = await lstat(path, { bigint: true });
-      found.push({ inode: `${stat.dev}:${stat.ino}`, bytes: Number(stat.size) });
+      const inode = `${stat.dev}:${stat.ino}`;
+      const known = into.get(inode);
+      if (known) known.seen++;
+      else into.set(inode, { bytes: Number(stat.size), links: Number(stat.nlink), seen: 1 });
     }
   }
-  return found;
+  return into;
 }
 
 /** Every snapshot of the data directory, oldest first (ids begin with their time). */
@@ -61,20 +62,13 @@ export async function readHistory(dataDir: string): Promise<History> {
     ids.map(async (id) => {
       const dir = layout.snapshot(id);
       try {
-        return { id, manifest: await readManifest(dir), files: await filesUnder(dir) };
+        return { id, manifest: await readManifest(dir), files: await linksUnder(dir) };
       } catch (error) {
         return { id, error: (error as Error).message };
       }
     }),
   );
-  const snapshotsOf = new Map<string, Set<string>>();
-  const bytesOf = new Map<string, number>();
-  for (const snapshot of read) {
-    for (const file of snapshot.files ?? []) {
-      snapshotsOf.set(file.inode, (snapshotsOf.get(file.inode) ?? new Set()).add(snapshot.id));
-      bytesOf.set(file.inode, file.bytes);
-    }
-  }
+  const everyFile: Links = new Map();
   const snapshots: SnapshotSummary[] = [];
   const unreadable: History['unreadable'][number][] = [];
   for (const snapshot of read) {
@@ -82,15 +76,16 @@ export async function readHistory(dataDir: string): Promise<History> {
       unreadable.push({ id: snapshot.id, error: snapshot.error! });
       continue;
     }
-    const inodes = new Set(snapshot.files.map((file) => file.inode));
     let own = 0;
     let shared = 0;
-    for (const inode of inodes) {
-      if (snapshotsOf.get(inode)!.size > 1) shared += bytesOf.get(inode)!;
-      else own += bytesOf.get(inode)!;
+    for (const [inode, file] of snapshot.files) {
+      // Its own when every link the file has is in this snapshot: removing it frees the file.
+      if (file.seen === file.links) own += file.bytes;
+      else shared += file.bytes;
+      everyFile.set(inode, file);
     }
     const rows = Object.fromEntries(Object.entries(snapshot.manifest.datasets).map(([name, dataset]) => [name, Object.values(dataset.tables).reduce((sum, table) => sum + table.rows, 0)]));
-    snapshots.push({ id: snapshot.id, current: snapshot.id === current, createdAt: snapshot.manifest.createdAt, source: sourceOf(snapshot.manifest), rows, files: inodes.size, bytes: { own, shared } });
+    snapshots.push({ id: snapshot.id, current: snapshot.id === current, createdAt: snapshot.manifest.createdAt, source: sourceOf(snapshot.manifest), rows, files: snapshot.files.size, bytes: { own, shared } });
   }
-  return { snapshots, unreadable, bytes: [...bytesOf.values()].reduce((sum, bytes) => sum + bytes, 0) };
+  return { snapshots, unreadable, bytes: [...everyFile.values()].reduce((sum, file) => sum + file.bytes, 0) };
 }

@@ -1,7 +1,8 @@
-import { lstat, readdir, rename, rm, mkdir } from 'node:fs/promises';
+import { mkdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { lockDataDir } from './data-lock.ts';
-import { readHistory } from './history.ts';
+import { linksUnder, readHistory, type Links } from './history.ts';
+import { snapshotCacheDir } from './read.ts';
 import { dataLayout } from './layout.ts';
 import { snapshotsRead } from './readers.ts';
 
@@ -76,21 +77,6 @@ export interface PruneResult {
   readonly dryRun: boolean;
 }
 
-/** A file's links: how many it has, and its size. */
-async function inodesUnder(dir: string, found = new Map<string, { links: number; bytes: number; seen: number }>()) {
-  for (const entry of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) await inodesUnder(path, found);
-    else if (entry.isFile()) {
-      const stat = await lstat(path, { bigint: true });
-      const key = `${stat.dev}:${stat.ino}`;
-      const known = found.get(key);
-      found.set(key, { links: Number(stat.nlink), bytes: Number(stat.size), seen: (known?.seen ?? 0) + 1 });
-    }
-  }
-  return found;
-}
-
 /**
  * Removes the snapshots `policy` does not keep, but never the current one, one a running process
  * reads (see readers.ts), or any while a pull works (the data directory's lock, held meanwhile).
@@ -110,22 +96,35 @@ export async function prune(dataDir: string, policy: RetentionPolicy, options: {
       kept: [...(chosen.get(s.id) ?? []), ...(s.current ? ['current'] : []), ...(read.has(s.id) ? ['in use'] : [])],
     }));
     const removed = decisions.filter((d) => !d.kept.length).map((d) => d.id);
-    // A file is freed when every link it has is in a removed snapshot.
-    const inRemoved = new Map<string, { links: number; bytes: number; seen: number }>();
-    for (const id of removed) await inodesUnder(layout.snapshot(id), inRemoved);
-    let freedBytes = [...inRemoved.values()].filter((file) => file.seen === file.links).reduce((sum, file) => sum + file.bytes, 0);
-    for (const id of removed) freedBytes += [...(await inodesUnder(layout.cache(id))).values()].reduce((sum, file) => sum + file.bytes, 0);
-    if (!options.dryRun && removed.length) {
-      await mkdir(layout.staging, { recursive: true });
-      for (const id of removed) {
-        const aside = join(layout.staging, `${process.pid}-pruned-${id}`);
-        await rename(layout.snapshot(id), aside);
-        await rm(aside, { recursive: true, force: true });
-        await rm(layout.cache(id), { recursive: true, force: true });
-      }
+    if (options.dryRun) return { decisions, removed, freedBytes: await freedBy(dataDir, removed.map((id) => layout.snapshot(id)), removed), dryRun: true };
+    await mkdir(layout.staging, { recursive: true });
+    const aside = new Map<string, string>();
+    for (const id of [...removed]) {
+      const path = join(layout.staging, `${process.pid}-pruned-${id}`);
+      await rename(layout.snapshot(id), path);
+      // A reader that began after the marks were read (see markReading) keeps it after all.
+      if (snapshotsRead(dataDir).has(id)) {
+        await rename(path, layout.snapshot(id));
+        removed.splice(removed.indexOf(id), 1);
+        decisions.find((d) => d.id === id)!.kept.push('in use');
+      } else aside.set(id, path);
     }
-    return { decisions, removed, freedBytes, dryRun: Boolean(options.dryRun) };
+    const freedBytes = await freedBy(dataDir, [...aside.values()], removed);
+    for (const [id, path] of aside) {
+      await rm(path, { recursive: true, force: true });
+      await rm(snapshotCacheDir(dataDir, id), { recursive: true, force: true });
+    }
+    return { decisions, removed, freedBytes, dryRun: false };
   } finally {
     await unlock();
   }
+}
+
+/** What removing the snapshot directories `dirs` (of snapshots `ids`) and their caches frees: files all of whose links are among them. */
+async function freedBy(dataDir: string, dirs: readonly string[], ids: readonly string[]): Promise<number> {
+  const files: Links = new Map();
+  for (const dir of dirs) await linksUnder(dir, files);
+  let bytes = [...files.values()].filter((file) => file.seen === file.links).reduce((sum, file) => sum + file.bytes, 0);
+  for (const id of ids) bytes += [...(await linksUnder(snapshotCacheDir(dataDir, id))).values()].reduce((sum, file) => sum + file.bytes, 0);
+  return bytes;
 }

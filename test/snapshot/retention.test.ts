@@ -1,5 +1,5 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { link, mkdir, readFile, rename, symlink, unlink, writeFile } from 'node:fs/promises';
+import { link, mkdir, readFile, rename, stat, symlink, unlink, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -35,8 +35,18 @@ describe('a retention policy', () => {
   });
 });
 
-/** Bytes of every file under `dir`, each file once however many links it has, as du counts them. */
-const du = (dir: string) => Number(execFileSync('sh', ['-c', `find "$0" -type f -print0 | du -cb --files0-from=- | tail -1 | cut -f1`, dir], { encoding: 'utf8' }));
+/** Bytes of every file under `dirs`, each file once however many links it has, as du counts them. */
+const du = (...dirs: string[]) => Number(execFileSync('sh', ['-c', `find "$@" -type f -print0 | du -cb --files0-from=- | tail -1 | cut -f1`, 'du', ...dirs], { encoding: 'utf8' }));
+
+describe('a reader', () => {
+  it('that marks a snapshot a prune has just removed is refused, its mark gone', async () => {
+    const dataDir = await tempDir('reader-late');
+    const written = await generateSample({ dataDir, datasets, settings: { scale: 'tiny', seed: 1, until: defaultUntil } });
+    await rename(written.dir, join(dataDir, 'elsewhere'));
+    expect(() => markReading(dataDir, written.id)).toThrow(`snapshot ${written.id} was removed (pruned) as it was being opened`);
+    expect(snapshotsRead(dataDir)).toEqual(new Set());
+  });
+});
 
 describe('odsnap prune', () => {
   const days = Array.from({ length: 10 }, (_, i) => addDays(defaultUntil, i - 9));
@@ -109,6 +119,13 @@ describe('odsnap prune', () => {
     const unmark = markReading(dataDir, ids[2]!);
     const dead = spawnSync('true').pid!;
     await writeFile(join(dataDir, '.readers', `${ids[1]}@${hostname()}-${dead}-0a1b2c3d`), '');
+    // Something outside the snapshots (a built tree links their Parquet files) links a file only a removed snapshot has: shared, and it frees nothing.
+    const tree = await tempDir('prune-tree');
+    const treeFile = join(tree, 'manifest.json');
+    const bytesOf = async () => (await readHistory(dataDir)).snapshots.find((s) => s.id === ids[1])!.bytes;
+    const unlinked = await bytesOf();
+    await link(join(dataLayout(dataDir).snapshot(ids[1]!), 'manifest.json'), treeFile);
+    const linked = await bytesOf();
     const server = await startTestServer({ dataDir });
     let answered = 0;
     const failed: string[] = [];
@@ -122,7 +139,9 @@ describe('odsnap prune', () => {
       }
     })();
     try {
-      const before = du(dataDir);
+      const size = (await stat(treeFile)).size;
+      expect(linked).toEqual({ own: unlinked.own - size, shared: unlinked.shared + size });
+      const before = du(dataDir, tree);
       const result = await prune(dataDir, { last: 2, weekly: 3 });
       // Days: the last two (Sep 29, 30); weeks W40 (Sep 30), W39 (Sep 28), W38 (Sep 21); the current (Sep 25); the one read (Sep 23).
       const kept = [ids[0], ids[2], ids[4], ids[7], ids[8], ids[9]];
@@ -137,7 +156,8 @@ describe('odsnap prune', () => {
       ]);
       expect(result.removed).toEqual([ids[1], ids[3], ids[5], ids[6]]);
       // du counts each file once: what it no longer counts is what the prune freed, links into kept snapshots freeing nothing.
-      expect(before - du(dataDir)).toBe(result.freedBytes);
+      expect(before - du(dataDir, tree)).toBe(result.freedBytes);
+      expect((await stat(treeFile)).nlink).toBe(1);
       expect(result.freedBytes).toBeGreaterThan(0);
       // The dead reader's mark is gone; the live one stays.
       expect(snapshotsRead(dataDir)).toEqual(new Set([ids[2], ids[4]]));
