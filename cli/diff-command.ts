@@ -7,6 +7,7 @@ import { diffSnapshots, type SnapshotDiff } from '../core/snapshot/diff.ts';
 import { readHistory } from '../core/snapshot/history.ts';
 import { defaultDataDir } from '../core/snapshot/layout.ts';
 import { openSnapshot } from '../core/snapshot/read.ts';
+import { markReading } from '../core/snapshot/readers.ts';
 import { textTable } from '../core/text-table.ts';
 
 export const diffCommand = defineCommand({
@@ -43,16 +44,19 @@ export const diffCommand = defineCommand({
     const current = history.snapshots.find((s) => s.current)?.id ?? ids.at(-1);
     const to = options.SNAPSHOTS[1] !== undefined ? find(options.SNAPSHOTS[1]) : current;
     const from = options.SNAPSHOTS[0] !== undefined ? find(options.SNAPSHOTS[0]) : ids[ids.indexOf(to!) - 1];
-    if (!to || !from) throw new Error(`${options.data} holds ${ids.length === 1 ? 'one snapshot' : 'no snapshot'}: a diff needs two; name them, or pull again`);
+    if (!to) throw new Error(`${options.data} holds no snapshot; a diff needs two`);
+    if (!from) throw new Error(ids.length === 1 ? `${options.data} holds one snapshot: a diff needs two; pull again` : `no snapshot comes before ${to}; name the one to compare it with`);
     if (options.dataset !== undefined && !datasets.some((d) => d.name === options.dataset)) throw new Error(`no data set "${options.dataset}"; the data sets are ${datasets.map((d) => d.name).join(', ')}`);
     const progress = new Progress(output);
     const db = await openDatabase({ memoryLimit: '512MB' });
+    const unmark = [markReading(options.data, from), markReading(options.data, to)];
     try {
       const diff = await diffSnapshots(db, await openSnapshot(options.data, from), await openSnapshot(options.data, to), datasets, { dataset: options.dataset, onTable: (table) => progress.update(`comparing ${table}`) });
       progress.clear();
       output.out(options.format === 'json' ? `${JSON.stringify(diff, null, 2)}\n` : asText(diff));
     } finally {
       db.close();
+      for (const done of unmark) done();
     }
     return 0;
   },

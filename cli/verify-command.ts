@@ -3,6 +3,7 @@ import { defineCommand } from './command.ts';
 import { formatBytes, Progress } from '../core/progress.ts';
 import { openSnapshot } from '../core/snapshot/read.ts';
 import { defaultDataDir } from '../core/snapshot/layout.ts';
+import { markReading } from '../core/snapshot/readers.ts';
 
 export const verifyCommand = defineCommand({
   name: 'verify',
@@ -17,7 +18,8 @@ export const verifyCommand = defineCommand({
     const snapshot = await openSnapshot(options.data, options.snapshot);
     const progress = new Progress(output);
     const { verifySnapshot } = await import('../core/snapshot/verify.ts');
-    const report = await verifySnapshot(snapshot.dir, (path) => progress.update(`checking ${path}`));
+    const unmark = markReading(options.data, snapshot.id);
+    const report = await verifySnapshot(snapshot.dir, (path) => progress.update(`checking ${path}`)).finally(unmark);
     for (const mismatch of report.mismatches) output.err(`mismatch: ${mismatch}\n`);
     if (report.mismatches.length) {
       progress.step(`snapshot ${snapshot.id}: ${report.mismatches.length} mismatch${report.mismatches.length === 1 ? '' : 'es'}`);

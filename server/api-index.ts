@@ -1,5 +1,6 @@
 import type { Dataset } from '../datasets/vocabulary/dataset.ts';
 import type { ExtraHandler } from './app.ts';
+import { invalidParameter } from '../core/problem.ts';
 import { send } from './http/respond.ts';
 import type { SnapshotHost } from './snapshot-host.ts';
 
@@ -7,7 +8,10 @@ import type { SnapshotHost } from './snapshot-host.ts';
 export function apiIndex(host: SnapshotHost, datasets: readonly Dataset[]): ExtraHandler {
   return async (request, response, url, base) => {
     if (url.pathname !== '/' && url.pathname !== '/api/public') return false;
-    const { manifest } = host.current.snapshot;
+    if (url.searchParams.getAll('snapshot').length > 1) throw invalidParameter('snapshot', 'snapshot is given more than once');
+    const { served, release } = await host.leaseOf(url.searchParams.get('snapshot') ?? undefined);
+    release();
+    const { manifest } = served.snapshot;
     const body = {
       snapshot: { id: manifest.id, createdAt: manifest.createdAt, source: manifest.source },
       licence: manifest.licence,
@@ -32,7 +36,8 @@ export function apiIndex(host: SnapshotHost, datasets: readonly Dataset[]): Extr
       type: 'application/json; charset=utf-8',
       content: Buffer.from(JSON.stringify(body, null, 2)),
       cacheControl: 'public, max-age=60',
-      identity: [host.current.id, base, 'index'],
+      identity: [manifest.id, base, 'index', url.search],
+      headers: { 'x-odsnap-snapshot': manifest.id },
     });
   };
 }

@@ -51,7 +51,7 @@ export function matches(ifNoneMatch: string | undefined, etag: string): boolean 
 
 export const corsHeaders = {
   'access-control-allow-origin': '*',
-  'access-control-expose-headers': 'ETag, Content-Length, Content-Range',
+  'access-control-expose-headers': 'ETag, Content-Length, Content-Range, X-Odsnap-Snapshot',
 };
 
 export interface Body {

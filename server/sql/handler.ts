@@ -78,6 +78,7 @@ export function sqlHandler(host: SnapshotHost, options: SqlServiceOptions = {}):
         'cache-control': 'public, max-age=60',
         vary: 'Accept-Encoding',
         etag,
+        'x-odsnap-snapshot': served.id,
         ...(format === 'json' || format === 'csv' ? {} : { 'content-disposition': `attachment; filename="result.${format}"` }),
       };
       if (matches(request.headers['if-none-match'], etag)) {

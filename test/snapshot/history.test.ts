@@ -190,6 +190,8 @@ describe('odsnap diff', () => {
     const lonely = await tempDir('history-lonely');
     await cp(tinyDataDir(), lonely, { recursive: true, verbatimSymlinks: true });
     expect((await run('diff', '--data', lonely)).err).toMatch(/holds one snapshot: a diff needs two/);
+    // One id is FROM, compared with the current snapshot.
+    expect((await run('diff', '--data', mirrorDir, first.id)).out).toMatch(new RegExp(`^from ${first.id} to ${second.id}`));
   });
 });
 
@@ -233,9 +235,15 @@ describe('time travel on the server', () => {
         expect(past.headers.get('x-odsnap-snapshot')).toBe(first.id);
         expect(await past.text(), path).toBe(answer.body);
       }
-      const query = (id?: string) => server.json(`/api/sql?q=${encodeURIComponent('SELECT count(*) AS n FROM citybike_rides')}${id ? `&snapshot=${id}` : ''}`);
-      expect((await query(first.id)).rows[0].n).toBe(first.manifest.datasets.citybike!.tables.rides!.rows);
-      expect((await query()).rows[0].n).toBe(second.manifest.datasets.citybike!.tables.rides!.rows);
+      const query = async (id?: string) => {
+        const response = await server.fetch(`/api/sql?q=${encodeURIComponent('SELECT count(*) AS n FROM citybike_rides')}${id ? `&snapshot=${id}` : ''}`);
+        return { n: (await response.json()).rows[0].n, snapshot: response.headers.get('x-odsnap-snapshot') };
+      };
+      expect(await query(first.id)).toEqual({ n: first.manifest.datasets.citybike!.tables.rides!.rows, snapshot: first.id });
+      expect(await query()).toEqual({ n: second.manifest.datasets.citybike!.tables.rides!.rows, snapshot: second.id });
+      // The index too: it names the snapshot asked for.
+      expect((await server.json(`/api/public?snapshot=${first.id}`)).snapshot.id).toBe(first.id);
+      expect((await server.json('/api/public')).snapshot.id).toBe(second.id);
     } finally {
       await server.close();
     }
@@ -245,7 +253,7 @@ describe('time travel on the server', () => {
     const server = await startTestServer({ dataDir: mirrorDir });
     try {
       const missing = `${first.id.slice(0, 9)}000000Z-00000000`;
-      for (const path of ['/api/public/bike-counter/counters', '/api/sql?q=SELECT+1']) {
+      for (const path of ['/api/public/bike-counter/counters', '/api/sql?q=SELECT+1', '/api/public']) {
         const response = await server.fetch(`${path}${path.includes('?') ? '&' : '?'}snapshot=${missing}`);
         expect(response.status, path).toBe(404);
         expect(response.headers.get('content-type')).toBe('application/problem+json');
