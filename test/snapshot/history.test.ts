@@ -43,6 +43,8 @@ beforeAll(async () => {
     if (!revising) return undefined;
     if (url.pathname === '/api/public/rcn/properties') return { kind: 'rewrite', body: (page) => ({ ...page, items: page.items.map(revise) }) };
     if (url.pathname === `/api/public/rcn/properties/${revised}`) return { kind: 'rewrite', body: revise };
+    // The zones listed in the opposite order: each moved but the middle one, none changed.
+    if (url.pathname === '/api/public/citybike/zones') return { kind: 'rewrite', body: (zones: unknown[]) => [...zones].reverse() };
     return undefined;
   });
   mirrorDir = await tempDir('history-mirror');
@@ -135,6 +137,14 @@ describe('odsnap diff', () => {
     expect(readings.examples.added.length).toBe(5);
     // Columns are counted for changed rows only: an added row changed none.
     expect(readings.columns).toEqual({});
+  });
+
+  it('counts rows that only moved in the upstream’s list as reordered, not changed', () => {
+    const zones = diff.tables.find((t) => t.dataset === 'citybike' && t.table === 'zones')!;
+    const n = second.manifest.datasets.citybike!.tables.zones!.rows;
+    expect(n).toBeGreaterThan(2);
+    expect(zones).toMatchObject({ added: 0, removed: 0, changed: 0, reordered: n - (n % 2), columns: {} });
+    expect(zones.examples.changed).toEqual([]);
   });
 
   it('compares rows of a table without a key whole: the rides the day added', async () => {
