@@ -123,7 +123,7 @@ export class SnapshotHost {
   private async noSnapshot(id: string): Promise<Problem> {
     const held = (await readdir(dataLayout(this.dataDir).snapshots).catch(() => [] as string[])).filter((candidate) => this.holds(candidate)).sort();
     const at = held.findIndex((candidate) => candidate > id);
-    const nearest = (at < 0 ? held.slice(-2) : held.slice(Math.max(0, at - 1), at + 1)).filter((candidate) => this.holds(candidate));
+    const nearest = at < 0 ? held.slice(-2) : held.slice(Math.max(0, at - 1), at + 1);
     return new Problem('not-found', `no snapshot ${JSON.stringify(id)} here (never pulled, or pruned)${nearest.length ? `; the nearest held: ${nearest.join(', ')}` : ''}`, { param: 'snapshot', nearest });
   }
 
