@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { cacheDirOption, cacheDirSchema, defineCommand } from './command.ts';
+import { cacheDirOption, cacheDirSchema, dataDirOption, defineCommand } from './command.ts';
 import { formatBytes, formatCount, Progress } from '../core/progress.ts';
-import { defaultDataDir } from '../core/snapshot/layout.ts';
 import { canBuildSite } from '../scripts/static/site.ts';
 
 export const buildCommand = defineCommand({
@@ -14,7 +13,7 @@ export const buildCommand = defineCommand({
     'and then swapped in, so readers never see a half-built tree. The site (bilingual docs, data-set pages,\n' +
     'charts, downloads) is built into the same tree, its examples linking to the tree\'s files.',
   options: {
-    data: { type: 'string', value: 'DIR', description: 'data directory whose current snapshot to publish (or ODSNAP_DATA)', default: defaultDataDir(), directory: 'read' },
+    data: dataDirOption('read', 'whose current snapshot to publish'),
     'cache-dir': cacheDirOption,
     out: { type: 'string', value: 'DIR', description: 'where the tree goes (a symlink odsnap manages)', default: 'dist' },
     'base-url': { type: 'string', value: 'URL', description: 'prefix of links in the tree, e.g. https://cdn.example.org/odsnap (default: links from the host\'s root)' },

@@ -3,6 +3,7 @@ import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import type { Output } from '../core/progress.ts';
+import { defaultDataDir } from '../core/snapshot/layout.ts';
 
 export interface OptionSpec {
   readonly type: 'string' | 'boolean';
@@ -29,6 +30,19 @@ export const cacheDirOption: OptionSpec = {
   directory: 'create',
   environment: 'ODSNAP_CACHE_DIR',
 };
+
+/** `--data DIR`, a data directory the command reads (`read`) or may make (`create`); `also` says more of it. */
+export const dataDirOption = (directory: 'read' | 'create', also = ''): OptionSpec => ({
+  type: 'string',
+  value: 'DIR',
+  description: `data directory${also ? ` ${also}` : ''} (or ODSNAP_DATA)`,
+  default: defaultDataDir(),
+  directory,
+});
+
+/** `--format table|json`, for commands that print a report. */
+export const reportFormatOption: OptionSpec = { type: 'string', value: 'FORMAT', description: 'table | json', default: 'table' };
+export const reportFormatSchema = z.enum(['table', 'json'], { error: 'must be table or json' });
 
 /** `--cache-dir` in a command's schema (its checks are the option's, see parseCommandLine). */
 export const cacheDirSchema = z.string().min(1).optional();

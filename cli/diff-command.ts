@@ -1,11 +1,10 @@
 import { z } from 'zod';
-import { defineCommand } from './command.ts';
+import { dataDirOption, defineCommand, reportFormatOption, reportFormatSchema } from './command.ts';
 import { datasets } from '../datasets/index.ts';
 import { openDatabase } from '../core/db/duckdb.ts';
 import { formatCount, Progress } from '../core/progress.ts';
 import { diffSnapshots, type SnapshotDiff } from '../core/snapshot/diff.ts';
 import { readHistory } from '../core/snapshot/history.ts';
-import { defaultDataDir } from '../core/snapshot/layout.ts';
 import { openSnapshot } from '../core/snapshot/read.ts';
 import { markReading } from '../core/snapshot/readers.ts';
 import { textTable } from '../core/text-table.ts';
@@ -18,15 +17,15 @@ export const diffCommand = defineCommand({
     'snapshot has. Files the two manifests list with the same sha256 are not read. "reordered" counts rows whose only\n' +
     "change is their place in the upstream's list.",
   options: {
-    data: { type: 'string', value: 'DIR', description: 'data directory (or ODSNAP_DATA)', default: defaultDataDir(), directory: 'read' },
+    data: dataDirOption('read'),
     dataset: { type: 'string', value: 'NAME', description: 'only this data set' },
-    format: { type: 'string', value: 'FORMAT', description: 'table | json', default: 'table' },
+    format: reportFormatOption,
   },
   positionals: { name: 'SNAPSHOTS', description: 'FROM and TO, snapshot ids (both optional)' },
   schema: z.object({
     data: z.string().min(1),
     dataset: z.string().min(1).optional(),
-    format: z.enum(['table', 'json'], { error: 'must be table or json' }),
+    format: reportFormatSchema,
     SNAPSHOTS: z
       .string()
       .optional()

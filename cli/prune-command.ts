@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { defineCommand, UsageError } from './command.ts';
+import { dataDirOption, defineCommand, UsageError } from './command.ts';
 import { formatBytes } from '../core/progress.ts';
-import { defaultDataDir } from '../core/snapshot/layout.ts';
 import { prune } from '../core/snapshot/retention.ts';
 
 const count = z.coerce.number({ error: 'must be a whole number' }).int('must be a whole number').nonnegative('must be 0 or more').optional();
@@ -14,7 +13,7 @@ export const pruneCommand = defineCommand({
     'weeks and --keep-monthly months that have one (by when each was created, UTC). Says what it keeps and why, what it\n' +
     'removes, and the bytes that frees (a file hard-linked into a kept snapshot frees nothing).',
   options: {
-    data: { type: 'string', value: 'DIR', description: 'data directory (or ODSNAP_DATA)', default: defaultDataDir(), directory: 'read' },
+    data: dataDirOption('read'),
     'keep-last': { type: 'string', value: 'N', description: 'the newest N snapshots' },
     'keep-daily': { type: 'string', value: 'D', description: 'the newest snapshot of each of the newest D days' },
     'keep-weekly': { type: 'string', value: 'W', description: 'the newest snapshot of each of the newest W weeks' },

@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import { parsePolicy, prune } from '../core/snapshot/retention.ts';
 import { datasets } from '../datasets/index.ts';
-import { defineCommand } from './command.ts';
+import { dataDirOption, defineCommand } from './command.ts';
 import { formatBytes, formatCount } from '../core/progress.ts';
-import { defaultDataDir } from '../core/snapshot/layout.ts';
 import type { PullResult } from '../scripts/pull/pull.ts';
 import { duration, PullReport } from '../scripts/pull/report.ts';
 import { defaultUpstreamOptions } from '../scripts/pull/upstream.ts';
@@ -22,7 +21,7 @@ export const pullCommand = defineCommand({
     'To try it here: "odsnap serve --data DIR" serves a sample city, then --from http://127.0.0.1:4321.',
   options: {
     from: { type: 'string', value: 'URL', description: 'base URL of the upstream (paths start with /api/public/...)' },
-    data: { type: 'string', value: 'DIR', description: 'data directory to pull into (or ODSNAP_DATA)', default: defaultDataDir(), directory: 'create' },
+    data: dataDirOption('create', 'to pull into'),
     concurrency: { type: 'string', value: 'N', description: 'requests in flight at once', default: String(defaultUpstreamOptions.concurrency) },
     rate: { type: 'string', value: 'REQ_PER_S', description: 'at most this many requests per second; 0 for no limit', default: '0' },
     datasets: { type: 'string', value: 'a,b', description: `data sets to pull (${names.join(', ')}); the others stay as they were`, default: names.join(',') },

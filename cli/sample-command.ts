@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import { datasets } from '../datasets/index.ts';
 import { defaultSeed, defaultUntil, scales } from '../datasets/vocabulary/sample.ts';
-import { defineCommand } from './command.ts';
+import { dataDirOption, defineCommand } from './command.ts';
 import { formatBytes, Progress } from '../core/progress.ts';
-import { defaultDataDir } from '../core/snapshot/layout.ts';
 
 export const sampleCommand = defineCommand({
   name: 'sample',
@@ -12,7 +11,7 @@ export const sampleCommand = defineCommand({
     'Writes one snapshot in the odsnap format and makes it current, so verify and serve work on the directory at once.\n' +
     'The same arguments always give byte-identical Parquet files; a later --until adds days and leaves earlier ones as they were.',
   options: {
-    out: { type: 'string', value: 'DIR', description: 'data directory to write into (or ODSNAP_DATA)', default: defaultDataDir(), directory: 'create' },
+    out: dataDirOption('create', 'to write into'),
     scale: { type: 'string', value: 'SCALE', description: `${scales.join(' | ')}: tests, demo, benchmarks`, default: 'small' },
     seed: { type: 'string', value: 'N', description: 'random seed, a whole number', default: String(defaultSeed) },
     until: { type: 'string', value: 'YYYY-MM-DD', description: 'the sample\'s "today": the last day with data', default: defaultUntil },

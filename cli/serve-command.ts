@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { datasets } from '../datasets/index.ts';
 import type { RunningServer } from '../server/index.ts';
-import { cacheDirOption, cacheDirSchema, defineCommand } from './command.ts';
-import { defaultDataDir, holdsSnapshot } from '../core/snapshot/layout.ts';
+import { cacheDirOption, cacheDirSchema, dataDirOption, defineCommand } from './command.ts';
+import { holdsSnapshot } from '../core/snapshot/layout.ts';
 import { builtSnapshotId } from '../core/published-tree.ts';
 
 export const serveCommand = defineCommand({
@@ -14,7 +14,7 @@ export const serveCommand = defineCommand({
     'tree of "odsnap build" (--static), with precompressed variants, ETags and byte ranges. Logs one JSON line\n' +
     'per request on stdout. Ctrl-C lets running requests finish, then stops.',
   options: {
-    data: { type: 'string', value: 'DIR', description: 'data directory (or ODSNAP_DATA)', default: defaultDataDir(), directory: 'read' },
+    data: dataDirOption('read'),
     'cache-dir': cacheDirOption,
     port: { type: 'string', value: 'PORT', description: 'port to listen on', default: '4321' },
     host: { type: 'string', value: 'HOST', description: 'address to listen on', default: '127.0.0.1' },

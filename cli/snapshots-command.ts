@@ -1,8 +1,7 @@
 import { z } from 'zod';
-import { defineCommand } from './command.ts';
+import { dataDirOption, defineCommand, reportFormatOption, reportFormatSchema } from './command.ts';
 import { formatBytes, formatCount } from '../core/progress.ts';
 import { readHistory, type History } from '../core/snapshot/history.ts';
-import { defaultDataDir } from '../core/snapshot/layout.ts';
 import { textTable } from '../core/text-table.ts';
 
 export const snapshotsCommand = defineCommand({
@@ -13,10 +12,10 @@ export const snapshotsCommand = defineCommand({
     '(what removing it would free), "shared" what it links with another; the total counts each file once. The current\n' +
     'snapshot is marked with *.',
   options: {
-    data: { type: 'string', value: 'DIR', description: 'data directory (or ODSNAP_DATA)', default: defaultDataDir(), directory: 'read' },
-    format: { type: 'string', value: 'FORMAT', description: 'table | json', default: 'table' },
+    data: dataDirOption('read'),
+    format: reportFormatOption,
   },
-  schema: z.object({ data: z.string().min(1), format: z.enum(['table', 'json'], { error: 'must be table or json' }) }),
+  schema: z.object({ data: z.string().min(1), format: reportFormatSchema }),
   async run(options, output) {
     const history = await readHistory(options.data);
     for (const { id, error } of history.unreadable) output.err(`odsnap: snapshots/${id} has no readable manifest (${error}); a pull that died may have left it, or it was changed by hand\n`);

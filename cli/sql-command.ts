@@ -10,10 +10,9 @@ import { z } from 'zod';
 import { datasets } from '../datasets/index.ts';
 import { formats, type Format } from '../server/sql/formats.ts';
 import type { QueryProgress, SqlLimits, SqlResult, SqlSandbox as Sandbox } from '../server/sql/sandbox.ts';
-import { cacheDirOption, cacheDirSchema, defineCommand, UsageError } from './command.ts';
+import { cacheDirOption, cacheDirSchema, dataDirOption, defineCommand, UsageError } from './command.ts';
 import { ownSpillDir, type SpillDir } from '../core/db/spill.ts';
 import { formatBytes, formatCount, processOutput, Progress, type Output } from '../core/progress.ts';
-import { defaultDataDir } from '../core/snapshot/layout.ts';
 import { textTable } from '../core/text-table.ts';
 import { openSnapshot } from '../core/snapshot/read.ts';
 import { markReading } from '../core/snapshot/readers.ts';
@@ -88,7 +87,7 @@ export const sqlCommand = defineCommand({
     '  odsnap sql --out readings.csv.gz "SELECT * FROM bike_counter_readings WHERE read_at >= \'2025-01-01\'"',
   positionals: { name: 'QUERY', description: 'the query: one SELECT (or SHOW, DESCRIBE, SUMMARIZE)' },
   options: {
-    data: { type: 'string', value: 'DIR', description: 'data directory (or ODSNAP_DATA)', default: defaultDataDir(), directory: 'read' },
+    data: dataDirOption('read'),
     'cache-dir': cacheDirOption,
     snapshot: { type: 'string', value: 'ID', description: 'snapshot to query (default: the current one)' },
     format: { type: 'string', value: 'FORMAT', description: `table | ${formats.join(' | ')} (default: from --out's ending, else table)` },

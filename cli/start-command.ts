@@ -4,11 +4,11 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { datasets } from '../datasets/index.ts';
 import { defaultSeed, defaultUntil, scales, type SampleSettings } from '../datasets/vocabulary/sample.ts';
-import { defineCommand } from './command.ts';
+import { dataDirOption, defineCommand } from './command.ts';
 import type { Output } from '../core/progress.ts';
 import { formatCount, Progress } from '../core/progress.ts';
 import { PullReport } from '../scripts/pull/report.ts';
-import { currentSnapshotId, defaultDataDir } from '../core/snapshot/layout.ts';
+import { currentSnapshotId } from '../core/snapshot/layout.ts';
 import { openSnapshot, shapeMismatch } from '../core/snapshot/read.ts';
 import { canBuildSite } from '../scripts/static/site.ts';
 import { builtSnapshotId, INDEX } from '../core/published-tree.ts';
@@ -28,7 +28,7 @@ export const startCommand = defineCommand({
     'again; --from (or ODSNAP_UPSTREAM) pulls from a real v1 service instead of the sample city, and pulls again\n' +
     'when the current snapshot came from elsewhere. Ctrl-C stops.',
   options: {
-    data: { type: 'string', value: 'DIR', description: 'data directory (or ODSNAP_DATA)', default: defaultDataDir(), directory: 'create' },
+    data: dataDirOption('create'),
     out: { type: 'string', value: 'DIR', description: 'where the static tree and the site go', default: 'dist' },
     from: { type: 'string', value: 'URL', description: 'v1 upstream to pull from (or ODSNAP_UPSTREAM; default: the sample city)' },
     rebuild: { type: 'boolean', description: 'pull and build again even if a snapshot and a tree exist' },

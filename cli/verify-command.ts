@@ -1,8 +1,7 @@
 import { z } from 'zod';
-import { defineCommand } from './command.ts';
+import { dataDirOption, defineCommand } from './command.ts';
 import { formatBytes, Progress } from '../core/progress.ts';
 import { openSnapshot } from '../core/snapshot/read.ts';
-import { defaultDataDir } from '../core/snapshot/layout.ts';
 import { markReading } from '../core/snapshot/readers.ts';
 
 export const verifyCommand = defineCommand({
@@ -10,7 +9,7 @@ export const verifyCommand = defineCommand({
   summary: 'Re-check every file of a snapshot against its manifest (size and sha256), and report each mismatch.',
   description: 'Exits 0 when everything matches and 1 when anything is missing, changed or unlisted.',
   options: {
-    data: { type: 'string', value: 'DIR', description: 'data directory (or ODSNAP_DATA)', default: defaultDataDir(), directory: 'read' },
+    data: dataDirOption('read'),
     snapshot: { type: 'string', value: 'ID', description: 'snapshot to check (default: the current one)' },
   },
   schema: z.object({ data: z.string().min(1), snapshot: z.string().min(1).optional() }),
