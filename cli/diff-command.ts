@@ -4,7 +4,7 @@ import { datasets } from '../datasets/index.ts';
 import { openDatabase } from '../core/db/duckdb.ts';
 import { formatCount, Progress } from '../core/progress.ts';
 import { diffSnapshots, type SnapshotDiff } from '../core/snapshot/diff.ts';
-import { readHistory } from '../core/snapshot/history.ts';
+import { listSnapshots } from '../core/snapshot/history.ts';
 import { openSnapshot } from '../core/snapshot/read.ts';
 import { markReading } from '../core/snapshot/readers.ts';
 import { textTable } from '../core/text-table.ts';
@@ -33,14 +33,14 @@ export const diffCommand = defineCommand({
       .refine((ids) => ids.length <= 2, 'takes at most two snapshot ids, FROM and TO'),
   }),
   async run(options, output) {
-    const history = await readHistory(options.data);
-    const ids = history.snapshots.map((s) => s.id);
+    const listed = (await listSnapshots(options.data)).filter((s) => 'manifest' in s);
+    const ids = listed.map((s) => s.id);
     const find = (given: string) => {
       const matching = ids.filter((id) => id.startsWith(given));
       if (matching.length === 1) return matching[0]!;
       throw new Error(matching.length ? `"${given}" could be ${matching.join(', ')}; give more of the id` : `${options.data} holds no snapshot "${given}"; run "odsnap snapshots --data ${options.data}" for the list`);
     };
-    const current = history.snapshots.find((s) => s.current)?.id ?? ids.at(-1);
+    const current = listed.find((s) => s.current)?.id ?? ids.at(-1);
     const to = options.SNAPSHOTS[1] !== undefined ? find(options.SNAPSHOTS[1]) : current;
     const from = options.SNAPSHOTS[0] !== undefined ? find(options.SNAPSHOTS[0]) : ids[ids.indexOf(to!) - 1];
     if (!to) throw new Error(`${options.data} holds no snapshot; a diff needs two`);

@@ -9,9 +9,7 @@ export function apiIndex(host: SnapshotHost, datasets: readonly Dataset[]): Extr
   return async (request, response, url, base) => {
     if (url.pathname !== '/' && url.pathname !== '/api/public') return false;
     if (url.searchParams.getAll('snapshot').length > 1) throw invalidParameter('snapshot', 'snapshot is given more than once');
-    const { served, release } = await host.leaseOf(url.searchParams.get('snapshot') ?? undefined);
-    release();
-    const { manifest } = served.snapshot;
+    const { manifest } = await host.snapshotOf(url.searchParams.get('snapshot') ?? undefined);
     const body = {
       snapshot: { id: manifest.id, createdAt: manifest.createdAt, source: manifest.source },
       licence: manifest.licence,

@@ -68,7 +68,6 @@ export function createApp(options: AppOptions) {
     }
     const found = route(url.pathname);
     if (!found) throw notFound(`no endpoint at ${url.pathname}`);
-    // `snapshot` is odsnap's own, not the spec's: which snapshot to answer from (the current one by default).
 
     // Without a prototype: a parameter named constructor or __proto__ is a parameter like any other.
     const query: Record<string, string> = Object.create(null);
@@ -76,6 +75,7 @@ export function createApp(options: AppOptions) {
       if (Object.hasOwn(query, name)) throw invalidParameter(name, `${name} is given more than once`);
       query[name] = value;
     }
+    // `snapshot` is odsnap's own, not the spec's: which snapshot to answer from (the current one by default).
     const { served, release } = await options.host.leaseOf(query.snapshot);
     try {
       const { endpoint, dataset } = found;

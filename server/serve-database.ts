@@ -70,6 +70,7 @@ export async function ensureServeDatabase(snapshot: Snapshot, datasets: readonly
   // a build, and requests for many past snapshots at once do not start a builder each.
   const shared = building.get(path);
   if (shared) return shared;
+  // Its turn come, the file may be there: another server sharing the cache built it meanwhile.
   const built = buildsInTurn.then(() => (existsSync(path) ? path : buildApart(snapshot, datasets, log)));
   buildsInTurn = built.catch(() => undefined);
   building.set(path, built);
@@ -80,7 +81,8 @@ export async function ensureServeDatabase(snapshot: Snapshot, datasets: readonly
 const building = new Map<string, Promise<string>>();
 let buildsInTurn: Promise<unknown> = Promise.resolve();
 
-async function buildApart(snapshot: Snapshot, datasets: readonly Dataset[], log: (event: Record<string, unknown>) => void): Promise<string> {  log({ event: 'serving-database-building', snapshot: snapshot.id });
+async function buildApart(snapshot: Snapshot, datasets: readonly Dataset[], log: (event: Record<string, unknown>) => void): Promise<string> {
+  log({ event: 'serving-database-building', snapshot: snapshot.id });
   const started = performance.now();
   const declared = JSON.stringify(datasets.map(({ name, module }) => ({ name, module })));
   const [command, args] = nodeCommand(builder, [resolve(snapshot.dir), snapshot.id, resolve(snapshot.cacheDir), declared]);

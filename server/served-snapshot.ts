@@ -198,11 +198,6 @@ export class ServedSnapshot implements ServedTables {
     };
   }
 
-  /** Whether it closes once its last request ends (and takes no more). */
-  get isRetired(): boolean {
-    return this.retired;
-  }
-
   /** A newer snapshot took over: close once the last request on this one ends. */
   retire(): void {
     this.retired = true;

@@ -5,8 +5,8 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { invalidParameter, Problem } from '../core/problem.ts';
 import { MANIFEST_FILE } from '../core/snapshot/manifest.ts';
-import { currentSnapshotId, dataLayout, holdsSnapshot } from '../core/snapshot/layout.ts';
-import { openSnapshot } from '../core/snapshot/read.ts';
+import { currentSnapshotId, dataLayout, holdsSnapshot, isSnapshotId } from '../core/snapshot/layout.ts';
+import { openSnapshot, type Snapshot } from '../core/snapshot/read.ts';
 import { ServedSnapshot, type ServedSnapshotOptions } from './served-snapshot.ts';
 
 /**
@@ -61,8 +61,7 @@ export class SnapshotHost {
    */
   async leaseOf(id: string | undefined): Promise<{ served: ServedSnapshot; release: () => void }> {
     if (id === undefined || id === this.served.id) return this.lease();
-    if (!/^\w[\w.-]*$/.test(id)) throw invalidParameter('snapshot', 'snapshot names a snapshot by its id, e.g. snapshot=20251001T220000Z-a7b138a7');
-    if (!this.holds(id)) throw await this.noSnapshot(id);
+    await this.assertHeld(id);
     if (this.closed) throw new Problem('service-unavailable', 'the server is stopping', {}, { 'retry-after': '5' });
     const entry = this.claimPast(id);
     let served: ServedSnapshot;
@@ -78,6 +77,22 @@ export class SnapshotHost {
     const release = served.lease();
     this.retireIfPutAside(entry);
     return { served, release };
+  }
+
+  /**
+   * The snapshot `id` as read from disk, for what needs its manifest but not its data (the index):
+   * opening a past snapshot to serve it takes its page copies and perhaps a database build.
+   */
+  async snapshotOf(id: string | undefined): Promise<Snapshot> {
+    if (id === undefined || id === this.served.id) return this.served.snapshot;
+    await this.assertHeld(id);
+    return openSnapshot(this.dataDir, id);
+  }
+
+  /** A 400 for what cannot be an id, a 404 naming the nearest held for an id not held. */
+  private async assertHeld(id: string): Promise<void> {
+    if (!isSnapshotId(id)) throw invalidParameter('snapshot', 'snapshot names a snapshot by its id, e.g. snapshot=20251001T220000Z-a7b138a7');
+    if (!this.holds(id)) throw await this.noSnapshot(id);
   }
 
   /** A snapshot directory that holds a manifest (a pull writes it last). */

@@ -53,39 +53,48 @@ export async function linksUnder(dir: string, into: Links = new Map()): Promise<
   return into;
 }
 
-/** Every snapshot of the data directory, oldest first (ids begin with their time). */
-export async function readHistory(dataDir: string): Promise<History> {
+/** A snapshot directory of the data directory, with its manifest, or why it has none that can be read. */
+export type Listed = { readonly id: string; readonly current: boolean } & ({ readonly manifest: Manifest } | { readonly error: string });
+
+/** Every snapshot directory of the data directory, oldest first (ids begin with their time), reading manifests only. */
+export async function listSnapshots(dataDir: string): Promise<Listed[]> {
   const layout = dataLayout(dataDir);
   const ids = (await readdir(layout.snapshots, { withFileTypes: true }).catch(() => [])).filter((entry) => entry.isDirectory() || entry.isSymbolicLink()).map((entry) => entry.name).sort();
   const current = await currentSnapshotId(dataDir);
-  const read = await Promise.all(
+  return Promise.all(
     ids.map(async (id) => {
-      const dir = layout.snapshot(id);
       try {
-        return { id, manifest: await readManifest(dir), files: await linksUnder(dir) };
+        return { id, current: id === current, manifest: await readManifest(layout.snapshot(id)) };
       } catch (error) {
-        return { id, error: (error as Error).message };
+        return { id, current: id === current, error: (error as Error).message };
       }
     }),
   );
+}
+
+/** Every snapshot of the data directory, oldest first, with what it takes on disk (every file of every snapshot looked at). */
+export async function readHistory(dataDir: string): Promise<History> {
+  const layout = dataLayout(dataDir);
   const everyFile: Links = new Map();
   const snapshots: SnapshotSummary[] = [];
   const unreadable: History['unreadable'][number][] = [];
-  for (const snapshot of read) {
-    if (!snapshot.manifest) {
-      unreadable.push({ id: snapshot.id, error: snapshot.error! });
+  for (const listed of await listSnapshots(dataDir)) {
+    if ('error' in listed) {
+      unreadable.push({ id: listed.id, error: listed.error });
       continue;
     }
+    const { id, current, manifest } = listed;
+    const files = await linksUnder(layout.snapshot(id));
     let own = 0;
     let shared = 0;
-    for (const [inode, file] of snapshot.files) {
+    for (const [inode, file] of files) {
       // Its own when every link the file has is in this snapshot: removing it frees the file.
       if (file.seen === file.links) own += file.bytes;
       else shared += file.bytes;
       everyFile.set(inode, file);
     }
-    const rows = Object.fromEntries(Object.entries(snapshot.manifest.datasets).map(([name, dataset]) => [name, Object.values(dataset.tables).reduce((sum, table) => sum + table.rows, 0)]));
-    snapshots.push({ id: snapshot.id, current: snapshot.id === current, createdAt: snapshot.manifest.createdAt, source: sourceOf(snapshot.manifest), rows, files: snapshot.files.size, bytes: { own, shared } });
+    const rows = Object.fromEntries(Object.entries(manifest.datasets).map(([name, dataset]) => [name, Object.values(dataset.tables).reduce((sum, table) => sum + table.rows, 0)]));
+    snapshots.push({ id, current, createdAt: manifest.createdAt, source: sourceOf(manifest), rows, files: files.size, bytes: { own, shared } });
   }
   return { snapshots, unreadable, bytes: [...everyFile.values()].reduce((sum, file) => sum + file.bytes, 0) };
 }

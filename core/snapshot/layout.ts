@@ -29,8 +29,11 @@ export const dataLayout = (dataDir: string) => {
 /** The data directory a snapshot's directory (`<root>/snapshots/<id>`) is in. */
 export const dataDirOf = (snapshotDir: string) => resolve(snapshotDir, '..', '..');
 
-/** Whether the data directory holds a snapshot of that id (a name, not a path: `..` is none). */
-export const holdsSnapshot = (dataDir: string, id: string) => /^\w[\w.-]*$/.test(id) && existsSync(dataLayout(dataDir).snapshot(id));
+/** Whether a text can be a snapshot's id: a name, not a path (`..` is none). */
+export const isSnapshotId = (id: string) => /^\w[\w.-]*$/.test(id);
+
+/** Whether the data directory holds a snapshot of that id. */
+export const holdsSnapshot = (dataDir: string, id: string) => isSnapshotId(id) && existsSync(dataLayout(dataDir).snapshot(id));
 
 /** Where the data directory is: `--data`, else ODSNAP_DATA, else ./data. */
 export const defaultDataDir = () => process.env.ODSNAP_DATA || 'data';

@@ -137,7 +137,6 @@ export const tableSource = (files: readonly string[]) =>
 export const createTableView = (db: Pick<Database, 'run'>, name: string, files: readonly string[]) =>
   db.run(`CREATE OR REPLACE VIEW ${quoteIdentifier(name)} AS SELECT * FROM ${tableSource(files)}`);
 
-/** The views of every table of a snapshot (see viewName), e.g. rcn_transactions, bike_counter_readings. */
 /** What views are made from: a data set's names and its tables' names (a Dataset is one). */
 export interface ViewedDataset {
   readonly name: string;
@@ -149,6 +148,7 @@ export interface ViewedDataset {
 export const viewedDatasets = (datasets: readonly ViewedDataset[]): ViewedDataset[] =>
   datasets.map(({ name, sqlName, tables }) => ({ name, sqlName, tables: Object.fromEntries(Object.values(tables).map((table) => [table.name, { name: table.name }])) }));
 
+/** The views of every table of a snapshot (see viewName), e.g. rcn_transactions, bike_counter_readings. */
 export async function createViews(db: Pick<Database, 'run'>, snapshot: Snapshot, datasets: readonly ViewedDataset[]): Promise<string[]> {
   const names: string[] = [];
   for (const dataset of datasets) {

@@ -1,7 +1,7 @@
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { lockDataDir } from './data-lock.ts';
-import { linksUnder, readHistory, type Links } from './history.ts';
+import { linksUnder, listSnapshots, type Links } from './history.ts';
 import { snapshotCacheDir } from './read.ts';
 import { dataLayout } from './layout.ts';
 import { snapshotsRead } from './readers.ts';
@@ -87,10 +87,11 @@ export async function prune(dataDir: string, policy: RetentionPolicy, options: {
   const layout = dataLayout(dataDir);
   const unlock = await lockDataDir(dataDir, 'prune');
   try {
-    const history = await readHistory(dataDir);
-    const chosen = chooseKept(history.snapshots, policy);
+    // Those without a readable manifest are left alone: nothing says when they were made.
+    const snapshots = (await listSnapshots(dataDir)).flatMap((s) => ('manifest' in s ? [{ id: s.id, current: s.current, createdAt: s.manifest.createdAt }] : []));
+    const chosen = chooseKept(snapshots, policy);
     const read = snapshotsRead(dataDir);
-    const decisions = history.snapshots.map((s) => ({
+    const decisions = snapshots.map((s) => ({
       id: s.id,
       createdAt: s.createdAt,
       kept: [...(chosen.get(s.id) ?? []), ...(s.current ? ['current'] : []), ...(read.has(s.id) ? ['in use'] : [])],

@@ -90,20 +90,12 @@ export class SqlRunner {
 
   /** Starts the SQL process if none runs, and answers it once it takes queries. */
   async ready(): Promise<SqlProcess> {
-    if (this.closed) throw new Problem('service-unavailable', 'the snapshot is being replaced; send the query again', {}, { 'retry-after': '1' });
+    this.refuseIfClosed();
     if (!this.current) {
       this.starting ??= this.spawn().finally(() => (this.starting = undefined));
       this.current = await this.starting;
     }
-    const process = this.current;
-    try {
-      await process.ready;
-      return process;
-    } catch (error) {
-      if (this.current === process) this.current = undefined;
-      this.log({ event: 'sql-process-failed', error: (error as Error).message });
-      throw new Problem('service-unavailable', 'the SQL process could not start; send the query again', {}, { 'retry-after': '5' });
-    }
+    return this.takingQueries(this.current);
   }
 
   /**
@@ -111,13 +103,23 @@ export class SqlRunner {
    * whatever failed beside it (a neighbour's memory, a damaged DuckDB) cannot fail it twice.
    */
   private async alone(): Promise<SqlProcess> {
-    if (this.closed) throw new Problem('service-unavailable', 'the snapshot is being replaced; send the query again', {}, { 'retry-after': '1' });
+    this.refuseIfClosed();
     const process = await this.spawn();
     process.retired = true;
+    return this.takingQueries(process);
+  }
+
+  private refuseIfClosed(): void {
+    if (this.closed) throw new Problem('service-unavailable', 'the snapshot is being replaced; send the query again', {}, { 'retry-after': '1' });
+  }
+
+  /** `process` once it takes queries; a 503 if it could not start. */
+  private async takingQueries(process: SqlProcess): Promise<SqlProcess> {
     try {
       await process.ready;
       return process;
     } catch (error) {
+      if (this.current === process) this.current = undefined;
       this.log({ event: 'sql-process-failed', error: (error as Error).message });
       throw new Problem('service-unavailable', 'the SQL process could not start; send the query again', {}, { 'retry-after': '5' });
     }
