@@ -18,11 +18,12 @@
  * SOAK_SECONDS (default 600) and SOAK_IDLE_SECONDS (default 120) shorten it for a try.
  */
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, readFile, readlink, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
 import { Agent, get } from 'node:http';
 import { join } from 'node:path';
 import { addDays } from '../core/calendar.ts';
 import { dataLayout } from '../core/snapshot/layout.ts';
+import { makeCurrent } from '../core/snapshot/write.ts';
 import { viewName } from '../core/table.ts';
 import { datasets } from '../datasets/index.ts';
 import { defaultSeed, defaultUntil } from '../datasets/vocabulary/sample.ts';
@@ -136,8 +137,7 @@ async function soakDataDir(first: string, next: string): Promise<{ dir: string; 
     cache,
     async swap() {
       // As a pull makes a snapshot current: a new link renamed over the old.
-      await symlink(`snapshots/${ids[1]}`, join(dir, 'current.next'));
-      await rename(join(dir, 'current.next'), join(dir, 'current'));
+      await makeCurrent(dir, ids[1]!);
       return ids[1]!;
     },
   };

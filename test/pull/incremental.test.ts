@@ -9,7 +9,7 @@ import { generateSample } from '../../scripts/sample/generate.ts';
 import { openSnapshot, tableFiles, tableSource, type Snapshot } from '../../core/snapshot/read.ts';
 import { startFaultProxy, type FaultProxy } from '../fixtures/fault-proxy.ts';
 import { differences, pullFrom, tempDir } from '../fixtures/pull.ts';
-import { startTestServer, type TestServer } from '../fixtures/server.ts';
+import { startTestServer, type TestServer, untilServing } from '../fixtures/server.ts';
 import { tinyDataDir, withDatabase } from '../fixtures/tiny.ts';
 
 /**
@@ -48,10 +48,7 @@ beforeAll(async () => {
   first = await openSnapshot(pulledDir);
 
   grown = await generateSample({ dataDir: upstreamDir, datasets, settings: { scale: 'tiny', seed: 1, until: addDays(defaultUntil, 1) } });
-  for (let waited = 0; upstream.host.current.id !== grown.id; waited += 50) {
-    if (waited > 30_000) throw new Error('the upstream did not take the grown city over');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await untilServing(upstream, grown.id);
 
   revising = true;
   let mark = counter.requests.length;

@@ -6,7 +6,7 @@ import { addDays } from '../../core/calendar.ts';
 import { defaultUntil } from '../../datasets/vocabulary/sample.ts';
 import { datasets } from '../../datasets/index.ts';
 import { generateSample } from '../../scripts/sample/generate.ts';
-import { startTestServer, type TestServer } from '../fixtures/server.ts';
+import { startTestServer, type TestServer, untilServing } from '../fixtures/server.ts';
 import { tinyDataDir } from '../fixtures/tiny.ts';
 
 let dataDir: string;
@@ -42,10 +42,7 @@ describe('hot swap', () => {
     const clients = Array.from({ length: 6 }, client);
 
     const next = await generateSample({ dataDir, datasets, settings: { scale: 'tiny', seed: 1, until: addDays(defaultUntil, 1) } });
-    for (let waited = 0; server.host.current.id !== next.id; waited += 50) {
-      if (waited > 30_000) throw new Error('the server did not take the new snapshot over');
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await untilServing(server, next.id);
     await new Promise((resolve) => setTimeout(resolve, 300));
     running = false;
     await Promise.all(clients);

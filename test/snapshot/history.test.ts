@@ -1,9 +1,10 @@
-import { cp, rename, symlink, writeFile } from 'node:fs/promises';
+import { cp, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays } from '../../core/calendar.ts';
 import { diffSnapshots, type SnapshotDiff } from '../../core/snapshot/diff.ts';
 import { readHistory } from '../../core/snapshot/history.ts';
+import { makeCurrent } from '../../core/snapshot/write.ts';
 import { openSnapshot, type Snapshot } from '../../core/snapshot/read.ts';
 import { datasets } from '../../datasets/index.ts';
 import { defaultUntil } from '../../datasets/vocabulary/sample.ts';
@@ -12,7 +13,7 @@ import { generateSample } from '../../scripts/sample/generate.ts';
 import { startFaultProxy, type FaultProxy } from '../fixtures/fault-proxy.ts';
 import { capture } from '../fixtures/output.ts';
 import { capturedTables, pullFrom, tempDir } from '../fixtures/pull.ts';
-import { startTestServer, type TestServer } from '../fixtures/server.ts';
+import { startTestServer, type TestServer, untilServing } from '../fixtures/server.ts';
 import { expectedChanges } from '../fixtures/history.ts';
 import { tinyDataDir, withDatabase } from '../fixtures/tiny.ts';
 
@@ -51,10 +52,7 @@ beforeAll(async () => {
   expect((await pullFrom(proxy.url, mirrorDir)).ok).toBe(true);
   first = await openSnapshot(mirrorDir);
   sampleAfter = await generateSample({ dataDir: upstreamDir, datasets, settings: { scale: 'tiny', seed: 1, until: addDays(defaultUntil, 1) } });
-  for (let waited = 0; upstream.host.current.id !== sampleAfter.id; waited += 50) {
-    if (waited > 30_000) throw new Error('the upstream did not take the grown city over');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await untilServing(upstream, sampleAfter.id);
   revising = true;
   expect((await pullFrom(proxy.url, mirrorDir)).ok).toBe(true);
   second = await openSnapshot(mirrorDir);
@@ -212,10 +210,7 @@ describe('time travel on the server', () => {
     `/api/public/rcn/properties/${revised}`,
     '/api/public/rcn/properties?limit=3',
   ];
-  const moveCurrent = async (id: string) => {
-    await symlink(`snapshots/${id}`, join(mirrorDir, 'current.next'));
-    await rename(join(mirrorDir, 'current.next'), join(mirrorDir, 'current'));
-  };
+  const moveCurrent = (id: string) => makeCurrent(mirrorDir, id);
 
   it('answers ?snapshot= for a past snapshot byte for byte as it answered the same request while that one was current, and says which one answered', async () => {
     await moveCurrent(first.id);
@@ -232,10 +227,7 @@ describe('time travel on the server', () => {
       expect(new Set([...then.values()].map((answer) => answer.snapshot))).toEqual(new Set([first.id]));
       expect(then.get(inFirst('/api/public/rcn/transactions'))!.body).toContain(`/api/public/rcn/transactions?snapshot=${first.id}&limit=100&offset=100"`);
       await moveCurrent(second.id);
-      for (let waited = 0; server.host.current.id !== second.id; waited += 50) {
-        if (waited > 30_000) throw new Error('the server did not take the second snapshot over');
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      await untilServing(server, second.id);
       const now = await server.fetch(`/api/public/rcn/properties/${revised}`);
       expect(now.headers.get('x-odsnap-snapshot')).toBe(second.id);
       expect((await now.json()).grossPrice).toBe(REVISED_PRICE);

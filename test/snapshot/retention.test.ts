@@ -1,5 +1,5 @@
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { link, mkdir, readFile, rename, stat, symlink, unlink, writeFile } from 'node:fs/promises';
+import { spawn, spawnSync } from 'node:child_process';
+import { link, mkdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -7,6 +7,7 @@ import { addDays } from '../../core/calendar.ts';
 import { readHistory } from '../../core/snapshot/history.ts';
 import { dataLayout } from '../../core/snapshot/layout.ts';
 import { markReading, snapshotsRead } from '../../core/snapshot/readers.ts';
+import { makeCurrent } from '../../core/snapshot/write.ts';
 import { chooseKept, isoWeek, prune } from '../../core/snapshot/retention.ts';
 import { datasets } from '../../datasets/index.ts';
 import { defaultUntil } from '../../datasets/vocabulary/sample.ts';
@@ -14,6 +15,7 @@ import { main } from '../../cli/main.ts';
 import { generateSample } from '../../scripts/sample/generate.ts';
 import { capture } from '../fixtures/output.ts';
 import { startTestServer } from '../fixtures/server.ts';
+import { diskBytes } from '../fixtures/history.ts';
 import { tempDir } from '../fixtures/tiny.ts';
 
 describe('a retention policy', () => {
@@ -35,8 +37,7 @@ describe('a retention policy', () => {
   });
 });
 
-/** Bytes of every file under `dirs`, each file once however many links it has, as du counts them. */
-const du = (...dirs: string[]) => Number(execFileSync('sh', ['-c', `find "$@" -type f -print0 | du -cb --files0-from=- | tail -1 | cut -f1`, 'du', ...dirs], { encoding: 'utf8' }));
+const du = diskBytes;
 
 describe('a reader', () => {
   it('that marks a snapshot a prune has just removed is refused, its mark gone', async () => {
@@ -114,8 +115,7 @@ describe('odsnap prune', () => {
 
   it('keeps what the policy, the current link and running readers keep, frees the bytes it reports, and the server answers throughout', async () => {
     // The current snapshot is an older one; a process reads another; a reader that died marked a third.
-    await symlink(`snapshots/${ids[4]}`, join(dataDir, 'current.next'));
-    await rename(join(dataDir, 'current.next'), join(dataDir, 'current'));
+    await makeCurrent(dataDir, ids[4]!);
     const unmark = markReading(dataDir, ids[2]!);
     const dead = spawnSync('true').pid!;
     await writeFile(join(dataDir, '.readers', `${ids[1]}@${hostname()}-${dead}-0a1b2c3d`), '');

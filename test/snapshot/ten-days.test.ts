@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays } from '../../core/calendar.ts';
 import { withDatabase } from '../fixtures/tiny.ts';
@@ -9,9 +8,9 @@ import { prune } from '../../core/snapshot/retention.ts';
 import { datasets } from '../../datasets/index.ts';
 import { defaultUntil } from '../../datasets/vocabulary/sample.ts';
 import { generateSample } from '../../scripts/sample/generate.ts';
-import { expectedChanges } from '../fixtures/history.ts';
+import { diskBytes, expectedChanges } from '../fixtures/history.ts';
 import { capturedTables, pullFrom, tempDir } from '../fixtures/pull.ts';
-import { startTestServer, type TestServer } from '../fixtures/server.ts';
+import { startTestServer, type TestServer, untilServing } from '../fixtures/server.ts';
 
 /**
  * The tiny city grown a day at a time for ten days, pulled after each: the history a mirror keeps
@@ -31,14 +30,6 @@ const answered = new Map<string, string>();
 const paths = ['/api/public/bike-counter/counters', '/api/public/air-quality/stations', '/api/public/rcn/transactions?limit=2', '/api/public/citybike/seasons'];
 const naming = (path: string, id: string) => `${path}${path.includes('?') ? '&' : '?'}snapshot=${id}`;
 
-const until = (server: TestServer, id: string) =>
-  (async () => {
-    for (let waited = 0; server.host.current.id !== id; waited += 50) {
-      if (waited > 30_000) throw new Error(`the server did not take ${id} over`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  })();
-
 beforeAll(async () => {
   const upstreamDir = await tempDir('ten-days-upstream');
   mirrorDir = await tempDir('ten-days-mirror');
@@ -46,13 +37,13 @@ beforeAll(async () => {
     const sample = await generateSample({ dataDir: upstreamDir, datasets, settings: { scale: 'tiny', seed: 1, until: addDays(defaultUntil, day - DAYS) } });
     samples.push(sample);
     if (day === 0) upstream = await startTestServer({ dataDir: upstreamDir, watch: true });
-    else await until(upstream, sample.id);
+    else await untilServing(upstream, sample.id);
     const result = await pullFrom(upstream.url, mirrorDir);
     expect(result.ok, result.log).toBe(true);
     const snapshot = await openSnapshot(mirrorDir);
     pulled.push(snapshot);
     if (day === 0) mirror = await startTestServer({ dataDir: mirrorDir, watch: true });
-    else await until(mirror, snapshot.id);
+    else await untilServing(mirror, snapshot.id);
     for (const path of paths) {
       const response = await mirror.fetch(naming(path, snapshot.id));
       expect(response.status, path).toBe(200);
@@ -128,7 +119,7 @@ describe('ten days of pulls', () => {
         answers++;
       }
     })();
-    const du = () => Number(execFileSync('sh', ['-c', `find "$0" -type f -print0 | du -cb --files0-from=- | tail -1 | cut -f1`, mirrorDir], { encoding: 'utf8' }));
+    const du = () => diskBytes(mirrorDir);
     const before = du();
     try {
       // The mirror still has the snapshot it answered the last past request from open (day 9's, or whichever came last): in use, so kept.
