@@ -55,7 +55,6 @@ async function httpOnce(port: number, path: string, via: Agent): Promise<{ ms: n
   return { ms: performance.now() - started, bytes };
 }
 
-/** A bare node:http server in its own process, as the server is: GET /N answers N bytes from memory, nothing else. */
 /**
  * Times one request straight in DuckDB and over HTTP. Raw: the statements the server runs for it,
  * prepared once (as the server keeps them prepared), each result's chunks read out. Three raw runs
