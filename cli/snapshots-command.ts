@@ -8,9 +8,9 @@ export const snapshotsCommand = defineCommand({
   name: 'snapshots',
   summary: 'List the snapshots a data directory keeps: when, from where, rows per data set, and the bytes each holds alone and shares.',
   description:
-    'A pull hard-links the files it did not change from the snapshot before. "own" is what only that snapshot holds\n' +
-    '(what removing it would free), "shared" what it links with another; the total counts each file once. The current\n' +
-    'snapshot is marked with *.',
+    'A pull hard-links the files it did not change from the snapshot before, and a build links the Parquet files into\n' +
+    'its tree. "own" is what only that snapshot holds (what removing it would free), "shared" what it links with another\n' +
+    'snapshot or a tree; the total counts each file once. The current snapshot is marked with *.',
   options: {
     data: dataDirOption('read'),
     format: reportFormatOption,
