@@ -41,6 +41,13 @@ export const DUCKDB_SCRIPT = `${DOWNLOADS}/odsnap.sql`;
 /** The site's page of a data set (English; the site's other language lives under `pl/`), which catalogues link to. */
 export const datasetPagePath = (dataset: string) => `datasets/${dataset}/`;
 
+/** The pulls a tree knows, newest first, with what each changed (see scripts/static/changes.ts). */
+export const CHANGES_INDEX = 'api/public/changes/index.json';
+/** What one pull changed: the records it added, changed and removed, and counts per day for series. */
+export const changesPath = (snapshot: string) => `api/public/changes/${snapshot}.json`;
+/** The Atom feed of a data set that declares one. */
+export const feedPath = (dataset: string) => `api/public/${dataset}/changes.atom`;
+
 /** The rows of a data set's charts and map layers. */
 export const figuresPath = (dataset: string) => `api/public/figures/${dataset}.json`;
 

@@ -82,6 +82,13 @@ export interface TableSpec<C extends Columns> {
   readonly sortBy: readonly (keyof C & string)[];
   /** The column that places a row in time; its min and max are recorded per file. */
   readonly timeColumn?: keyof C & string;
+  /**
+   * How a pull's changes to the table are published (see core/snapshot/changes.ts): `records`,
+   * each record added, changed (old and new values) or removed, by key (a register); `days`,
+   * counts per day of the time column (a series too big to list). Default: `days` for a table
+   * with a time column, else `records`.
+   */
+  readonly changes?: 'records' | 'days';
 }
 
 export type WithExtra<C extends Columns> = C & { readonly extra: Column<unknown> };
@@ -98,6 +105,10 @@ export interface StoredDataset {
   readonly sqlName: string;
   readonly tables: Readonly<Record<string, Table>>;
 }
+
+/** How a pull's changes to a table are published: see TableSpec.changes. A table without a key lists no records, only counts. */
+export const changesOf = (table: Pick<Table, 'changes' | 'timeColumn' | 'key'>): 'records' | 'days' | 'counts' =>
+  (table.changes ?? (table.timeColumn ? 'days' : 'records')) === 'days' ? (table.timeColumn ? 'days' : 'counts') : table.key ? 'records' : 'counts';
 
 /** The name SQL reads a table by (charts, derived columns, /api/sql, the serving database): `<data set>_<table>`, e.g. rcn_transactions. */
 export const viewName = (dataset: Pick<StoredDataset, 'sqlName'>, table: string) => `${dataset.sqlName}_${table}`;

@@ -35,6 +35,7 @@ const TYPES: Readonly<Record<string, string>> = {
   '.txt': 'text/plain; charset=utf-8',
   '.conf': 'text/plain; charset=utf-8',
   '.xml': 'application/xml',
+  '.atom': 'application/atom+xml; charset=utf-8',
 };
 
 /** Files up to this size are kept in memory once read… */
@@ -159,7 +160,7 @@ function readEntry(file: string, path: string): Entry | null {
   const identity = variantOf(file);
   if (!identity) return null;
   const extension = extname(path);
-  const compressible = ['.json', '.jsonld', '.html', '.js', '.mjs', '.css', '.svg', '.wasm'].includes(extension);
+  const compressible = ['.json', '.jsonld', '.atom', '.html', '.js', '.mjs', '.css', '.svg', '.wasm'].includes(extension);
   const br = compressible ? variantOf(`${file}.br`) : undefined;
   const gzip = compressible ? variantOf(`${file}.gz`) : undefined;
   const bytes = [identity, br, gzip].reduce((sum, v) => sum + (v?.content?.length ?? 0), 0);

@@ -1,6 +1,6 @@
 import type { Database } from '../db/duckdb.ts';
 import { quoteIdentifier, quoteString } from '../db/duckdb.ts';
-import type { StoredDataset } from '../table.ts';
+import { changesOf, type Column, type StoredDataset, type Table } from '../table.ts';
 import type { FileManifest, TableManifest } from './manifest.ts';
 import { tableSource, type Snapshot } from './read.ts';
 
@@ -28,6 +28,32 @@ export interface TableDiff {
   readonly columns: Readonly<Record<string, number>>;
   /** A few keys of each kind of change, `/` between a key's parts (keyed tables only). */
   readonly examples: { readonly added: readonly string[]; readonly removed: readonly string[]; readonly changed: readonly string[] };
+  /** With `detail`, for a table whose changes are published as records: each one (up to a bound). */
+  readonly records?: RecordChanges;
+  /** With `detail`, for a table whose changes are published by day: rows added, removed and changed per day of its time column. */
+  readonly days?: readonly DayChanges[];
+}
+
+/** A changed column's value before and after, as JSON (decimals and days as text, instants as ISO UTC). */
+export interface FieldChange {
+  readonly old: unknown;
+  readonly new: unknown;
+}
+
+export interface RecordChanges {
+  readonly added: readonly string[];
+  readonly removed: readonly string[];
+  readonly changed: readonly { readonly key: string; readonly fields: Readonly<Record<string, FieldChange>> }[];
+  /** True when a kind of change had more records than are listed (each list keeps the first by key). */
+  readonly truncated: boolean;
+}
+
+export interface DayChanges {
+  /** Null for rows without a time. */
+  readonly day: string | null;
+  readonly added: number;
+  readonly removed: number;
+  readonly changed: number;
 }
 
 export interface SnapshotDiff {
@@ -37,8 +63,17 @@ export interface SnapshotDiff {
 }
 
 const EXAMPLES = 5;
+/** Most records of each kind of change listed per table with `detail`: a day's pull lists all of its own; a first-ever diff of a register would not fit a page. */
+export const RECORDS_LISTED = 1000;
 
-export async function diffSnapshots(db: Database, from: Snapshot, to: Snapshot, datasets: readonly StoredDataset[], options: { dataset?: string; onTable?: (name: string) => void } = {}): Promise<SnapshotDiff> {
+export interface DiffOptions {
+  readonly dataset?: string;
+  readonly onTable?: (name: string) => void;
+  /** Also list the records (or count the days) each table's changes are published as (see TableSpec.changes). */
+  readonly detail?: boolean;
+}
+
+export async function diffSnapshots(db: Database, from: Snapshot, to: Snapshot, datasets: readonly StoredDataset[], options: DiffOptions = {}): Promise<SnapshotDiff> {
   const tables: TableDiff[] = [];
   const names = [...new Set([...Object.keys(from.manifest.datasets), ...Object.keys(to.manifest.datasets)])].filter((name) => options.dataset === undefined || name === options.dataset);
   for (const name of names) {
@@ -46,8 +81,7 @@ export async function diffSnapshots(db: Database, from: Snapshot, to: Snapshot, 
     const tableNames = [...new Set([...Object.keys(from.manifest.datasets[name]?.tables ?? {}), ...Object.keys(to.manifest.datasets[name]?.tables ?? {})])];
     for (const table of tableNames) {
       options.onTable?.(`${name}/${table}`);
-      const pulled = Object.entries(definition?.tables[table]?.columns ?? {}).filter(([, column]) => 'pulled' in column).map(([column]) => column);
-      tables.push(await diffTable(db, name, table, side(from, name, table), side(to, name, table), pulled));
+      tables.push(await diffTable(db, name, table, side(from, name, table), side(to, name, table), definition?.tables[table], options.detail ?? false));
     }
   }
   return { from: from.id, to: to.id, tables };
@@ -64,13 +98,18 @@ function side(snapshot: Snapshot, dataset: string, table: string): Side {
   return { manifest, files: new Map((manifest?.files ?? []).map((file) => [file.path, { ...file, absolute: `${snapshot.dir}/${file.path}` }])) };
 }
 
-async function diffTable(db: Database, dataset: string, table: string, from: Side, to: Side, pulled: readonly string[]): Promise<TableDiff> {
+async function diffTable(db: Database, dataset: string, table: string, from: Side, to: Side, definition: Table | undefined, detail: boolean): Promise<TableDiff> {
+  const pulled = Object.entries(definition?.columns ?? {}).filter(([, column]) => 'pulled' in column).map(([column]) => column);
+  const published = detail && definition ? changesOf(definition) : 'counts';
   const same = [...from.files.values()].filter((file) => to.files.get(file.path)?.sha256 === file.sha256);
   const sameSet = new Set(same.map((file) => file.path));
   const read = (side: Side) => [...side.files.values()].filter((file) => !sameSet.has(file.path)).map((file) => file.absolute);
   const [before, after] = [read(from), read(to)];
   const key = (to.manifest ?? from.manifest)!.key;
-  const nothing: TableDiff = { dataset, table, key, files: { same: same.length, read: before.length + after.length }, added: 0, removed: 0, changed: 0, reordered: 0, columns: {}, examples: { added: [], removed: [], changed: [] } };
+  const nothing: TableDiff = {
+    dataset, table, key, files: { same: same.length, read: before.length + after.length }, added: 0, removed: 0, changed: 0, reordered: 0, columns: {}, examples: { added: [], removed: [], changed: [] },
+    ...(published === 'records' ? { records: { added: [], removed: [], changed: [], truncated: false } } : published === 'days' ? { days: [] } : {}),
+  };
   if (!before.length && !after.length) return nothing;
 
   // A side with no file left to read is the other's columns with no rows.
@@ -82,12 +121,22 @@ async function diffTable(db: Database, dataset: string, table: string, from: Sid
   const shared = afterColumns.filter((column) => beforeColumns.includes(column));
   const data = shared.filter((column) => !pulled.includes(column) && !(key ?? []).includes(column));
 
+  // The day a row stands on, in UTC (the session's zone), from its time column.
+  const time = definition?.timeColumn && shared.includes(definition.timeColumn) ? definition.timeColumn : undefined;
+  const dayOf = (row: string) => (time ? `strftime(CAST(${row}${quoteIdentifier(time)} AS DATE), '%Y-%m-%d')` : 'NULL');
+
   if (!key) {
     const list = shared.filter((column) => !pulled.includes(column)).map(quoteIdentifier).join(', ');
-    const [counts] = await db.rows<{ added: bigint; removed: bigint }>(
-      `SELECT (SELECT count(*) FROM (SELECT ${list} FROM __after EXCEPT ALL SELECT ${list} FROM __before)) AS added, (SELECT count(*) FROM (SELECT ${list} FROM __before EXCEPT ALL SELECT ${list} FROM __after)) AS removed`,
+    const only = (a: string, b: string) => `SELECT ${list} FROM ${a} EXCEPT ALL SELECT ${list} FROM ${b}`;
+    const [counts] = await db.rows<{ added: bigint; removed: bigint }>(`SELECT (SELECT count(*) FROM (${only('__after', '__before')})) AS added, (SELECT count(*) FROM (${only('__before', '__after')})) AS removed`);
+    const diff = { ...nothing, added: Number(counts!.added), removed: Number(counts!.removed) };
+    if (published !== 'days') return diff;
+    const days = await db.rows<{ day: string; added: bigint; removed: bigint }>(
+      `SELECT day, count(*) FILTER (WHERE side = 'added') AS added, count(*) FILTER (WHERE side = 'removed') AS removed
+       FROM (SELECT ${dayOf('')} AS day, 'added' AS side FROM (${only('__after', '__before')}) UNION ALL SELECT ${dayOf('')}, 'removed' FROM (${only('__before', '__after')}))
+       GROUP BY day ORDER BY day NULLS LAST`,
     );
-    return { ...nothing, added: Number(counts!.added), removed: Number(counts!.removed) };
+    return { ...diff, days: days.map((row) => ({ day: row.day, added: Number(row.added), removed: Number(row.removed), changed: 0 })) };
   }
 
   const keyText = `concat_ws('/', ${key.map((column) => `CAST(coalesce(a.${quoteIdentifier(column)}, b.${quoteIdentifier(column)}) AS VARCHAR)`).join(', ')})`;
@@ -99,7 +148,8 @@ async function diffTable(db: Database, dataset: string, table: string, from: Sid
      SELECT ${keyText} AS key,
             CASE WHEN a.__present IS NULL THEN 'added' WHEN b.__present IS NULL THEN 'removed' ELSE 'changed' END AS change,
             ${changedColumns} AS columns,
-            (${movedOnly}) AS moved
+            (${movedOnly}) AS moved,
+            coalesce(${dayOf('b.')}, ${dayOf('a.')}) AS day
      FROM (SELECT *, true AS __present FROM __before) a
      FULL OUTER JOIN (SELECT *, true AS __present FROM __after) b ON ${key.map((column) => `a.${quoteIdentifier(column)} = b.${quoteIdentifier(column)}`).join(' AND ')}`,
   );
@@ -113,9 +163,13 @@ async function diffTable(db: Database, dataset: string, table: string, from: Sid
     `SELECT change, list(key ORDER BY key) AS keys FROM (SELECT change, key, row_number() OVER (PARTITION BY change ORDER BY key) AS n FROM __changes WHERE change <> 'changed' OR len(columns) > 0) WHERE n <= ${EXAMPLES} GROUP BY change`,
   );
   const examplesOf = (change: string) => examples.find((row) => row.change === change)?.keys ?? [];
+  const listed = published === 'records' ? { records: await recordsOf(db, key, data, definition!) } : {};
+  const days = published === 'days' ? { days: await daysOf(db) } : {};
   await db.run('DROP TABLE __changes');
   return {
     ...nothing,
+    ...listed,
+    ...days,
     added: count('added'),
     removed: count('removed'),
     changed: count('changed'),
@@ -123,4 +177,53 @@ async function diffTable(db: Database, dataset: string, table: string, from: Sid
     columns: Object.fromEntries(columns.map((row) => [row.column, Number(row.rows)])),
     examples: { added: examplesOf('added'), removed: examplesOf('removed'), changed: examplesOf('changed') },
   };
+}
+
+/** The records behind __changes, by key: keys added and removed, and each changed one's columns with their values either side. */
+async function recordsOf(db: Database, key: readonly string[], data: readonly string[], table: Table): Promise<RecordChanges> {
+  const listed = `change <> 'changed' OR len(columns) > 0`;
+  const keysOf = async (change: string) =>
+    (await db.rows<{ key: string }>(`SELECT key FROM __changes WHERE change = ${quoteString(change)} ORDER BY key LIMIT ${RECORDS_LISTED + 1}`)).map((row) => row.key);
+  const [added, removed] = [await keysOf('added'), await keysOf('removed')];
+  // The changed rows' keys, then both sides' values of the columns that changed, read by key.
+  await db.run(`CREATE OR REPLACE TEMP TABLE __listed AS SELECT key, columns FROM __changes WHERE change = 'changed' AND (${listed}) ORDER BY key LIMIT ${RECORDS_LISTED + 1}`);
+  const keyText = (row: string) => `concat_ws('/', ${key.map((column) => `CAST(${row}.${quoteIdentifier(column)} AS VARCHAR)`).join(', ')})`;
+  const valuesOf = async (view: string) => {
+    const columns = data.map((name) => `${jsonValue(`v.${quoteIdentifier(name)}`, table.columns[name])} AS ${quoteIdentifier(name)}`);
+    const rows = await db.rows<Record<string, string | null>>(`SELECT l.key, ${columns.join(', ') || 'NULL AS __none'} FROM __listed l JOIN ${view} v ON l.key = ${keyText('v')}`);
+    return new Map(rows.map((row) => [row.key!, row]));
+  };
+  const [before, after] = [await valuesOf('__before'), await valuesOf('__after')];
+  const changes = await db.rows<{ key: string; columns: string[] }>(`SELECT key, columns FROM __listed ORDER BY key`);
+  await db.run('DROP TABLE __listed');
+  const valueOf = (text: string | null | undefined) => (text == null ? null : JSON.parse(text));
+  const changed = changes.map(({ key: id, columns }) => ({
+    key: id,
+    fields: Object.fromEntries(columns.map((column) => [column, { old: valueOf(before.get(id)?.[column]), new: valueOf(after.get(id)?.[column]) }])),
+  }));
+  const truncated = [added, removed, changed].some((list) => list.length > RECORDS_LISTED);
+  return { added: added.slice(0, RECORDS_LISTED), removed: removed.slice(0, RECORDS_LISTED), changed: changed.slice(0, RECORDS_LISTED), truncated };
+}
+
+/** Rows added, removed and changed (reorderings aside) per day of the time column, from __changes. */
+async function daysOf(db: Database): Promise<DayChanges[]> {
+  const days = await db.rows<{ day: string | null; added: bigint; removed: bigint; changed: bigint }>(
+    `SELECT day, count(*) FILTER (WHERE change = 'added') AS added, count(*) FILTER (WHERE change = 'removed') AS removed, count(*) FILTER (WHERE change = 'changed' AND len(columns) > 0) AS changed
+     FROM __changes GROUP BY day HAVING added + removed + changed > 0 ORDER BY day NULLS LAST`,
+  );
+  return days.map((row) => ({ day: row.day, added: Number(row.added), removed: Number(row.removed), changed: Number(row.changed) }));
+}
+
+/** A column's value as JSON text, as v1 writes it: decimals and days as text, instants as ISO UTC (the session's zone). */
+function jsonValue(value: string, column: Column | undefined): string {
+  switch (column?.kind) {
+    case 'decimal':
+      return `CAST(to_json(CAST(${value} AS VARCHAR)) AS VARCHAR)`;
+    case 'day':
+      return `CAST(to_json(strftime(${value}, '%Y-%m-%d')) AS VARCHAR)`;
+    case 'instant':
+      return `CAST(to_json(strftime(${value}, '%Y-%m-%dT%H:%M:%S.%gZ')) AS VARCHAR)`;
+    default:
+      return `CAST(to_json(${value}) AS VARCHAR)`;
+  }
 }

@@ -46,6 +46,14 @@ const quarantineEntry = z.object({
   sha256: z.string().regex(/^[0-9a-f]{64}$/),
 });
 
+/** What a pull changed against the snapshot before it (see changes.ts). */
+const changesEntry = z.object({
+  from: z.string(),
+  path: z.string(),
+  bytes: z.number().int().nonnegative(),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+});
+
 export const manifestSchema = z.object({
   layoutVersion: z.literal(LAYOUT_VERSION),
   id: z.string(),
@@ -68,12 +76,15 @@ export const manifestSchema = z.object({
    * beyond the spec's, links relative to {base_url}. A mirror answers with them too.
    */
   endpoints: z.record(z.string(), z.object({ defaults: z.record(z.string(), z.string()).optional(), envelope: z.record(z.string(), z.unknown()).optional() })).optional(),
+  /** Absent for a snapshot with none before it, and for the sample's. */
+  changes: changesEntry.optional(),
 });
 
 export type Manifest = z.infer<typeof manifestSchema>;
 export type TableManifest = z.infer<typeof tableEntry>;
 export type FileManifest = z.infer<typeof fileEntry>;
 export type QuarantineManifest = z.infer<typeof quarantineEntry>;
+export type ChangesManifest = z.infer<typeof changesEntry>;
 export type SnapshotSource = z.infer<typeof source>;
 export type EndpointManifest = NonNullable<Manifest['endpoints']>[string];
 

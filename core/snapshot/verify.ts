@@ -36,7 +36,7 @@ export async function verifySnapshot(snapshotDir: string, onFile?: (path: string
       }
     }
   }
-  for (const entry of Object.values(manifest.quarantine ?? {})) {
+  for (const entry of [...Object.values(manifest.quarantine ?? {}), ...(manifest.changes ? [manifest.changes] : [])]) {
     listed.add(entry.path);
     const path = join(snapshotDir, entry.path);
     const info = await stat(path).catch(() => undefined);

@@ -6,6 +6,7 @@ import { openDatabase, type Database } from '../db/duckdb.ts';
 import { dataLayout } from './layout.ts';
 import { attributionFor, LAYOUT_VERSION, licence, MANIFEST_FILE, type Manifest, type SnapshotSource, type TableManifest } from './manifest.ts';
 import { verifySnapshot } from './verify.ts';
+import { recordChanges } from './changes.ts';
 import { createTableView, type Snapshot } from './read.ts';
 import { TableWriter } from './table-writer.ts';
 
@@ -21,6 +22,8 @@ export interface WriteSnapshotOptions {
   readonly log?: (line: string) => void;
   /** An earlier snapshot in the same directory: files that come out byte-identical to its own are hard links to them. */
   readonly previous?: Snapshot;
+  /** Record what changed against `previous` in the snapshot (a pull does: see changes.ts). */
+  readonly recordChanges?: boolean;
 }
 
 /** What filling a snapshot adds to its manifest besides the tables. */
@@ -77,15 +80,12 @@ export async function writeSnapshot(
     const createdAt = new Date(options.createdAt).toISOString();
     const fingerprint = createHash('sha256').update(JSON.stringify({ source: options.source, createdAt, datasets })).digest('hex');
     const id = `${createdAt.replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${fingerprint.slice(0, 8)}`;
-    const manifest: Manifest = {
-      layoutVersion: LAYOUT_VERSION,
-      id,
-      createdAt,
-      source: options.source,
-      licence: licence(attributionFor(options.source)),
-      datasets,
-      ...additions,
-    };
+    const tablesOnly: Manifest = { layoutVersion: LAYOUT_VERSION, id, createdAt, source: options.source, licence: licence(attributionFor(options.source)), datasets };
+    const changes =
+      options.previous && options.recordChanges
+        ? await recordChanges(db, options.previous, { id, dir: stagedSnapshot, cacheDir: layout.cache(id), manifest: tablesOnly }, options.datasets, options.log)
+        : undefined;
+    const manifest: Manifest = { ...tablesOnly, ...additions, ...(changes ? { changes } : {}) };
     await writeFile(join(stagedSnapshot, MANIFEST_FILE), JSON.stringify(manifest, null, 2) + '\n');
     const check = await verifySnapshot(stagedSnapshot);
     if (check.mismatches.length) throw new Error(`the new snapshot does not match its manifest, so it was not published: ${check.mismatches.slice(0, 5).join('; ')}`);

@@ -53,6 +53,8 @@ export const seasons = defineTable({
   key: ['year'],
   sortBy: ['list_position', 'year'],
   timeColumn: 'active_from',
+  // A few yearly records: each pull's changes are listed, not counted by day.
+  changes: 'records',
 });
 
 export const rides = defineTable({

@@ -36,4 +36,6 @@ export const rcn = defineDataset({
   ],
   sample: generate,
   charts,
+  // Deeds registered late and prices revised are what readers of a price register watch for.
+  feed: { table: 'transactions', title: text('New and revised transactions', 'Nowe i poprawione transakcje'), record: text('transaction', 'transakcja') },
 });

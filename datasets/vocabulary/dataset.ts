@@ -60,6 +60,20 @@ export interface DatasetSpec<T extends TableSpecs> {
   /** What the data set's page draws (see figure.ts). */
   readonly charts?: readonly Chart[];
   readonly map?: readonly MapLayer[];
+  /** An Atom feed of what each pull adds to or revises in one of the data set's tables. */
+  readonly feed?: ChangesFeed;
+}
+
+/**
+ * An Atom feed (`/api/public/<name>/changes.atom`) of the records each pull adds to or revises in
+ * `table`, one entry per record and pull, linked to the record (see scripts/static/changes.ts).
+ */
+export interface ChangesFeed {
+  /** A table of the data set, with a key. */
+  readonly table: string;
+  readonly title: Text;
+  /** What one record is called, for entry titles: `transaction`. */
+  readonly record: Text;
 }
 
 export interface Resource {
@@ -93,6 +107,7 @@ export interface Dataset extends StoredDataset {
   readonly sample: SampleGenerator<TableSpecs>;
   readonly charts: readonly Chart[];
   readonly map: readonly MapLayer[];
+  readonly feed?: ChangesFeed;
 }
 
 
@@ -153,6 +168,7 @@ export function defineDataset<T extends TableSpecs>(spec: DatasetSpec<T>): Datas
   const paths = endpoints.map((e) => e.fullPath);
   const repeated = paths.find((path, i) => paths.indexOf(path) !== i);
   if (repeated) throw new Error(`${spec.name}: endpoint ${repeated} is declared twice`);
+  if (spec.feed && !tables[spec.feed.table]?.key) throw new Error(`${spec.name}: its feed names table "${spec.feed.table}", which it does not declare with a key`);
   return {
     name: spec.name,
     module: spec.module,
@@ -169,5 +185,6 @@ export function defineDataset<T extends TableSpecs>(spec: DatasetSpec<T>): Datas
     sample: spec.sample as unknown as SampleGenerator<TableSpecs>,
     charts: spec.charts ?? [],
     map: spec.map ?? [],
+    ...(spec.feed ? { feed: spec.feed } : {}),
   };
 }

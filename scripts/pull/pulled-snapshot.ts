@@ -67,6 +67,7 @@ export async function writePulledSnapshot(options: PulledSnapshotOptions): Promi
       createdAt: options.createdAt,
       log: options.log,
       previous: previous?.snapshot,
+      recordChanges: true,
     },
     async (writers, snapshotDir) => {
       let entries = 0;

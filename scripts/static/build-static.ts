@@ -21,7 +21,8 @@ import { filePath, isPaged, layoutAbout, patternsOf } from '../../datasets/answe
 import { resolveLinks } from '../../datasets/vocabulary/render.ts';
 import { Listing } from './listing.ts';
 import { staticContext } from './static-context.ts';
-import { CATALOGUE, DATAPACKAGE, DCAT, DUCKDB_SCRIPT, figuresPath, INDEX, OPENAPI } from '../../core/published-tree.ts';
+import { pullsBack, writeChanges } from './changes.ts';
+import { CATALOGUE, CHANGES_INDEX, DATAPACKAGE, DCAT, DUCKDB_SCRIPT, figuresPath, INDEX, OPENAPI } from '../../core/published-tree.ts';
 import { TreeOutput, type TreeCounts } from './tree-output.ts';
 import { treesDir } from './tree-state.ts';
 
@@ -176,6 +177,10 @@ export async function buildStatic(options: BuildOptions): Promise<BuildResult> {
       await output.write(figuresPath(dataset.name), JSON.stringify(await figures.get(dataset)));
       described.push({ name: dataset.name, title: dataset.title, description: dataset.description, endpoints, figures: `${base}/${figuresPath(dataset.name)}` });
     }
+    const pulls = await pullsBack(options.dataDir, snapshot);
+    await writeChanges(output, pulls, options.datasets, context, base);
+    options.onStep?.(`changes: ${pulls.length} pull${pulls.length === 1 ? '' : 's'} published`);
+
     const downloads = await writeDownloads({
       snapshot,
       datasets: options.datasets,
@@ -196,6 +201,7 @@ export async function buildStatic(options: BuildOptions): Promise<BuildResult> {
         `${layoutAbout(options.datasets.flatMap((d) => d.endpoints.map((endpoint) => ({ endpoint, defaults: defaultsOf(endpoint) })))).join('; ')}. Each endpoint lists its files.`,
       datasets: described,
       downloads: { catalogue: `${base}/${CATALOGUE}`, datapackage: `${base}/${DATAPACKAGE}`, dcat: `${base}/${DCAT}`, duckdb: `${base}/${DUCKDB_SCRIPT}` },
+      changes: `${base}/${CHANGES_INDEX}`,
       // The site and the OpenAPI document it writes, when the tree holds them.
       ...(options.site ? { site: `${base}/`, openapi: `${base}/${OPENAPI}` } : {}),
       hosting: { nginx: `${base}/${NGINX_SNIPPET}`, headers: `${base}/${HEADERS_FILE}` },

@@ -20,7 +20,7 @@ export const nginxSnippet = () => `# odsnap's static tree. Include inside the se
 # libnginx-mod-http-brotli-static); without the latter, delete the brotli_static line.
 
 charset utf-8;
-charset_types application/json application/ld+json application/sql;
+charset_types application/json application/ld+json application/sql application/atom+xml;
 etag on;
 
 location /api/public/ {
@@ -96,6 +96,9 @@ location /_astro/ {
 export const headersFile = () => `/api/public/*
   Access-Control-Allow-Origin: *
   Cache-Control: ${JSON_CACHE}
+
+/api/public/*.atom
+  Content-Type: application/atom+xml; charset=utf-8
 
 /downloads/*
   Access-Control-Allow-Origin: *

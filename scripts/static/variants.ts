@@ -84,5 +84,5 @@ const brotli: Variant = {
 
 export const VARIANTS: readonly Variant[] = [gzip, brotli];
 
-/** Whether a file of the tree gets its variants unless its writer says otherwise: JSON and JSON-LD do. */
-export const hasVariants = (path: string) => path.endsWith('.json') || path.endsWith('.jsonld');
+/** Whether a file of the tree gets its variants unless its writer says otherwise: JSON, JSON-LD and Atom do. */
+export const hasVariants = (path: string) => path.endsWith('.json') || path.endsWith('.jsonld') || path.endsWith('.atom');

@@ -50,6 +50,13 @@ describe('serve with the static tree beside the API', () => {
     expect(new Set([identity.headers.etag, br.headers.etag, gzip.headers.etag]).size).toBe(3);
   });
 
+  it('serves an Atom feed as Atom, compressed for clients that take it', async () => {
+    const feed = await raw(server.url, { path: '/api/public/rcn/changes.atom', headers: { 'accept-encoding': 'br' } });
+    expect(feed.status).toBe(200);
+    expect(feed.headers['content-type']).toBe('application/atom+xml; charset=utf-8');
+    expect(brotliDecompressSync(feed.body).equals(await readFile(join(tree, 'api/public/rcn/changes.atom')))).toBe(true);
+  });
+
   it('answers 304 to a client that has the file, per variant', async () => {
     const first = await raw(server.url, { path: '/api/public/index.json', headers: { 'accept-encoding': 'br' } });
     const again = await raw(server.url, { path: '/api/public/index.json', headers: { 'accept-encoding': 'br', 'if-none-match': first.headers.etag as string } });

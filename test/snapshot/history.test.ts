@@ -5,7 +5,7 @@ import { addDays } from '../../core/calendar.ts';
 import { diffSnapshots, type SnapshotDiff } from '../../core/snapshot/diff.ts';
 import { readHistory } from '../../core/snapshot/history.ts';
 import { makeCurrent } from '../../core/snapshot/write.ts';
-import { openSnapshot, type Snapshot } from '../../core/snapshot/read.ts';
+import { openSnapshot, readTable, type Snapshot } from '../../core/snapshot/read.ts';
 import { datasets } from '../../datasets/index.ts';
 import { defaultUntil } from '../../datasets/vocabulary/sample.ts';
 import { main } from '../../cli/main.ts';
@@ -14,13 +14,19 @@ import { startFaultProxy, type FaultProxy } from '../fixtures/fault-proxy.ts';
 import { capture } from '../fixtures/output.ts';
 import { capturedTables, pullFrom, tempDir } from '../fixtures/pull.ts';
 import { startTestServer, type TestServer, untilServing } from '../fixtures/server.ts';
-import { expectedChanges } from '../fixtures/history.ts';
+import { expectedChanges, expectedRecords } from '../fixtures/history.ts';
+import { readFile } from 'node:fs/promises';
+import { parseFeed } from '@rowanmanning/feed-parser';
+import { readChanges } from '../../core/snapshot/changes.ts';
+import { changesPath, feedPath } from '../../core/published-tree.ts';
+import { buildStatic } from '../../scripts/static/build-static.ts';
 import { tinyDataDir, withDatabase } from '../fixtures/tiny.ts';
 
 /**
  * A mirror pulled twice, the sample city a day older the first time, and the upstream revising
- * one property's price the second: what the history commands say of it, checked against the
- * sample's own two states (read whole, every file) and the revision the test made.
+ * one property's price and one transaction's the second: what the history commands say of it, and
+ * what the second pull recorded and the static tree publishes, checked against the sample's own
+ * two states (read whole, every file) and the revisions the test made.
  */
 
 const REVISED_PRICE = '123456.78';
@@ -31,6 +37,7 @@ let mirrorDir: string;
 let sampleBefore: Snapshot, sampleAfter: Snapshot;
 let first: Snapshot, second: Snapshot;
 let revised: string;
+let revisedTransaction: { id: string; price: string };
 
 beforeAll(async () => {
   const upstreamDir = await tempDir('history-upstream');
@@ -38,11 +45,15 @@ beforeAll(async () => {
   sampleBefore = await openSnapshot(upstreamDir);
   upstream = await startTestServer({ dataDir: upstreamDir, watch: true });
   revised = (await upstream.json('/api/public/rcn/properties?limit=1')).items[0].propertyGmlId as string;
+  const transaction = (await upstream.json('/api/public/rcn/transactions?limit=1')).items[0];
+  revisedTransaction = { id: transaction.transactionGmlId, price: transaction.grossPrice };
   let revising = false;
   const revise = (property: { propertyGmlId: string; grossPrice: string }) => (property.propertyGmlId === revised ? { ...property, grossPrice: REVISED_PRICE } : property);
+  const reviseTransaction = (item: { transactionGmlId: string }) => (item.transactionGmlId === revisedTransaction.id ? { ...item, grossPrice: REVISED_PRICE } : item);
   proxy = await startFaultProxy(upstream.url, ({ url }) => {
     if (!revising) return undefined;
     if (url.pathname === '/api/public/rcn/properties') return { kind: 'rewrite', body: (page) => ({ ...page, items: page.items.map(revise) }) };
+    if (url.pathname === '/api/public/rcn/transactions') return { kind: 'rewrite', body: (page) => ({ ...page, items: page.items.map(reviseTransaction) }) };
     if (url.pathname === `/api/public/rcn/properties/${revised}`) return { kind: 'rewrite', body: revise };
     // The zones listed in the opposite order: each moved but the middle one, none changed.
     if (url.pathname === '/api/public/citybike/zones') return { kind: 'rewrite', body: (zones: unknown[]) => [...zones].reverse() };
@@ -106,6 +117,45 @@ describe('odsnap snapshots', () => {
   });
 });
 
+describe('what a pull changed', () => {
+  it('is recorded in the snapshot it wrote: the revised prices old and new, rows that only moved not listed', async () => {
+    expect(first.manifest.changes).toBeUndefined();
+    const changes = (await readChanges(second))!;
+    expect(changes.from).toEqual({ id: first.id, createdAt: first.manifest.createdAt });
+    const table = (dataset: string, name: string) => changes.tables.find((t) => t.dataset === dataset && t.table === name)!;
+    const priceBefore = (await withDatabase((db) => readTable(db, sampleBefore, datasets.find((d) => d.name === 'rcn')!, 'properties', `property_gml_id = '${revised}'`)))[0]!.gross_price;
+    expect(table('rcn', 'properties').records!.changed).toEqual([{ key: revised, fields: { gross_price: { old: priceBefore, new: REVISED_PRICE } } }]);
+    expect(table('rcn', 'transactions').records!.changed).toEqual([{ key: revisedTransaction.id, fields: { gross_price: { old: revisedTransaction.price, new: REVISED_PRICE } } }]);
+    const expectedAdded = await expectedRecords(sampleBefore, sampleAfter, 'rcn', 'transactions');
+    expect(table('rcn', 'transactions').records!.added).toEqual(expectedAdded.added.sort());
+    expect(table('citybike', 'zones')).toMatchObject({ changed: 0, records: { added: [], changed: [], removed: [] } });
+    expect(table('citybike', 'zones').reordered).toBeGreaterThan(0);
+    // A series is counted by day, each day once, in order.
+    const days = table('bike-counter', 'readings').days!;
+    expect(days.reduce((sum, d) => sum + d.added, 0)).toBe(table('bike-counter', 'readings').added);
+    expect(days.map((d) => d.day)).toEqual([...new Set(days.map((d) => d.day))].sort());
+  });
+
+  it('is published by the static tree, and revised and new transactions in a valid Atom feed', async () => {
+    const out = join(await tempDir('history-tree'), 'dist');
+    await buildStatic({ dataDir: mirrorDir, out, datasets, base: 'https://cdn.example.org/odsnap' });
+    const published = JSON.parse(await readFile(join(out, changesPath(second.id)), 'utf8'));
+    const transactions = published.datasets.find((d: { name: string }) => d.name === 'rcn').tables.find((t: { table: string }) => t.table === 'transactions');
+    expect(transactions.records.changed).toEqual([
+      { key: revisedTransaction.id, url: `https://cdn.example.org/odsnap/api/public/rcn/transactions/${encodeURIComponent(revisedTransaction.id)}.json`, fields: { gross_price: { old: revisedTransaction.price, new: REVISED_PRICE } } },
+    ]);
+    const feed = parseFeed(await readFile(join(out, feedPath('rcn')), 'utf8'));
+    expect(feed.meta.type).toBe('atom');
+    expect(feed.self).toBe(`https://cdn.example.org/odsnap/${feedPath('rcn')}`);
+    const [first, ...rest] = feed.items;
+    expect(first!.title).toBe(`Revised transaction ${revisedTransaction.id}`);
+    expect(first!.description).toContain(`gross_price: ${revisedTransaction.price} → ${REVISED_PRICE}`);
+    expect(first!.url).toBe(transactions.records.changed[0].url);
+    expect(first!.updated?.toISOString()).toBe(second.manifest.createdAt);
+    expect(rest.map((item) => item.title)).toEqual(transactions.records.added.map((record: { key: string }) => `New transaction ${record.key}`));
+  });
+});
+
 describe('odsnap diff', () => {
   let diff: SnapshotDiff;
   beforeAll(async () => {
@@ -121,7 +171,7 @@ describe('odsnap diff', () => {
         if (captured.has(table) || !sampleAfter.manifest.datasets[dataset.name]!.tables[table]!.key) continue;
         const found = diff.tables.find((t) => t.dataset === dataset.name && t.table === table)!;
         const expected = await expectedChanges(sampleBefore, sampleAfter, dataset.name, table);
-        if (dataset.name === 'rcn' && table === 'properties') expected.changed += 1;
+        if (dataset.name === 'rcn' && (table === 'properties' || table === 'transactions')) expected.changed += 1;
         expect({ added: found.added, removed: found.removed, changed: found.changed }, `${dataset.name}/${table}`).toEqual(expected);
         checked++;
       }

@@ -8,7 +8,13 @@ import { prune } from '../../core/snapshot/retention.ts';
 import { datasets } from '../../datasets/index.ts';
 import { defaultUntil } from '../../datasets/vocabulary/sample.ts';
 import { generateSample } from '../../scripts/sample/generate.ts';
-import { diskBytes, expectedChanges } from '../fixtures/history.ts';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseFeed } from '@rowanmanning/feed-parser';
+import { changesOf } from '../../core/table.ts';
+import { CHANGES_INDEX, changesPath, feedPath } from '../../core/published-tree.ts';
+import { buildStatic } from '../../scripts/static/build-static.ts';
+import { diskBytes, expectedChanges, expectedRecords } from '../fixtures/history.ts';
 import { capturedTables, pullFrom, tempDir } from '../fixtures/pull.ts';
 import { startTestServer, type TestServer, untilServing } from '../fixtures/server.ts';
 
@@ -106,6 +112,54 @@ describe('ten days of pulls', () => {
     // Each opened at most once more (the last days' time travel may have left others open).
     expect(opened() - before).toBeLessThanOrEqual(2);
   });
+
+  it('are published by the static tree: each day’s records and counts, linked to their files, and the register’s Atom feed', async () => {
+    const out = join(await tempDir('ten-days-tree'), 'dist');
+    await buildStatic({ dataDir: mirrorDir, out, datasets });
+    const read = (path: string) => JSON.parse(readFileSync(join(out, path), 'utf8'));
+    const index = read(CHANGES_INDEX);
+    // Newest first; the first pull had nothing before it.
+    expect(index.pulls.map((pull: { snapshot: string }) => pull.snapshot)).toEqual(pulled.slice(1).map((s) => s.id).reverse());
+    expect(index.feeds).toEqual({ rcn: `/${feedPath('rcn')}` });
+    const feedTitles: string[] = [];
+    for (let day = DAYS; day >= 1; day--) {
+      const published = read(changesPath(pulled[day]!.id));
+      expect(published.previous.id).toBe(pulled[day - 1]!.id);
+      for (const dataset of datasets) {
+        const captured = capturedTables(dataset);
+        for (const table of Object.values(dataset.tables)) {
+          if (captured.has(table.name)) continue;
+          const expected = await expectedRecords(samples[day - 1]!, samples[day]!, dataset.name, table.name);
+          const found = published.datasets.find((d: { name: string }) => d.name === dataset.name)?.tables.find((t: { table: string }) => t.table === table.name);
+          const where = `day ${day}: ${dataset.name}/${table.name}`;
+          expect({ added: found?.added ?? 0, changed: found?.changed ?? 0, removed: found?.removed ?? 0 }, where).toEqual({ added: expected.added.length, changed: expected.changed.length, removed: expected.removed.length });
+          if (changesOf(table) === 'records') {
+            const keys = (kind: 'added' | 'changed' | 'removed') => (found?.records[kind] ?? []).map((record: { key: string }) => record.key).sort();
+            expect({ added: keys('added'), changed: keys('changed'), removed: keys('removed') }, where).toEqual({ added: expected.added.sort(), changed: expected.changed.sort(), removed: expected.removed.sort() });
+            // Records still there link to their files in the tree.
+            for (const record of [...(found?.records.added ?? []), ...(found?.records.changed ?? [])]) {
+              if (!record.url) continue;
+              const file = JSON.parse(readFileSync(join(out, decodeURIComponent(record.url)), 'utf8'));
+              expect(Object.values(file).map(String), `${where}: ${record.url}`).toContain(record.key);
+            }
+          }
+          if (changesOf(table) === 'days') {
+            const total = (kind: 'added' | 'changed' | 'removed') => (found?.days ?? []).reduce((sum: number, d: Record<string, number>) => sum + d[kind]!, 0);
+            expect({ added: total('added'), changed: total('changed'), removed: total('removed') }, where).toEqual({ added: expected.added.length, changed: expected.changed.length, removed: expected.removed.length });
+          }
+          if (dataset.feed?.table === table.name) {
+            feedTitles.push(...expected.changed.sort().map((key) => `Revised ${dataset.feed!.record.en} ${key}`), ...expected.added.sort().map((key) => `New ${dataset.feed!.record.en} ${key}`));
+          }
+        }
+      }
+    }
+    expect(feedTitles.length, 'the sample adds transactions in ten days').toBeGreaterThan(0);
+    const feed = parseFeed(readFileSync(join(out, feedPath('rcn')), 'utf8'));
+    expect(feed.meta.type).toBe('atom');
+    expect(feed.items.map((item) => item.title)).toEqual(feedTitles);
+    expect(new Set(feed.items.map((item) => item.id)).size).toBe(feedTitles.length);
+    for (const item of feed.items) expect(item.url, item.title ?? '').toMatch(/^\/api\/public\/rcn\/transactions\/.+\.json$/);
+  }, 120_000);
 
   it('are pruned to the last three (and the newest of the week) while served, freeing what du no longer counts', async () => {
     let serving = true;

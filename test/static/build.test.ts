@@ -22,7 +22,7 @@ async function filesUnder(dir: string): Promise<string[]> {
 function linksIn(value: unknown, found: string[] = []): string[] {
   if (typeof value === 'string') {
     const link = value.split('#')[0]!;
-    if (link.startsWith('/') && !link.includes('{') && /(\.(json|jsonld|parquet|csv\.gz|sql|conf)|\/_headers)$/.test(link)) found.push(link);
+    if (link.startsWith('/') && !link.includes('{') && /(\.(json|jsonld|atom|parquet|csv\.gz|sql|conf)|\/_headers)$/.test(link)) found.push(link);
   } else if (Array.isArray(value)) value.forEach((item) => linksIn(item, found));
   else if (value && typeof value === 'object') Object.values(value).forEach((item) => linksIn(item, found));
   return found;
@@ -80,15 +80,15 @@ describe('the static tree of the tiny city', () => {
     expect(broken).toEqual([]);
     const reached = new Set([...seen].map((url) => decodeURIComponent(url).slice(1)));
     // Every file but the compressed variants of JSON files, which are the same files.
-    const published = (await filesUnder(tree)).filter((path) => !/\.json(ld)?\.(gz|br)$/.test(path));
-    expect(published).toEqual(expect.arrayContaining(['nginx.conf', '_headers', 'downloads/odsnap.sql', 'datapackage.json']));
+    const published = (await filesUnder(tree)).filter((path) => !/\.(json|jsonld|atom)\.(gz|br)$/.test(path));
+    expect(published).toEqual(expect.arrayContaining(['nginx.conf', '_headers', 'downloads/odsnap.sql', 'datapackage.json', 'api/public/changes/index.json', 'api/public/rcn/changes.atom']));
     expect(published.filter((path) => !reached.has(path))).toEqual([]);
   });
 
-  it('keeps gzip and brotli variants beside every JSON and JSON-LD file, with the same content', async () => {
-    const files = (await filesUnder(tree)).filter((path) => /\.json(ld)?$/.test(path));
+  it('keeps gzip and brotli variants beside every JSON, JSON-LD and Atom file, with the same content', async () => {
+    const files = (await filesUnder(tree)).filter((path) => /\.(json|jsonld|atom)$/.test(path));
     expect(files.length).toBeGreaterThan(500);
-    expect(files).toContain('downloads/dcat.jsonld');
+    expect(files).toEqual(expect.arrayContaining(['downloads/dcat.jsonld', 'api/public/rcn/changes.atom']));
     for (const path of files) {
       const plain = await readFile(join(tree, path));
       expect(gunzipSync(await readFile(join(tree, `${path}.gz`))).equals(plain), `${path}.gz`).toBe(true);
