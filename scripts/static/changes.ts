@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Dataset } from '../../datasets/vocabulary/dataset.ts';
 import type { RenderContext } from '../../datasets/vocabulary/render.ts';
 import { readChanges, type SnapshotChanges, type TableChanges } from '../../core/snapshot/changes.ts';
-import { holdsSnapshot } from '../../core/snapshot/layout.ts';
+import { listSnapshots } from '../../core/snapshot/history.ts';
 import { openSnapshot, type Snapshot } from '../../core/snapshot/read.ts';
 import { CHANGES_INDEX, changesPath, feedPath } from '../../core/published-tree.ts';
 import type { TreeOutput } from './tree-output.ts';
@@ -12,8 +12,7 @@ import type { TreeOutput } from './tree-output.ts';
  * newest first, with counts per table; `api/public/changes/<snapshot>.json` has one pull's records
  * (linked to their files, changed fields with old and new values) and, for series, counts per day;
  * a data set that declares a feed gets an Atom feed of its new and revised records. Read from the
- * changes each pull recorded in its snapshot, walking back from the one built while the snapshots
- * before it are still on disk.
+ * changes each pull recorded in its snapshot: the one built and those before it still on disk.
  */
 
 /** Pulls published, newest first; older ones stay in their snapshots while those are kept. */
@@ -26,17 +25,21 @@ export interface Pull {
   readonly changes: SnapshotChanges;
 }
 
-/** The built snapshot's pull and those before it, newest first, as far back as their snapshots are on disk. */
+/**
+ * The pulls that recorded changes, newest first: the built snapshot's and those of the snapshots
+ * before it still on disk (a prune may leave gaps: each pull's record names the snapshot it was
+ * compared against, kept or not).
+ */
 export async function pullsBack(dataDir: string, snapshot: Snapshot): Promise<Pull[]> {
+  const listed = await listSnapshots(dataDir);
+  const upTo = listed.filter((entry) => entry.id <= snapshot.id && 'manifest' in entry && entry.manifest.changes).map((entry) => entry.id).reverse();
   const pulls: Pull[] = [];
-  let at: Snapshot | undefined = snapshot;
-  while (at && pulls.length < PUBLISHED_PULLS) {
-    const changes: SnapshotChanges | undefined = await readChanges(at).catch(() => undefined);
-    if (!changes) break;
-    pulls.push({ snapshot: at, changes });
-    // A snapshot pruned meanwhile ends the walk: its history is gone with it.
-    const before: string = changes.from.id;
-    at = holdsSnapshot(dataDir, before) ? await openSnapshot(dataDir, before).catch(() => undefined) : undefined;
+  for (const id of upTo) {
+    if (pulls.length === PUBLISHED_PULLS) break;
+    // A snapshot pruned meanwhile is left out: its record is gone with it.
+    const at = id === snapshot.id ? snapshot : await openSnapshot(dataDir, id).catch(() => undefined);
+    const changes = at && (await readChanges(at).catch(() => undefined));
+    if (at && changes) pulls.push({ snapshot: at, changes });
   }
   return pulls;
 }

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Dataset } from '../../datasets/vocabulary/dataset.ts';
 import type { ChartData, MapLayerData } from '../../datasets/vocabulary/figure.ts';
 import type { Text } from '../../core/text.ts';
-import { CATALOGUE, figuresPath } from '../../core/published-tree.ts';
+import { CATALOGUE, CHANGES_INDEX, changesPath, figuresPath } from '../../core/published-tree.ts';
 
 /**
  * What the data-set pages, the map and the downloads page show of the snapshot: read once per
@@ -50,6 +50,34 @@ export interface DatasetSnapshot {
   readonly tables: readonly CatalogueTable[];
 }
 
+/** A record in a pull's changes, linked to its file when the tree has one (see scripts/static/changes.ts). */
+export interface ChangedRecord {
+  readonly key: string;
+  readonly url?: string;
+  readonly fields?: Readonly<Record<string, { readonly old: unknown; readonly new: unknown }>>;
+}
+
+export interface ChangedTable {
+  readonly table: string;
+  readonly added: number;
+  readonly changed: number;
+  readonly removed: number;
+  readonly records?: { readonly added: readonly ChangedRecord[]; readonly changed: readonly ChangedRecord[]; readonly removed: readonly ChangedRecord[]; readonly truncated: boolean };
+  readonly days?: readonly { readonly day: string | null; readonly added: number; readonly changed: number; readonly removed: number }[];
+}
+
+/** What one pull changed, as the tree publishes it. */
+export interface PublishedPull {
+  readonly snapshot: { readonly id: string; readonly createdAt: string };
+  readonly previous: { readonly id: string; readonly createdAt: string };
+  /** The pull's file in the tree. */
+  readonly url: string;
+  readonly datasets: readonly { readonly name: string; readonly tables: readonly ChangedTable[] }[];
+}
+
+/** Pulls whose changes the site shows in full: the last few. */
+export const PULLS_SHOWN = 3;
+
 export interface TreeSnapshot {
   readonly id: string;
   readonly createdAt: string;
@@ -58,6 +86,8 @@ export interface TreeSnapshot {
   /** The DuckDB script with a view per table, and the command line that opens it. */
   readonly duckdb: { readonly script: string; readonly command: string; readonly remote: boolean };
   readonly datasets: ReadonlyMap<string, DatasetSnapshot>;
+  /** The tree's list of pulls, the last few pulls' changes, newest first, and each data set's Atom feed. */
+  readonly changes: { readonly index: string; readonly pulls: readonly PublishedPull[]; readonly feeds: Readonly<Record<string, string>> };
 }
 
 interface TreeIndex {
@@ -65,6 +95,7 @@ interface TreeIndex {
   readonly licence: Licence;
   readonly datasets: readonly { readonly name: string; readonly figures?: string }[];
   readonly downloads: TreeSnapshot['downloads'];
+  readonly changes?: string;
 }
 
 const readJson = <T>(path: string): T => JSON.parse(readFileSync(path, 'utf8')) as T;
@@ -88,7 +119,13 @@ export function readTreeSnapshot(treeDir: string, datasets: readonly Dataset[]):
       tables: catalogue.tables.filter((table) => table.dataset === dataset.name),
     });
   }
-  return { id: index.snapshot.id, createdAt: index.snapshot.createdAt, licence: index.licence, downloads: index.downloads, duckdb: catalogue.duckdb, datasets: byName };
+  return { id: index.snapshot.id, createdAt: index.snapshot.createdAt, licence: index.licence, downloads: index.downloads, duckdb: catalogue.duckdb, datasets: byName, changes: readChanges(treeDir, index) };
+}
+
+function readChanges(treeDir: string, index: TreeIndex): TreeSnapshot['changes'] {
+  const listed = existsSync(join(treeDir, CHANGES_INDEX)) ? readJson<{ pulls: { snapshot: string; url: string }[]; feeds: Record<string, string> }>(join(treeDir, CHANGES_INDEX)) : { pulls: [], feeds: {} };
+  const pulls = listed.pulls.slice(0, PULLS_SHOWN).map(({ snapshot, url }) => ({ ...readJson<Omit<PublishedPull, 'url'>>(join(treeDir, changesPath(snapshot))), url }));
+  return { index: index.changes ?? `/${CHANGES_INDEX}`, pulls, feeds: listed.feeds };
 }
 
 

@@ -136,9 +136,13 @@ describe('what a pull changed', () => {
     expect(days.map((d) => d.day)).toEqual([...new Set(days.map((d) => d.day))].sort());
   });
 
+  let out: string;
+  beforeAll(async () => {
+    out = join(await tempDir('history-tree'), 'dist');
+    await buildStatic({ dataDir: mirrorDir, out, datasets, base: 'https://cdn.example.org/odsnap', site: true });
+  }, 180_000);
+
   it('is published by the static tree, and revised and new transactions in a valid Atom feed', async () => {
-    const out = join(await tempDir('history-tree'), 'dist');
-    await buildStatic({ dataDir: mirrorDir, out, datasets, base: 'https://cdn.example.org/odsnap' });
     const published = JSON.parse(await readFile(join(out, changesPath(second.id)), 'utf8'));
     const transactions = published.datasets.find((d: { name: string }) => d.name === 'rcn').tables.find((t: { table: string }) => t.table === 'transactions');
     expect(transactions.records.changed).toEqual([
@@ -153,6 +157,22 @@ describe('what a pull changed', () => {
     expect(first!.url).toBe(transactions.records.changed[0].url);
     expect(first!.updated?.toISOString()).toBe(second.manifest.createdAt);
     expect(rest.map((item) => item.title)).toEqual(transactions.records.added.map((record: { key: string }) => `New transaction ${record.key}`));
+  });
+
+  it('is shown on each data set’s page of the site, in both languages, with the feed announced', async () => {
+    const page = await readFile(join(out, 'datasets/rcn/index.html'), 'utf8');
+    const url = `https://cdn.example.org/odsnap/api/public/rcn/transactions/${encodeURIComponent(revisedTransaction.id)}.json`;
+    expect(page).toContain(`<link rel="alternate" type="application/atom+xml" href="https://cdn.example.org/odsnap/${feedPath('rcn')}"`);
+    expect(page).toContain(`data-pull="${second.id}"`);
+    // The revised transaction first, linked, with its field's old and new value.
+    const listed = page.slice(page.indexOf('aria-label="transactions"'));
+    expect(listed.slice(0, listed.indexOf('</li>'))).toMatch(new RegExp(`data-change="changed".*href="${url.replace(/[.?]/g, '\\$&')}".*gross_price</code> ${revisedTransaction.price} → ${REVISED_PRICE}`, 's'));
+    expect(page).toContain(`href="https://cdn.example.org/odsnap/${changesPath(second.id)}"`);
+    const polish = await readFile(join(out, 'pl/datasets/rcn/index.html'), 'utf8');
+    expect(polish).toContain('Ostatnie zmiany');
+    expect(polish).toContain(`data-pull="${second.id}"`);
+    // Every data set's page has the section; the first pull's page would say none were recorded.
+    for (const dataset of datasets) expect(await readFile(join(out, `datasets/${dataset.name}/index.html`), 'utf8'), dataset.name).toContain('data-changes');
   });
 });
 

@@ -175,11 +175,12 @@ describe('ten days of pulls', () => {
     })();
     const du = () => diskBytes(mirrorDir);
     const before = du();
+    let kept = new Set<string>();
     try {
       // The mirror still has the snapshot it answered the last past request from open (day 9's, or whichever came last): in use, so kept.
       const result = await prune(mirrorDir, { last: 3, weekly: 1 });
       const inUse = result.decisions.filter((d) => d.kept.includes('in use')).map((d) => d.id);
-      const kept = new Set([...pulled.slice(-3).map((s) => s.id), ...inUse]);
+      kept = new Set([...pulled.slice(-3).map((s) => s.id), ...inUse]);
       expect((await readHistory(mirrorDir)).snapshots.map((s) => s.id)).toEqual(pulled.map((s) => s.id).filter((id) => kept.has(id)));
       expect(result.removed).toEqual(pulled.map((s) => s.id).filter((id) => !kept.has(id)));
       expect(before - du()).toBe(result.freedBytes);
@@ -189,6 +190,13 @@ describe('ten days of pulls', () => {
     }
     expect(failed).toEqual([]);
     expect(answers).toBeGreaterThan(0);
+    // The tree built now publishes the changes the kept snapshots recorded, gaps and all.
+    const out = join(await tempDir('ten-days-pruned-tree'), 'dist');
+    await buildStatic({ dataDir: mirrorDir, out, datasets });
+    const index = JSON.parse(readFileSync(join(out, CHANGES_INDEX), 'utf8'));
+    expect(index.pulls.map((pull: { snapshot: string; previous: string }) => [pull.snapshot, pull.previous])).toEqual(
+      pulled.map((s, day) => [s.id, pulled[day - 1]?.id]).filter(([id], day) => day > 0 && kept.has(id!)).reverse(),
+    );
     // A pruned snapshot is gone for time travel too, and the problem names those still held.
     const gone = pulled[0]!.id;
     const response = await mirror.fetch(naming('/api/public/bike-counter/counters', gone));
