@@ -99,18 +99,71 @@ function side(snapshot: Snapshot, dataset: string, table: string): Side {
 }
 
 async function diffTable(db: Database, dataset: string, table: string, from: Side, to: Side, definition: Table | undefined, detail: boolean): Promise<TableDiff> {
-  const pulled = Object.entries(definition?.columns ?? {}).filter(([, column]) => 'pulled' in column).map(([column]) => column);
   const published = detail && definition ? changesOf(definition) : 'counts';
   const same = [...from.files.values()].filter((file) => to.files.get(file.path)?.sha256 === file.sha256);
   const sameSet = new Set(same.map((file) => file.path));
-  const read = (side: Side) => [...side.files.values()].filter((file) => !sameSet.has(file.path)).map((file) => file.absolute);
-  const [before, after] = [read(from), read(to)];
-  const key = (to.manifest ?? from.manifest)!.key;
-  const nothing: TableDiff = {
-    dataset, table, key, files: { same: same.length, read: before.length + after.length }, added: 0, removed: 0, changed: 0, reordered: 0, columns: {}, examples: { added: [], removed: [], changed: [] },
+  const changedFiles = (side: Side) => [...side.files.values()].filter((file) => !sameSet.has(file.path));
+  const [before, after] = [changedFiles(from), changedFiles(to)];
+  const manifest = (to.manifest ?? from.manifest)!;
+  let diff: TableDiff = {
+    dataset, table, key: manifest.key, files: { same: same.length, read: before.length + after.length }, added: 0, removed: 0, changed: 0, reordered: 0, columns: {}, examples: { added: [], removed: [], changed: [] },
     ...(published === 'records' ? { records: { added: [], removed: [], changed: [], truncated: false } } : published === 'days' ? { days: [] } : {}),
   };
-  if (!before.length && !after.length) return nothing;
+  // Where every partition is of a key column (or, without a key, of the row), a row can only be in
+  // the file at the same path on either side: those pairs are compared one at a time, so a day's
+  // readings of the city are not held all at once.
+  const byPath = manifest.partitionBy.length > 0 && manifest.partitionBy.every((partition) => !manifest.key || manifest.key.includes(partition.column));
+  const groups = byPath
+    ? [...new Set([...before, ...after].map((file) => file.path))].sort().map((path) => ({ before: before.filter((f) => f.path === path), after: after.filter((f) => f.path === path) }))
+    : [{ before, after }];
+  for (const group of groups) {
+    if (!group.before.length && !group.after.length) continue;
+    diff = merged(diff, await diffRows(db, group.before.map((f) => f.absolute), group.after.map((f) => f.absolute), manifest.key, definition, published));
+  }
+  return diff;
+}
+
+/** What diffRows finds in one group of files. */
+type RowsDiff = Pick<TableDiff, 'added' | 'removed' | 'changed' | 'reordered' | 'columns' | 'examples' | 'records' | 'days'>;
+
+/** Two groups' findings as one: counts added, lists merged in key order and bounded again. */
+function merged(into: TableDiff, part: RowsDiff): TableDiff {
+  const keys = (a: readonly string[], b: readonly string[], most: number) => [...a, ...b].sort().slice(0, most);
+  const columns: Record<string, number> = { ...into.columns };
+  for (const [column, rows] of Object.entries(part.columns)) columns[column] = (columns[column] ?? 0) + rows;
+  const days = new Map((into.days ?? []).map((day) => [day.day, { ...day }]));
+  for (const day of part.days ?? []) {
+    const known = days.get(day.day);
+    if (known) [known.added, known.removed, known.changed] = [known.added + day.added, known.removed + day.removed, known.changed + day.changed];
+    else days.set(day.day, { ...day });
+  }
+  const records = into.records && part.records && {
+    added: keys(into.records.added, part.records.added, RECORDS_LISTED),
+    removed: keys(into.records.removed, part.records.removed, RECORDS_LISTED),
+    changed: [...into.records.changed, ...part.records.changed].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)).slice(0, RECORDS_LISTED),
+    truncated: into.records.truncated || part.records.truncated || [into.added + part.added, into.removed + part.removed, into.changed + part.changed].some((n) => n > RECORDS_LISTED),
+  };
+  return {
+    ...into,
+    added: into.added + part.added,
+    removed: into.removed + part.removed,
+    changed: into.changed + part.changed,
+    reordered: into.reordered + part.reordered,
+    columns: Object.fromEntries(Object.entries(columns).sort(([a, x], [b, y]) => y - x || (a < b ? -1 : a > b ? 1 : 0))),
+    examples: {
+      added: keys(into.examples.added, part.examples.added, EXAMPLES),
+      removed: keys(into.examples.removed, part.examples.removed, EXAMPLES),
+      changed: keys(into.examples.changed, part.examples.changed, EXAMPLES),
+    },
+    ...(records ? { records } : {}),
+    ...(into.days ? { days: [...days.values()].sort((a, b) => (a.day === b.day ? 0 : a.day === null ? 1 : b.day === null ? -1 : a.day < b.day ? -1 : 1)) } : {}),
+  };
+}
+
+/** Rows of one group of files matched by key (or, without a key, compared whole): see diffSnapshots. */
+async function diffRows(db: Database, before: string[], after: string[], key: readonly string[] | null, definition: Table | undefined, published: 'records' | 'days' | 'counts'): Promise<RowsDiff> {
+  const pulled = Object.entries(definition?.columns ?? {}).filter(([, column]) => 'pulled' in column).map(([column]) => column);
+  const nothing: RowsDiff = { added: 0, removed: 0, changed: 0, reordered: 0, columns: {}, examples: { added: [], removed: [], changed: [] } };
 
   // A side with no file left to read is the other's columns with no rows.
   const relation = (files: string[], other: string[]) => (files.length ? `SELECT * FROM ${tableSource(files)}` : `SELECT * FROM ${tableSource(other)} WHERE false`);
@@ -129,7 +182,7 @@ async function diffTable(db: Database, dataset: string, table: string, from: Sid
     const list = shared.filter((column) => !pulled.includes(column)).map(quoteIdentifier).join(', ');
     const only = (a: string, b: string) => `SELECT ${list} FROM ${a} EXCEPT ALL SELECT ${list} FROM ${b}`;
     const [counts] = await db.rows<{ added: bigint; removed: bigint }>(`SELECT (SELECT count(*) FROM (${only('__after', '__before')})) AS added, (SELECT count(*) FROM (${only('__before', '__after')})) AS removed`);
-    const diff = { ...nothing, added: Number(counts!.added), removed: Number(counts!.removed) };
+    const diff: RowsDiff = { ...nothing, added: Number(counts!.added), removed: Number(counts!.removed) };
     if (published !== 'days') return diff;
     const days = await db.rows<{ day: string; added: bigint; removed: bigint }>(
       `SELECT day, count(*) FILTER (WHERE side = 'added') AS added, count(*) FILTER (WHERE side = 'removed') AS removed
@@ -139,6 +192,11 @@ async function diffTable(db: Database, dataset: string, table: string, from: Sid
     return { ...diff, days: days.map((row) => ({ day: row.day, added: Number(row.added), removed: Number(row.removed), changed: 0 })) };
   }
 
+  // Matched by key over each row's key, place in lists, time and a hash per data column, not the
+  // rows themselves: a register's JSON columns (geometry) would make the join hold the table twice.
+  // The values of what changed are read back by key (recordsOf).
+  const kept = [...key, ...pulled.filter((column) => shared.includes(column)), ...(time && !key.includes(time) ? [time] : [])];
+  const hashed = (view: string) => `SELECT ${[...kept.map(quoteIdentifier), ...data.map((column) => `hash(${quoteIdentifier(column)}) AS ${quoteIdentifier(column)}`)].join(', ')}, true AS __present FROM ${view}`;
   const keyText = `concat_ws('/', ${key.map((column) => `CAST(coalesce(a.${quoteIdentifier(column)}, b.${quoteIdentifier(column)}) AS VARCHAR)`).join(', ')})`;
   const differs = (column: string) => `a.${quoteIdentifier(column)} IS DISTINCT FROM b.${quoteIdentifier(column)}`;
   const changedColumns = data.length ? `list_filter([${data.map((column) => `CASE WHEN ${differs(column)} THEN ${quoteString(column)} END`).join(', ')}], c -> c IS NOT NULL)` : `[]::VARCHAR[]`;
@@ -150,8 +208,8 @@ async function diffTable(db: Database, dataset: string, table: string, from: Sid
             ${changedColumns} AS columns,
             (${movedOnly}) AS moved,
             coalesce(${dayOf('b.')}, ${dayOf('a.')}) AS day
-     FROM (SELECT *, true AS __present FROM __before) a
-     FULL OUTER JOIN (SELECT *, true AS __present FROM __after) b ON ${key.map((column) => `a.${quoteIdentifier(column)} = b.${quoteIdentifier(column)}`).join(' AND ')}`,
+     FROM (${hashed('__before')}) a
+     FULL OUTER JOIN (${hashed('__after')}) b ON ${key.map((column) => `a.${quoteIdentifier(column)} = b.${quoteIdentifier(column)}`).join(' AND ')}`,
   );
   await db.run(`DELETE FROM __changes WHERE change = 'changed' AND len(columns) = 0 AND NOT moved`);
   const counts = await db.rows<{ change: string; rows: bigint; reordered: bigint }>(

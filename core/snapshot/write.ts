@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { viewName, type StoredDataset } from '../table.ts';
 import { openDatabase, type Database } from '../db/duckdb.ts';
 import { dataLayout } from './layout.ts';
-import { attributionFor, LAYOUT_VERSION, licence, MANIFEST_FILE, type Manifest, type SnapshotSource, type TableManifest } from './manifest.ts';
+import { attributionFor, LAYOUT_VERSION, licence, MANIFEST_FILE, type ChangesManifest, type Manifest, type SnapshotSource, type TableManifest } from './manifest.ts';
 import { verifySnapshot } from './verify.ts';
-import { recordChanges } from './changes.ts';
+import { CHANGES_FILE, recordChanges } from './changes.ts';
 import { createTableView, type Snapshot } from './read.ts';
 import { TableWriter } from './table-writer.ts';
 
@@ -81,10 +81,16 @@ export async function writeSnapshot(
     const fingerprint = createHash('sha256').update(JSON.stringify({ source: options.source, createdAt, datasets })).digest('hex');
     const id = `${createdAt.replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${fingerprint.slice(0, 8)}`;
     const tablesOnly: Manifest = { layoutVersion: LAYOUT_VERSION, id, createdAt, source: options.source, licence: licence(attributionFor(options.source)), datasets };
-    const changes =
-      options.previous && options.recordChanges
-        ? await recordChanges(db, options.previous, { id, dir: stagedSnapshot, cacheDir: layout.cache(id), manifest: tablesOnly }, options.datasets, options.log)
-        : undefined;
+    let changes: ChangesManifest | undefined;
+    if (options.previous && options.recordChanges) {
+      try {
+        changes = await recordChanges(db, options.previous, { id, dir: stagedSnapshot, cacheDir: layout.cache(id), manifest: tablesOnly }, options.datasets, options.log);
+      } catch (error) {
+        // What changed is told about the data, not part of it: a snapshot is not lost for want of it.
+        options.log?.(`changes since ${options.previous.id} not recorded: ${(error as Error).message.split('\n')[0]}`);
+        await rm(join(stagedSnapshot, CHANGES_FILE), { force: true });
+      }
+    }
     const manifest: Manifest = { ...tablesOnly, ...additions, ...(changes ? { changes } : {}) };
     await writeFile(join(stagedSnapshot, MANIFEST_FILE), JSON.stringify(manifest, null, 2) + '\n');
     const check = await verifySnapshot(stagedSnapshot);
