@@ -1,21 +1,23 @@
 /**
- * npm run bench:static — the static tree served by `odsnap serve` beside nginx serving the same
- * files with the generated snippet, in the same run, on loopback.
+ * npm run bench:static — the static tree served by `odsnap serve --static` beside nginx serving the
+ * same files with the generated snippet, and a bare node:http server answering the same bytes from
+ * memory, in the same run, on loopback, measured by wrk (Debian package `wrk`).
  *
- * The small sample's tree is built once into .cache/bench/static-small. Two requests: a static
- * JSON file (a register page, ~40 KB, asked for with `Accept-Encoding: br, gzip`, so both send
- * the precompressed variant) and a 64 KiB range of the largest Parquet download. Each server gets
- * one worker (odsnap is one Node process; nginx `worker_processes 1`); autocannon runs in this
- * process with 16 connections for 10 s per run, after a 2 s warm-up. A bare Node server holding
- * the same bytes in memory is measured too, as the ceiling for any Node server on this machine.
- * Reports req/s, p50 and p99, and odsnap's ratio to nginx (target ≥ 0.7×).
+ * The small sample's tree is built once into .cache/bench/static-small. Requests: 200 record files
+ * of rcn/transactions (br, gzip, identity), the register's big list pages (br), and 64 KiB ranges
+ * of the largest Parquet download; each run cycles through its files. Each server has one worker
+ * (odsnap is one Node process; nginx `worker_processes 1`); wrk runs one thread with 16
+ * connections for BENCH_SECONDS (10) after a 2 s warm-up. Reports req/s, p50 and p99 of each, and
+ * odsnap's ratios to nginx (targets: ≥ 0.5× the requests/s, p99 ≤ 2×). The bare server's figure
+ * is the ceiling of any Node server here and shows that wrk is not what limits the others.
  */
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, realpath, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, realpath, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import autocannon from 'autocannon';
+import { promisify } from 'node:util';
 import { datasets } from '../datasets/index.ts';
 import { buildStatic } from '../scripts/static/build-static.ts';
 import { startNginx } from '../test/fixtures/nginx.ts';
@@ -25,6 +27,8 @@ import { startServe, stop } from './processes.ts';
 const CONNECTIONS = 16;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const PORT = 4393;
+const RANGE_BYTES = 64 * 1024;
+const run = promisify(execFile);
 
 const dataDir = await sampleDataDir('small');
 const out = join(process.cwd(), '.cache', 'bench', 'static-small', 'dist');
@@ -36,29 +40,82 @@ if (!existsSync(out)) {
 const tree = await realpath(out);
 const catalogue = JSON.parse(await readFile(join(tree, 'downloads/catalogue.json'), 'utf8')) as { tables: { files: { url: string; bytes: number }[] }[] };
 const parquet = catalogue.tables.flatMap((t) => t.files).sort((a, b) => b.bytes - a.bytes)[0]!;
-const jsonPath = '/api/public/rcn/transactions/offset/100.json';
-const RANGE = `bytes=0-${64 * 1024 - 1}`;
+const filesIn = async (dir: string, most: number) =>
+  (await readdir(join(tree, dir), { withFileTypes: true })).filter((e) => e.isFile() && e.name.endsWith('.json')).map((e) => `/${dir}/${e.name}`).sort().slice(0, most);
+const records = await filesIn('api/public/rcn/transactions', 200);
+const pages = await filesIn('api/public/rcn/transactions/offset', 50);
 
-const scenarios = [
-  { name: `static JSON (${jsonPath}, br)`, path: jsonPath, headers: { 'accept-encoding': 'br, gzip' } },
-  { name: `Parquet range (64 KiB of ${(parquet.bytes / 1024 / 1024).toFixed(1)} MiB)`, path: parquet.url, headers: { range: RANGE } },
+interface Scenario {
+  readonly name: string;
+  readonly paths: readonly string[];
+  readonly headers: Readonly<Record<string, string>>;
+}
+const scenarios: Scenario[] = [
+  { name: `${records.length} record files, br`, paths: records, headers: { 'Accept-Encoding': 'br, gzip' } },
+  { name: `${records.length} record files, gzip`, paths: records, headers: { 'Accept-Encoding': 'gzip' } },
+  { name: `${records.length} record files, identity`, paths: records, headers: {} },
+  { name: `${pages.length} list pages, br`, paths: pages, headers: { 'Accept-Encoding': 'br, gzip' } },
+  { name: `64 KiB ranges of a ${(parquet.bytes / 1024 / 1024).toFixed(1)} MiB Parquet file`, paths: [parquet.url], headers: { Range: `bytes=0-${RANGE_BYTES - 1}` } },
 ];
 
-async function measure(url: string, scenario: (typeof scenarios)[number]) {
-  const run = (duration: number) => autocannon({ url: url + scenario.path, connections: CONNECTIONS, duration, headers: scenario.headers });
-  await run(2);
-  const result = await run(SECONDS);
-  if (result.non2xx || result.errors) throw new Error(`${url}${scenario.path}: ${result.non2xx} non-2xx, ${result.errors} errors`);
-  return { reqPerSec: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, bytesPerSec: result.throughput.average };
+interface Measured {
+  readonly reqPerSec: number;
+  readonly p50: number;
+  readonly p99: number;
 }
 
-/** The ceiling: the same bytes from memory, no file system, no lookups. */
+/** A wrk script that cycles through the scenario's paths with its headers. */
+async function script(scenario: Scenario): Promise<string> {
+  const file = join(process.cwd(), '.cache', 'bench', 'static-wrk.lua');
+  const lines = [
+    ...Object.entries(scenario.headers).map(([name, value]) => `wrk.headers[${JSON.stringify(name)}] = ${JSON.stringify(value)}`),
+    `local paths = { ${scenario.paths.map((path) => JSON.stringify(path)).join(', ')} }`,
+    'local i = 0',
+    'request = function()',
+    '  i = i % #paths + 1',
+    '  return wrk.format("GET", paths[i])',
+    'end',
+  ];
+  await writeFile(file, lines.join('\n') + '\n');
+  return file;
+}
+
+const milliseconds = (value: string, unit: string) => Number(value) * ({ us: 0.001, ms: 1, s: 1000 } as Record<string, number>)[unit]!;
+
+async function wrk(url: string, scenario: Scenario, seconds: number): Promise<Measured> {
+  const { stdout } = await run('wrk', ['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency', '-s', await script(scenario), url], { maxBuffer: 1 << 20 });
+  const failed = /Non-2xx or 3xx responses: (\d+)/.exec(stdout) ?? /Socket errors: .*/.exec(stdout);
+  if (failed) throw new Error(`${url}: ${failed[0]}`);
+  const percentile = (p: string) => {
+    const match = new RegExp(`^\\s+${p}%\\s+([\\d.]+)(us|ms|s)$`, 'm').exec(stdout);
+    return match ? milliseconds(match[1]!, match[2]!) : NaN;
+  };
+  return { reqPerSec: Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)![1]), p50: percentile('50'), p99: percentile('99') };
+}
+
+async function measure(url: string, scenario: Scenario): Promise<Measured> {
+  await wrk(url, scenario, 2);
+  return wrk(url, scenario, SECONDS);
+}
+
+/** The ceiling: the same bytes, variants and ranges from memory, no file system, no routing. */
 async function bareNode() {
-  const br = await readFile(join(tree, `${jsonPath}.br`));
-  const bytes = (await readFile(join(tree, parquet.url))).subarray(0, 64 * 1024);
+  const bodies = new Map<string, Buffer>();
+  for (const path of [...records, ...pages]) {
+    bodies.set(`${path} identity`, await readFile(join(tree, path)));
+    bodies.set(`${path} br`, await readFile(join(tree, `${path}.br`)));
+    bodies.set(`${path} gzip`, await readFile(join(tree, `${path}.gz`)));
+  }
+  const range = (await readFile(join(tree, parquet.url))).subarray(0, RANGE_BYTES);
   const server = createServer((request, response) => {
-    if (request.url === jsonPath) response.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'br', 'content-length': br.length }).end(br);
-    else response.writeHead(206, { 'content-type': 'application/vnd.apache.parquet', 'content-range': `bytes 0-65535/${parquet.bytes}`, 'content-length': bytes.length }).end(bytes);
+    if (request.headers.range) {
+      response.writeHead(206, { 'content-type': 'application/vnd.apache.parquet', 'content-range': `bytes 0-${RANGE_BYTES - 1}/${parquet.bytes}`, 'content-length': range.length }).end(range);
+      return;
+    }
+    const accepts = request.headers['accept-encoding'] ?? '';
+    const encoding = accepts.includes('br') ? 'br' : accepts.includes('gzip') ? 'gzip' : 'identity';
+    const body = bodies.get(`${request.url} ${encoding}`)!;
+    response.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': body.length, ...(encoding === 'identity' ? {} : { 'content-encoding': encoding }) }).end(body);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, stop: () => new Promise<void>((resolve) => server.close(() => resolve())) };
@@ -72,31 +129,37 @@ async function startOdsnap() {
 const servers = {
   odsnap: await startOdsnap(),
   nginx: await startNginx(out, join(out, 'nginx.conf'), join(process.cwd(), '.cache', 'bench', 'nginx')),
-  'bare Node (in memory)': await bareNode(),
+  bare: await bareNode(),
 };
-const rows: Record<string, unknown>[] = [];
+const rows: { scenario: string; odsnap: Measured; nginx: Measured; bare: Measured; ratio: number; p99Ratio: number; ofBare: number }[] = [];
 try {
   for (const scenario of scenarios) {
-    const results: Record<string, Awaited<ReturnType<typeof measure>>> = {};
-    for (const [name, server] of Object.entries(servers)) {
+    const results = {} as Record<keyof typeof servers, Measured>;
+    for (const [name, server] of Object.entries(servers) as [keyof typeof servers, { url: string }][]) {
       console.error(`${scenario.name}: ${name}…`);
       results[name] = await measure(server.url, scenario);
     }
-    rows.push({ scenario: scenario.name, ...results, ratio: results.odsnap!.reqPerSec / results.nginx!.reqPerSec });
+    rows.push({
+      scenario: scenario.name,
+      ...results,
+      ratio: results.odsnap.reqPerSec / results.nginx.reqPerSec,
+      p99Ratio: results.odsnap.p99 / results.nginx.p99,
+      ofBare: results.odsnap.reqPerSec / results.bare.reqPerSec,
+    });
   }
 } finally {
   await Promise.all(Object.values(servers).map((server) => server.stop()));
 }
 
-const cell = (r: { reqPerSec: number; p50: number; p99: number }) => `${Math.round(r.reqPerSec).toLocaleString('en')} / ${r.p50} / ${r.p99}`;
+const cell = (r: Measured) => `${Math.round(r.reqPerSec).toLocaleString('en')} / ${r.p50.toFixed(2)} / ${r.p99.toFixed(2)}`;
 console.log(
   [
-    '| request | odsnap serve req/s / p50 / p99 ms | nginx req/s / p50 / p99 ms | odsnap ÷ nginx | bare Node in memory req/s / p50 / p99 ms |',
-    '| --- | --- | --- | --- | --- |',
-    ...rows.map((r: any) => `| ${r.scenario} | ${cell(r.odsnap)} | ${cell(r.nginx)} | ${r.ratio.toFixed(2)}× | ${cell(r['bare Node (in memory)'])} |`),
+    '| request | odsnap serve req/s / p50 / p99 ms | nginx req/s / p50 / p99 ms | odsnap ÷ nginx req/s (target ≥ 0.5) | odsnap ÷ nginx p99 (target ≤ 2) | bare Node in memory req/s / p50 / p99 ms | odsnap ÷ bare |',
+    '| --- | --- | --- | --- | --- | --- | --- |',
+    ...rows.map((r) => `| ${r.scenario} | ${cell(r.odsnap)} | ${cell(r.nginx)} | ${r.ratio.toFixed(2)}× | ${r.p99Ratio.toFixed(2)}× | ${cell(r.bare)} | ${r.ofBare.toFixed(2)}× |`),
     '',
-    `autocannon, ${CONNECTIONS} connections, ${SECONDS} s after a 2 s warm-up; one worker each; same machine.`,
+    `wrk -t1 -c${CONNECTIONS}, ${SECONDS} s after a 2 s warm-up; one worker each; same machine. The bare server's figure is what wrk reaches against a Node server doing nothing but send the bytes.`,
   ].join('\n'),
 );
 await mkdir('bench/results', { recursive: true });
-await writeFile(join('bench/results', `static-${new Date().toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify({ connections: CONNECTIONS, seconds: SECONDS, rows }, null, 2));
+await writeFile(join('bench/results', `static-${new Date().toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify({ generator: 'wrk', connections: CONNECTIONS, seconds: SECONDS, rows }, null, 2));
