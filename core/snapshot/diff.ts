@@ -181,22 +181,24 @@ async function diffRows(db: Database, before: string[], after: string[], key: re
   if (!key) {
     const list = shared.filter((column) => !pulled.includes(column)).map(quoteIdentifier).join(', ');
     const only = (a: string, b: string) => `SELECT ${list} FROM ${a} EXCEPT ALL SELECT ${list} FROM ${b}`;
-    const [counts] = await db.rows<{ added: bigint; removed: bigint }>(`SELECT (SELECT count(*) FROM (${only('__after', '__before')})) AS added, (SELECT count(*) FROM (${only('__before', '__after')})) AS removed`);
-    const diff: RowsDiff = { ...nothing, added: Number(counts!.added), removed: Number(counts!.removed) };
-    if (published !== 'days') return diff;
-    const days = await db.rows<{ day: string; added: bigint; removed: bigint }>(
-      `SELECT day, count(*) FILTER (WHERE side = 'added') AS added, count(*) FILTER (WHERE side = 'removed') AS removed
+    // Counted by day when published so (the counts are their sums), else counted whole: each side's EXCEPT ALL runs once.
+    const days = await db.rows<{ day: string | null; added: bigint; removed: bigint }>(
+      `SELECT ${published === 'days' ? 'day' : 'NULL AS day'}, count(*) FILTER (WHERE side = 'added') AS added, count(*) FILTER (WHERE side = 'removed') AS removed
        FROM (SELECT ${dayOf('')} AS day, 'added' AS side FROM (${only('__after', '__before')}) UNION ALL SELECT ${dayOf('')}, 'removed' FROM (${only('__before', '__after')}))
-       GROUP BY day ORDER BY day NULLS LAST`,
+       GROUP BY ALL ORDER BY 1 NULLS LAST`,
     );
-    return { ...diff, days: days.map((row) => ({ day: row.day, added: Number(row.added), removed: Number(row.removed), changed: 0 })) };
+    const counted = days.map((row) => ({ day: row.day, added: Number(row.added), removed: Number(row.removed), changed: 0 }));
+    const total = (side: 'added' | 'removed') => counted.reduce((sum, row) => sum + row[side], 0);
+    return { ...nothing, added: total('added'), removed: total('removed'), ...(published === 'days' ? { days: counted } : {}) };
   }
 
   // Matched by key over each row's key, place in lists, time and a hash per data column, not the
   // rows themselves: a register's JSON columns (geometry) would make the join hold the table twice.
   // The values of what changed are read back by key (recordsOf).
+  // (A 64-bit hash: a changed value hidden by a collision is a chance of 1 in 2^64.)
   const kept = [...key, ...pulled.filter((column) => shared.includes(column)), ...(time && !key.includes(time) ? [time] : [])];
-  const hashed = (view: string) => `SELECT ${[...kept.map(quoteIdentifier), ...data.map((column) => `hash(${quoteIdentifier(column)}) AS ${quoteIdentifier(column)}`)].join(', ')}, true AS __present FROM ${view}`;
+  const hashes = data.filter((column) => !kept.includes(column)).map((column) => `hash(${quoteIdentifier(column)}) AS ${quoteIdentifier(column)}`);
+  const hashed = (view: string) => `SELECT ${[...kept.map(quoteIdentifier), ...hashes].join(', ')}, true AS __present FROM ${view}`;
   const keyText = `concat_ws('/', ${key.map((column) => `CAST(coalesce(a.${quoteIdentifier(column)}, b.${quoteIdentifier(column)}) AS VARCHAR)`).join(', ')})`;
   const differs = (column: string) => `a.${quoteIdentifier(column)} IS DISTINCT FROM b.${quoteIdentifier(column)}`;
   const changedColumns = data.length ? `list_filter([${data.map((column) => `CASE WHEN ${differs(column)} THEN ${quoteString(column)} END`).join(', ')}], c -> c IS NOT NULL)` : `[]::VARCHAR[]`;

@@ -3,7 +3,8 @@ import type { Dataset } from '../../datasets/vocabulary/dataset.ts';
 import type { RenderContext } from '../../datasets/vocabulary/render.ts';
 import { readChanges, type SnapshotChanges, type TableChanges } from '../../core/snapshot/changes.ts';
 import { listSnapshots } from '../../core/snapshot/history.ts';
-import { openSnapshot, type Snapshot } from '../../core/snapshot/read.ts';
+import { dataLayout } from '../../core/snapshot/layout.ts';
+import { snapshotCacheDir, type Snapshot } from '../../core/snapshot/read.ts';
 import { CHANGES_INDEX, changesPath, feedPath } from '../../core/published-tree.ts';
 import type { TreeOutput } from './tree-output.ts';
 
@@ -31,15 +32,15 @@ export interface Pull {
  * compared against, kept or not).
  */
 export async function pullsBack(dataDir: string, snapshot: Snapshot): Promise<Pull[]> {
-  const listed = await listSnapshots(dataDir);
-  const upTo = listed.filter((entry) => entry.id <= snapshot.id && 'manifest' in entry && entry.manifest.changes).map((entry) => entry.id).reverse();
+  // Their manifests as listed, not read again for each.
+  const recorded = (await listSnapshots(dataDir)).filter((entry) => entry.id <= snapshot.id && 'manifest' in entry && entry.manifest.changes).reverse().slice(0, PUBLISHED_PULLS);
   const pulls: Pull[] = [];
-  for (const id of upTo) {
-    if (pulls.length === PUBLISHED_PULLS) break;
+  for (const entry of recorded) {
+    if (!('manifest' in entry)) continue;
+    const at = entry.id === snapshot.id ? snapshot : { id: entry.id, dir: dataLayout(dataDir).snapshot(entry.id), cacheDir: snapshotCacheDir(dataDir, entry.id), manifest: entry.manifest };
     // A snapshot pruned meanwhile is left out: its record is gone with it.
-    const at = id === snapshot.id ? snapshot : await openSnapshot(dataDir, id).catch(() => undefined);
-    const changes = at && (await readChanges(at).catch(() => undefined));
-    if (at && changes) pulls.push({ snapshot: at, changes });
+    const changes = await readChanges(at).catch(() => undefined);
+    if (changes) pulls.push({ snapshot: at, changes });
   }
   return pulls;
 }
@@ -97,14 +98,18 @@ function recordLinks(datasets: readonly Dataset[], context: RenderContext): Link
 }
 
 function publishedPull(snapshot: Snapshot, changes: SnapshotChanges, linkOf: LinkOf) {
-  const record = (table: TableChanges, key: string) => ({ key, ...(linkOf(table.dataset, table.table, key) ? { url: linkOf(table.dataset, table.table, key) } : {}) });
-  const datasets = [...new Set(changedTables(changes).map((table) => table.dataset))];
+  const record = (table: TableChanges, key: string) => {
+    const url = linkOf(table.dataset, table.table, key);
+    return { key, ...(url ? { url } : {}) };
+  };
+  const changed = changedTables(changes);
+  const datasets = [...new Set(changed.map((table) => table.dataset))];
   return {
     snapshot: { id: snapshot.id, createdAt: snapshot.manifest.createdAt },
     previous: changes.from,
     datasets: datasets.map((name) => ({
       name,
-      tables: changedTables(changes)
+      tables: changed
         .filter((table) => table.dataset === name)
         .map((table) => ({
           table: table.table,
