@@ -51,9 +51,8 @@ export const serveCommand = defineCommand({
       publicUrl: options['public-url'],
       memoryLimit: options['memory-limit'],
       extra: () => [staticTree(options.static, ownTree)],
-      log: (line) => {
-        if (line.level === 'error' || line.event || !options.quiet) output.out(`${JSON.stringify(line)}\n`);
-      },
+      log: (line) => output.out(`${JSON.stringify(line)}\n`),
+      logRequests: !options.quiet,
     }).catch(explainListenError(options.host, options.port));
     output.err(`odsnap: serving snapshot ${server.host.current.id} at ${server.url}\n`);
     await untilStopped(server, output.err);

@@ -88,9 +88,8 @@ export const startCommand = defineCommand({
       datasets,
       port: options.port,
       extra: () => [staticTree(options.out)],
-      log: (line) => {
-        if (line.level === 'error' || line.event) output.out(`${JSON.stringify(line)}\n`);
-      },
+      log: (line) => output.out(`${JSON.stringify(line)}\n`),
+      logRequests: false,
     }).catch(explainListenError('127.0.0.1', options.port));
     const url = server.url.replace('127.0.0.1', 'localhost');
     const hints = [

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Dataset } from '../datasets/vocabulary/dataset.ts';
-import { renderContext, resolveLinks } from '../datasets/vocabulary/render.ts';
+import { renderContext, resolveLinks, type RenderContext } from '../datasets/vocabulary/render.ts';
 import { kindOf } from '../datasets/answers/index.ts';
 import { serialize } from '../datasets/answers/serving.ts';
 import { instanceOf, invalidParameter, methodNotAllowed, notFound, Problem, problemBody, problemTypePage, refusedParameters } from '../core/problem.ts';
@@ -13,8 +13,9 @@ export interface AppOptions {
   readonly host: SnapshotHost;
   /** Where clients reach the service; links are built on it. Default: the request's own Host. */
   readonly publicUrl?: string;
-  /** One structured line per request. */
+  /** Failures, and (unless `logRequests` is false) one structured line per request. */
   readonly log?: (line: Record<string, unknown>) => void;
+  readonly logRequests?: boolean;
   /** Further handlers tried before the v1 routes, e.g. SQL; answer undefined to pass. */
   readonly extra?: readonly ExtraHandler[];
 }
@@ -22,12 +23,30 @@ export interface AppOptions {
 /** A handler for paths beyond the v1 endpoints; returns false when the path is not its own. */
 export type ExtraHandler = (request: IncomingMessage, response: ServerResponse, url: URL, base: string) => Promise<number | false>;
 
+function hostHeaders(raw: readonly string[]): number {
+  let count = 0;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === 4 && raw[i]!.toLowerCase() === 'host') count++;
+  return count;
+}
+
 /** Longest request target accepted; longer ones get 414. */
 export const MAX_URL_LENGTH = 8192;
 const API_CACHE = 'public, max-age=60';
 
 export function createApp(options: AppOptions) {
   const route = createRouter(options.datasets);
+  const logRequests = options.log !== undefined && options.logRequests !== false;
+  // Requests come with a few bases and time zones: their contexts are made once.
+  const contexts = new Map<string, RenderContext>();
+  const contextOf = (base: string, timeZone: string) => {
+    const key = `${timeZone} ${base}`;
+    let context = contexts.get(key);
+    if (!context) {
+      if (contexts.size >= 256) contexts.clear();
+      contexts.set(key, (context = renderContext({ baseUrl: base, timeZone })));
+    }
+    return context;
+  };
 
   const baseOf = (request: IncomingMessage) => {
     if (options.publicUrl) return options.publicUrl.replace(/\/+$/, '');
@@ -50,7 +69,7 @@ export function createApp(options: AppOptions) {
     const expectation = request.headers.expect;
     if (expectation !== undefined && expectation.toLowerCase() !== '100-continue') throw new Problem('expectation-failed', `Expect: ${expectation} cannot be met; only 100-continue is`);
     // (node keeps the first of several.)
-    if (request.rawHeaders.filter((name, i) => i % 2 === 0 && name.toLowerCase() === 'host').length > 1) throw new Problem('bad-request', 'a request may carry one Host header, not several');
+    if (hostHeaders(request.rawHeaders) > 1) throw new Problem('bad-request', 'a request may carry one Host header, not several');
     // A path is read as a path: resolved against a base, `//host/…` would lose its first segment as a host name.
     const url = target.startsWith('/') ? new URL(`http://request.invalid${target}`) : new URL(target);
     for (const extra of options.extra ?? []) {
@@ -85,11 +104,15 @@ export function createApp(options: AppOptions) {
       const parsed = endpoint.parse({ ...upstream?.defaults, ...query, ...found.params });
       if (!parsed.success) throw refusedParameters(parsed.error.issues);
       const params = parsed.data;
-      const context = renderContext({ baseUrl: base, timeZone: (params.timezone as string | undefined) ?? 'UTC' });
+      const context = contextOf(base, (params.timezone as string | undefined) ?? 'UTC');
       const envelope = upstream?.envelope && (resolveLinks(upstream.envelope, context) as Record<string, unknown>);
-      const body = await served.use((connection) =>
-        kindOf(endpoint.answer).serve({ served, dataset, endpoint, path: url.pathname, params, query, context, base, connection, envelope }, endpoint.answer),
-      );
+      const connection = served.onDemand();
+      let body: unknown;
+      try {
+        body = await kindOf(endpoint.answer).serve({ served, dataset, endpoint, path: url.pathname, params, query, context, base, connection: connection.runner, envelope }, endpoint.answer);
+      } finally {
+        connection.release();
+      }
       return await send(request, response, {
         status: 200,
         type: 'application/json; charset=utf-8',
@@ -127,7 +150,7 @@ export function createApp(options: AppOptions) {
         });
       } else response.destroy();
     } finally {
-      options.log?.({
+      if (logRequests) options.log!({
         time: new Date().toISOString(),
         method: request.method,
         path: (request.url ?? '/').split('?')[0]!.slice(0, 2048),

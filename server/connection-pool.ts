@@ -57,10 +57,29 @@ export class ConnectionPool {
     try {
       return await work(connection);
     } finally {
-      const next = this.waiting.shift();
-      if (next) next(connection);
-      else this.idle.push(connection);
+      this.giveBack(connection);
     }
+  }
+
+  /**
+   * A runner that takes a connection at its first statement and keeps it until `release`: a
+   * request answered without a statement (an item from its record file) then never waits for one.
+   */
+  onDemand(): { readonly runner: StatementRunner; release(): void } {
+    let taken: Promise<PooledConnection> | undefined;
+    return {
+      runner: { rows: async (sql, values, reading) => (await (taken ??= this.acquire())).rows(sql, values, reading) },
+      release: () => {
+        if (taken) void taken.then((connection) => this.giveBack(connection));
+        taken = undefined;
+      },
+    };
+  }
+
+  private giveBack(connection: PooledConnection): void {
+    const next = this.waiting.shift();
+    if (next) next(connection);
+    else this.idle.push(connection);
   }
 
   private async acquire(): Promise<PooledConnection> {

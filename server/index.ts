@@ -17,6 +17,8 @@ export interface ServerOptions extends ServedSnapshotOptions {
   /** Follow the data directory's current snapshot (default true). */
   readonly watch?: boolean;
   readonly log?: (line: Record<string, unknown>) => void;
+  /** A line per request to `log` (default true). */
+  readonly logRequests?: boolean;
   /** The SQL endpoint's limits, how many queries it runs and keeps waiting, its process's memory. */
   readonly sql?: Omit<SqlServiceOptions, 'log'>;
   /** Handlers for paths beyond the API, tried first (the static tree, the site). */
@@ -73,7 +75,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const host = await SnapshotHost.open(options.dataDir, options.datasets, { ...options, log: options.log });
   if (options.watch !== false) host.watch();
   const extra = [...(options.extra?.(host) ?? []), apiIndex(host, options.datasets), sqlHandler(host, { ...options.sql, log: options.log })];
-  const listener = createApp({ datasets: options.datasets, host, publicUrl: options.publicUrl, log: options.log, extra });
+  const listener = createApp({ datasets: options.datasets, host, publicUrl: options.publicUrl, log: options.log, logRequests: options.logRequests, extra });
   // requireHostHeader: false lets a request without Host reach the app, which answers it with a problem body, not node's bare 400.
   const server = createServer({ maxHeaderSize: 16 * 1024, requestTimeout: 30_000, headersTimeout: 10_000, keepAliveTimeout: 5_000, requireHostHeader: false }, (request, response) => {
     void listener(request, response);

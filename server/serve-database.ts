@@ -15,7 +15,8 @@ import { sourceHash } from '../core/source-hash.ts';
 import { viewName, type Table } from '../core/table.ts';
 import type { Dataset, Resource } from '../datasets/vocabulary/dataset.ts';
 import { renderContext } from '../datasets/vocabulary/render.ts';
-import { lookupColumns, renderedKeys, renderedResources, storagePlan } from './storage-plan.ts';
+import { RecordFileWriter } from './record-store.ts';
+import { lookupColumns, recordedResources, renderedKeys, renderedResources, storagePlan } from './storage-plan.ts';
 
 /**
  * The server's own database for a snapshot: the tables requests page through or look up by key,
@@ -27,7 +28,7 @@ import { lookupColumns, renderedKeys, renderedResources, storagePlan } from './s
  */
 
 /** Bump when what the file holds changes: an older file is then built again. */
-const FORMAT = 7;
+const FORMAT = 8;
 export const SCHEMA = 'served';
 
 const inSchema = (table: string) => `${SCHEMA}.${quoteIdentifier(table)}`;
@@ -50,6 +51,11 @@ export async function serveDatabasePath(snapshot: Snapshot): Promise<string> {
   codeKey ??= sourceHash([new URL('../datasets', import.meta.url), new URL(import.meta.url), new URL('./storage-plan.ts', import.meta.url), new URL('../core/db/columns.ts', import.meta.url)]);
   return join(snapshot.cacheDir, `serve-v${FORMAT}-${(await codeKey).slice(0, 12)}.duckdb`);
 }
+
+/** Where the record files of the serving database at `path` are (see record-store.ts). */
+export const recordsDir = (path: string) => path.replace(/\.duckdb$/, '.records');
+/** A resource's record files (without their extensions) in it. */
+export const recordFile = (dir: string, stored: string, resource: string) => join(dir, `${stored}.${resource}`);
 
 export type BuilderReply = { readonly path: string; readonly peakKiB: number } | { readonly failed: string };
 
@@ -112,6 +118,8 @@ export async function buildServeDatabase(snapshot: Snapshot, datasets: readonly 
   if (await exists(path)) return path;
   await mkdir(snapshot.cacheDir, { recursive: true });
   const temporary = `${path}.${ownerTag()}-${randomBytes(4).toString('hex')}.tmp`;
+  const records = `${temporary}.records`;
+  await mkdir(records);
   const instance = await DuckDBInstance.create(temporary, { memory_limit: '128MB', threads: '1' });
   const connection = await instance.connect();
   try {
@@ -141,7 +149,7 @@ export async function buildServeDatabase(snapshot: Snapshot, datasets: readonly 
           await run(`CREATE INDEX ${quoteIdentifier(`${stored}__${column}`)} ON ${name} (${quoteIdentifier(column)})`);
         }
         const rendered = renderedResources(dataset, table);
-        if (rendered.length) await storeRenderings(instance, connection, stored, table, rendered, renderedKeys(dataset, table), token);
+        if (rendered.length) await storeRenderings(instance, connection, stored, table, rendered, renderedKeys(dataset, table), token, records, recordedResources(dataset, table));
       }
     }
     await run('CHECKPOINT');
@@ -149,22 +157,27 @@ export async function buildServeDatabase(snapshot: Snapshot, datasets: readonly 
     connection.closeSync();
     instance.closeSync();
     await rm(temporary, { force: true });
+    await rm(records, { recursive: true, force: true });
     throw error;
   }
   connection.closeSync();
   instance.closeSync();
+  // The records first: the database's name is what says the build is whole.
+  await rm(recordsDir(path), { recursive: true, force: true });
+  await rename(records, recordsDir(path));
   await rename(temporary, path);
   await rm(`${temporary}.wal`, { force: true });
   // Files of older code are never read again (a server still reading one keeps it open).
   for (const name of await readdir(snapshot.cacheDir)) {
-    if (/^serve-v\d+(-[\w-]+)?\.duckdb$/.test(name) && join(snapshot.cacheDir, name) !== path) await rm(join(snapshot.cacheDir, name), { force: true });
+    const file = join(snapshot.cacheDir, name);
+    if (/^serve-v\d+(-[\w-]+)?\.(duckdb|records)$/.test(name) && file !== path && file !== recordsDir(path)) await rm(file, { recursive: true, force: true });
   }
   await removeAbandoned(snapshot.cacheDir);
   return path;
 }
 
 /** `<path>.<host>-<pid>-<random>.tmp` (and its `.wal`): a serving database being built. */
-const BUILDING = /^serve-v\d+(-[\w-]+)?\.duckdb\.(.+)-(\d+)-[0-9a-f]{8}\.tmp(\.wal)?$/;
+const BUILDING = /^serve-v\d+(-[\w-]+)?\.duckdb\.(.+)-(\d+)-[0-9a-f]{8}\.tmp(\.wal|\.records)?$/;
 
 /**
  * Removes what builds that died (killed, or out of memory) before their rename left behind: a
@@ -174,7 +187,7 @@ const BUILDING = /^serve-v\d+(-[\w-]+)?\.duckdb\.(.+)-(\d+)-[0-9a-f]{8}\.tmp(\.w
 async function removeAbandoned(cacheDir: string) {
   for (const name of await readdir(cacheDir)) {
     const [, , host, pid] = BUILDING.exec(name) ?? [];
-    if (host && ownerGone(host, Number(pid))) await rm(join(cacheDir, name), { force: true });
+    if (host && ownerGone(host, Number(pid))) await rm(join(cacheDir, name), { recursive: true, force: true });
   }
 }
 
@@ -211,7 +224,17 @@ const BATCH_BYTES = 2 * 1024 * 1024;
  */
 const FLUSH_BYTES = 4 * 1024 * 1024;
 
-async function storeRenderings(instance: DuckDBInstance, connection: DuckDBConnection, stored: string, table: Table, resources: readonly Resource[], keys: readonly string[], token: string) {
+async function storeRenderings(
+  instance: DuckDBInstance,
+  connection: DuckDBConnection,
+  stored: string,
+  table: Table,
+  resources: readonly Resource[],
+  keys: readonly string[],
+  token: string,
+  recordsIn: string,
+  recorded: ReturnType<typeof recordedResources>,
+) {
   const texts = inSchema(renderedTable(stored));
   const keyColumns = keys.map((key) => `${quoteIdentifier(key)} ${table.columns[key]!.sqlType}`);
   await connection.run(`CREATE TABLE ${texts} ("__position" BIGINT, ${[...keyColumns, ...resources.map((r) => `${quoteIdentifier(renderedColumn(r.name))} VARCHAR`)].join(', ')})`);
@@ -220,6 +243,7 @@ async function storeRenderings(instance: DuckDBInstance, connection: DuckDBConne
   // Reading streams on its own connection: appending on the same one would end the stream.
   const reader = await instance.connect();
   const appender = await connection.createAppender(renderedTable(stored), SCHEMA);
+  const writers = new Map(recorded.map(({ resource, keys: own }) => [resource.name, { writer: new RecordFileWriter(recordFile(recordsIn, stored, resource.name), own), at: own.map((key) => keys.indexOf(key)) }]));
   let unflushed = 0;
   try {
     // Keys come as DuckDB writes them as text, which the appender casts back to their type.
@@ -237,6 +261,8 @@ async function storeRenderings(instance: DuckDBInstance, connection: DuckDBConne
           const text = JSON.stringify(resource.render(row, context));
           appender.appendVarchar(text);
           unflushed += text.length;
+          const record = writers.get(resource.name);
+          record?.writer.add(text, record.at.map((i) => row[`__key${i}`] as string | null));
         }
         appender.endRow();
         if (unflushed > FLUSH_BYTES) {
@@ -246,6 +272,7 @@ async function storeRenderings(instance: DuckDBInstance, connection: DuckDBConne
       }
     }
     appender.flushSync();
+    for (const { writer } of writers.values()) writer.finish();
   } finally {
     appender.closeSync();
     reader.closeSync();

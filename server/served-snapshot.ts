@@ -4,11 +4,15 @@ import { dataDirOf } from '../core/snapshot/layout.ts';
 import { markReading } from '../core/snapshot/readers.ts';
 import { assertShape, chooseFiles, createViews, tableSource, type Narrowing, type Snapshot } from '../core/snapshot/read.ts';
 import { viewName } from '../core/table.ts';
-import type { Rendering, ServedTables } from '../datasets/answers/serving.ts';
+import type { Rendering, ServedTables, StatementRunner } from '../datasets/answers/serving.ts';
 import type { Dataset, Resource } from '../datasets/vocabulary/dataset.ts';
 import { ConnectionPool, type PooledConnection } from './connection-pool.ts';
-import { ensureServeDatabase, RENDERING_TABLE, renderedColumn, renderedTable, SCHEMA } from './serve-database.ts';
-import { filterColumns, renderedResources, storagePlan } from './storage-plan.ts';
+import { RecordFile } from './record-store.ts';
+import { ensureServeDatabase, recordFile, recordsDir, RENDERING_TABLE, renderedColumn, renderedTable, SCHEMA } from './serve-database.ts';
+import { filterColumns, recordedResources, renderedResources, storagePlan } from './storage-plan.ts';
+
+/** The base goes inside JSON strings: escaped as JSON would write it. */
+const inString = (base: string) => JSON.stringify(base).slice(1, -1);
 
 /** What the serving database file is attached as, and the in-memory schema of page copies. */
 const STORED = 'stored';
@@ -36,6 +40,7 @@ export class ServedSnapshot implements ServedTables {
   private closed = false;
   /** Things opened on demand that live and close with this snapshot, e.g. its SQL sandbox. */
   private readonly attachments = new Map<string, Promise<{ close(): void }>>();
+  private readonly bases = new Map<string, Buffer>();
   /** Lookups in small tables, remembered: a snapshot never changes, and a round trip to DuckDB costs more than the row. */
   private readonly remembered = new Map<string, Promise<unknown>>();
 
@@ -51,7 +56,9 @@ export class ServedSnapshot implements ServedTables {
     /** `<file catalog>.served`, where stored tables are. */
     private readonly storedSchema: string,
     /** Resources stored rendered, by `<data set>/<resource>`, and what stands for the links' base in them. */
-    private readonly renderings: { readonly resources: ReadonlySet<string>; readonly token: string },
+    private readonly renderings: { readonly resources: ReadonlySet<string>; readonly token: string; readonly tokenBytes: Buffer },
+    /** Record files of items, by `<data set>/<resource>` (see record-store.ts). */
+    private readonly records: ReadonlyMap<string, RecordFile>,
     /** Removes the mark that keeps a prune off the snapshot. */
     private readonly unmark: () => void,
   ) {}
@@ -111,7 +118,22 @@ export class ServedSnapshot implements ServedTables {
       await connection.run(`SET parquet_metadata_cache = true`);
     };
     const pool = new ConnectionPool(duckdb.instance, options.connections ?? 4, prepare);
-    return new ServedSnapshot(snapshot, datasets, duckdb, pool, stored, paged, storedSchema, { resources: rendered, token }, unmark);
+    const records = new Map<string, RecordFile>();
+    for (const dataset of datasets) {
+      for (const table of Object.values(dataset.tables)) {
+        if (!stored.has(`${dataset.name}/${table.name}`)) continue;
+        for (const { resource } of recordedResources(dataset, table)) {
+          const file = recordFile(recordsDir(path), viewName(dataset, table.name), resource.name);
+          try {
+            records.set(`${dataset.name}/${resource.name}`, RecordFile.open(file));
+          } catch (error) {
+            // Its items are then answered from the database, as before there were record files.
+            options.log?.({ event: 'record-file-unreadable', snapshot: snapshot.id, file, error: (error as Error).message });
+          }
+        }
+      }
+    }
+    return new ServedSnapshot(snapshot, datasets, duckdb, pool, stored, paged, storedSchema, { resources: rendered, token, tokenBytes: Buffer.from(token) }, records, unmark);
   }
 
   /** Whether a table's rows are in the serving database (else only in Parquet files). */
@@ -142,16 +164,50 @@ export class ServedSnapshot implements ServedTables {
    * base into text read from it.
    */
   rendering(dataset: Dataset, resource: Resource): Rendering | undefined {
-    if (!this.renderings.resources.has(`${dataset.name}/${resource.name}`)) return undefined;
-    const { token } = this.renderings;
-    // The base goes inside JSON strings: escaped as JSON would write it.
-    const inString = (base: string) => JSON.stringify(base).slice(1, -1);
+    const key = `${dataset.name}/${resource.name}`;
+    if (!this.renderings.resources.has(key)) return undefined;
+    let rendering = this.renderingOf.get(key);
+    if (!rendering) this.renderingOf.set(key, (rendering = this.renderingFor(dataset, resource)));
+    return rendering;
+  }
+
+  private readonly renderingOf = new Map<string, Rendering>();
+
+  private renderingFor(dataset: Dataset, resource: Resource): Rendering {
+    const { token, tokenBytes } = this.renderings;
     return {
       source: `${this.storedSchema}.${quoteIdentifier(renderedTable(viewName(dataset, resource.table)))}`,
       column: quoteIdentifier(renderedColumn(resource.name)),
       withBase: (text, base, bind) => `replace(${text}, ${quoteString(token)}, ${bind(inString(base))})`,
       withBaseIn: (text, base) => text.split(token).join(inString(base)),
+      withBaseInBytes: (bytes, base) => {
+        const pieces: Buffer[] = [];
+        const baseBytes = this.baseBytes(base);
+        let from = 0;
+        for (let at = bytes.indexOf(tokenBytes); at >= 0; at = bytes.indexOf(tokenBytes, from)) {
+          pieces.push(bytes.subarray(from, at), baseBytes);
+          from = at + tokenBytes.length;
+        }
+        if (from === 0) return bytes;
+        pieces.push(bytes.subarray(from));
+        return Buffer.concat(pieces);
+      },
     };
+  }
+
+  /** A base as it goes into rendered JSON, as UTF-8, remembered (requests come with one or a few). */
+  private baseBytes(base: string): Buffer {
+    let bytes = this.bases.get(base);
+    if (!bytes) {
+      if (this.bases.size >= 64) this.bases.clear();
+      this.bases.set(base, (bytes = Buffer.from(inString(base))));
+    }
+    return bytes;
+  }
+
+  /** A resource's items as record files, if they are kept so (texts with links as `rendering` has them). */
+  recordsOf(dataset: Dataset, resource: Resource): RecordFile | undefined {
+    return this.records.get(`${dataset.name}/${resource.name}`);
   }
 
   /** The in-memory copy of what a table's page filters read; rows match the stored table's by row number. */
@@ -186,6 +242,11 @@ export class ServedSnapshot implements ServedTables {
     return this.pool.use(work);
   }
 
+  /** A connection taken at a request's first statement, if it runs one; `release` when the request ends. */
+  onDemand(): { readonly runner: StatementRunner; release(): void } {
+    return this.pool.onDemand();
+  }
+
   /** A request starts on this snapshot; call the returned function when it ends. */
   lease(): () => void {
     this.leases++;
@@ -210,6 +271,7 @@ export class ServedSnapshot implements ServedTables {
     for (const attached of this.attachments.values()) void attached.then((a) => a.close(), () => undefined);
     this.pool.close();
     this.duckdb.close();
+    for (const records of this.records.values()) records.close();
     this.unmark();
   }
 }

@@ -65,6 +65,17 @@ export function renderedKeys(dataset: Dataset, table: Table): string[] {
 }
 
 /**
+ * Resources stored rendered whose items are found by key, with their keys: also written as record
+ * files (record-store.ts), so that an item is answered without a statement.
+ */
+export function recordedResources(dataset: Dataset, table: Table): { readonly resource: Resource; readonly keys: readonly string[] }[] {
+  return renderedResources(dataset, table).flatMap((resource) => {
+    const keys = [...new Set(needs(dataset).flatMap(({ storage }) => (storage.rendered?.resource === resource.name ? storage.rendered.keys : [])))];
+    return keys.length ? [{ resource, keys }] : [];
+  });
+}
+
+/**
  * Columns rows are looked up by, one value at a time (items not answered with renderings, the
  * parents of series). They are indexed (ART), so a lookup fetches one row instead of scanning every
  * id of the table (a transaction by id at city scale, when read as a row: 6.5 ms → 2 ms). The

@@ -34,6 +34,15 @@ export interface Rendering {
   withBase(text: string, base: string, bind: (value: DuckDBValue) => string): string;
   /** The same, done here, on one text read from it. */
   withBaseIn(text: string, base: string): string;
+  /** The same on the UTF-8 bytes of one. */
+  withBaseInBytes(bytes: Buffer, base: string): Buffer;
+}
+
+/** A resource's items kept rendered in a file, found by key without a statement (server/record-store.ts). */
+export interface ItemRecords {
+  has(column: string): boolean;
+  /** The rendered JSON (links as `Rendering` has them) of the first item whose `column` is `key`, as UTF-8. */
+  find(column: string, key: string): Buffer | undefined;
 }
 
 /** A snapshot's tables as the server holds them for answering (server/served-snapshot.ts). */
@@ -45,6 +54,8 @@ export interface ServedTables {
   source(dataset: Dataset, resource: Resource, files?: readonly string[], bind?: (value: DuckDBValue) => string): string;
   /** Where the resource's rows are kept rendered, if they are. */
   rendering(dataset: Dataset, resource: Resource): Rendering | undefined;
+  /** Its items as record files, if they are kept so. */
+  recordsOf?(dataset: Dataset, resource: Resource): ItemRecords | undefined;
   /** The in-memory copy of what a paged table's filters read; its rows match the stored table's by row number. */
   filtered(dataset: Dataset, tableName: string): string;
   /** Whether a table is small enough for its lookups to be remembered. */

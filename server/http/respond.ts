@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
@@ -37,9 +36,26 @@ export function negotiate(acceptEncoding: string | undefined): Encoding {
   return 'identity';
 }
 
-/** A strong validator for the representation: what it answers, from which snapshot, in which encoding. */
-export const etagOf = (parts: readonly string[], encoding: Encoding) =>
-  `"${createHash('sha1').update(parts.join('\n')).digest('base64url').slice(0, 22)}${encoding === 'identity' ? '' : `-${encoding}`}"`;
+/**
+ * A strong validator for the representation: what it answers, from which snapshot, in which
+ * encoding. The parts name the representation, they are not its bytes, so a hash that only has to
+ * tell those names apart does: 64 bits of FNV-1a, where SHA-1 cost a record by id a tenth of its
+ * answer.
+ */
+export function etagOf(parts: readonly string[], encoding: Encoding): string {
+  let high = 0x84222325;
+  let low = 0xcbf29ce4;
+  for (const part of parts) {
+    for (let i = 0; i <= part.length; i++) {
+      // A separator after each part, so that ["ab", "c"] and ["a", "bc"] differ.
+      const unit = i < part.length ? part.charCodeAt(i) : 0x10000;
+      high = Math.imul(high ^ unit, 0x01000193);
+      low = Math.imul(low ^ (unit + 0x9e37), 0x100001b3);
+    }
+  }
+  const tag = (high >>> 0).toString(36).padStart(7, '0') + (low >>> 0).toString(36).padStart(7, '0');
+  return `"${tag}${encoding === 'identity' ? '' : `-${encoding}`}"`;
+}
 
 export function matches(ifNoneMatch: string | undefined, etag: string): boolean {
   if (!ifNoneMatch) return false;
@@ -64,25 +80,23 @@ export interface Body {
   readonly headers?: Readonly<Record<string, string>>;
 }
 
+/** CORS as a flat list of names and values, as writeHead takes it (faster than an object, whose names node checks one by one). */
+const CORS_LIST: readonly string[] = Object.entries(corsHeaders).flat();
+
 /** Sends a body; returns the bytes written. */
 export async function send(request: IncomingMessage, response: ServerResponse, body: Body): Promise<number> {
   const encoding = body.content.length >= COMPRESS_FROM ? negotiate(request.headers['accept-encoding']) : 'identity';
   const etag = body.identity ? etagOf(body.identity, encoding) : undefined;
-  const headers: Record<string, string> = {
-    ...corsHeaders,
-    'content-type': body.type,
-    'cache-control': body.cacheControl,
-    vary: 'Accept-Encoding',
-    ...(etag ? { etag } : {}),
-    ...body.headers,
-  };
+  const headers = [...CORS_LIST, 'content-type', body.type, 'cache-control', body.cacheControl, 'vary', 'Accept-Encoding'];
+  if (etag) headers.push('etag', etag);
+  if (body.headers) for (const name in body.headers) headers.push(name, body.headers[name]!);
   if (etag && body.status === 200 && matches(request.headers['if-none-match'], etag)) {
     response.writeHead(304, headers).end();
     return 0;
   }
   const content = encoding === 'identity' ? body.content : await compressors[encoding](body.content);
-  if (encoding !== 'identity') headers['content-encoding'] = encoding;
-  headers['content-length'] = String(content.length);
+  if (encoding !== 'identity') headers.push('content-encoding', encoding);
+  headers.push('content-length', String(content.length));
   response.writeHead(body.status, headers);
   response.end(request.method === 'HEAD' ? undefined : content);
   return request.method === 'HEAD' ? 0 : content.length;

@@ -8,8 +8,9 @@ import { viewName } from '../../core/table.ts';
 import { renderContext } from '../../datasets/vocabulary/render.ts';
 import { readList, rowDecoder } from '../../core/db/columns.ts';
 import { quoteIdentifier, quoteString } from '../../core/db/duckdb.ts';
-import { ensureServeDatabase, serveDatabasePath, RENDERING_TABLE, renderedColumn, renderedTable, SCHEMA } from '../../server/serve-database.ts';
-import { lookupColumns, renderedKeys, renderedResources, storagePlan } from '../../server/storage-plan.ts';
+import { RecordFile } from '../../server/record-store.ts';
+import { ensureServeDatabase, recordFile, recordsDir, serveDatabasePath, RENDERING_TABLE, renderedColumn, renderedTable, SCHEMA } from '../../server/serve-database.ts';
+import { lookupColumns, recordedResources, renderedKeys, renderedResources, storagePlan } from '../../server/storage-plan.ts';
 import { tempDir, tinySnapshot, withDatabase } from '../fixtures/tiny.ts';
 
 describe('the serving database', () => {
@@ -17,14 +18,14 @@ describe('the serving database', () => {
     const snapshot = { ...(await tinySnapshot()), cacheDir: await tempDir('serve-database') };
     const dead = spawnSync('true').pid!;
     const building = (owner: string) => `serve-v6-0123456789ab.duckdb.${owner}-0a1b2c3d.tmp`;
-    const stale = ['serve-v4.duckdb', 'serve-v5-0123456789ab.duckdb', building(`${hostname()}-${dead}`), `${building(`${hostname()}-${dead}`)}.wal`];
+    const stale = ['serve-v4.duckdb', 'serve-v5-0123456789ab.duckdb', 'serve-v5-0123456789ab.records', building(`${hostname()}-${dead}`), `${building(`${hostname()}-${dead}`)}.wal`, `${building(`${hostname()}-${dead}`)}.records`];
     // A build running here, and one on another machine sharing the disk (its process ids mean nothing here).
     const kept = [building(`${hostname()}-${process.pid}`), building(`elsewhere-${dead}`)];
     for (const name of [...stale, ...kept]) await writeFile(join(snapshot.cacheDir, name), 'stale');
     const path = await ensureServeDatabase(snapshot, datasets);
     expect(path).toBe(await serveDatabasePath(snapshot));
     expect(basename(path)).toMatch(/^serve-v\d+-[\w-]{12}\.duckdb$/);
-    expect((await readdir(snapshot.cacheDir)).sort()).toEqual([basename(path), ...kept].sort());
+    expect((await readdir(snapshot.cacheDir)).sort()).toEqual([basename(path), basename(recordsDir(path)), ...kept].sort());
   });
 
   it('is built in a process of its own, which loads each data set from the module that declares it, and says why when it cannot', async () => {
@@ -102,5 +103,38 @@ describe('the serving database', () => {
       const indexes = await db.rows<{ table_name: string; sql: string }>(`SELECT table_name, sql FROM duckdb_indexes() WHERE database_name = 'served_file'`);
       expect(indexes.map((i) => `${i.table_name}.${/\("?([\w]+)"?\)/.exec(i.sql)?.[1]}`).sort()).toEqual([...expected].sort());
     });
+  });
+
+  it('writes the renderings of each resource items answer with as a record file, found by each of its keys as the first row with that key', async () => {
+    const snapshot = await tinySnapshot();
+    const path = await ensureServeDatabase(snapshot, datasets);
+    const recorded: string[] = [];
+    await withDatabase(async (db) => {
+      await db.run(`ATTACH ${quoteString(path)} AS served_file (READ_ONLY)`);
+      for (const dataset of datasets) {
+        for (const table of Object.values(dataset.tables)) {
+          if (!storagePlan(dataset, table, snapshot)) continue;
+          for (const { resource, keys } of recordedResources(dataset, table)) {
+            recorded.push(`${dataset.name}/${resource.name}`);
+            const records = RecordFile.open(recordFile(recordsDir(path), viewName(dataset, table.name), resource.name));
+            try {
+              const texts = `served_file.${SCHEMA}.${quoteIdentifier(renderedTable(viewName(dataset, table.name)))}`;
+              const rows = await db.rows<Record<string, unknown>>(`SELECT ${keys.map((key) => `CAST(${quoteIdentifier(key)} AS VARCHAR) AS ${quoteIdentifier(key)}`).join(', ')}, ${quoteIdentifier(renderedColumn(resource.name))} AS text FROM ${texts} ORDER BY rowid`);
+              expect(rows.length).toBeGreaterThan(0);
+              for (const key of keys) {
+                const first = new Map<string, string>();
+                for (const row of rows) if (row[key] !== null && !first.has(row[key] as string)) first.set(row[key] as string, row.text as string);
+                for (const [value, text] of first) expect(records.find(key, value)?.toString(), `${resource.name} ${key} ${value}`).toBe(text);
+                expect(records.find(key, 'no-such-key')).toBeUndefined();
+                expect(records.find(key, '')).toBeUndefined();
+              }
+            } finally {
+              records.close();
+            }
+          }
+        }
+      }
+    });
+    expect(recorded.sort()).toEqual(['air-quality/sensor', 'air-quality/station', 'bike-counter/counter', 'citybike/bike', 'citybike/season', 'citybike/zone', 'rcn/property', 'rcn/transaction']);
   });
 });

@@ -94,15 +94,26 @@ describe('the first queries on a snapshot, sent at once', () => {
 
 describe('an SQL process that dies under running queries', () => {
   it('runs them again in a new one, within their own deadlines', async () => {
-    const busy = 'SELECT count(*) AS n FROM range(150000000) t(i) WHERE i % 7 = 0';
-    const queries = [sql(busy), sql(busy)];
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    const pids = await sqlProcesses();
-    expect(pids.length).toBeGreaterThan(0);
-    for (const pid of pids) process.kill(pid, 'SIGKILL');
-    for (const response of await Promise.all(queries)) {
-      expect(response.status, response.body.toString()).toBe(200);
-      expect(JSON.parse(response.body.toString()).rows[0].n).toBe(21428572);
+    // A server of its own with a deadline two runs fit in on a loaded machine (the suite runs files side by side).
+    const own = await startTestServer({ sql: { limits: { timeoutMs: 8000, maxRows: 1000, maxBytes: 1024 * 1024 }, running: 2, waiting: 3 } });
+    try {
+      const ask = (query: string) => raw(`${own.url}/api/sql?format=json&q=${encodeURIComponent(query)}`);
+      // Its SQL process started and ready, so that the kill finds the queries running, not the process starting.
+      expect((await ask('SELECT 1')).status).toBe(200);
+      const busy = 'SELECT count(*) AS n FROM range(150000000) t(i) WHERE i % 7 = 0';
+      const queries = [ask(busy), ask(busy)];
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const pids = await sqlProcesses();
+      expect(pids.length).toBeGreaterThan(0);
+      for (const pid of pids) process.kill(pid, 'SIGKILL');
+      for (const response of await Promise.all(queries)) {
+        expect(response.status, response.body.toString()).toBe(200);
+        expect(JSON.parse(response.body.toString()).rows[0].n).toBe(21428572);
+      }
+      // They were running there when it died, and ran again in another.
+      expect(own.logs.find((line) => line.event === 'sql-process-ended')).toMatchObject({ jobs: 2, signal: 'SIGKILL' });
+    } finally {
+      await own.close();
     }
   });
 });

@@ -1,9 +1,26 @@
 import { quoteIdentifier } from '../../../core/db/duckdb.ts';
+import type { Table } from '../../../core/table.ts';
 import { notFound } from '../../../core/problem.ts';
 import type { AnswerKind } from '../kind.ts';
 import { columnProblems, paramProblems, resourceProblems, tableOf } from '../problems.ts';
 import { castParam, findRow, firstMatch, renderRows, resourceOf, SerializedJson } from '../serving.ts';
 import { pathIn, UnnamableValue, WHOLE, wholeLayout, type CarriedFile } from '../static-files.ts';
+
+/**
+ * The value as each match column's key text (DuckDB's text of the column's value), where that is
+ * certain: text as it is, integers in their shortest form. Anything else (a key of another type,
+ * an integer out of range) is left to a statement, which answers it as it always has.
+ */
+function recordKeys(table: Table, match: readonly string[], value: unknown): [string, string][] | undefined {
+  const keys: [string, string][] = [];
+  for (const column of match) {
+    const kind = table.columns[column]?.kind;
+    if (kind === 'varchar' && typeof value === 'string') keys.push([column, value]);
+    else if (kind === 'integer' && (typeof value === 'number' || (typeof value === 'string' && /^-?\d{1,9}$/.test(value))) && Number.isSafeInteger(Number(value))) keys.push([column, String(Number(value))]);
+    else return undefined;
+  }
+  return keys;
+}
 
 /** One row, found by a path parameter in the first of `match` columns that has it; 404 otherwise: `/transactions/{transactionGmlId}`. */
 export interface ItemAnswer {
@@ -27,6 +44,16 @@ export const item: AnswerKind<ItemAnswer> = {
     const missing = () => notFound(`no ${answer.resource} has ${answer.match.join(' or ')} ${JSON.stringify(value)}`, answer.param);
     const resource = resourceOf(request.dataset, answer.resource);
     const rendering = request.served.rendering(request.dataset, resource);
+    const records = rendering && request.served.recordsOf?.(request.dataset, resource);
+    const keys = records && recordKeys(request.dataset.tables[resource.table]!, answer.match, value);
+    if (rendering && records && keys) {
+      // Its record file: no statement at all.
+      for (const [column, key] of keys) {
+        const bytes = records.find(column, key);
+        if (bytes !== undefined) return new SerializedJson(rendering.withBaseInBytes(bytes, request.base));
+      }
+      throw missing();
+    }
     if (rendering) {
       // The stored rendering, links under a placeholder, looked up by the keys kept beside it (see the storage below).
       const table = request.dataset.tables[resource.table]!;
