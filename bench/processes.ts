@@ -57,3 +57,25 @@ export async function startBareServer(port: number): Promise<ChildProcess> {
   await once(child, 'message');
   return child;
 }
+
+/**
+ * A bare node:http server in its own process answering each of the given paths with its body
+ * from memory (JSON, as it is): what any Node server answering the same bytes could at best do,
+ * and the load generator's ceiling beside a server's figure.
+ */
+export async function startBodiesServer(port: number, bodies: ReadonlyMap<string, Buffer>): Promise<ChildProcess> {
+  const code = `
+    let bodies = new Map();
+    process.once('message', (entries) => {
+      bodies = new Map(entries);
+      require('node:http').createServer((request, response) => {
+        const body = bodies.get(request.url);
+        if (!body) return response.writeHead(404).end();
+        response.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': body.length }).end(body);
+      }).listen(${port}, '127.0.0.1', () => process.send('listening'));
+    });`;
+  const child = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], serialization: 'advanced' });
+  child.send([...bodies]);
+  await once(child, 'message');
+  return child;
+}

@@ -7,28 +7,30 @@
  * of rcn/transactions (br, gzip, identity), the register's big list pages (br), and 64 KiB ranges
  * of the largest Parquet download; each run cycles through its files. Each server has one worker
  * (odsnap is one Node process; nginx `worker_processes 1`); wrk runs one thread with 16
- * connections for BENCH_SECONDS (10) after a 2 s warm-up. Reports req/s, p50 and p99 of each, and
+ * connections for BENCH_SECONDS (6), BENCH_ROUNDS (3) times per server taking turns, after a 2 s
+ * warm-up: the same server varies twofold from one run to the next on this machine, and turns
+ * spread that drift over all three. Reports the medians of req/s, p50 and p99 of each, and
  * odsnap's ratios to nginx (targets: ≥ 0.5× the requests/s, p99 ≤ 2×). The bare server's figure
  * is the ceiling of any Node server here and shows that wrk is not what limits the others.
  */
-import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, realpath, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { datasets } from '../datasets/index.ts';
 import { buildStatic } from '../scripts/static/build-static.ts';
 import { startNginx } from '../test/fixtures/nginx.ts';
 import { sampleDataDir } from './city.ts';
 import { startServe, stop } from './processes.ts';
+import { measure, wrk, type Measured } from './wrk.ts';
 
 const CONNECTIONS = 16;
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
+/** Runs of each server per scenario, in turns; their medians are reported. */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const PORT = 4393;
 const RANGE_BYTES = 64 * 1024;
-const run = promisify(execFile);
 
 const dataDir = await sampleDataDir('small');
 const out = join(process.cwd(), '.cache', 'bench', 'static-small', 'dist');
@@ -58,44 +60,10 @@ const scenarios: Scenario[] = [
   { name: `64 KiB ranges of a ${(parquet.bytes / 1024 / 1024).toFixed(1)} MiB Parquet file`, paths: [parquet.url], headers: { Range: `bytes=0-${RANGE_BYTES - 1}` } },
 ];
 
-interface Measured {
-  readonly reqPerSec: number;
-  readonly p50: number;
-  readonly p99: number;
-}
-
-/** A wrk script that cycles through the scenario's paths with its headers. */
-async function script(scenario: Scenario): Promise<string> {
-  const file = join(process.cwd(), '.cache', 'bench', 'static-wrk.lua');
-  const lines = [
-    ...Object.entries(scenario.headers).map(([name, value]) => `wrk.headers[${JSON.stringify(name)}] = ${JSON.stringify(value)}`),
-    `local paths = { ${scenario.paths.map((path) => JSON.stringify(path)).join(', ')} }`,
-    'local i = 0',
-    'request = function()',
-    '  i = i % #paths + 1',
-    '  return wrk.format("GET", paths[i])',
-    'end',
-  ];
-  await writeFile(file, lines.join('\n') + '\n');
-  return file;
-}
-
-const milliseconds = (value: string, unit: string) => Number(value) * ({ us: 0.001, ms: 1, s: 1000 } as Record<string, number>)[unit]!;
-
-async function wrk(url: string, scenario: Scenario, seconds: number): Promise<Measured> {
-  const { stdout } = await run('wrk', ['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency', '-s', await script(scenario), url], { maxBuffer: 1 << 20 });
-  const failed = /Non-2xx or 3xx responses: (\d+)/.exec(stdout) ?? /Socket errors: .*/.exec(stdout);
-  if (failed) throw new Error(`${url}: ${failed[0]}`);
-  const percentile = (p: string) => {
-    const match = new RegExp(`^\\s+${p}%\\s+([\\d.]+)(us|ms|s)$`, 'm').exec(stdout);
-    return match ? milliseconds(match[1]!, match[2]!) : NaN;
-  };
-  return { reqPerSec: Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)![1]), p50: percentile('50'), p99: percentile('99') };
-}
-
-async function measure(url: string, scenario: Scenario): Promise<Measured> {
-  await wrk(url, scenario, 2);
-  return wrk(url, scenario, SECONDS);
+/** The median run's figures, each taken on its own: requests/s, p50 and p99. */
+function medianOf(runs: readonly Measured[]): Measured {
+  const middle = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+  return { reqPerSec: middle(runs.map((r) => r.reqPerSec)), p50: middle(runs.map((r) => r.p50)), p99: middle(runs.map((r) => r.p99)) };
 }
 
 /** The ceiling: the same bytes, variants and ranges from memory, no file system, no routing. */
@@ -134,11 +102,16 @@ const servers = {
 const rows: { scenario: string; odsnap: Measured; nginx: Measured; bare: Measured; ratio: number; p99Ratio: number; ofBare: number }[] = [];
 try {
   for (const scenario of scenarios) {
-    const results = {} as Record<keyof typeof servers, Measured>;
-    for (const [name, server] of Object.entries(servers) as [keyof typeof servers, { url: string }][]) {
-      console.error(`${scenario.name}: ${name}…`);
-      results[name] = await measure(server.url, scenario);
+    const runs = {} as Record<keyof typeof servers, Measured[]>;
+    // Rounds taking turns, so that the machine's drift (the same server varies twofold from one run to the next here) falls on each alike.
+    for (let round = 1; round <= ROUNDS; round++) {
+      for (const [name, server] of Object.entries(servers) as [keyof typeof servers, { url: string }][]) {
+        console.error(`${scenario.name}: ${name}, round ${round} of ${ROUNDS}…`);
+        const load = { paths: scenario.paths, headers: scenario.headers };
+        (runs[name] ??= []).push(round === 1 ? await measure(server.url, load, SECONDS, CONNECTIONS) : await wrk(server.url, load, SECONDS, CONNECTIONS));
+      }
     }
+    const results = Object.fromEntries(Object.entries(runs).map(([name, measured]) => [name, medianOf(measured)])) as Record<keyof typeof servers, Measured>;
     rows.push({
       scenario: scenario.name,
       ...results,
@@ -158,8 +131,8 @@ console.log(
     '| --- | --- | --- | --- | --- | --- | --- |',
     ...rows.map((r) => `| ${r.scenario} | ${cell(r.odsnap)} | ${cell(r.nginx)} | ${r.ratio.toFixed(2)}× | ${r.p99Ratio.toFixed(2)}× | ${cell(r.bare)} | ${r.ofBare.toFixed(2)}× |`),
     '',
-    `wrk -t1 -c${CONNECTIONS}, ${SECONDS} s after a 2 s warm-up; one worker each; same machine. The bare server's figure is what wrk reaches against a Node server doing nothing but send the bytes.`,
+    `wrk -t1 -c${CONNECTIONS}, ${ROUNDS} rounds of ${SECONDS} s taking turns (after a 2 s warm-up), medians; one worker each; same machine. The bare server's figure is what wrk reaches against a Node server doing nothing but send the bytes.`,
   ].join('\n'),
 );
 await mkdir('bench/results', { recursive: true });
-await writeFile(join('bench/results', `static-${new Date().toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify({ generator: 'wrk', connections: CONNECTIONS, seconds: SECONDS, rows }, null, 2));
+await writeFile(join('bench/results', `static-${new Date().toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify({ generator: 'wrk', connections: CONNECTIONS, seconds: SECONDS, rounds: ROUNDS, rows }, null, 2));

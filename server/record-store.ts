@@ -1,12 +1,11 @@
-import { closeSync, openSync, readFileSync, readSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readSync, writeFileSync, writeSync } from 'node:fs';
 
 /**
  * Rendered items in a file, found by key without a statement: a transaction, a property with its
  * details, a counter, a station. DuckDB plans and runs a statement per lookup (about 0.4 ms even
  * by an indexed key), which held a record by id to 2,300 answers a second; read from here, a
- * record is a binary search over keys in memory and one positioned read, which the page cache
- * makes a copy. What is kept in memory is the keys and offsets (at city scale about 12 MB for the
- * register's 209 thousand transactions); the bodies stay on disk.
+ * record is a hash of its key and two positioned reads (the key, to be sure, and the body), which
+ * the page cache makes copies.
  *
  * Two files per resource: `<name>.bodies`, the texts one after another in row order, and
  * `<name>.index`: a JSON header (its length first, as a 32-bit little-endian number), then the
@@ -87,8 +86,10 @@ export class RecordFileWriter {
 }
 
 interface KeyIndex {
+  /** Where each row's key starts in the index file, and ends (the next row's start). */
   readonly offsets: Uint32Array;
-  readonly blob: Buffer;
+  /** Where the column's keys start in the index file. */
+  readonly keysAt: number;
   /** Open addressing: slot by the key's hash, holding its first row + 1 (0: empty). */
   readonly slots: Uint32Array;
 }
@@ -100,53 +101,88 @@ function hashOf(key: string): number {
   return hash >>> 0;
 }
 
-/** A resource's record files opened for lookups; `close` when the snapshot closes. */
+/** Reads `length` bytes at `position` of a file into `into` (from its start). */
+function readAt(fd: number, into: Uint8Array, length: number, position: number): void {
+  for (let read = 0; read < length; ) {
+    const n = readSync(fd, into, read, length - read, position + read);
+    if (n === 0) throw new Error('a record file ends before its index says');
+    read += n;
+  }
+}
+
+/** A typed array of `count` elements read at `position`. */
+function arrayAt<T extends Uint32Array | Float64Array>(fd: number, Type: { new (length: number): T; readonly BYTES_PER_ELEMENT: number }, count: number, position: number): T {
+  const array = new Type(count);
+  readAt(fd, new Uint8Array(array.buffer), count * Type.BYTES_PER_ELEMENT, position);
+  return array;
+}
+
+/**
+ * A resource's record files opened for lookups; `close` when the snapshot closes. In memory: the
+ * bodies' offsets, and per key column the keys' offsets and a hash table of rows (at city scale
+ * about 5 MB for the register's transactions). The keys stay in the index file: a lookup reads the
+ * one its hash points to, to be sure (a server holds two snapshots' files around a hot swap).
+ */
 export class RecordFile {
+  /** Where a key read for a lookup goes (longer ones get their own). */
+  private readonly scratch = Buffer.allocUnsafeSlow(1024);
+
   private constructor(
     private readonly fd: number,
+    private readonly indexFd: number,
     private readonly offsets: Float64Array,
     private readonly columns: ReadonlyMap<string, KeyIndex>,
   ) {}
 
   static open(path: string): RecordFile {
-    const index = readFileSync(`${path}.index`);
-    const headerLength = index.readUInt32LE(0);
-    const header = JSON.parse(index.toString('utf8', 4, 4 + headerLength)) as Header;
-    if (header.format !== FORMAT) throw new Error(`${path}.index: format ${header.format}, not ${FORMAT}`);
-    let at = 4 + headerLength;
-    // Copied out, so that each view is aligned whatever the section's place in the file.
-    const take = (bytes: number) => {
-      const section = index.subarray(at, at + bytes);
-      at += bytes;
-      return section;
-    };
-    const offsets = new Float64Array(new Uint8Array(take(8 * (header.rows + 1))).buffer);
-    const columns = new Map<string, KeyIndex>();
-    for (const { column, keyBytes, keyed } of header.columns) {
-      const keyOffsets = new Uint32Array(new Uint8Array(take(4 * (header.rows + 1))).buffer);
-      const blob = Buffer.from(take(keyBytes));
-      const sorted = new Uint32Array(new Uint8Array(take(4 * keyed)).buffer);
-      // A hash table over the keys, at most half full: a lookup is a hash and, mostly, one comparison.
-      const slots = new Uint32Array(2 ** Math.ceil(Math.log2(Math.max(2, keyed * 2))));
-      const mask = slots.length - 1;
-      // Equal keys come in row order in the sorted list: the first row's is the one kept.
-      for (const row of sorted) {
-        const key = blob.toString('utf8', keyOffsets[row]!, keyOffsets[row + 1]!);
-        let slot = hashOf(key) & mask;
-        let taken = false;
-        while (slots[slot] !== 0) {
-          const other = slots[slot]! - 1;
-          if (blob.compare(blob, keyOffsets[row]!, keyOffsets[row + 1]!, keyOffsets[other]!, keyOffsets[other + 1]!) === 0) {
-            taken = true;
-            break;
+    const indexFd = openSync(`${path}.index`, 'r');
+    try {
+      const length = Buffer.alloc(4);
+      readAt(indexFd, length, 4, 0);
+      const headerLength = length.readUInt32LE(0);
+      const headerBytes = Buffer.alloc(headerLength);
+      readAt(indexFd, headerBytes, headerLength, 4);
+      const header = JSON.parse(headerBytes.toString('utf8')) as Header;
+      if (header.format !== FORMAT) throw new Error(`${path}.index: format ${header.format}, not ${FORMAT}`);
+      let at = 4 + headerLength;
+      const offsets = arrayAt(indexFd, Float64Array, header.rows + 1, at);
+      at += 8 * (header.rows + 1);
+      const columns = new Map<string, KeyIndex>();
+      for (const { column, keyBytes, keyed } of header.columns) {
+        const keyOffsets = arrayAt(indexFd, Uint32Array, header.rows + 1, at);
+        at += 4 * (header.rows + 1);
+        const keysAt = at;
+        // The keys are read once, to hash them, and let go.
+        const blob = Buffer.allocUnsafeSlow(keyBytes);
+        readAt(indexFd, blob, keyBytes, keysAt);
+        at += keyBytes;
+        const sorted = arrayAt(indexFd, Uint32Array, keyed, at);
+        at += 4 * keyed;
+        // A hash table over the keys, at most half full: a lookup is a hash and, mostly, one comparison.
+        const slots = new Uint32Array(2 ** Math.ceil(Math.log2(Math.max(2, keyed * 2))));
+        const mask = slots.length - 1;
+        // Equal keys come in row order in the sorted list: the first row's is the one kept.
+        for (const row of sorted) {
+          const key = blob.toString('utf8', keyOffsets[row]!, keyOffsets[row + 1]!);
+          let slot = hashOf(key) & mask;
+          let taken = false;
+          while (slots[slot] !== 0) {
+            const other = slots[slot]! - 1;
+            if (blob.compare(blob, keyOffsets[row]!, keyOffsets[row + 1]!, keyOffsets[other]!, keyOffsets[other + 1]!) === 0) {
+              taken = true;
+              break;
+            }
+            slot = (slot + 1) & mask;
           }
-          slot = (slot + 1) & mask;
+          if (!taken) slots[slot] = row + 1;
         }
-        if (!taken) slots[slot] = row + 1;
+        columns.set(column, { offsets: keyOffsets, keysAt, slots });
       }
-      columns.set(column, { offsets: keyOffsets, blob, slots });
+      return new RecordFile(openSync(`${path}.bodies`, 'r'), indexFd, offsets, columns);
+    } catch (error) {
+      closeSync(indexFd);
+      throw error;
     }
-    return new RecordFile(openSync(`${path}.bodies`, 'r'), offsets, columns);
   }
 
   /** Whether items are found by this column here. */
@@ -158,14 +194,17 @@ export class RecordFile {
   find(column: string, key: string): Buffer | undefined {
     const index = this.columns.get(column);
     if (!index) return undefined;
-    const { offsets, blob, slots } = index;
+    const { offsets, keysAt, slots } = index;
     const mask = slots.length - 1;
+    const bytes = Buffer.byteLength(key);
     for (let slot = hashOf(key) & mask; slots[slot] !== 0; slot = (slot + 1) & mask) {
       const row = slots[slot]! - 1;
       const start = offsets[row]!;
-      const end = offsets[row + 1]!;
       // A key of other length in bytes is another key; else compare the text.
-      if (end - start === Buffer.byteLength(key) && blob.toString('utf8', start, end) === key) return this.body(row);
+      if (offsets[row + 1]! - start !== bytes) continue;
+      const stored = bytes <= this.scratch.length ? this.scratch : Buffer.allocUnsafe(bytes);
+      readAt(this.indexFd, stored, bytes, keysAt + start);
+      if (stored.toString('utf8', 0, bytes) === key) return this.body(row);
     }
     return undefined;
   }
@@ -185,5 +224,6 @@ export class RecordFile {
 
   close(): void {
     closeSync(this.fd);
+    closeSync(this.indexFd);
   }
 }

@@ -48,7 +48,7 @@ let codeKey: Promise<string> | undefined;
  * serves what an older one rendered.
  */
 export async function serveDatabasePath(snapshot: Snapshot): Promise<string> {
-  codeKey ??= sourceHash([new URL('../datasets', import.meta.url), new URL(import.meta.url), new URL('./storage-plan.ts', import.meta.url), new URL('../core/db/columns.ts', import.meta.url)]);
+  codeKey ??= sourceHash([new URL('../datasets', import.meta.url), new URL(import.meta.url), new URL('./storage-plan.ts', import.meta.url), new URL('./record-store.ts', import.meta.url), new URL('../core/db/columns.ts', import.meta.url)]);
   return join(snapshot.cacheDir, `serve-v${FORMAT}-${(await codeKey).slice(0, 12)}.duckdb`);
 }
 

@@ -1,8 +1,8 @@
-import { closeSync, fstatSync, lstatSync, openSync, readlinkSync, readSync, statSync, createReadStream } from 'node:fs';
+import { closeSync, createReadStream, fstatSync, lstatSync, openSync, readlinkSync, readSync, statSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, join, resolve, dirname } from 'node:path';
 import type { ExtraHandler } from './app.ts';
-import { corsHeaders, matches, negotiate, type Encoding } from './http/respond.ts';
+import { CORS_LIST, matches, negotiate, type Encoding } from './http/respond.ts';
 
 /**
  * Serves a tree `odsnap build` wrote (and, later, the site beside it): files as they are, with
@@ -43,6 +43,8 @@ const CACHE_FILE_BYTES = 512 * 1024;
 /** …up to this much in all. */
 const CACHE_BYTES = 64 * 1024 * 1024;
 const RECHECK_MS = 500;
+/** Ranges (or whole files) up to this size are read at once and sent as one buffer; longer ones stream. */
+const READ_AT_ONCE_BYTES = 1024 * 1024;
 
 interface Variant {
   readonly path: string;
@@ -50,11 +52,11 @@ interface Variant {
   readonly etag: string;
   /** The bytes, for small files. */
   readonly content?: Buffer;
+  /** Its headers but the length, as the flat list writeHead takes fastest (set with the entry). */
+  headers: string[];
 }
 
 interface Entry {
-  readonly type: string;
-  readonly cacheControl: string;
   readonly identity: Variant;
   readonly br?: Variant;
   readonly gzip?: Variant;
@@ -72,6 +74,20 @@ export function staticTree(out: string, accepts: (root: string) => boolean = () 
   let root: string | undefined;
   const cache = new Map<string, Entry | null>();
   let cachedBytes = 0;
+  /** Open descriptors of big files, closed when the tree changes. */
+  const descriptors = new Map<string, number>();
+  const descriptorOf = (path: string) => {
+    let fd = descriptors.get(path);
+    if (fd === undefined) {
+      if (descriptors.size >= 256) forgetDescriptors();
+      descriptors.set(path, (fd = openSync(path, 'r')));
+    }
+    return fd;
+  };
+  const forgetDescriptors = () => {
+    for (const fd of descriptors.values()) closeSync(fd);
+    descriptors.clear();
+  };
 
   const currentRoot = () => {
     const now = Date.now();
@@ -88,6 +104,7 @@ export function staticTree(out: string, accepts: (root: string) => boolean = () 
     if (ino !== generation) {
       generation = ino;
       cache.clear();
+      forgetDescriptors();
       cachedBytes = 0;
       if (root && !accepts(root)) root = undefined;
     }
@@ -111,18 +128,20 @@ export function staticTree(out: string, accepts: (root: string) => boolean = () 
   const handler = async (request: IncomingMessage, response: ServerResponse, url: URL): Promise<number | false> => {
     const tree = currentRoot();
     if (!tree) return false;
-    let path: string;
-    try {
-      path = decodeURIComponent(url.pathname);
-    } catch {
-      return false;
+    let path = url.pathname;
+    if (path.includes('%')) {
+      try {
+        path = decodeURIComponent(path);
+      } catch {
+        return false;
+      }
     }
     if (path.endsWith('/')) path += 'index.html';
-    // Nothing hidden, nothing outside the tree.
-    if (path.includes('\0') || path.split('/').some((segment) => segment.startsWith('.'))) return false;
+    // Nothing hidden (no segment starts with a dot, which also keeps out `..`), nothing outside the tree.
+    if (path.includes('\0') || path.includes('/.')) return false;
     const entry = lookUp(tree, path);
     if (!entry) return false;
-    return respond(request, response, entry);
+    return respond(request, response, entry, descriptorOf);
   };
   return Object.assign(handler, { clear: () => (checkedAt = 0) });
 }
@@ -136,7 +155,7 @@ function variantOf(path: string): Variant | undefined {
   }
   if (!stat.isFile()) return undefined;
   const etag = `"${stat.ino.toString(36)}-${stat.size.toString(36)}-${Math.floor(stat.mtimeMs).toString(36)}"`;
-  return { path, size: stat.size, etag, content: stat.size <= CACHE_FILE_BYTES ? readWhole(path) : undefined };
+  return { path, size: stat.size, etag, content: stat.size <= CACHE_FILE_BYTES ? readWhole(path) : undefined, headers: [] };
 }
 
 function readWhole(path: string): Buffer {
@@ -164,14 +183,22 @@ function readEntry(file: string, path: string): Entry | null {
   const br = compressible ? variantOf(`${file}.br`) : undefined;
   const gzip = compressible ? variantOf(`${file}.gz`) : undefined;
   const bytes = [identity, br, gzip].reduce((sum, v) => sum + (v?.content?.length ?? 0), 0);
-  return {
-    type: TYPES[extension] ?? 'application/octet-stream',
-    cacheControl: path.startsWith('/downloads/') ? 'public, max-age=3600' : path.startsWith('/_astro/') ? 'public, max-age=31536000, immutable' : 'public, max-age=300',
-    identity,
-    ...(br ? { br } : {}),
-    ...(gzip ? { gzip } : {}),
-    bytes,
-  };
+  const type = TYPES[extension] ?? 'application/octet-stream';
+  const cacheControl = path.startsWith('/downloads/') ? 'public, max-age=3600' : path.startsWith('/_astro/') ? 'public, max-age=31536000, immutable' : 'public, max-age=300';
+  // Made once per file: an object of headers per request, checked name by name, was a fifth of a small file's answer.
+  for (const [variant, encoding] of [[identity, undefined], [br, 'br'], [gzip, 'gzip']] as const) {
+    if (!variant) continue;
+    variant.headers = [
+      ...CORS_LIST,
+      'content-type', type,
+      'cache-control', cacheControl,
+      'accept-ranges', 'bytes',
+      'etag', variant.etag,
+      ...(br || gzip ? ['vary', 'Accept-Encoding'] : []),
+      ...(encoding ? ['content-encoding', encoding] : []),
+    ];
+  }
+  return { identity, ...(br ? { br } : {}), ...(gzip ? { gzip } : {}), bytes };
 }
 
 /** A single byte range of a `size`-byte file, or 'unsatisfiable'; undefined to send the whole file. */
@@ -195,40 +222,69 @@ function rangeOf(header: string | undefined, size: number): [number, number] | '
   return [start, end];
 }
 
-async function respond(request: IncomingMessage, response: ServerResponse, entry: Entry): Promise<number> {
+/**
+ * Buffers for ranges read at once, used again: a new 64 KiB buffer per request made the garbage
+ * collector's work follow the bytes sent (p99 four times nginx's at 16,000 ranges a second). By
+ * powers of two from 64 KiB, a few kept of each.
+ */
+const readBuffers = {
+  free: new Map<number, Buffer[]>(),
+  sizeOf: (length: number) => Math.max(64 * 1024, 2 ** Math.ceil(Math.log2(length))),
+  take(length: number): Buffer {
+    return this.free.get(this.sizeOf(length))?.pop() ?? Buffer.allocUnsafeSlow(this.sizeOf(length));
+  },
+  give(buffer: Buffer): void {
+    let kept = this.free.get(buffer.length);
+    if (!kept) this.free.set(buffer.length, (kept = []));
+    if (kept.length < 16) kept.push(buffer);
+  },
+};
+
+/**
+ * Answers with a file of the tree. Ranges of files too big to keep are read by one positioned
+ * read, through a descriptor kept open while the tree is the same: a stream per request (open,
+ * read, close, and its events) held 64 KiB ranges of a Parquet file to a sixth of nginx's pace.
+ */
+async function respond(request: IncomingMessage, response: ServerResponse, entry: Entry, descriptorOf: (path: string) => number): Promise<number> {
   const rangeHeader = request.headers.range;
   // Ranges are of the file as it is; only whole answers come compressed.
   const encoding: Encoding = rangeHeader ? 'identity' : negotiate(request.headers['accept-encoding']);
   const variant = (encoding === 'br' && entry.br) || (encoding === 'gzip' && entry.gzip) || entry.identity;
-  const headers: Record<string, string | number> = {
-    ...corsHeaders,
-    'content-type': entry.type,
-    'cache-control': entry.cacheControl,
-    'accept-ranges': 'bytes',
-    etag: variant.etag,
-    ...(entry.br || entry.gzip ? { vary: 'Accept-Encoding' } : {}),
-    ...(variant === entry.br ? { 'content-encoding': 'br' } : variant === entry.gzip ? { 'content-encoding': 'gzip' } : {}),
-  };
   if (matches(request.headers['if-none-match'], variant.etag)) {
-    response.writeHead(304, headers).end();
+    response.writeHead(304, variant.headers).end();
     return 0;
   }
   let range = rangeOf(rangeHeader, variant.size);
   const ifRange = request.headers['if-range'];
   if (range && ifRange && ifRange !== variant.etag) range = undefined;
   if (range === 'unsatisfiable') {
-    response.writeHead(416, { ...headers, 'content-range': `bytes */${variant.size}`, 'content-length': 0 }).end();
+    response.writeHead(416, [...variant.headers, 'content-range', `bytes */${variant.size}`, 'content-length', '0']).end();
     return 0;
   }
   const [start, end] = range ?? [0, variant.size - 1];
   const length = Math.max(0, end - start + 1);
-  response.writeHead(range ? 206 : 200, { ...headers, 'content-length': length, ...(range ? { 'content-range': `bytes ${start}-${end}/${variant.size}` } : {}) });
+  response.writeHead(range ? 206 : 200, range ? [...variant.headers, 'content-length', String(length), 'content-range', `bytes ${start}-${end}/${variant.size}`] : [...variant.headers, 'content-length', String(length)]);
   if (request.method === 'HEAD' || length === 0) {
     response.end();
     return 0;
   }
   if (variant.content) {
     response.end(range ? variant.content.subarray(start, end + 1) : variant.content);
+    return length;
+  }
+  if (length <= READ_AT_ONCE_BYTES) {
+    const buffer = readBuffers.take(length);
+    const fd = descriptorOf(variant.path);
+    for (let read = 0; read < length; ) {
+      const n = readSync(fd, buffer, read, length - read, start + read);
+      if (n === 0) {
+        readBuffers.give(buffer);
+        throw new Error(`${variant.path} ended before its size`);
+      }
+      read += n;
+    }
+    // Given back once written (a connection closed first leaves it to the garbage collector).
+    response.end(buffer.subarray(0, length), () => readBuffers.give(buffer));
     return length;
   }
   await new Promise<void>((done, fail) => {

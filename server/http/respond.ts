@@ -19,9 +19,21 @@ export type Encoding = 'br' | 'gzip' | 'identity';
 /** Bodies smaller than this are sent as they are: compressing them saves less than it costs. */
 const COMPRESS_FROM = 1024;
 
+/** Clients send few distinct Accept-Encoding values: each is read once. */
+const negotiated = new Map<string, Encoding>();
+
 /** The best encoding the client accepts, by Accept-Encoding and its q-values. */
 export function negotiate(acceptEncoding: string | undefined): Encoding {
   if (!acceptEncoding) return 'identity';
+  let encoding = negotiated.get(acceptEncoding);
+  if (encoding === undefined) {
+    if (negotiated.size >= 256) negotiated.clear();
+    negotiated.set(acceptEncoding, (encoding = negotiateOnce(acceptEncoding)));
+  }
+  return encoding;
+}
+
+function negotiateOnce(acceptEncoding: string): Encoding {
   const accepted = new Map<string, number>();
   for (const part of acceptEncoding.split(',')) {
     const [name, ...options] = part.trim().toLowerCase().split(';');
@@ -81,7 +93,7 @@ export interface Body {
 }
 
 /** CORS as a flat list of names and values, as writeHead takes it (faster than an object, whose names node checks one by one). */
-const CORS_LIST: readonly string[] = Object.entries(corsHeaders).flat();
+export const CORS_LIST: readonly string[] = Object.entries(corsHeaders).flat();
 
 /** Sends a body; returns the bytes written. */
 export async function send(request: IncomingMessage, response: ServerResponse, body: Body): Promise<number> {

@@ -1,4 +1,4 @@
-import { readFile, realpath } from 'node:fs/promises';
+import { mkdir, readFile, realpath, rename, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { asyncBufferFromUrl, parquetReadObjects } from 'hyparquet';
@@ -124,6 +124,41 @@ describe('serve with the static tree beside the API', () => {
       const answer = await raw(server.url, { path });
       expect(answer.status, path).toBeGreaterThanOrEqual(400);
       expect(answer.body.toString(), path).not.toContain('root:');
+    }
+  });
+});
+
+describe('serve with a static tree of files too big to keep in memory', () => {
+  it('answers ranges of them, short and long, and the whole file, from the tree as it is now', async () => {
+    const dir = await tempDir('serve-static-big');
+    const trees = [join(dir, 'one'), join(dir, 'two')];
+    const contents = trees.map((_, i) => Buffer.from(Array.from({ length: 3 * 1024 * 1024 }, (_, at) => (at * 31 + i * 7) % 251)));
+    for (const [i, tree] of trees.entries()) {
+      await mkdir(join(tree, 'downloads'), { recursive: true });
+      await writeFile(join(tree, 'downloads', 'big.parquet'), contents[i]!);
+    }
+    const link = join(dir, 'dist');
+    await symlink(trees[0]!, link);
+    const served = staticTree(link);
+    const server = await startTestServer({ extra: () => [served] });
+    try {
+      const get = (range?: string) => raw(server.url, { path: '/downloads/big.parquet', headers: range ? { range } : {} });
+      for (const [start, end] of [[0, 65535], [1_000_000, 1_065_535], [3 * 1024 * 1024 - 10, 3 * 1024 * 1024 - 1], [10, 2_500_000]] as const) {
+        const answer = await get(`bytes=${start}-${end}`);
+        expect(answer.status).toBe(206);
+        expect(answer.body.equals(contents[0]!.subarray(start, end + 1)), `${start}-${end}`).toBe(true);
+      }
+      const whole = await get();
+      expect(whole.status).toBe(200);
+      expect(whole.body.equals(contents[0]!)).toBe(true);
+      // A rebuild swaps the link (a new one renamed over it): the next ranges are of the new file, not of a descriptor kept open on the old one.
+      await symlink(trees[1]!, `${link}.new`);
+      await rename(`${link}.new`, link);
+      served.clear();
+      const after = await get('bytes=0-65535');
+      expect(after.body.equals(contents[1]!.subarray(0, 65536))).toBe(true);
+    } finally {
+      await server.close();
     }
   });
 });
