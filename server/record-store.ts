@@ -209,6 +209,37 @@ export class RecordFile {
     return undefined;
   }
 
+  /** The rows' bytes, in the order given, joined by the byte `separator`: one read for each run of neighbouring rows. */
+  joined(rows: readonly number[], separator: number): Buffer {
+    if (!rows.length) return Buffer.alloc(0);
+    let total = rows.length - 1;
+    for (const row of rows) total += this.offsets[row + 1]! - this.offsets[row]!;
+    const out = Buffer.allocUnsafe(total);
+    let at = 0;
+    for (let i = 0; i < rows.length; ) {
+      // A run of rows next to each other in the file is read at once.
+      let last = i;
+      while (last + 1 < rows.length && rows[last + 1] === rows[last]! + 1) last++;
+      const start = this.offsets[rows[i]!]!;
+      const end = this.offsets[rows[last]! + 1]!;
+      if (last === i) {
+        readAt(this.fd, out.subarray(at), end - start, start);
+        at += end - start;
+      } else {
+        // Read into place, then spread apart to make room for the separators.
+        const run = Buffer.allocUnsafe(end - start);
+        readAt(this.fd, run, end - start, start);
+        for (let r = i; r <= last; r++) {
+          if (r > i) out[at++] = separator;
+          at += run.copy(out, at, this.offsets[rows[r]!]! - start, this.offsets[rows[r]! + 1]! - start);
+        }
+      }
+      i = last + 1;
+      if (i < rows.length) out[at++] = separator;
+    }
+    return out;
+  }
+
   private body(row: number): Buffer {
     const start = this.offsets[row]!;
     const length = this.offsets[row + 1]! - start;

@@ -65,14 +65,15 @@ export function renderedKeys(dataset: Dataset, table: Table): string[] {
 }
 
 /**
- * Resources stored rendered whose items are found by key, with their keys: also written as record
- * files (record-store.ts), so that an item is answered without a statement.
+ * Every resource stored rendered, with the keys its items are found by (none for one only pages
+ * answer with): also written as record files (record-store.ts), so that an item is answered
+ * without a statement, and a page's rows are read by row number instead of through DuckDB.
  */
 export function recordedResources(dataset: Dataset, table: Table): { readonly resource: Resource; readonly keys: readonly string[] }[] {
-  return renderedResources(dataset, table).flatMap((resource) => {
-    const keys = [...new Set(needs(dataset).flatMap(({ storage }) => (storage.rendered?.resource === resource.name ? storage.rendered.keys : [])))];
-    return keys.length ? [{ resource, keys }] : [];
-  });
+  return renderedResources(dataset, table).map((resource) => ({
+    resource,
+    keys: [...new Set(needs(dataset).flatMap(({ storage }) => (storage.rendered?.resource === resource.name ? storage.rendered.keys : [])))],
+  }));
 }
 
 /**

@@ -38,11 +38,13 @@ export interface Rendering {
   withBaseInBytes(bytes: Buffer, base: string): Buffer;
 }
 
-/** A resource's items kept rendered in a file, found by key without a statement (server/record-store.ts). */
-export interface ItemRecords {
+/** A resource's rows kept rendered in a file, found by key or row number without a statement (server/record-store.ts). */
+export interface RenderedRecords {
   has(column: string): boolean;
   /** The rendered JSON (links as `Rendering` has them) of the first item whose `column` is `key`, as UTF-8. */
   find(column: string, key: string): Buffer | undefined;
+  /** The rendered JSON of these rows (row numbers of the stored table), in that order, joined by the byte `separator`. */
+  joined(rows: readonly number[], separator: number): Buffer;
 }
 
 /** A snapshot's tables as the server holds them for answering (server/served-snapshot.ts). */
@@ -55,7 +57,7 @@ export interface ServedTables {
   /** Where the resource's rows are kept rendered, if they are. */
   rendering(dataset: Dataset, resource: Resource): Rendering | undefined;
   /** Its items as record files, if they are kept so. */
-  recordsOf?(dataset: Dataset, resource: Resource): ItemRecords | undefined;
+  recordsOf?(dataset: Dataset, resource: Resource): RenderedRecords | undefined;
   /** The in-memory copy of what a paged table's filters read; its rows match the stored table's by row number. */
   filtered(dataset: Dataset, tableName: string): string;
   /** Whether a table is small enough for its lookups to be remembered. */

@@ -29,6 +29,7 @@ describe('a record file', () => {
       expect(records.find('other', 'a')).toBeUndefined();
       expect(records.has('id')).toBe(true);
       expect(records.has('other')).toBe(false);
+      expect(records.joined([3, 0, 1, 2, 5], 0x2c).toString()).toBe(['{"id":"b","second":true}', '{"id":"b"}', '{"id":"a","name":"Łódź"}', '{"id":"ą"}', '{"id":"ab"}'].join(','));
     } finally {
       records.close();
     }
