@@ -6,8 +6,9 @@ import type { SnapshotHost } from './snapshot-host.ts';
 
 /** `GET /` and `GET /api/public`: what this service holds and every endpoint it answers, with links. */
 export function apiIndex(host: SnapshotHost, datasets: readonly Dataset[]): ExtraHandler {
-  return async (request, response, url, base) => {
-    if (url.pathname !== '/' && url.pathname !== '/api/public') return false;
+  return (request, response, url, base) => (url.pathname === '/' || url.pathname === '/api/public' ? answer(request, response, url, base) : false);
+
+  async function answer(...[request, response, url, base]: Parameters<ExtraHandler>): Promise<number> {
     if (url.searchParams.getAll('snapshot').length > 1) throw invalidParameter('snapshot', 'snapshot is given more than once');
     const { manifest } = await host.snapshotOf(url.searchParams.get('snapshot') ?? undefined);
     const body = {
@@ -37,5 +38,5 @@ export function apiIndex(host: SnapshotHost, datasets: readonly Dataset[]): Extr
       identity: [manifest.id, base, 'index', url.search],
       headers: { 'x-odsnap-snapshot': manifest.id },
     });
-  };
+  }
 }

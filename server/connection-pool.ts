@@ -65,22 +65,22 @@ export class ConnectionPool {
    * A runner that takes a connection at its first statement and keeps it until `release`: a
    * request answered without a statement (an item from its record file) then never waits for one.
    */
-  onDemand(): { readonly runner: StatementRunner; release(): void } {
-    let taken: Promise<PooledConnection> | undefined;
-    return {
-      runner: { rows: async (sql, values, reading) => (await (taken ??= this.acquire())).rows(sql, values, reading) },
-      release: () => {
-        if (taken) void taken.then((connection) => this.giveBack(connection));
-        taken = undefined;
-      },
-    };
+  onDemand(): OnDemandConnection {
+    return new OnDemandConnection(this);
   }
 
-  private giveBack(connection: PooledConnection): void {
+  /** @internal */
+  take(): Promise<PooledConnection> {
+    return this.acquire();
+  }
+
+  /** @internal */
+  giveBack(connection: PooledConnection): void {
     const next = this.waiting.shift();
     if (next) next(connection);
     else this.idle.push(connection);
   }
+
 
   private async acquire(): Promise<PooledConnection> {
     const idle = this.idle.pop();
@@ -96,5 +96,21 @@ export class ConnectionPool {
 
   close(): void {
     for (const connection of this.idle.splice(0)) connection.close();
+  }
+}
+
+/** See ConnectionPool.onDemand. */
+export class OnDemandConnection implements StatementRunner {
+  private taken?: Promise<PooledConnection>;
+
+  constructor(private readonly pool: ConnectionPool) {}
+
+  async rows(sql: string, values?: readonly DuckDBValue[], reading?: RowReading): Promise<Record<string, unknown>[]> {
+    return (await (this.taken ??= this.pool.take())).rows(sql, values, reading);
+  }
+
+  release(): void {
+    if (this.taken) void this.taken.then((connection) => this.pool.giveBack(connection));
+    this.taken = undefined;
   }
 }

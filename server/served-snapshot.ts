@@ -4,9 +4,9 @@ import { dataDirOf } from '../core/snapshot/layout.ts';
 import { markReading } from '../core/snapshot/readers.ts';
 import { assertShape, chooseFiles, createViews, tableSource, type Narrowing, type Snapshot } from '../core/snapshot/read.ts';
 import { viewName } from '../core/table.ts';
-import type { Rendering, ServedTables, StatementRunner } from '../datasets/answers/serving.ts';
+import type { Rendering, ServedTables } from '../datasets/answers/serving.ts';
 import type { Dataset, Resource } from '../datasets/vocabulary/dataset.ts';
-import { ConnectionPool, type PooledConnection } from './connection-pool.ts';
+import { ConnectionPool, type OnDemandConnection, type PooledConnection } from './connection-pool.ts';
 import { RecordFile } from './record-store.ts';
 import { ensureServeDatabase, recordFile, recordsDir, RENDERING_TABLE, renderedColumn, renderedTable, SCHEMA } from './serve-database.ts';
 import { filterColumns, recordedResources, renderedResources, storagePlan } from './storage-plan.ts';
@@ -243,7 +243,7 @@ export class ServedSnapshot implements ServedTables {
   }
 
   /** A connection taken at a request's first statement, if it runs one; `release` when the request ends. */
-  onDemand(): { readonly runner: StatementRunner; release(): void } {
+  onDemand(): OnDemandConnection {
     return this.pool.onDemand();
   }
 

@@ -125,7 +125,7 @@ export function staticTree(out: string, accepts: (root: string) => boolean = () 
     return entry;
   };
 
-  const handler = async (request: IncomingMessage, response: ServerResponse, url: URL): Promise<number | false> => {
+  const handler = (request: IncomingMessage, response: ServerResponse, url: URL): Promise<number> | false => {
     const tree = currentRoot();
     if (!tree) return false;
     let path = url.pathname;

@@ -56,8 +56,9 @@ class Admission {
 export function sqlHandler(host: SnapshotHost, options: SqlServiceOptions = {}): ExtraHandler {
   const limits = options.limits ?? defaultLimits;
   const admission = new Admission(options.running ?? 2, options.waiting ?? 6);
-  return async (request: IncomingMessage, response: ServerResponse, url: URL) => {
-    if (url.pathname !== '/api/sql') return false;
+  return (request: IncomingMessage, response: ServerResponse, url: URL) => (url.pathname === '/api/sql' ? answer(request, response, url) : false);
+
+  async function answer(request: IncomingMessage, response: ServerResponse, url: URL): Promise<number> {
     for (const name of ['q', 'format']) if (url.searchParams.getAll(name).length > 1) throw invalidParameter(name, `${name} is given more than once`);
     const query = url.searchParams.get('q');
     if (!query?.trim()) throw invalidParameter('q', 'q is required: the SQL query, e.g. q=SELECT count(*) FROM rcn_transactions');
@@ -121,5 +122,5 @@ export function sqlHandler(host: SnapshotHost, options: SqlServiceOptions = {}):
       if (file) await rm(file, { force: true });
       release();
     }
-  };
+  }
 }

@@ -30,7 +30,7 @@ async function startStaticHost(tree: string): Promise<{ url: string; server: Ser
   const files = staticTree(tree);
   const server = createServer((request, response) => {
     const url = new URL(request.url ?? '/', 'http://static.invalid');
-    files(request, response, url, '').then(
+    Promise.resolve(files(request, response, url, '')).then(
       (sent) => {
         if (sent === false) response.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
       },

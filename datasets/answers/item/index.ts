@@ -22,6 +22,8 @@ function recordKeys(table: Table, match: readonly string[], value: unknown): [st
   return keys;
 }
 
+const missing = (answer: ItemAnswer, value: unknown) => notFound(`no ${answer.resource} has ${answer.match.join(' or ')} ${JSON.stringify(value)}`, answer.param);
+
 /** One row, found by a path parameter in the first of `match` columns that has it; 404 otherwise: `/transactions/{transactionGmlId}`. */
 export interface ItemAnswer {
   readonly kind: 'item';
@@ -41,7 +43,6 @@ export const item: AnswerKind<ItemAnswer> = {
 
   async serve(request, answer) {
     const value = request.params[answer.param];
-    const missing = () => notFound(`no ${answer.resource} has ${answer.match.join(' or ')} ${JSON.stringify(value)}`, answer.param);
     const resource = resourceOf(request.dataset, answer.resource);
     const rendering = request.served.rendering(request.dataset, resource);
     const records = rendering && request.served.recordsOf?.(request.dataset, resource);
@@ -52,7 +53,7 @@ export const item: AnswerKind<ItemAnswer> = {
         const bytes = records.find(column, key);
         if (bytes !== undefined) return new SerializedJson(rendering.withBaseInBytes(bytes, request.base));
       }
-      throw missing();
+      throw missing(answer, value);
     }
     if (rendering) {
       // The stored rendering, links under a placeholder, looked up by the keys kept beside it (see the storage below).
@@ -64,11 +65,11 @@ export const item: AnswerKind<ItemAnswer> = {
         );
         return found?.text as string | undefined;
       }, 'rendered');
-      if (text === undefined) throw missing();
+      if (text === undefined) throw missing(answer, value);
       return new SerializedJson(Buffer.from(rendering.withBaseIn(text, request.base)));
     }
     const found = await findRow(request, answer.resource, answer.match, value);
-    if (!found) throw missing();
+    if (!found) throw missing(answer, value);
     // A copy: a remembered row serves many requests, and rows are decoded in place.
     return renderRows(request, found.resource, [{ ...found.row }])[0];
   },
