@@ -5,6 +5,11 @@ export const PER_SCENARIO = 200;
 
 export type Rows = Record<string, unknown>[];
 
+/** Scenarios of single records: compared with a bare Node server answering the same bodies (target ≥ 0.4× its requests/s). */
+export const RECORD_SCENARIOS: ReadonlySet<string> = new Set(['transaction by id', 'property by id, with details', 'counter by id', 'station by id', 'zone by id', 'bike by number', 'season by year']);
+/** Scenarios of filtered pages with exact totals: compared with raw DuckDB at 16 in flight (target ≥ 0.9×) and a peer. */
+export const PAGE_SCENARIOS: ReadonlySet<string> = new Set(['transactions, filtered page', 'properties, filtered page']);
+
 /** Ad-hoc requests per scenario, drawn from the city's own ids, streets and places (found with `sql`). */
 export async function scenarios(sql: (text: string) => Promise<Rows>): Promise<Record<string, string[]>> {
   const random = new Random('bench-serve');
@@ -12,6 +17,11 @@ export async function scenarios(sql: (text: string) => Promise<Rows>): Promise<R
   const properties = (await sql(`SELECT property_gml_id AS id, (min_lon + max_lon) / 2 AS lon, (min_lat + max_lat) / 2 AS lat, address_parts FROM rcn_properties USING SAMPLE 400 ROWS`)) as { id: string; lon: number; lat: number; address_parts: string[] }[];
   const counters = (await sql(`SELECT id FROM bike_counter_counters WHERE active_to IS NULL`)).map((r) => r.id as string);
   const series = (await sql(`SELECT DISTINCT station_id, sensor_code FROM air_quality_live_readings`)) as { station_id: string; sensor_code: string }[];
+  const column = async (text: string) => (await sql(text)).map((row) => String(Object.values(row)[0]));
+  const stations = await column(`SELECT id FROM air_quality_stations`);
+  const zones = await column(`SELECT id FROM citybike_zones USING SAMPLE 400 ROWS`);
+  const bikes = await column(`SELECT number FROM citybike_bikes USING SAMPLE 400 ROWS`);
+  const seasons = await column(`SELECT year FROM citybike_seasons`);
   const p = '/api/public';
   const day = (from: string, spanDays: number) => {
     const start = Date.parse(`${from}T00:00:00Z`) + random.int(0, spanDays) * 86_400_000;
@@ -46,6 +56,11 @@ export async function scenarios(sql: (text: string) => Promise<Rows>): Promise<R
     }),
     'transaction by id': many(() => `${p}/rcn/transactions/${encodeURIComponent(random.pick(transactions))}`),
     'property by id, with details': many(() => `${p}/rcn/properties/${encodeURIComponent(random.pick(properties).id)}`),
+    'counter by id': many(() => `${p}/bike-counter/counters/${encodeURIComponent(random.pick(counters))}`),
+    'station by id': many(() => `${p}/air-quality/stations/${encodeURIComponent(random.pick(stations))}`),
+    'zone by id': many(() => `${p}/citybike/zones/${encodeURIComponent(random.pick(zones))}`),
+    'bike by number': many(() => `${p}/citybike/bikes/${encodeURIComponent(random.pick(bikes))}`),
+    'season by year': many(() => `${p}/citybike/seasons/${random.pick(seasons)}`),
     'counter readings, one month': many(() => {
       const from = day('2024-01-01', 600);
       return `${p}/bike-counter/counters/${random.pick(counters)}/readings?from=${from}&to=${plus(from, 29)}&timezone=Europe/Warsaw`;

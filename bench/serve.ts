@@ -1,25 +1,27 @@
 /**
- * npm run bench:serve — the server at city scale on loopback, beside raw DuckDB.
+ * npm run bench:serve — the server at city scale on loopback, beside raw DuckDB, a bare Node
+ * server and (given its location) Datasette.
  *
  * For each scenario, a few hundred ad-hoc requests (random filters, ids, ranges) are answered
  * twice, request by request: in this process by timing, straight in DuckDB, exactly the SQL
  * statements the server runs for it, and alternating with that over HTTP by `odsnap serve` in its
  * own process, one connection, timed to the microsecond. Pairing them means both see the same
- * machine at the same moment, so the ratio does not drift with background load. Then autocannon
- * runs the same requests over 16 connections for throughput and tail latency, beside their
- * statements run straight in DuckDB 16 at a time. Reports p50/p99, req/s, the ratio to raw, and
- * the server's peak RSS.
+ * machine at the same moment, so the ratio does not drift with background load. A bare node:http
+ * server answering the same number of bytes takes its turn too: no Node server can answer in
+ * less than raw DuckDB plus that floor.
  *
- * A third process sets the floor under the ratio: a bare node:http server that answers with the
- * same number of bytes from memory, timed alternating with the other two. No Node server can
- * answer in less than raw DuckDB plus that floor, so (raw + floor) ÷ raw is the best ratio any
- * such server could reach for the request.
+ * Then wrk (one thread, 16 connections) runs each scenario's requests for throughput and tail
+ * latency against the server and against a bare node:http server answering each path with the
+ * very body the server gave (the ceiling of any Node server, and proof that wrk is not the limit),
+ * beside the same statements run straight in DuckDB 16 at a time. Targets: single records ≥ 0.4×
+ * the bare server's requests/s; filtered pages ≥ 0.9× raw DuckDB's; the transactions mix's first
+ * pages ≥ 10× Datasette's with its count (`--datasette DIR` or BENCH_DATASETTE, see
+ * bench/peers/datasette.ts; without it the run says so and leaves that row out).
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { Agent, get } from 'node:http';
 import { join } from 'node:path';
 import type { DuckDBPreparedStatement, DuckDBValue } from '@duckdb/node-api';
-import autocannon from 'autocannon';
 import { renderContext } from '../datasets/vocabulary/render.ts';
 import { datasets } from '../datasets/index.ts';
 import { openSnapshot } from '../core/snapshot/read.ts';
@@ -29,12 +31,16 @@ import { ServedSnapshot } from '../server/served-snapshot.ts';
 import type { StatementRunner } from '../datasets/answers/serving.ts';
 import { asJsonRows } from '../core/db/duckdb.ts';
 import { cityDataDir, ms, percentile } from './city.ts';
-import { scenarios } from './serve-requests.ts';
-import { startBareServer, startServe } from './processes.ts';
+import { PAGE_SCENARIOS, RECORD_SCENARIOS, scenarios } from './serve-requests.ts';
+import { startBareServer, startBodiesServer, startServe } from './processes.ts';
+import { datasetteLocation, datasettePathFor, startDatasette, transactionsDatabase } from './peers/datasette.ts';
+import { measure, wrk, type Measured } from './wrk.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const PORT = 4391;
 const BARE_PORT = 4392;
+const BODIES_PORT = 4393;
+const PEER_PORT = 4394;
 
 const route = createRouter(datasets);
 
@@ -89,12 +95,14 @@ async function timeRequest(served: ServedSnapshot, path: string): Promise<{ back
       }
       return performance.now() - started;
     };
-    const backToBack = [await rawOnce(), await rawOnce(), await rawOnce()];
+    // An item from its record file runs no statement: there is no raw DuckDB to compare with.
+    const ranNone = prepared.length === 0;
+    const backToBack = ranNone ? [NaN] : [await rawOnce(), await rawOnce(), await rawOnce()];
     const raw: number[] = [];
     const server: number[] = [];
     const bare: number[] = [];
     for (let run = 0; run < 3; run++) {
-      raw.push(await rawOnce());
+      raw.push(ranNone ? NaN : await rawOnce());
       const answered = await httpOnce(PORT, path, agent);
       server.push(answered.ms);
       bare.push((await httpOnce(BARE_PORT, `/${answered.bytes}`, bareAgent)).ms);
@@ -105,16 +113,19 @@ async function timeRequest(served: ServedSnapshot, path: string): Promise<{ back
 
 /**
  * The reference for the 16-connection figures: the same requests' statements run straight in
- * DuckDB, 16 at a time, for as long as autocannon runs, through a pool of connections like the
+ * DuckDB, 16 at a time, for as long as wrk runs, through a pool of connections like the
  * server's (each statement prepared once per connection, its chunks read out), and how long each
  * took including its wait for a connection. What this gives is what DuckDB alone allows on this
  * machine, with 16 requests in flight.
  */
-async function rawLoad(served: ServedSnapshot, requests: readonly Statements[]) {
+async function rawLoad(served: ServedSnapshot, requests: readonly Statements[]): Promise<Measured> {
+  // Requests answered without a statement (items from their record files) have nothing to run here.
+  requests = requests.filter((statements) => statements.length > 0);
+  if (!requests.length) return { p50: NaN, p99: NaN, reqPerSec: NaN };
   const prepared = new Map<unknown, Map<string, DuckDBPreparedStatement>>();
   const times: number[] = [];
   const until = performance.now() + SECONDS * 1000;
-  // Each in flight goes through the requests in order from the first, as each of autocannon's connections does.
+  // Each in flight goes through the requests in order from the first, as each of wrk's connections does.
   const worker = async () => {
     for (let next = 0; performance.now() < until; next++) {
       const statements = requests[next % requests.length]!;
@@ -146,27 +157,19 @@ const memoryOf = async (pid: number) => {
   return { rssMiB: kib('VmRSS') / 1024, peakMiB: kib('VmHWM') / 1024 };
 };
 
-async function load(paths: readonly string[], connections: number) {
-  const result = await autocannon({
-    url: `http://127.0.0.1:${PORT}`,
-    connections,
-    duration: SECONDS,
-    requests: paths.map((path) => ({ method: 'GET', path })),
-  });
-  // Any failure is a finding: say which kind, so it can be looked into (the server logs its 500s on stdout without --quiet).
-  if (result.errors + result.non2xx) console.error(`  ${connections} connections: ${JSON.stringify({ errors: result.errors, timeouts: result.timeouts, statuses: result.statusCodeStats })}`);
-  return { p50: result.latency.p50, p99: result.latency.p99, reqPerSec: result.requests.average, errors: result.errors + result.non2xx };
-}
-
 const dataDir = await cityDataDir();
 const snapshot = await openSnapshot(dataDir);
 const served = await ServedSnapshot.open(snapshot, datasets);
 // BENCH_ONLY=<part of a scenario's name>: run just the matching scenarios.
 const plan = Object.fromEntries(Object.entries(await scenarios((text) => served.use((c) => c.rows(text)))).filter(([name]) => !process.env.BENCH_ONLY || name.includes(process.env.BENCH_ONLY)));
-console.error(`snapshot ${snapshot.id}; server in its own process; raw DuckDB in this one; ${SECONDS} s per autocannon run…`);
+const peer = datasetteLocation(process.argv.slice(2), process.env);
+if ('missing' in peer) console.error(`no Datasette to compare with: ${peer.missing}`);
+console.error(`snapshot ${snapshot.id}; server in its own process; raw DuckDB in this one; wrk for ${SECONDS} s per run…`);
 const child = await startServerProcess(dataDir);
 const bareServer = await startBareServer(BARE_PORT);
+const odsnapUrl = `http://127.0.0.1:${PORT}`;
 const rows: Record<string, unknown>[] = [];
+const stopping: (() => Promise<void> | void)[] = [() => void child.kill('SIGTERM'), () => void bareServer.kill('SIGTERM')];
 try {
   const mixed = Object.values(plan).flat().sort((a, b) => (a.length * 7919) % 13 - (b.length * 7919) % 13);
   const backToBack: Record<string, number[]> = {};
@@ -175,7 +178,7 @@ try {
   const bare: Record<string, number[]> = {};
   const recorded = new Map<string, Statements>();
   for (const [name, paths] of Object.entries(plan)) {
-    await load(paths.slice(0, 20), 4); // warm the server's statement caches for this kind of request
+    await wrk(odsnapUrl, { paths: paths.slice(0, 20) }, 2, 4); // warm the server's statement caches for this kind of request
     backToBack[name] = [];
     raw[name] = [];
     server[name] = [];
@@ -189,9 +192,16 @@ try {
       recorded.set(path, times.statements);
     }
   }
+  // Every answer's bytes, for a bare server to answer the same: the ceiling of any Node server, and of wrk, beside each figure.
+  const bodies = new Map<string, Buffer>();
+  for (const path of mixed) bodies.set(path, await bodyOf(path));
+  const bodiesServer = await startBodiesServer(BODIES_PORT, bodies);
+  stopping.push(() => void bodiesServer.kill('SIGTERM'));
+  const bodiesUrl = `http://127.0.0.1:${BODIES_PORT}`;
   for (const [name, paths] of [...Object.entries(plan), ['all of the above, mixed', mixed] as const]) {
-    const sixteen = await load(paths, 16);
+    const sixteen = await measure(odsnapUrl, { paths }, SECONDS);
     const rawSixteen = await rawLoad(served, paths.map((path) => recorded.get(path)!));
+    const bareSixteen = await measure(bodiesUrl, { paths }, SECONDS);
     const backToBackTimes = backToBack[name] ?? Object.values(backToBack).flat();
     const rawTimes = raw[name] ?? Object.values(raw).flat();
     const oneTimes = server[name] ?? Object.values(server).flat();
@@ -204,30 +214,64 @@ try {
       ratioP50: percentile(oneTimes, 50) / percentile(rawTimes, 50),
       bareP50: percentile(bareTimes, 50),
       floorRatioP50: (percentile(rawTimes, 50) + percentile(bareTimes, 50)) / percentile(rawTimes, 50),
-      sixteenP50: sixteen.p50, sixteenP99: sixteen.p99, sixteenReqPerSec: sixteen.reqPerSec,
-      rawSixteenP50: rawSixteen.p50, rawSixteenP99: rawSixteen.p99, rawSixteenReqPerSec: rawSixteen.reqPerSec,
-      errors: sixteen.errors,
+      sixteen, rawSixteen, bareSixteen,
+      ofRaw: sixteen.reqPerSec / rawSixteen.reqPerSec,
+      ofBare: sixteen.reqPerSec / bareSixteen.reqPerSec,
+      target: RECORD_SCENARIOS.has(name) ? 'records: ≥ 0.4× bare' : PAGE_SCENARIOS.has(name) ? 'pages: ≥ 0.9× raw' : '',
       // The server's peak so far: shows which kind of request raises it.
       peakMiB: (await memoryOf(child.pid!)).peakMiB,
     });
     console.error(`  ${name}: done`);
   }
+  const peerRows = 'missing' in peer ? [] : await againstDatasette(peer, plan['transactions, filtered page'] ?? []);
   const memory = await memoryOf(child.pid!);
+  const cell = (m: Measured) => `${Math.round(m.reqPerSec).toLocaleString('en')} / ${ms(m.p50)} / ${ms(m.p99)}`;
   const table = [
-    '| scenario | raw DuckDB back to back p50 ms | raw DuckDB alternating p50 / p99 ms | server 1 conn p50 / p99 ms | p50 ÷ raw | bare node:http, same bytes, p50 ms | (raw + bare) ÷ raw | raw DuckDB 16 at once p50 / p99 ms, req/s | server 16 conn p50 / p99 ms | req/s | errors | peak RSS so far |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    '| scenario | raw DuckDB back to back p50 ms | raw DuckDB alternating p50 / p99 ms | server 1 conn p50 / p99 ms | p50 ÷ raw | bare node:http, same bytes, p50 ms | (raw + bare) ÷ raw | server 16 conn req/s / p50 / p99 ms | raw DuckDB 16 at once req/s / p50 / p99 ms | server ÷ raw req/s | bare node:http, same bodies, 16 conn req/s / p50 / p99 ms | server ÷ bare req/s | target | errors | peak RSS so far |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     ...rows.map((r: any) =>
-      `| ${r.scenario} | ${ms(r.rawBackToBackP50)} | ${ms(r.rawP50)} / ${ms(r.rawP99)} | ${ms(r.oneP50)} / ${ms(r.oneP99)} | ${r.ratioP50.toFixed(2)}× | ${ms(r.bareP50)} | ${r.floorRatioP50.toFixed(2)}× | ${ms(r.rawSixteenP50)} / ${ms(r.rawSixteenP99)}, ${Math.round(r.rawSixteenReqPerSec)} | ${ms(r.sixteenP50)} / ${ms(r.sixteenP99)} | ${Math.round(r.sixteenReqPerSec)} | ${r.errors} | ${r.peakMiB.toFixed(0)} MiB |`),
+      `| ${r.scenario} | ${ms(r.rawBackToBackP50)} | ${ms(r.rawP50)} / ${ms(r.rawP99)} | ${ms(r.oneP50)} / ${ms(r.oneP99)} | ${r.ratioP50.toFixed(2)}× | ${ms(r.bareP50)} | ${r.floorRatioP50.toFixed(2)}× | ${cell(r.sixteen)} | ${cell(r.rawSixteen)} | ${r.ofRaw.toFixed(2)}× | ${cell(r.bareSixteen)} | ${r.ofBare.toFixed(2)}× | ${r.target} | 0 | ${r.peakMiB.toFixed(0)} MiB |`),
+    ...(peerRows.length
+      ? ['', '| against Datasette 0.64.8 (first pages of the transactions mix, same filters) | odsnap req/s / p50 / p99 ms | Datasette req/s / p50 / p99 ms | odsnap ÷ Datasette (target ≥ 10× with its count) |', '| --- | --- | --- | --- |', ...peerRows.map((r) => `| ${r.name} | ${cell(r.odsnap)} | ${cell(r.datasette)} | ${(r.odsnap.reqPerSec / r.datasette.reqPerSec).toFixed(1)}× |`)]
+      : ['', `No Datasette row: ${'missing' in peer ? peer.missing : ''}`]),
     '',
-    `Server RSS after the runs: ${memory.rssMiB.toFixed(0)} MiB; peak ${memory.peakMiB.toFixed(0)} MiB. Snapshot ${snapshot.id}, 1 connection: each request's raw SQL run three times back to back, then three times alternating with the request over HTTP, medians; 16 connections: autocannon for ${SECONDS} s, on the same machine; bare node:http: a server in its own process answering the same number of bytes from memory, its turn in each round, the floor under any Node server; raw DuckDB 16 at once: the same statements for ${SECONDS} s, 16 requests in flight over a pool of connections like the server's.`,
+    `Server RSS after the runs: ${memory.rssMiB.toFixed(0)} MiB; peak ${memory.peakMiB.toFixed(0)} MiB. Snapshot ${snapshot.id}, 1 connection: each request's raw SQL run three times back to back, then three times alternating with the request over HTTP, medians; 16 connections: wrk -t1 -c16 for ${SECONDS} s after 2 s of warm-up, on the same machine; bare node:http, same bytes: a server in its own process answering the same number of bytes from memory, its turn in each round, the floor under any Node server; raw DuckDB 16 at once: the same statements for ${SECONDS} s, 16 requests in flight over a pool of connections like the server's; bare node:http, same bodies: a server in its own process answering each path with the body odsnap answered, under the same wrk load (the ceiling of any Node server, and proof that wrk is not what limits the others).`,
   ].join('\n');
   console.log(table);
   await mkdir('bench/results', { recursive: true });
-  await writeFile(join('bench/results', `serve-${new Date().toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify({ snapshot: snapshot.id, seconds: SECONDS, rows, memory }, null, 2));
+  await writeFile(join('bench/results', `serve-${new Date().toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify({ snapshot: snapshot.id, seconds: SECONDS, generator: 'wrk -t1 -c16', rows, peer: peerRows, memory }, null, 2));
 } finally {
-  child.kill('SIGTERM');
-  bareServer.kill('SIGTERM');
+  for (const stop of stopping) await stop();
   agent.destroy();
   bareAgent.destroy();
   served.retire();
+}
+
+/** A request's body as odsnap answers it (identity), for the bare server to answer the same. */
+async function bodyOf(path: string): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    get({ host: '127.0.0.1', port: PORT, path, agent }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk)).on('end', () => (response.statusCode === 200 ? resolve(Buffer.concat(chunks)) : reject(new Error(`${path} answered ${response.statusCode}`)))).on('error', reject);
+    }).on('error', reject);
+  });
+}
+
+/**
+ * The transactions mix's first pages (Datasette pages by key, not by offset) against Datasette on
+ * the same rows in SQLite, an index on each filter column: with its count (its default, as odsnap
+ * always gives the total) and without.
+ */
+async function againstDatasette(location: { checkouts: string[] }, paths: readonly string[]) {
+  const firstPages = [...new Set(paths.map((path) => path.replace(/([?&])offset=\d+&?/, '$1').replace(/[?&]$/, '')))];
+  const database = await transactionsDatabase(dataDir);
+  const datasette = await startDatasette(location, database, PEER_PORT);
+  stopping.push(() => datasette.stop());
+  const odsnap = await measure(odsnapUrl, { paths: firstPages }, SECONDS);
+  const withCount = await measure(datasette.url, { paths: firstPages.map((path) => datasettePathFor(path)) }, SECONDS);
+  const withoutCount = await measure(datasette.url, { paths: firstPages.map((path) => datasettePathFor(path, { count: false })) }, SECONDS);
+  return [
+    { name: 'with its count', odsnap, datasette: withCount },
+    { name: 'without its count (odsnap still counts)', odsnap, datasette: withoutCount },
+  ];
 }
