@@ -22,6 +22,8 @@ export interface ServedSnapshotOptions {
   readonly memoryLimit?: string;
   readonly threads?: number;
   readonly connections?: number;
+  /** 'later': page filters read the stored table until `keepPagesInMemory` copies their columns into memory. */
+  readonly pagesInMemory?: 'now' | 'later';
   /** Hears the events of opening a snapshot (its serving database being built). */
   readonly log?: (event: Record<string, unknown>) => void;
 }
@@ -51,8 +53,8 @@ export class ServedSnapshot implements ServedTables {
     private readonly pool: ConnectionPool,
     /** Stored tables by `<data set>/<table>`. */
     private readonly stored: ReadonlySet<string>,
-    /** Tables whose pages are read from memory, by `<data set>/<table>`. */
-    private readonly paged: ReadonlySet<string>,
+    /** Tables whose pages are read from an in-memory copy of their filter columns, by `<data set>/<table>`, with the SQL making it. */
+    private readonly paged: ReadonlyMap<string, string>,
     /** `<file catalog>.served`, where stored tables are. */
     private readonly storedSchema: string,
     /** Resources stored rendered, by `<data set>/<resource>`, and what stands for the links' base in them. */
@@ -82,7 +84,8 @@ export class ServedSnapshot implements ServedTables {
   private static async opened(snapshot: Snapshot, datasets: readonly Dataset[], options: ServedSnapshotOptions, unmark: () => void): Promise<ServedSnapshot> {
     const path = await ensureServeDatabase(snapshot, datasets, options.log);
     const stored = new Set<string>();
-    const paged = new Set<string>();
+    /** Each paged table's in-memory copy, as the SQL that makes it. */
+    const paged = new Map<string, string>();
     const rendered = new Set<string>();
     let token = '';
     const storedSchema = `${STORED}.${SCHEMA}`;
@@ -108,8 +111,8 @@ export class ServedSnapshot implements ServedTables {
           const columns = filterColumns(dataset, table);
           if (!columns) continue;
           const name = viewName(dataset, table.name);
-          await setup.run(`CREATE TABLE ${PAGES}.${quoteIdentifier(name)} AS SELECT ${columns.map(quoteIdentifier).join(', ')} FROM ${storedSchema}.${quoteIdentifier(name)}`);
-          paged.add(`${dataset.name}/${table.name}`);
+          paged.set(`${dataset.name}/${table.name}`, `CREATE TABLE ${PAGES}.${quoteIdentifier(name)} AS SELECT ${columns.map(quoteIdentifier).join(', ')} FROM ${storedSchema}.${quoteIdentifier(name)}`);
+          if (options.pagesInMemory !== 'later') await setup.run(paged.get(`${dataset.name}/${table.name}`)!);
         }
       }
     });
@@ -133,7 +136,9 @@ export class ServedSnapshot implements ServedTables {
         }
       }
     }
-    return new ServedSnapshot(snapshot, datasets, duckdb, pool, stored, paged, storedSchema, { resources: rendered, token, tokenBytes: Buffer.from(token) }, records, unmark);
+    const served = new ServedSnapshot(snapshot, datasets, duckdb, pool, stored, paged, storedSchema, { resources: rendered, token, tokenBytes: Buffer.from(token) }, records, unmark);
+    if (options.pagesInMemory !== 'later') for (const key of paged.keys()) served.inMemory.add(key);
+    return served;
   }
 
   /** Whether a table's rows are in the serving database (else only in Parquet files). */
@@ -210,10 +215,33 @@ export class ServedSnapshot implements ServedTables {
     return this.records.get(`${dataset.name}/${resource.name}`);
   }
 
-  /** The in-memory copy of what a table's page filters read; rows match the stored table's by row number. */
+  /**
+   * The in-memory copy of what a table's page filters read; rows match the stored table's by row
+   * number. Until the copy is made (see `keepPagesInMemory`), the stored table itself, which holds
+   * the same columns in the same order on disk.
+   */
   filtered(dataset: Dataset, tableName: string): string {
-    if (!this.paged.has(`${dataset.name}/${tableName}`)) throw new Error(`${dataset.name}/${tableName} is not paged`);
-    return `${PAGES}.${quoteIdentifier(viewName(dataset, tableName))}`;
+    const key = `${dataset.name}/${tableName}`;
+    if (!this.paged.has(key)) throw new Error(`${dataset.name}/${tableName} is not paged`);
+    const name = quoteIdentifier(viewName(dataset, tableName));
+    return this.inMemory.has(key) ? `${PAGES}.${name}` : `${this.storedSchema}.${name}`;
+  }
+
+  /** Paged tables whose in-memory copy is made. */
+  private readonly inMemory = new Set<string>();
+
+  /**
+   * Makes the in-memory copies of the paged tables' filter columns, when the snapshot was opened
+   * with `pagesInMemory: 'later'`: a hot swap makes them once the snapshot before is closed, so
+   * that the server never holds two (at city scale about 90 MB each). Pages read the stored table
+   * meanwhile, more slowly.
+   */
+  async keepPagesInMemory(): Promise<void> {
+    for (const [key, sql] of this.paged) {
+      if (this.inMemory.has(key) || this.closed) continue;
+      await this.use((connection) => connection.connection.run(sql));
+      this.inMemory.add(key);
+    }
   }
 
   /** Whether a table is small enough for its lookups to be remembered. */
@@ -265,6 +293,10 @@ export class ServedSnapshot implements ServedTables {
     this.closeIfDone();
   }
 
+  private whenClosed: () => void = () => {};
+  /** Settles once the snapshot is closed (retired, and its last request ended). */
+  readonly closing: Promise<void> = new Promise((resolve) => (this.whenClosed = resolve));
+
   private closeIfDone(): void {
     if (!this.retired || this.leases > 0 || this.closed) return;
     this.closed = true;
@@ -273,5 +305,6 @@ export class ServedSnapshot implements ServedTables {
     this.duckdb.close();
     for (const records of this.records.values()) records.close();
     this.unmark();
+    this.whenClosed();
   }
 }

@@ -157,11 +157,18 @@ export class SnapshotHost {
       const id = await currentSnapshotId(this.dataDir);
       if (!id || id === this.served.id) return;
       try {
-        const next = await ServedSnapshot.open(await openSnapshot(this.dataDir, id), this.datasets, this.options);
+        // Its page filters' columns go into memory once the snapshot before is closed: the server never holds both copies.
+        const next = await ServedSnapshot.open(await openSnapshot(this.dataDir, id), this.datasets, { ...this.options, pagesInMemory: 'later' });
         const previous = this.served;
         this.served = next;
         previous.retire();
         this.options.log?.({ event: 'snapshot', snapshot: id, previous: previous.id });
+        void previous.closing
+          .then(() => next.keepPagesInMemory())
+          .then(
+            () => this.options.log?.({ event: 'pages-in-memory', snapshot: id }),
+            (error) => this.options.log?.({ event: 'pages-in-memory-failed', snapshot: id, error: (error as Error).message }),
+          );
       } catch (error) {
         this.options.log?.({ event: 'snapshot-failed', snapshot: id, error: (error as Error).message });
       }

@@ -59,5 +59,44 @@ describe('hot swap', () => {
     expect(new Set(answers.map((a) => a.snapshot))).toEqual(new Set([oldId, next.id]));
     for (const path of paths) expect(after.get(path), path).not.toBe(before.get(path));
     expect(server.logs.filter((line) => line.event === 'snapshot')).toMatchObject([{ snapshot: next.id, previous: oldId }]);
+    // The new snapshot's page filters go into memory once the old one is closed, never both at once.
+    for (let waited = 0; !server.logs.some((line) => line.event === 'pages-in-memory') && waited < 10_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(server.logs.filter((line) => line.event === 'pages-in-memory')).toEqual([{ event: 'pages-in-memory', snapshot: next.id }]);
+    const rcn = datasets.find((dataset) => dataset.name === 'rcn')!;
+    expect(server.host.current.filtered(rcn, 'transactions')).toMatch(/^pages\./);
+  });
+});
+
+describe('a snapshot whose page filters are not in memory yet', () => {
+  const filteredPages = [
+    '/api/public/rcn/transactions?marketType=2&limit=5&offset=3',
+    '/api/public/rcn/transactions?documentDateFrom=2025-01-01&grossPriceFrom=300000.005&limit=7',
+    '/api/public/rcn/properties?address=a&limit=4&offset=2',
+    '/api/public/rcn/properties?bbox=20.9,52.1,21.1,52.3&propertyType=1&limit=6',
+    '/api/public/rcn/properties?landAreaFrom=100&limit=3',
+  ];
+
+  it('answers pages from the stored table exactly as from the copy it makes later', async () => {
+    const later = await startTestServer({ pagesInMemory: 'later', publicUrl: 'http://odsnap.test' });
+    try {
+      const rcn = datasets.find((dataset) => dataset.name === 'rcn')!;
+      expect(later.host.current.filtered(rcn, 'transactions')).toMatch(/^stored\./);
+      const reference = await startTestServer({ publicUrl: 'http://odsnap.test' });
+      try {
+        const expected = new Map<string, string>();
+        for (const path of filteredPages) {
+          expected.set(path, await (await reference.fetch(path)).text());
+          expect(JSON.parse(expected.get(path)!).items.length, path).toBeGreaterThan(0);
+          expect(await (await later.fetch(path)).text(), path).toBe(expected.get(path));
+        }
+        await later.host.current.keepPagesInMemory();
+        expect(later.host.current.filtered(rcn, 'transactions')).toMatch(/^pages\./);
+        for (const path of filteredPages) expect(await (await later.fetch(path)).text(), path).toBe(expected.get(path));
+      } finally {
+        await reference.close();
+      }
+    } finally {
+      await later.close();
+    }
   });
 });
