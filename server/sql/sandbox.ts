@@ -98,6 +98,18 @@ async function findInfinityTexts(connection: DuckDBConnection): Promise<Map<stri
 }
 
 /** Types every format holds as they are; a column of another type is named when writing a file fails. */
+/**
+ * Why writing a result to a file may have failed, when a column's type is one the format may not
+ * hold (a far timestamp in seconds, …): the reason with those columns named. Not for a stop or
+ * running out of memory, which are what they say (and a query out of memory beside another runs
+ * again alone only when it is known as such).
+ */
+export function typeHint(reason: string, columns: readonly { name: string; type: string }[], format: string): string | undefined {
+  const named = columns.filter((column) => !PLAIN_TYPE.test(column.type)).map((column) => `${JSON.stringify(column.name)} (${column.type})`);
+  if (!named.length || /^(INTERRUPT|Out of Memory Error)/i.test(reason)) return undefined;
+  return `${reason}; of the columns, ${named.join(', ')} may not fit ${format === 'csv' ? 'CSV' : 'Parquet'}: cast to VARCHAR`;
+}
+
 const PLAIN_TYPE = /^(BOOLEAN|U?(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT)|FLOAT|DOUBLE|DECIMAL\(\d+,\d+\)|VARCHAR|DATE|TIMESTAMP|TIMESTAMP WITH TIME ZONE|BLOB|UUID)$/;
 
 const SAFE_INTEGER_TYPES = new Set(['TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT', 'HUGEINT', 'UTINYINT', 'USMALLINT', 'UINTEGER', 'UBIGINT', 'UHUGEINT']);
@@ -250,10 +262,8 @@ export class SqlSandbox {
         : undefined;
       try {
         const result = await copy.runAndReadAll().catch((error: Error) => {
-          // A type the format cannot hold (a far timestamp in seconds, …): say which columns might be it.
-          const named = columns.filter((column) => !PLAIN_TYPE.test(column.type)).map((column) => `${JSON.stringify(column.name)} (${column.type})`);
-          const reason = error.message.split('\n')[0]!;
-          throw named.length && !/^INTERRUPT/i.test(reason) ? new SqlRefused(`${reason}; of the columns, ${named.join(', ')} may not fit ${target.format === 'csv' ? 'CSV' : 'Parquet'}: cast to VARCHAR`) : error;
+          const hint = typeHint(error.message.split('\n')[0]!, columns, target.format);
+          throw hint ? new SqlRefused(hint) : error;
         });
         const rows = Number(result.getRowsJS()[0]![0]);
         if (rows > limits.maxRows) throw new SqlRefused(`the result has more than ${limits.maxRows} rows; add a LIMIT or aggregate`, 'rows');

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runPython } from '../fixtures/python.ts';
 import { raw, type RawResponse } from '../fixtures/raw-http.ts';
 import { startTestServer, type TestServer } from '../fixtures/server.ts';
+import { typeHint } from '../../server/sql/sandbox.ts';
 import { tinySnapshot } from '../fixtures/tiny.ts';
 
 /** The SQL endpoint as a hostile or careless user meets it: many slow queries, huge values, odd types, probes for the machine. */
@@ -259,5 +260,20 @@ describe('the machine behind the endpoint', () => {
     const response = await sql(`SELECT count(*) AS n FROM read_parquet('rcn/transactions/**/*.parquet')`);
     expect(response.status).toBe(200);
     expect(JSON.parse(response.body.toString()).rows[0].n).toBe(snapshot.manifest.datasets.rcn!.tables.transactions!.rows);
+  });
+});
+
+describe('a result that cannot be written to its file', () => {
+  const columns = [{ name: 'legend', type: 'STRUCT(label VARCHAR)[]' }, { name: 'n', type: 'INTEGER' }];
+
+  it('names the columns whose type the format may not hold when the type may be why', () => {
+    expect(typeHint('Conversion Error: timestamp out of range', columns, 'parquet')).toBe('Conversion Error: timestamp out of range; of the columns, "legend" (STRUCT(label VARCHAR)[]) may not fit Parquet: cast to VARCHAR');
+    expect(typeHint('Conversion Error: timestamp out of range', [columns[1]!], 'parquet')).toBeUndefined();
+  });
+
+  it('says nothing of types when the query ran out of memory or was stopped, so that it is refused as such', () => {
+    // The soak met it: a light query out of memory beside an abusive one was told to cast its column, and not run again alone.
+    expect(typeHint('Out of Memory Error: Failed to allocate block of 32768 bytes (bad allocation)', columns, 'json')).toBeUndefined();
+    expect(typeHint('INTERRUPT Error: Interrupted!', columns, 'json')).toBeUndefined();
   });
 });
