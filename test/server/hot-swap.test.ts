@@ -40,9 +40,16 @@ describe('hot swap', () => {
       }
     };
     const clients = Array.from({ length: 6 }, client);
+    // A request still running on the old snapshot keeps it open past the swap.
+    const held = server.host.lease();
 
     const next = await generateSample({ dataDir, datasets, settings: { scale: 'tiny', seed: 1, until: addDays(defaultUntil, 1) } });
     await untilServing(server, next.id);
+    // While the old one is open, the new one's pages read its stored table: the server never holds both in-memory copies.
+    const rcn = datasets.find((dataset) => dataset.name === 'rcn')!;
+    expect(server.host.current.filtered(rcn, 'transactions')).toMatch(/^stored\./);
+    expect(server.logs.some((line) => line.event === 'pages-in-memory')).toBe(false);
+    held.release();
     await new Promise((resolve) => setTimeout(resolve, 300));
     running = false;
     await Promise.all(clients);
@@ -62,7 +69,6 @@ describe('hot swap', () => {
     // The new snapshot's page filters go into memory once the old one is closed, never both at once.
     for (let waited = 0; !server.logs.some((line) => line.event === 'pages-in-memory') && waited < 10_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(server.logs.filter((line) => line.event === 'pages-in-memory')).toEqual([{ event: 'pages-in-memory', snapshot: next.id }]);
-    const rcn = datasets.find((dataset) => dataset.name === 'rcn')!;
     expect(server.host.current.filtered(rcn, 'transactions')).toMatch(/^pages\./);
   });
 });
