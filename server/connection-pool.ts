@@ -69,20 +69,8 @@ export class ConnectionPool {
     return new OnDemandConnection(this);
   }
 
-  /** @internal */
-  take(): Promise<PooledConnection> {
-    return this.acquire();
-  }
-
-  /** @internal */
-  giveBack(connection: PooledConnection): void {
-    const next = this.waiting.shift();
-    if (next) next(connection);
-    else this.idle.push(connection);
-  }
-
-
-  private async acquire(): Promise<PooledConnection> {
+  /** A connection for the caller alone until `giveBack`; waits when all are busy. */
+  async acquire(): Promise<PooledConnection> {
     const idle = this.idle.pop();
     if (idle) return idle;
     if (this.created < this.size) {
@@ -92,6 +80,12 @@ export class ConnectionPool {
       return new PooledConnection(connection);
     }
     return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  giveBack(connection: PooledConnection): void {
+    const next = this.waiting.shift();
+    if (next) next(connection);
+    else this.idle.push(connection);
   }
 
   close(): void {
@@ -106,7 +100,7 @@ export class OnDemandConnection implements StatementRunner {
   constructor(private readonly pool: ConnectionPool) {}
 
   async rows(sql: string, values?: readonly DuckDBValue[], reading?: RowReading): Promise<Record<string, unknown>[]> {
-    return (await (this.taken ??= this.pool.take())).rows(sql, values, reading);
+    return (await (this.taken ??= this.pool.acquire())).rows(sql, values, reading);
   }
 
   release(): void {

@@ -42,7 +42,15 @@ export class ServedSnapshot implements ServedTables {
   private closed = false;
   /** Things opened on demand that live and close with this snapshot, e.g. its SQL sandbox. */
   private readonly attachments = new Map<string, Promise<{ close(): void }>>();
+  /** Each rendered resource's Rendering, made once, by `<data set>/<resource>`. */
+  private readonly renderingOf = new Map<string, Rendering>();
+  /** Bases as they go into rendered JSON, as UTF-8 (see baseBytes). */
   private readonly bases = new Map<string, Buffer>();
+  /** Paged tables whose in-memory copy is made (see keepPagesInMemory). */
+  private readonly inMemory = new Set<string>();
+  private whenClosed: () => void = () => {};
+  /** Settles once the snapshot is closed (retired, and its last request ended). */
+  readonly closing: Promise<void> = new Promise((resolve) => (this.whenClosed = resolve));
   /** Lookups in small tables, remembered: a snapshot never changes, and a round trip to DuckDB costs more than the row. */
   private readonly remembered = new Map<string, Promise<unknown>>();
 
@@ -176,8 +184,6 @@ export class ServedSnapshot implements ServedTables {
     return rendering;
   }
 
-  private readonly renderingOf = new Map<string, Rendering>();
-
   private renderingFor(dataset: Dataset, resource: Resource): Rendering {
     const { token, tokenBytes } = this.renderings;
     return {
@@ -226,9 +232,6 @@ export class ServedSnapshot implements ServedTables {
     const name = quoteIdentifier(viewName(dataset, tableName));
     return this.inMemory.has(key) ? `${PAGES}.${name}` : `${this.storedSchema}.${name}`;
   }
-
-  /** Paged tables whose in-memory copy is made. */
-  private readonly inMemory = new Set<string>();
 
   /**
    * Makes the in-memory copies of the paged tables' filter columns, when the snapshot was opened
@@ -292,10 +295,6 @@ export class ServedSnapshot implements ServedTables {
     this.retired = true;
     this.closeIfDone();
   }
-
-  private whenClosed: () => void = () => {};
-  /** Settles once the snapshot is closed (retired, and its last request ended). */
-  readonly closing: Promise<void> = new Promise((resolve) => (this.whenClosed = resolve));
 
   private closeIfDone(): void {
     if (!this.retired || this.leases > 0 || this.closed) return;

@@ -52,9 +52,12 @@ interface Variant {
   readonly etag: string;
   /** The bytes, for small files. */
   readonly content?: Buffer;
-  /** Its headers but the length, as the flat list writeHead takes fastest (set with the entry). */
-  headers: string[];
+  /** Its headers but the length, as the flat list writeHead takes fastest. */
+  readonly headers: string[];
 }
+
+/** A file as found on disk, before its headers are known. */
+type Found = Omit<Variant, 'headers'>;
 
 interface Entry {
   readonly identity: Variant;
@@ -146,7 +149,7 @@ export function staticTree(out: string, accepts: (root: string) => boolean = () 
   return Object.assign(handler, { clear: () => (checkedAt = 0) });
 }
 
-function variantOf(path: string): Variant | undefined {
+function variantOf(path: string): Found | undefined {
   let stat;
   try {
     stat = statSync(path);
@@ -155,7 +158,7 @@ function variantOf(path: string): Variant | undefined {
   }
   if (!stat.isFile()) return undefined;
   const etag = `"${stat.ino.toString(36)}-${stat.size.toString(36)}-${Math.floor(stat.mtimeMs).toString(36)}"`;
-  return { path, size: stat.size, etag, content: stat.size <= CACHE_FILE_BYTES ? readWhole(path) : undefined, headers: [] };
+  return { path, size: stat.size, etag, content: stat.size <= CACHE_FILE_BYTES ? readWhole(path) : undefined };
 }
 
 function readWhole(path: string): Buffer {
@@ -186,19 +189,19 @@ function readEntry(file: string, path: string): Entry | null {
   const type = TYPES[extension] ?? 'application/octet-stream';
   const cacheControl = path.startsWith('/downloads/') ? 'public, max-age=3600' : path.startsWith('/_astro/') ? 'public, max-age=31536000, immutable' : 'public, max-age=300';
   // Made once per file: an object of headers per request, checked name by name, was a fifth of a small file's answer.
-  for (const [variant, encoding] of [[identity, undefined], [br, 'br'], [gzip, 'gzip']] as const) {
-    if (!variant) continue;
-    variant.headers = [
+  const withHeaders = (found: Found, encoding?: 'br' | 'gzip'): Variant => ({
+    ...found,
+    headers: [
       ...CORS_LIST,
       'content-type', type,
       'cache-control', cacheControl,
       'accept-ranges', 'bytes',
-      'etag', variant.etag,
+      'etag', found.etag,
       ...(br || gzip ? ['vary', 'Accept-Encoding'] : []),
       ...(encoding ? ['content-encoding', encoding] : []),
-    ];
-  }
-  return { identity, ...(br ? { br } : {}), ...(gzip ? { gzip } : {}), bytes };
+    ],
+  });
+  return { identity: withHeaders(identity), ...(br ? { br: withHeaders(br, 'br') } : {}), ...(gzip ? { gzip: withHeaders(gzip, 'gzip') } : {}), bytes };
 }
 
 /** A single byte range of a `size`-byte file, or 'unsatisfiable'; undefined to send the whole file. */

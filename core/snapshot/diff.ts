@@ -113,14 +113,21 @@ async function diffTable(db: Database, dataset: string, table: string, from: Sid
   // the file at the same path on either side: those pairs are compared one at a time, so a day's
   // readings of the city are not held all at once.
   const byPath = manifest.partitionBy.length > 0 && manifest.partitionBy.every((partition) => !manifest.key || manifest.key.includes(partition.column));
-  const groups = byPath
-    ? [...new Set([...before, ...after].map((file) => file.path))].sort().map((path) => ({ before: before.filter((f) => f.path === path), after: after.filter((f) => f.path === path) }))
-    : [{ before, after }];
+  const groups = byPath ? groupedByPath(before, after) : [{ before, after }];
   for (const group of groups) {
     if (!group.before.length && !group.after.length) continue;
     diff = merged(diff, await diffRows(db, group.before.map((f) => f.absolute), group.after.map((f) => f.absolute), manifest.key, definition, published));
   }
   return diff;
+}
+
+/** Files of both sides with the same path together, in path order. */
+function groupedByPath<F extends { readonly path: string }>(before: readonly F[], after: readonly F[]): { before: F[]; after: F[] }[] {
+  const groups = new Map<string, { before: F[]; after: F[] }>();
+  const groupOf = (path: string) => groups.get(path) ?? groups.set(path, { before: [], after: [] }).get(path)!;
+  for (const file of before) groupOf(file.path).before.push(file);
+  for (const file of after) groupOf(file.path).after.push(file);
+  return [...groups].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, group]) => group);
 }
 
 /** What diffRows finds in one group of files. */

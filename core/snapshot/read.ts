@@ -28,7 +28,12 @@ export async function openSnapshot(dataDir: string, id?: string): Promise<Snapsh
     const newest = held.length > 5 ? `…, ${held.slice(-5).join(', ')}` : held.join(', ');
     throw new Error(`${layout.root} holds no snapshot ${JSON.stringify(id)}; it holds ${held.length ? newest : 'none'}`);
   }
-  return { id: chosen, dir, cacheDir: snapshotCacheDir(dataDir, chosen), manifest: await readManifest(dir) };
+  return snapshotAt(dataDir, chosen, await readManifest(dir));
+}
+
+/** The snapshot `id` of a data directory whose manifest was read already (e.g. by listSnapshots). */
+export function snapshotAt(dataDir: string, id: string, manifest: Manifest): Snapshot {
+  return { id, dir: dataLayout(dataDir).snapshot(id), cacheDir: snapshotCacheDir(dataDir, id), manifest };
 }
 
 /**

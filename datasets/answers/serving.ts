@@ -56,8 +56,8 @@ export interface ServedTables {
   source(dataset: Dataset, resource: Resource, files?: readonly string[], bind?: (value: DuckDBValue) => string): string;
   /** Where the resource's rows are kept rendered, if they are. */
   rendering(dataset: Dataset, resource: Resource): Rendering | undefined;
-  /** Its items as record files, if they are kept so. */
-  recordsOf?(dataset: Dataset, resource: Resource): RenderedRecords | undefined;
+  /** Its rows as record files, if they are kept so. */
+  recordsOf(dataset: Dataset, resource: Resource): RenderedRecords | undefined;
   /** The in-memory copy of what a paged table's filters read; its rows match the stored table's by row number. */
   filtered(dataset: Dataset, tableName: string): string;
   /** Whether a table is small enough for its lookups to be remembered. */

@@ -2,9 +2,8 @@ import { createHash } from 'node:crypto';
 import type { Dataset } from '../../datasets/vocabulary/dataset.ts';
 import type { RenderContext } from '../../datasets/vocabulary/render.ts';
 import { readChanges, type SnapshotChanges, type TableChanges } from '../../core/snapshot/changes.ts';
-import { listSnapshots } from '../../core/snapshot/history.ts';
-import { dataLayout } from '../../core/snapshot/layout.ts';
-import { snapshotCacheDir, type Snapshot } from '../../core/snapshot/read.ts';
+import { listSnapshots, type Listed } from '../../core/snapshot/history.ts';
+import { snapshotAt, type Snapshot } from '../../core/snapshot/read.ts';
 import { CHANGES_INDEX, changesPath, feedPath } from '../../core/published-tree.ts';
 import type { TreeOutput } from './tree-output.ts';
 
@@ -33,11 +32,13 @@ export interface Pull {
  */
 export async function pullsBack(dataDir: string, snapshot: Snapshot): Promise<Pull[]> {
   // Their manifests as listed, not read again for each.
-  const recorded = (await listSnapshots(dataDir)).filter((entry) => entry.id <= snapshot.id && 'manifest' in entry && entry.manifest.changes).reverse().slice(0, PUBLISHED_PULLS);
+  const recorded = (await listSnapshots(dataDir))
+    .filter((entry): entry is Extract<Listed, { manifest: unknown }> => entry.id <= snapshot.id && 'manifest' in entry && entry.manifest.changes !== undefined)
+    .reverse()
+    .slice(0, PUBLISHED_PULLS);
   const pulls: Pull[] = [];
   for (const entry of recorded) {
-    if (!('manifest' in entry)) continue;
-    const at = entry.id === snapshot.id ? snapshot : { id: entry.id, dir: dataLayout(dataDir).snapshot(entry.id), cacheDir: snapshotCacheDir(dataDir, entry.id), manifest: entry.manifest };
+    const at = entry.id === snapshot.id ? snapshot : snapshotAt(dataDir, entry.id, entry.manifest);
     // A snapshot pruned meanwhile is left out: its record is gone with it.
     const changes = await readChanges(at).catch(() => undefined);
     if (changes) pulls.push({ snapshot: at, changes });

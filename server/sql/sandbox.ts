@@ -97,7 +97,6 @@ async function findInfinityTexts(connection: DuckDBConnection): Promise<Map<stri
   return texts;
 }
 
-/** Types every format holds as they are; a column of another type is named when writing a file fails. */
 /**
  * Why writing a result to a file may have failed, when a column's type is one the format may not
  * hold (a far timestamp in seconds, …): the reason with those columns named. Not for a stop or
@@ -110,6 +109,7 @@ export function typeHint(reason: string, columns: readonly { name: string; type:
   return `${reason}; of the columns, ${named.join(', ')} may not fit ${format === 'csv' ? 'CSV' : 'Parquet'}: cast to VARCHAR`;
 }
 
+/** Types every format holds as they are; a column of another type is named when writing a file fails. */
 const PLAIN_TYPE = /^(BOOLEAN|U?(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT)|FLOAT|DOUBLE|DECIMAL\(\d+,\d+\)|VARCHAR|DATE|TIMESTAMP|TIMESTAMP WITH TIME ZONE|BLOB|UUID)$/;
 
 const SAFE_INTEGER_TYPES = new Set(['TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT', 'HUGEINT', 'UTINYINT', 'USMALLINT', 'UINTEGER', 'UBIGINT', 'UHUGEINT']);

@@ -45,7 +45,7 @@ export const item: AnswerKind<ItemAnswer> = {
     const value = request.params[answer.param];
     const resource = resourceOf(request.dataset, answer.resource);
     const rendering = request.served.rendering(request.dataset, resource);
-    const records = rendering && request.served.recordsOf?.(request.dataset, resource);
+    const records = rendering && request.served.recordsOf(request.dataset, resource);
     const keys = records && recordKeys(request.dataset.tables[resource.table]!, answer.match, value);
     if (rendering && records && keys) {
       // Its record file: no statement at all.

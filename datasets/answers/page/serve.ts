@@ -40,7 +40,7 @@ export async function answerPage(request: AnswerRequest, answer: PageAnswer) {
   const nextOf = (count: number, total: number) => offset + count < total ? request.context.link(request.path, { ...request.query, limit, offset: offset + limit }) : null;
 
   const rendering = request.served.rendering(request.dataset, resource);
-  const records = rendering && request.served.recordsOf?.(request.dataset, resource);
+  const records = rendering && request.served.recordsOf(request.dataset, resource);
   if (rendering && records) {
     // DuckDB finds the rows and counts them; their JSON is read from the record file by row number
     // (through DuckDB, the page's texts cost twice what finding them did).
