@@ -36,6 +36,8 @@ export interface ServedSnapshotOptions {
  * from the manifest. Requests lease it, so a newer snapshot can take over while the last
  * requests on it finish.
  */
+const NOTHING = new Uint8Array(0);
+
 export class ServedSnapshot implements ServedTables {
   private leases = 0;
   private retired = false;
@@ -46,6 +48,8 @@ export class ServedSnapshot implements ServedTables {
   private readonly renderingOf = new Map<string, Rendering>();
   /** Bases as they go into rendered JSON, as UTF-8 (see baseBytes). */
   private readonly bases = new Map<string, Buffer>();
+  /** Where a rendering's links were found in the text being answered (kept between answers, which are made one at a time). */
+  private linkPositions = new Uint32Array(1024);
   /** Paged tables whose in-memory copy is made (see keepPagesInMemory). */
   private readonly inMemory = new Set<string>();
   private whenClosed: () => void = () => {};
@@ -191,17 +195,31 @@ export class ServedSnapshot implements ServedTables {
       column: quoteIdentifier(renderedColumn(resource.name)),
       withBase: (text, base, bind) => `replace(${text}, ${quoteString(token)}, ${bind(inString(base))})`,
       withBaseIn: (text, base) => text.split(token).join(inString(base)),
-      withBaseInBytes: (bytes, base) => {
-        const pieces: Buffer[] = [];
+      withBaseInBytes: (bytes, base, before = NOTHING, after = NOTHING) => {
         const baseBytes = this.baseBytes(base);
+        let count = 0;
+        for (let at = bytes.indexOf(tokenBytes); at >= 0; at = bytes.indexOf(tokenBytes, at + tokenBytes.length)) {
+          if (count === this.linkPositions.length) {
+            const more = new Uint32Array(2 * count);
+            more.set(this.linkPositions);
+            this.linkPositions = more;
+          }
+          this.linkPositions[count++] = at;
+        }
+        // One buffer, the size of the answer: the base spliced in where each link's token was.
+        const out = Buffer.allocUnsafe(before.length + bytes.length + count * (baseBytes.length - tokenBytes.length) + after.length);
+        out.set(before);
+        let to = before.length;
         let from = 0;
-        for (let at = bytes.indexOf(tokenBytes); at >= 0; at = bytes.indexOf(tokenBytes, from)) {
-          pieces.push(bytes.subarray(from, at), baseBytes);
+        for (let i = 0; i < count; i++) {
+          const at = this.linkPositions[i]!;
+          to += bytes.copy(out, to, from, at);
+          to += baseBytes.copy(out, to);
           from = at + tokenBytes.length;
         }
-        if (from === 0) return bytes;
-        pieces.push(bytes.subarray(from));
-        return Buffer.concat(pieces);
+        to += bytes.copy(out, to, from);
+        out.set(after, to);
+        return out;
       },
     };
   }

@@ -34,8 +34,8 @@ export interface Rendering {
   withBase(text: string, base: string, bind: (value: DuckDBValue) => string): string;
   /** The same, done here, on one text read from it. */
   withBaseIn(text: string, base: string): string;
-  /** The same on the UTF-8 bytes of one. */
-  withBaseInBytes(bytes: Buffer, base: string): Buffer;
+  /** The same on the UTF-8 bytes of one, into a new buffer, with `before` and `after` around it. */
+  withBaseInBytes(bytes: Buffer, base: string, before?: Uint8Array, after?: Uint8Array): Buffer;
 }
 
 /** A resource's rows kept rendered in a file, found by key or row number without a statement (server/record-store.ts). */
@@ -43,8 +43,8 @@ export interface RenderedRecords {
   has(column: string): boolean;
   /** The rendered JSON (links as `Rendering` has them) of the first item whose `column` is `key`, as UTF-8. */
   find(column: string, key: string): Buffer | undefined;
-  /** The rendered JSON of these rows (row numbers of the stored table), in that order, joined by the byte `separator`. */
-  joined(rows: readonly number[], separator: number): Buffer;
+  /** The rendered JSON of these rows (row numbers of the stored table), in that order, joined by the byte `separator`, for `use` to read while it runs. */
+  withJoined<T>(rows: readonly number[], separator: number, use: (bytes: Buffer) => T): T;
 }
 
 /** A snapshot's tables as the server holds them for answering (server/served-snapshot.ts). */

@@ -29,7 +29,14 @@ describe('a record file', () => {
       expect(records.find('other', 'a')).toBeUndefined();
       expect(records.has('id')).toBe(true);
       expect(records.has('other')).toBe(false);
-      expect(records.joined([3, 0, 1, 2, 5], 0x2c).toString()).toBe(['{"id":"b","second":true}', '{"id":"b"}', '{"id":"a","name":"Łódź"}', '{"id":"ą"}', '{"id":"ab"}'].join(','));
+      const joined = (wanted: number[]) => records.withJoined(wanted, 0x2c, (bytes) => bytes.toString());
+      expect(joined([3, 0, 1, 2, 5])).toBe(['{"id":"b","second":true}', '{"id":"b"}', '{"id":"a","name":"Łódź"}', '{"id":"ą"}', '{"id":"ab"}'].join(','));
+      // The buffer read into is used again: a shorter read after a longer one, runs of neighbours
+      // after scattered rows, and the other way round, each give only its own rows.
+      expect(joined([4])).toBe('{}');
+      expect(joined([1, 2, 3, 4, 5])).toBe(rows.slice(1).map(([text]) => text).join(','));
+      expect(joined([5, 0])).toBe('{"id":"ab"},{"id":"b"}');
+      expect(joined([])).toBe('');
     } finally {
       records.close();
     }

@@ -123,8 +123,8 @@ describe('the serving database', () => {
               expect(rows.length).toBeGreaterThan(0);
               // Pages read rows by number: runs of neighbours and rows apart, in the order asked.
               const wanted = [...new Set([0, 1, 2, Math.floor(rows.length / 2), rows.length - 1])].filter((row) => row < rows.length);
-              expect(records.joined(wanted, 0x2c).toString(), `${resource.name} rows`).toBe(wanted.map((row) => rows[row]!.text).join(','));
-              expect(records.joined([], 0x2c).length).toBe(0);
+              expect(records.withJoined(wanted, 0x2c, (bytes) => bytes.toString()), `${resource.name} rows`).toBe(wanted.map((row) => rows[row]!.text).join(','));
+              expect(records.withJoined([], 0x2c, (bytes) => bytes.length)).toBe(0);
               for (const key of keys) {
                 const first = new Map<string, string>();
                 for (const row of rows) if (row[key] !== null && !first.has(row[key] as string)) first.set(row[key] as string, row.text as string);

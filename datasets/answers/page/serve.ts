@@ -47,8 +47,8 @@ export async function answerPage(request: AnswerRequest, answer: PageAnswer) {
     const [found] = await request.connection.rows(`${page} SELECT (SELECT count(*) FROM hit) AS "__total", (SELECT list(r ORDER BY r) FROM page) AS "__rows"`, values);
     const total = Number(found!.__total);
     const rows = ((found!.__rows ?? []) as (bigint | number)[]).map(Number);
-    const items = rendering.withBaseInBytes(records.joined(rows, COMMA), request.base);
-    return new SerializedJson(offsetPageBytes(items, { limit, offset, count: rows.length, total, next: nextOf(rows.length, total) }, request.envelope));
+    const [before, after] = offsetPageAround({ limit, offset, count: rows.length, total, next: nextOf(rows.length, total) }, request.envelope);
+    return new SerializedJson(records.withJoined(rows, COMMA, (items) => rendering.withBaseInBytes(items, request.base, before, after)));
   }
   if (rendering) {
     // The page's JSON, spliced by DuckDB from the rows' stored renderings.
@@ -74,10 +74,26 @@ export async function answerPage(request: AnswerRequest, answer: PageAnswer) {
 
 const COMMA = 0x2c;
 
-/** An offset page's JSON from its items' JSON joined by commas: the bytes JSON.stringify makes of offsetPage. */
-export function offsetPageBytes(items: Uint8Array, page: { limit: number; offset: number; count: number; total: number; next: string | null }, envelope?: Readonly<Record<string, unknown>>): Buffer {
+interface PageFacts {
+  readonly limit: number;
+  readonly offset: number;
+  readonly count: number;
+  readonly total: number;
+  readonly next: string | null;
+}
+
+/** What goes before and after an offset page's items' JSON joined by commas, as JSON.stringify makes offsetPage. */
+function offsetPageAround(page: PageFacts, envelope?: Readonly<Record<string, unknown>>): [Buffer, Buffer] {
   const { items: _, ...rest } = offsetPage(Array.from({ length: page.count }), page, envelope);
-  return Buffer.concat([Buffer.from('{"items":['), items, Buffer.from(`],${JSON.stringify(rest).slice(1)}`)]);
+  return [ITEMS_OPEN, Buffer.from(`],${JSON.stringify(rest).slice(1)}`)];
+}
+
+const ITEMS_OPEN = Buffer.from('{"items":[');
+
+/** An offset page's JSON from its items' JSON joined by commas: the bytes JSON.stringify makes of offsetPage. */
+export function offsetPageBytes(items: Uint8Array, page: PageFacts, envelope?: Readonly<Record<string, unknown>>): Buffer {
+  const [before, after] = offsetPageAround(page, envelope);
+  return Buffer.concat([before, items, after]);
 }
 
 /** A filter as SQL over the in-memory copy; `stored` names the stored table, whose rows match it by row number. */
