@@ -28,6 +28,8 @@ export interface ServedSnapshotOptions {
   readonly log?: (event: Record<string, unknown>) => void;
 }
 
+const NOTHING = new Uint8Array(0);
+
 /**
  * A snapshot opened for answering requests: its serving database (read-only, see
  * serve-database.ts), the columns page filters read (but lists of ids) copied into memory (in the
@@ -36,8 +38,6 @@ export interface ServedSnapshotOptions {
  * from the manifest. Requests lease it, so a newer snapshot can take over while the last
  * requests on it finish.
  */
-const NOTHING = new Uint8Array(0);
-
 export class ServedSnapshot implements ServedTables {
   private leases = 0;
   private retired = false;
@@ -255,14 +255,17 @@ export class ServedSnapshot implements ServedTables {
    * Makes the in-memory copies of the paged tables' filter columns, when the snapshot was opened
    * with `pagesInMemory: 'later'`: a hot swap makes them once the snapshot before is closed, so
    * that the server never holds two (at city scale about 90 MB each). Pages read the stored table
-   * meanwhile, more slowly.
+   * meanwhile, more slowly. False when the snapshot was retired first, and so never copied them all.
    */
-  async keepPagesInMemory(): Promise<void> {
+  async keepPagesInMemory(): Promise<boolean> {
     for (const [key, sql] of this.paged) {
-      if (this.inMemory.has(key) || this.closed) continue;
+      // A snapshot already on its way out (a newer one came first) keeps reading its stored table.
+      if (this.retired || this.closed) return false;
+      if (this.inMemory.has(key)) continue;
       await this.use((connection) => connection.connection.run(sql));
       this.inMemory.add(key);
     }
+    return true;
   }
 
   /** Whether a table is small enough for its lookups to be remembered. */

@@ -166,7 +166,7 @@ export class SnapshotHost {
         void previous.closing
           .then(() => next.keepPagesInMemory())
           .then(
-            () => this.options.log?.({ event: 'pages-in-memory', snapshot: id }),
+            (copied) => copied && this.options.log?.({ event: 'pages-in-memory', snapshot: id }),
             (error) => this.options.log?.({ event: 'pages-in-memory-failed', snapshot: id, error: (error as Error).message }),
           );
       } catch (error) {

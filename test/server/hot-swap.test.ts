@@ -95,12 +95,26 @@ describe('a snapshot whose page filters are not in memory yet', () => {
           expect(JSON.parse(expected.get(path)!).items.length, path).toBeGreaterThan(0);
           expect(await (await later.fetch(path)).text(), path).toBe(expected.get(path));
         }
-        await later.host.current.keepPagesInMemory();
+        expect(await later.host.current.keepPagesInMemory()).toBe(true);
         expect(later.host.current.filtered(rcn, 'transactions')).toMatch(/^pages\./);
         for (const path of filteredPages) expect(await (await later.fetch(path)).text(), path).toBe(expected.get(path));
       } finally {
         await reference.close();
       }
+    } finally {
+      await later.close();
+    }
+  });
+
+  it('makes no page copies for a snapshot retired before it got to them', async () => {
+    const later = await startTestServer({ pagesInMemory: 'later' });
+    const served = later.host.current;
+    const rcn = datasets.find((dataset) => dataset.name === 'rcn')!;
+    try {
+      // As when a second new snapshot arrives before the first one's copies are made.
+      served.retire();
+      expect(await served.keepPagesInMemory()).toBe(false);
+      expect(served.filtered(rcn, 'transactions')).toMatch(/^stored\./);
     } finally {
       await later.close();
     }
