@@ -13,30 +13,27 @@ import { rowOrder } from '../core/row-order.ts';
 import { createViews, type Snapshot } from '../core/snapshot/read.ts';
 import { sourceHash } from '../core/source-hash.ts';
 import { viewName, type Table } from '../core/table.ts';
-import type { Dataset, Resource } from '../datasets/vocabulary/dataset.ts';
+import type { Dataset } from '../datasets/vocabulary/dataset.ts';
 import { renderContext } from '../datasets/vocabulary/render.ts';
 import { RecordFileWriter } from './record-store.ts';
-import { lookupColumns, recordedResources, renderedKeys, renderedResources, storagePlan } from './storage-plan.ts';
+import { lookupColumns, recordedResources, storagePlan } from './storage-plan.ts';
 
 /**
  * The server's own database for a snapshot: the tables requests page through or look up by key,
- * copied from the Parquet files in list order, with what their filters derive, and the rows of
- * the resources pages and items answer with rendered (see renderedResources). DuckDB keeps it
+ * copied from the Parquet files in list order, with what their filters derive; beside it, record
+ * files of the rows of the resources pages and items answer with, rendered (see
+ * renderedResources and record-store.ts). DuckDB keeps it
  * compressed on disk and caches what requests touch, so memory stays bounded however large the
  * snapshot. Built once, under a temporary name, then kept in the data directory's cache beside the
  * snapshot it was made from.
  */
 
 /** Bump when what the file holds changes: an older file is then built again. */
-const FORMAT = 8;
+const FORMAT = 9;
 export const SCHEMA = 'served';
 
 const inSchema = (table: string) => `${SCHEMA}.${quoteIdentifier(table)}`;
 
-/** The column of renderedTable holding each row rendered as a resource (see renderedResources). */
-export const renderedColumn = (resource: string) => `__rendered_${resource}`;
-/** The table holding a stored table's rows rendered, a row for each of its rows, in the same order. */
-export const renderedTable = (stored: string) => `${stored}__rendered`;
 /** The one-row table holding the placeholder that rendered rows have in place of the links' base. */
 export const RENDERING_TABLE = '__rendering';
 
@@ -148,8 +145,8 @@ export async function buildServeDatabase(snapshot: Snapshot, datasets: readonly 
         for (const column of lookupColumns(dataset, table)) {
           await run(`CREATE INDEX ${quoteIdentifier(`${stored}__${column}`)} ON ${name} (${quoteIdentifier(column)})`);
         }
-        const rendered = renderedResources(dataset, table);
-        if (rendered.length) await storeRenderings(instance, connection, stored, table, rendered, renderedKeys(dataset, table), token, records, recordedResources(dataset, table));
+        const recorded = recordedResources(dataset, table);
+        if (recorded.length) await writeRecordFiles(connection, stored, table, recorded, token, records);
       }
     }
     await run('CHECKPOINT');
@@ -192,12 +189,6 @@ async function removeAbandoned(cacheDir: string) {
 }
 
 /**
- * Renders a stored table's rows as each resource, links under `token`, into `renderedTable`: rows
- * are read and rendered in row order and appended, each with the row number it was read from,
- * which is then checked to be its own, so a row never gets another's text, and with the `keys`
- * its items are looked up by, indexed once all are in.
- */
-/**
  * A stored table's rows in row order, read as JSON (see asJsonRows) a range of row ids at a time,
  * each range sized from the rows read so far to hold about BATCH_BYTES of JSON. Memory follows
  * the rows in flight, and a register's property reads as tens of kilobytes: a stream over the
@@ -219,65 +210,32 @@ async function* inBatches(connection: DuckDBConnection, select: string): AsyncGe
 const BATCH_BYTES = 2 * 1024 * 1024;
 
 /**
- * Text appended between flushes: DuckDB's appender holds what it is given until a flush (by
- * default 200 thousand rows: 600 MB of the register's rendered properties).
+ * Renders a stored table's rows as each recorded resource, links under `token`, into its record
+ * file (record-store.ts) with the keys its items are found by. Rows are read and rendered in row
+ * order, each checked to come with its own row number, so that pages, which read rows by number,
+ * never get another row's text.
  */
-const FLUSH_BYTES = 4 * 1024 * 1024;
-
-async function storeRenderings(
-  instance: DuckDBInstance,
+async function writeRecordFiles(
   connection: DuckDBConnection,
   stored: string,
   table: Table,
-  resources: readonly Resource[],
-  keys: readonly string[],
+  recorded: ReturnType<typeof recordedResources>,
   token: string,
   recordsIn: string,
-  recorded: ReturnType<typeof recordedResources>,
 ) {
-  const texts = inSchema(renderedTable(stored));
-  const keyColumns = keys.map((key) => `${quoteIdentifier(key)} ${table.columns[key]!.sqlType}`);
-  await connection.run(`CREATE TABLE ${texts} ("__position" BIGINT, ${[...keyColumns, ...resources.map((r) => `${quoteIdentifier(renderedColumn(r.name))} VARCHAR`)].join(', ')})`);
+  const keys = [...new Set(recorded.flatMap(({ keys }) => keys))];
   const context = renderContext({ baseUrl: token });
   const decode = rowDecoder(table.columns);
-  // Reading streams on its own connection: appending on the same one would end the stream.
-  const reader = await instance.connect();
-  const appender = await connection.createAppender(renderedTable(stored), SCHEMA);
-  const writers = new Map(recorded.map(({ resource, keys: own }) => [resource.name, { writer: new RecordFileWriter(recordFile(recordsIn, stored, resource.name), own), at: own.map((key) => keys.indexOf(key)) }]));
-  let unflushed = 0;
-  try {
-    // Keys come as DuckDB writes them as text, which the appender casts back to their type.
-    const keyTexts = keys.map((key, i) => `CAST(${quoteIdentifier(key)} AS VARCHAR) AS "__key${i}"`);
-    for await (const rows of inBatches(reader, `SELECT rowid AS "__position", ${[...keyTexts, readList(table.columns)].join(', ')} FROM ${inSchema(stored)}`)) {
-      for (const read of rows) {
-        const row = decode(read);
-        appender.appendBigInt(BigInt(row.__position as number));
-        for (let i = 0; i < keys.length; i++) {
-          const key = row[`__key${i}`] as string | null;
-          if (key === null) appender.appendNull();
-          else appender.appendVarchar(key);
-        }
-        for (const resource of resources) {
-          const text = JSON.stringify(resource.render(row, context));
-          appender.appendVarchar(text);
-          unflushed += text.length;
-          const record = writers.get(resource.name);
-          record?.writer.add(text, record.at.map((i) => row[`__key${i}`] as string | null));
-        }
-        appender.endRow();
-        if (unflushed > FLUSH_BYTES) {
-          appender.flushSync();
-          unflushed = 0;
-        }
-      }
+  const writers = recorded.map(({ resource, keys: own }) => ({ resource, writer: new RecordFileWriter(recordFile(recordsIn, stored, resource.name), own), at: own.map((key) => keys.indexOf(key)) }));
+  // Keys as DuckDB writes them as text: the form a request's key is looked up in.
+  const keyTexts = keys.map((key, i) => `CAST(${quoteIdentifier(key)} AS VARCHAR) AS "__key${i}"`);
+  let position = 0;
+  for await (const rows of inBatches(connection, `SELECT rowid AS "__position", ${[...keyTexts, readList(table.columns)].join(', ')} FROM ${inSchema(stored)}`)) {
+    for (const read of rows) {
+      const row = decode(read);
+      if (row.__position !== position++) throw new Error(`${stored}: rendered rows did not come in row order`);
+      for (const { resource, writer, at } of writers) writer.add(JSON.stringify(resource.render(row, context)), at.map((i) => row[`__key${i}`] as string | null));
     }
-    appender.flushSync();
-    for (const { writer } of writers.values()) writer.finish();
-  } finally {
-    appender.closeSync();
-    reader.closeSync();
   }
-  const misplaced = await connection.runAndReadAll(`SELECT count(*) FROM ${texts} WHERE rowid <> "__position"`);
-  if (Number(misplaced.getRows()[0]![0]) !== 0) throw new Error(`${stored}: rendered rows did not come in row order`);
-  for (const key of keys) await connection.run(`CREATE INDEX ${quoteIdentifier(`${renderedTable(stored)}__${key}`)} ON ${texts} (${quoteIdentifier(key)})`);
+  for (const { writer } of writers) writer.finish();
 }

@@ -4,12 +4,12 @@ import { dataDirOf } from '../core/snapshot/layout.ts';
 import { markReading } from '../core/snapshot/readers.ts';
 import { assertShape, chooseFiles, createViews, tableSource, type Narrowing, type Snapshot } from '../core/snapshot/read.ts';
 import { viewName } from '../core/table.ts';
-import type { Rendering, ServedTables } from '../datasets/answers/serving.ts';
+import type { RenderedResource, ServedTables } from '../datasets/answers/serving.ts';
 import type { Dataset, Resource } from '../datasets/vocabulary/dataset.ts';
 import { ConnectionPool, type OnDemandConnection, type PooledConnection } from './connection-pool.ts';
 import { RecordFile } from './record-store.ts';
-import { ensureServeDatabase, recordFile, recordsDir, RENDERING_TABLE, renderedColumn, renderedTable, SCHEMA } from './serve-database.ts';
-import { filterColumns, recordedResources, renderedResources, storagePlan } from './storage-plan.ts';
+import { ensureServeDatabase, recordFile, recordsDir, RENDERING_TABLE, SCHEMA } from './serve-database.ts';
+import { filterColumns, recordedResources, storagePlan } from './storage-plan.ts';
 
 /** The base goes inside JSON strings: escaped as JSON would write it. */
 const inString = (base: string) => JSON.stringify(base).slice(1, -1);
@@ -44,8 +44,8 @@ export class ServedSnapshot implements ServedTables {
   private closed = false;
   /** Things opened on demand that live and close with this snapshot, e.g. its SQL sandbox. */
   private readonly attachments = new Map<string, Promise<{ close(): void }>>();
-  /** Each rendered resource's Rendering, made once, by `<data set>/<resource>`. */
-  private readonly renderingOf = new Map<string, Rendering>();
+  /** Each resource stored rendered, as answers read it, made once, by `<data set>/<resource>`. */
+  private readonly renderedOf = new Map<string, RenderedResource>();
   /** Bases as they go into rendered JSON, as UTF-8 (see baseBytes). */
   private readonly bases = new Map<string, Buffer>();
   /** Where a rendering's links were found in the text being answered (kept between answers, which are made one at a time). */
@@ -69,9 +69,9 @@ export class ServedSnapshot implements ServedTables {
     private readonly paged: ReadonlyMap<string, string>,
     /** `<file catalog>.served`, where stored tables are. */
     private readonly storedSchema: string,
-    /** Resources stored rendered, by `<data set>/<resource>`, and what stands for the links' base in them. */
-    private readonly renderings: { readonly resources: ReadonlySet<string>; readonly token: string; readonly tokenBytes: Buffer },
-    /** Record files of items, by `<data set>/<resource>` (see record-store.ts). */
+    /** What stands for the links' base in rendered texts, as UTF-8. */
+    private readonly tokenBytes: Buffer,
+    /** Record files of the resources stored rendered, by `<data set>/<resource>` (see record-store.ts). */
     private readonly records: ReadonlyMap<string, RecordFile>,
     /** Removes the mark that keeps a prune off the snapshot. */
     private readonly unmark: () => void,
@@ -98,7 +98,6 @@ export class ServedSnapshot implements ServedTables {
     const stored = new Set<string>();
     /** Each paged table's in-memory copy, as the SQL that makes it. */
     const paged = new Map<string, string>();
-    const rendered = new Set<string>();
     let token = '';
     const storedSchema = `${STORED}.${SCHEMA}`;
     const config = {
@@ -119,7 +118,6 @@ export class ServedSnapshot implements ServedTables {
         for (const table of Object.values(dataset.tables)) {
           if (!storagePlan(dataset, table, snapshot)) continue;
           stored.add(`${dataset.name}/${table.name}`);
-          for (const resource of renderedResources(dataset, table)) rendered.add(`${dataset.name}/${resource.name}`);
           const columns = filterColumns(dataset, table);
           if (!columns) continue;
           const name = viewName(dataset, table.name);
@@ -142,13 +140,13 @@ export class ServedSnapshot implements ServedTables {
           try {
             records.set(`${dataset.name}/${resource.name}`, RecordFile.open(file));
           } catch (error) {
-            // Its items are then answered from the database, as before there were record files.
+            // The resource is then answered from its stored rows, rendered per request.
             options.log?.({ event: 'record-file-unreadable', snapshot: snapshot.id, file, error: (error as Error).message });
           }
         }
       }
     }
-    const served = new ServedSnapshot(snapshot, datasets, duckdb, pool, stored, paged, storedSchema, { resources: rendered, token, tokenBytes: Buffer.from(token) }, records, unmark);
+    const served = new ServedSnapshot(snapshot, datasets, duckdb, pool, stored, paged, storedSchema, Buffer.from(token), records, unmark);
     if (options.pagesInMemory !== 'later') for (const key of paged.keys()) served.inMemory.add(key);
     return served;
   }
@@ -175,54 +173,43 @@ export class ServedSnapshot implements ServedTables {
     return bind ? `read_parquet(${bind(listValue([...files]))}::VARCHAR[], hive_partitioning = false)` : tableSource(files);
   }
 
-  /**
-   * Where a resource's rows are read already rendered, if they are stored so: the table (its rows
-   * match the stored table's by row number) and column of their JSON, and SQL putting the links'
-   * base into text read from it.
-   */
-  rendering(dataset: Dataset, resource: Resource): Rendering | undefined {
+  /** A resource's rows kept rendered, if they are: its record file, and how the links' base goes into its texts. */
+  rendered(dataset: Dataset, resource: Resource): RenderedResource | undefined {
     const key = `${dataset.name}/${resource.name}`;
-    if (!this.renderings.resources.has(key)) return undefined;
-    let rendering = this.renderingOf.get(key);
-    if (!rendering) this.renderingOf.set(key, (rendering = this.renderingFor(dataset, resource)));
-    return rendering;
+    const records = this.records.get(key);
+    if (!records) return undefined;
+    let rendered = this.renderedOf.get(key);
+    if (!rendered) this.renderedOf.set(key, (rendered = { records, withBase: this.withBase }));
+    return rendered;
   }
 
-  private renderingFor(dataset: Dataset, resource: Resource): Rendering {
-    const { token, tokenBytes } = this.renderings;
-    return {
-      source: `${this.storedSchema}.${quoteIdentifier(renderedTable(viewName(dataset, resource.table)))}`,
-      column: quoteIdentifier(renderedColumn(resource.name)),
-      withBase: (text, base, bind) => `replace(${text}, ${quoteString(token)}, ${bind(inString(base))})`,
-      withBaseIn: (text, base) => text.split(token).join(inString(base)),
-      withBaseInBytes: (bytes, base, before = NOTHING, after = NOTHING) => {
-        const baseBytes = this.baseBytes(base);
-        let count = 0;
-        for (let at = bytes.indexOf(tokenBytes); at >= 0; at = bytes.indexOf(tokenBytes, at + tokenBytes.length)) {
-          if (count === this.linkPositions.length) {
-            const more = new Uint32Array(2 * count);
-            more.set(this.linkPositions);
-            this.linkPositions = more;
-          }
-          this.linkPositions[count++] = at;
-        }
-        // One buffer, the size of the answer: the base spliced in where each link's token was.
-        const out = Buffer.allocUnsafe(before.length + bytes.length + count * (baseBytes.length - tokenBytes.length) + after.length);
-        out.set(before);
-        let to = before.length;
-        let from = 0;
-        for (let i = 0; i < count; i++) {
-          const at = this.linkPositions[i]!;
-          to += bytes.copy(out, to, from, at);
-          to += baseBytes.copy(out, to);
-          from = at + tokenBytes.length;
-        }
-        to += bytes.copy(out, to, from);
-        out.set(after, to);
-        return out;
-      },
-    };
-  }
+  private readonly withBase = (bytes: Buffer, base: string, before: Uint8Array = NOTHING, after: Uint8Array = NOTHING): Buffer => {
+    const { tokenBytes } = this;
+    const baseBytes = this.baseBytes(base);
+    let count = 0;
+    for (let at = bytes.indexOf(tokenBytes); at >= 0; at = bytes.indexOf(tokenBytes, at + tokenBytes.length)) {
+      if (count === this.linkPositions.length) {
+        const more = new Uint32Array(2 * count);
+        more.set(this.linkPositions);
+        this.linkPositions = more;
+      }
+      this.linkPositions[count++] = at;
+    }
+    // One buffer, the size of the answer: the base spliced in where each link's token was.
+    const out = Buffer.allocUnsafe(before.length + bytes.length + count * (baseBytes.length - tokenBytes.length) + after.length);
+    out.set(before);
+    let to = before.length;
+    let from = 0;
+    for (let i = 0; i < count; i++) {
+      const at = this.linkPositions[i]!;
+      to += bytes.copy(out, to, from, at);
+      to += baseBytes.copy(out, to);
+      from = at + tokenBytes.length;
+    }
+    to += bytes.copy(out, to, from);
+    out.set(after, to);
+    return out;
+  };
 
   /** A base as it goes into rendered JSON, as UTF-8, remembered (requests come with one or a few). */
   private baseBytes(base: string): Buffer {
@@ -232,11 +219,6 @@ export class ServedSnapshot implements ServedTables {
       this.bases.set(base, (bytes = Buffer.from(inString(base))));
     }
     return bytes;
-  }
-
-  /** A resource's items as record files, if they are kept so (texts with links as `rendering` has them). */
-  recordsOf(dataset: Dataset, resource: Resource): RecordFile | undefined {
-    return this.records.get(`${dataset.name}/${resource.name}`);
   }
 
   /**

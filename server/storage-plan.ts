@@ -37,16 +37,12 @@ export function filterColumns(dataset: Dataset, table: Table): string[] | undefi
 }
 
 /**
- * Resources stored rendered, as JSON text, in a table beside their rows (`renderedTable`, row for
- * row): those the kinds ask for (pages and items), when none of the endpoints that ask takes a
- * `timezone`, so that their JSON depends on the row and the links' base alone. They are rendered
- * once, by the same function, with a placeholder for the base. A page is then spliced from texts,
- * and no row is decoded, rendered or serialized per request (for a page of 100 transactions that
- * was 3.4 ms, a third of the answer). An item is one text, looked up by a key copied beside it
- * (renderedKeys): DuckDB plans a statement again for each set of bound values, and planning a
- * read of every column of a wide row took longer than the read itself (at city scale, a
- * transaction by id: 1.3 ms in DuckDB, its rendering by key 0.7 ms), for a bigger file (a
- * property's details are stored twice, as rows and rendered).
+ * Resources stored rendered, as JSON text: those the kinds ask for (pages and items), when none
+ * of the endpoints that ask takes a `timezone`, so that their JSON depends on the row and the
+ * links' base alone. They are rendered once, by the same function, with a placeholder for the
+ * base, into record files (see recordedResources). A page is then spliced from texts, and no row
+ * is decoded, rendered or serialized per request (for a page of 100 transactions that was 3.4 ms,
+ * a third of the answer); an item is one text found by its key, with no statement at all.
  */
 export function renderedResources(dataset: Dataset, table: Table): Resource[] {
   const fixed = new Map<string, boolean>();
@@ -58,16 +54,10 @@ export function renderedResources(dataset: Dataset, table: Table): Resource[] {
   return [...fixed].filter(([, isFixed]) => isFixed).map(([name]) => dataset.resources[name]!);
 }
 
-/** The columns items of resources stored rendered are looked up by: copied beside the renderings, and indexed there. */
-export function renderedKeys(dataset: Dataset, table: Table): string[] {
-  const rendered = new Set(renderedResources(dataset, table).map((r) => r.name));
-  return [...new Set(needs(dataset).flatMap(({ storage }) => (storage.rendered && rendered.has(storage.rendered.resource) ? storage.rendered.keys : [])))];
-}
-
 /**
  * Every resource stored rendered, with the keys its items are found by (none for one only pages
- * answer with): also written as record files (record-store.ts), so that an item is answered
- * without a statement, and a page's rows are read by row number instead of through DuckDB.
+ * answer with): written as record files (record-store.ts), beside the serving database, so that
+ * an item is answered without a statement, and a page's rows are read by row number.
  */
 export function recordedResources(dataset: Dataset, table: Table): { readonly resource: Resource; readonly keys: readonly string[] }[] {
   return renderedResources(dataset, table).map((resource) => ({
@@ -77,7 +67,7 @@ export function recordedResources(dataset: Dataset, table: Table): { readonly re
 }
 
 /**
- * Columns rows are looked up by, one value at a time (items not answered with renderings, the
+ * Columns rows are looked up by, one value at a time (items not answered from record files, the
  * parents of series). They are indexed (ART), so a lookup fetches one row instead of scanning every
  * id of the table (a transaction by id at city scale, when read as a row: 6.5 ms → 2 ms). The
  * lookups' SQL is unchanged: DuckDB uses the index for an equality on the column.

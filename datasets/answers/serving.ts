@@ -26,22 +26,17 @@ export interface StatementRunner {
   rows(sql: string, values?: readonly DuckDBValue[], reading?: RowReading): Promise<Record<string, unknown>[]>;
 }
 
-/** Where a resource's rows are kept rendered as JSON text (see ServedTables.rendering). */
-export interface Rendering {
-  readonly source: string;
-  readonly column: string;
-  /** SQL putting the links' base into text read from the source. */
-  withBase(text: string, base: string, bind: (value: DuckDBValue) => string): string;
-  /** The same, done here, on one text read from it. */
-  withBaseIn(text: string, base: string): string;
-  /** The same on the UTF-8 bytes of one, into a new buffer, with `before` and `after` around it. */
-  withBaseInBytes(bytes: Buffer, base: string, before?: Uint8Array, after?: Uint8Array): Buffer;
+/** A resource's rows kept rendered, links under a placeholder (server/record-store.ts, server/storage-plan.ts). */
+export interface RenderedResource {
+  readonly records: RenderedRecords;
+  /** Rendered texts' UTF-8 bytes with the links' base in, into a new buffer, with `before` and `after` around them. */
+  withBase(bytes: Buffer, base: string, before?: Uint8Array, after?: Uint8Array): Buffer;
 }
 
-/** A resource's rows kept rendered in a file, found by key or row number without a statement (server/record-store.ts). */
+/** A resource's rendered rows in a file, found by key or by row number without a statement. */
 export interface RenderedRecords {
   has(column: string): boolean;
-  /** The rendered JSON (links as `Rendering` has them) of the first item whose `column` is `key`, as UTF-8. */
+  /** The rendered JSON of the first item (in row order) whose `column` is `key`, as UTF-8. */
   find(column: string, key: string): Buffer | undefined;
   /** The rendered JSON of these rows (row numbers of the stored table), in that order, joined by the byte `separator`, for `use` to read while it runs. */
   withJoined<T>(rows: readonly number[], separator: number, use: (bytes: Buffer) => T): T;
@@ -54,10 +49,8 @@ export interface ServedTables {
   files(dataset: Dataset, tableName: string, narrow?: Narrowing): string[];
   /** SQL naming where a resource's rows are: the serving database's table, or the given Parquet files (bound when `bind` is given). */
   source(dataset: Dataset, resource: Resource, files?: readonly string[], bind?: (value: DuckDBValue) => string): string;
-  /** Where the resource's rows are kept rendered, if they are. */
-  rendering(dataset: Dataset, resource: Resource): Rendering | undefined;
-  /** Its rows as record files, if they are kept so. */
-  recordsOf(dataset: Dataset, resource: Resource): RenderedRecords | undefined;
+  /** The resource's rows kept rendered, if they are. */
+  rendered(dataset: Dataset, resource: Resource): RenderedResource | undefined;
   /** The in-memory copy of what a paged table's filters read; its rows match the stored table's by row number. */
   filtered(dataset: Dataset, tableName: string): string;
   /** Whether a table is small enough for its lookups to be remembered. */

@@ -1,15 +1,14 @@
-import { quoteIdentifier } from '../../../core/db/duckdb.ts';
 import type { Table } from '../../../core/table.ts';
 import { notFound } from '../../../core/problem.ts';
 import type { AnswerKind } from '../kind.ts';
 import { columnProblems, paramProblems, resourceProblems, tableOf } from '../problems.ts';
-import { castParam, findRow, firstMatch, renderRows, resourceOf, SerializedJson } from '../serving.ts';
+import { findRow, renderRows, resourceOf, SerializedJson } from '../serving.ts';
 import { pathIn, UnnamableValue, WHOLE, wholeLayout, type CarriedFile } from '../static-files.ts';
 
 /**
  * The value as each match column's key text (DuckDB's text of the column's value), where that is
  * certain: text as it is, integers in their shortest form. Anything else (a key of another type,
- * an integer out of range) is left to a statement, which answers it as it always has.
+ * an integer out of range) is left to a statement over the stored rows.
  */
 function recordKeys(table: Table, match: readonly string[], value: unknown): [string, string][] | undefined {
   const keys: [string, string][] = [];
@@ -44,30 +43,17 @@ export const item: AnswerKind<ItemAnswer> = {
   async serve(request, answer) {
     const value = request.params[answer.param];
     const resource = resourceOf(request.dataset, answer.resource);
-    const rendering = request.served.rendering(request.dataset, resource);
-    const records = rendering && request.served.recordsOf(request.dataset, resource);
-    const keys = records && recordKeys(request.dataset.tables[resource.table]!, answer.match, value);
-    if (rendering && records && keys) {
+    const rendered = request.served.rendered(request.dataset, resource);
+    const keys = rendered && recordKeys(request.dataset.tables[resource.table]!, answer.match, value);
+    if (rendered && keys) {
       // Its record file: no statement at all.
       for (const [column, key] of keys) {
-        const bytes = records.find(column, key);
-        if (bytes !== undefined) return new SerializedJson(rendering.withBaseInBytes(bytes, request.base));
+        const bytes = rendered.records.find(column, key);
+        if (bytes !== undefined) return new SerializedJson(rendered.withBase(bytes, request.base));
       }
       throw missing(answer, value);
     }
-    if (rendering) {
-      // The stored rendering, links under a placeholder, looked up by the keys kept beside it (see the storage below).
-      const table = request.dataset.tables[resource.table]!;
-      const text = await firstMatch(request, resource, answer.match, value, async (column) => {
-        const [found] = await request.connection.rows(
-          `SELECT ${rendering.column} AS "text" FROM ${rendering.source} WHERE ${quoteIdentifier(column)} = ${castParam(table.columns[column]!, '$1')} LIMIT 1`,
-          [value as string | number],
-        );
-        return found?.text as string | undefined;
-      }, 'rendered');
-      if (text === undefined) throw missing(answer, value);
-      return new SerializedJson(Buffer.from(rendering.withBaseIn(text, request.base)));
-    }
+    // Not stored rendered, or a key the record file cannot be asked for: the row, rendered now.
     const found = await findRow(request, answer.resource, answer.match, value);
     if (!found) throw missing(answer, value);
     // A copy: a remembered row serves many requests, and rows are decoded in place.
@@ -75,9 +61,9 @@ export const item: AnswerKind<ItemAnswer> = {
   },
 
   /**
-   * Items are stored rendered where they can be, found by their keys: DuckDB plans a statement
-   * again for each set of bound values, and planning a read of every column of a wide row took
-   * longer than the read itself. Else their rows are found by an index on the match columns.
+   * Items are stored rendered where they can be, in record files found by their keys: DuckDB plans
+   * a statement again for each set of bound values, and planning a read of every column of a wide
+   * row took longer than the read itself. Else their rows are found by an index on the match columns.
    */
   storage: (answer) => ({
     stored: [answer.resource],

@@ -39,27 +39,15 @@ export async function answerPage(request: AnswerRequest, answer: PageAnswer) {
   const onPage = `rowid BETWEEN (SELECT min(r) FROM page) AND (SELECT max(r) FROM page) AND rowid IN (SELECT r FROM page)`;
   const nextOf = (count: number, total: number) => offset + count < total ? request.context.link(request.path, { ...request.query, limit, offset: offset + limit }) : null;
 
-  const rendering = request.served.rendering(request.dataset, resource);
-  const records = rendering && request.served.recordsOf(request.dataset, resource);
-  if (rendering && records) {
+  const rendered = request.served.rendered(request.dataset, resource);
+  if (rendered) {
     // DuckDB finds the rows and counts them; their JSON is read from the record file by row number
     // (through DuckDB, the page's texts cost twice what finding them did).
     const [found] = await request.connection.rows(`${page} SELECT (SELECT count(*) FROM hit) AS "__total", (SELECT list(r ORDER BY r) FROM page) AS "__rows"`, values);
     const total = Number(found!.__total);
     const rows = ((found!.__rows ?? []) as (bigint | number)[]).map(Number);
     const [before, after] = offsetPageAround({ limit, offset, count: rows.length, total, next: nextOf(rows.length, total) }, request.envelope);
-    return new SerializedJson(records.withJoined(rows, COMMA, (items) => rendering.withBaseInBytes(items, request.base, before, after)));
-  }
-  if (rendering) {
-    // The page's JSON, spliced by DuckDB from the rows' stored renderings.
-    const [found] = await request.connection.rows(
-      `${page} SELECT (SELECT count(*) FROM hit) AS "__total", count(*) AS "__count",
-        encode(${rendering.withBase(`string_agg(${rendering.column}, ',' ORDER BY rowid)`, request.base, bind)}) AS "__items"
-      FROM ${rendering.source} WHERE ${onPage}`,
-      values,
-    );
-    const [total, count] = [Number(found!.__total), Number(found!.__count)];
-    return new SerializedJson(offsetPageBytes((found!.__items as Buffer | null) ?? Buffer.alloc(0), { limit, offset, count, total, next: nextOf(count, total) }, request.envelope));
+    return new SerializedJson(rendered.records.withJoined(rows, COMMA, (items) => rendered.withBase(items, request.base, before, after)));
   }
   const rows = await request.connection.rows(
     `${page} SELECT (SELECT count(*) FROM hit) AS "__total", ${selectList(columnsFor(request, resource))} FROM ${stored} WHERE ${onPage} ORDER BY rowid`,
