@@ -1,5 +1,6 @@
 import type { Chart, MapLayer } from '../vocabulary/figure.ts';
 import { text } from '../../core/text.ts';
+import { sensorWords } from './words.ts';
 
 export const charts: readonly Chart[] = [
   {
@@ -26,8 +27,10 @@ export const charts: readonly Chart[] = [
             FROM (SELECT label, unit, sort_order, unnest(legend) AS band FROM air_quality_sensors)
             ORDER BY sort_order, "from"`,
     kind: 'line',
-    x: { label: text('Week', 'Tydzień'), time: true },
-    y: { label: text('Mean value', 'Wartość średnia') },
+    y: { label: text('Weekly mean (unit in the panel name)', 'Średnia tygodniowa (jednostka w nazwie panelu)'), scale: 'own' },
+    x: { label: text('Week', 'Tydzień'), time: true, period: 'week', through: 'SELECT max(read_at) AS through FROM air_quality_readings' },
+    labels: sensorWords,
+    valuesLanguage: 'pl',
   },
 ];
 

@@ -17,7 +17,8 @@ export const charts: readonly Chart[] = [
           GROUP BY ALL ORDER BY panel, x`,
     kind: 'line',
     x: { label: text('Day', 'Dzień'), time: true },
-    y: { label: text('Bicycles', 'Rowery') },
+    // Counters are compared with each other: one scale, so a quiet counter looks quiet.
+    y: { label: text('Bicycles per day', 'Rowery na dobę'), scale: 'shared' },
   },
 ];
 

@@ -12,7 +12,7 @@ export const charts: readonly Chart[] = [
           FROM (SELECT epoch_us(started_at) // 86400000000 AS day, count(*) AS rides FROM citybike_rides GROUP BY day) ORDER BY x`,
     kind: 'line',
     x: { label: text('Day', 'Dzień'), time: true },
-    y: { label: text('Rides', 'Przejazdy') },
+    y: { label: text('Rides per day', 'Przejazdy na dobę') },
   },
   {
     name: 'seasons',
@@ -28,9 +28,11 @@ export const charts: readonly Chart[] = [
           ORDER BY o, x`,
     kind: 'bar',
     x: { label: text('Season', 'Sezon'), time: false },
-    y: { label: text('Value', 'Wartość') },
+    // Rides, kilometres and a ratio: no scale could serve all three, so each panel has its own,
+    // its axis titled with the panel's name and unit.
+    y: { label: text('Season figure (unit in the panel name)', 'Wartość sezonu (jednostka w nazwie panelu)'), scale: 'own' },
     panels: {
-      rides: text('Rides', 'Przejazdy'),
+      rides: text('Rides per season', 'Przejazdy w sezonie'),
       distance: text('Total distance, km', 'Łączny dystans, km'),
       'rides-per-bike-per-day': text('Rides per bike per day', 'Przejazdy na rower dziennie'),
     },

@@ -1,25 +1,93 @@
-import type { Chart } from '../vocabulary/figure.ts';
-import { text } from '../../core/text.ts';
+import { analysisCharts, type Chart } from '../vocabulary/figure.ts';
+import { text, type Text } from '../../core/text.ts';
+import { marketTypes, propertyTypes, type Dictionary } from './dictionaries.ts';
+import { districtOf, districts } from './districts.ts';
 
-export const charts: readonly Chart[] = [
-  {
-    name: 'monthly-market',
-    title: text('The market month by month', 'Rynek miesiąc po miesiącu'),
-    description: text(
-      'Transactions per month of their legal-basis document, and their median gross price, one panel each.',
-      'Transakcje w miesiącu dokumentu stanowiącego podstawę prawną i ich mediana ceny brutto, po jednym panelu.',
-    ),
-    sql: `SELECT panel, x, y FROM (
-            SELECT 'transactions' AS panel, 1 AS o, date_trunc('month', document_date)::DATE AS x, count(*)::DOUBLE AS y FROM rcn_transactions GROUP BY ALL
-            UNION ALL
-            SELECT 'median-price', 2, date_trunc('month', document_date)::DATE, median(gross_price)::DOUBLE FROM rcn_transactions GROUP BY ALL)
-          ORDER BY o, x`,
-    kind: 'line',
-    x: { label: text('Month', 'Miesiąc'), time: true },
-    y: { label: text('Value', 'Wartość') },
-    panels: {
-      transactions: text('Transactions', 'Transakcje'),
-      'median-price': text('Median gross price, PLN', 'Mediana ceny brutto, zł'),
+const labelsOf = (dictionary: Dictionary): Record<string, Text> => Object.fromEntries(dictionary.terms.map((term) => [term.value, term.label]));
+
+/**
+ * Price per m²: a transaction's gross price over the area of what it sold, for transactions of a
+ * single property only (the register gives one price for all the properties of a transaction).
+ * The area depends on the property type: the usable area of the units for premises, of the
+ * buildings for a building or developed land, the land area for undeveloped land. Premises are
+ * what most readers mean by a price per m², so the charts by month, district and market show
+ * premises alone; the chart by property type shows each type on its own area.
+ */
+const facts = `
+  WITH areas AS (
+    SELECT property_gml_id, property_type_value, parcel_ids[1] AS parcel_id,
+      CASE property_type_value
+        WHEN 'nieruchomoscLokalowa' THEN list_sum(CAST(json_extract(units, '$[*].usableAreaM2') AS DOUBLE[]))
+        WHEN 'nieruchomoscGruntowaNiezabudowana' THEN CAST(land_area_m2 AS DOUBLE)
+        ELSE list_sum(CAST(json_extract(buildings, '$[*].usableAreaM2') AS DOUBLE[]))
+      END AS area_m2
+    FROM rcn_properties)
+  SELECT t.transaction_gml_id,
+    date_trunc('month', t.document_date)::DATE AS month,
+    t.market_type_value AS market_type,
+    a.property_type_value AS property_type,
+    ${districtOf('a.parcel_id')} AS district,
+    CASE WHEN len(t.property_ids) = 1 AND a.area_m2 > 0 THEN CAST(t.gross_price AS DOUBLE) / a.area_m2 END AS price_per_m2
+  FROM rcn_transactions t LEFT JOIN areas a ON a.property_gml_id = t.property_ids[1]`;
+
+const transactions = text('Transactions', 'Transakcje');
+const premisesPrice = text('Median price per m² of premises, PLN/m²', 'Mediana ceny za m² lokali, zł/m²');
+
+export const charts: readonly Chart[] = analysisCharts({
+  name: 'market',
+  facts,
+  measures: [
+    { key: 'transactions', label: transactions, sql: 'count(*)' },
+    { key: 'premises-price-per-m2', label: premisesPrice, sql: "round(median(price_per_m2) FILTER (WHERE property_type = 'nieruchomoscLokalowa'), 0)" },
+    { key: 'price-per-m2', label: text('Median price per m², PLN/m²', 'Mediana ceny za m², zł/m²'), sql: 'round(median(price_per_m2), 0)' },
+  ],
+  note: text(
+    "Price per m² is a transaction's gross price over the area sold, for transactions of one property only (the register gives one price for all the properties of a transaction): for premises, over the usable area of the units; for a building or developed land, over the usable area of the buildings; for undeveloped land, over the land area. A transaction's district and property type are those of its first property; the district is the TERYT unit of its first parcel.",
+    'Cena za m² to cena brutto transakcji podzielona przez zbytą powierzchnię, tylko dla transakcji jednej nieruchomości (rejestr podaje jedną cenę za wszystkie nieruchomości transakcji): dla lokali przez powierzchnię użytkową lokali, dla budynku lub gruntu zabudowanego przez powierzchnię użytkową budynków, dla gruntu niezabudowanego przez powierzchnię gruntu. Dzielnica i rodzaj nieruchomości transakcji to te jej pierwszej nieruchomości; dzielnica to jednostka TERYT jej pierwszej działki.',
+  ),
+  dimensions: [
+    {
+      name: 'month',
+      title: text('The market month by month', 'Rynek miesiąc po miesiącu'),
+      description: text(
+        'Transactions per month of their legal-basis document, and the median price per m² of premises sold alone.',
+        'Transakcje w miesiącu dokumentu stanowiącego podstawę prawną i mediana ceny za m² lokali sprzedanych pojedynczo.',
+      ),
+      column: 'month',
+      label: text('Month of the document', 'Miesiąc dokumentu'),
+      period: 'month',
+      through: 'SELECT max(document_date) AS through FROM rcn_transactions',
+      measures: ['transactions', 'premises-price-per-m2'],
     },
-  },
-];
+    {
+      name: 'district',
+      title: text('By district', 'Według dzielnicy'),
+      description: text('Transactions and the median price per m² of premises, by the district of the property sold.', 'Transakcje i mediana ceny za m² lokali według dzielnicy zbytej nieruchomości.'),
+      column: 'district',
+      label: text('District', 'Dzielnica'),
+      labels: districts,
+      measures: ['transactions', 'premises-price-per-m2'],
+    },
+    {
+      name: 'market-type',
+      title: text('Primary and secondary market', 'Rynek pierwotny i wtórny'),
+      description: text('Transactions and the median price per m² of premises, by market type.', 'Transakcje i mediana ceny za m² lokali według rodzaju rynku.'),
+      column: 'market_type',
+      label: text('Market type', 'Rodzaj rynku'),
+      labels: labelsOf(marketTypes),
+      measures: ['transactions', 'premises-price-per-m2'],
+    },
+    {
+      name: 'property-type',
+      title: text('By property type', 'Według rodzaju nieruchomości'),
+      description: text(
+        'Transactions and the median price per m², by the type of the property sold; each type on its own area (see below).',
+        'Transakcje i mediana ceny za m² według rodzaju zbytej nieruchomości; każdy rodzaj na swojej powierzchni (zob. niżej).',
+      ),
+      column: 'property_type',
+      label: text('Property type', 'Rodzaj nieruchomości'),
+      labels: labelsOf(propertyTypes),
+      measures: ['transactions', 'price-per-m2'],
+    },
+  ],
+});

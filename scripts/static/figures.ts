@@ -1,5 +1,5 @@
 import type { Dataset } from '../../datasets/vocabulary/dataset.ts';
-import type { ChartData, MapLayerData } from '../../datasets/vocabulary/figure.ts';
+import type { ChartData, MapLayerData, Period } from '../../datasets/vocabulary/figure.ts';
 import type { Database } from '../../core/db/duckdb.ts';
 
 /**
@@ -26,6 +26,9 @@ export async function figuresOf(db: Database, dataset: Dataset): Promise<Dataset
           `SELECT CAST(panel AS VARCHAR) AS panel, CAST("from" AS DOUBLE) AS "from", CAST("to" AS DOUBLE) AS "to", CAST(color AS VARCHAR) AS color, CAST(label AS VARCHAR) AS label FROM (${chart.bands})`,
         )
       : [];
+    const drawn = rows.filter((row) => row.y !== null && Number.isFinite(row.y)) as ChartData['rows'];
+    const through = chart.x.through ? (await db.rows<{ through: string | null }>(`SELECT CAST(max(through) AS VARCHAR) AS through FROM (${chart.x.through})`))[0]?.through : null;
+    const incomplete = chart.x.period && through ? incompletePeriod(drawn, chart.x.period, through.slice(0, 10)) : undefined;
     charts.push({
       name: chart.name,
       title: chart.title,
@@ -34,7 +37,11 @@ export async function figuresOf(db: Database, dataset: Dataset): Promise<Dataset
       x: chart.x,
       y: chart.y,
       panels: chart.panels ?? {},
-      rows: rows.filter((row) => row.y !== null && Number.isFinite(row.y)) as ChartData['rows'],
+      ...(chart.labels ? { labels: chart.labels } : {}),
+      ...(chart.valuesLanguage ? { valuesLanguage: chart.valuesLanguage } : {}),
+      ...(chart.note ? { note: chart.note } : {}),
+      ...(incomplete ? { incomplete } : {}),
+      rows: drawn,
       bands: bands.map((band) => ({ ...band })),
     });
   }
@@ -46,4 +53,17 @@ export async function figuresOf(db: Database, dataset: Dataset): Promise<Dataset
     map.push({ name: layer.name, title: layer.title, places: places.map((place) => ({ ...place })) });
   }
   return { charts, map };
+}
+
+/** The last period of a time axis when the data's last day covered falls before that period's last day. */
+export function incompletePeriod(rows: ChartData['rows'], period: Period, through: string): { x: string; through: string } | undefined {
+  const last = rows.map((row) => row.x.slice(0, 10)).sort().at(-1);
+  if (!last) return undefined;
+  const start = new Date(`${last}T00:00:00Z`);
+  const end =
+    period === 'day' ? start
+    : period === 'week' ? new Date(start.getTime() + 6 * 86_400_000)
+    : period === 'month' ? new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 0))
+    : new Date(Date.UTC(start.getUTCFullYear(), 11, 31));
+  return through < end.toISOString().slice(0, 10) ? { x: rows.find((row) => row.x.slice(0, 10) === last)!.x, through } : undefined;
 }

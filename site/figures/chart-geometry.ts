@@ -1,11 +1,15 @@
 import type { ChartData } from '../../datasets/vocabulary/figure.ts';
 import type { Language } from '../../core/text.ts';
-import { formatNumber, niceTicks, timeOf, timeTicks } from './scales.ts';
+import { uiOf } from '../i18n/ui.ts';
+import { formatNumber, locale, niceTicks, timeOf, timeTicks } from './scales.ts';
 
 /**
  * A published chart (datasets/vocabulary/figure.ts) laid out for SVG at build time: one panel per
  * `panel` value (small multiples sharing the x axis, each with its own y axis), one colour per
- * `series` value (the same in every panel), bands behind the data. Lines are one path per series
+ * `series` value (the same in every panel), bands behind the data; one y scale for all panels
+ * when the declaration shares it. Values are named in the page's language where the declaration
+ * names them (`labels`), and shown as given otherwise. A last period the data ends inside is drawn
+ * apart (dashed, lighter). Each panel carries its points for the tooltips. Lines are one path per series
  * and panel, broken where data is missing and thinned to at most ~600 points, so even the
  * largest chart stays a light page.
  */
@@ -15,17 +19,43 @@ export const SERIES_COLOURS = ['#2a78c2', '#d1495b', '#2e9e5b', '#8e5cc7', '#e07
 
 export interface Series {
   readonly key: string;
+  /** The series' name in the page's language, or as given (`lang` then says in which). */
+  readonly label: Label;
   readonly colour: string;
+}
+
+/** A text shown on the page: translated, or as the data gives it, in the language `lang` names. */
+export interface Label {
+  readonly text: string;
+  readonly lang?: Language;
+}
+
+/**
+ * Where the pointer or the keyboard can stop in a panel: one x value, the values of every series
+ * there, in SVG units. Read by the tooltip script (site/client/chart-tips.ts).
+ */
+export interface TipColumn {
+  readonly x: number;
+  readonly label: string;
+  readonly points: readonly { readonly series: number; readonly y: number; readonly value: string }[];
 }
 
 export interface PanelGeometry {
   readonly key: string;
   readonly title: string;
-  readonly xTicks: readonly { readonly x: number; readonly label: string }[];
+  readonly titleLang?: Language;
+  /** The y axis's title: the panel's declared name (it carries the unit), or the chart's. */
+  readonly axisTitle: string;
+  readonly xTicks: readonly { readonly x: number; readonly label: string; readonly lang?: Language }[];
   readonly yTicks: readonly { readonly y: number; readonly label: string }[];
   readonly bands: readonly { readonly y: number; readonly height: number; readonly colour: string; readonly label: string }[];
   readonly lines: readonly { readonly series: number; readonly d: string; readonly points: number }[];
-  readonly bars: readonly { readonly series: number; readonly x: number; readonly y: number; readonly width: number; readonly height: number; readonly title: string }[];
+  /** The stretch of each line into an incomplete last period. */
+  readonly incompleteLines: readonly { readonly series: number; readonly d: string }[];
+  readonly bars: readonly { readonly series: number; readonly x: number; readonly y: number; readonly width: number; readonly height: number; readonly title: string; readonly incomplete: boolean }[];
+  /** The incomplete last period's stretch of the plot, shaded. */
+  readonly incompleteSpan?: { readonly x: number; readonly width: number };
+  readonly tips: readonly TipColumn[];
   /** The panel's values, for its text alternative. */
   readonly yMin: number;
   readonly yMax: number;
@@ -38,7 +68,11 @@ export interface ChartGeometry {
   readonly plot: { readonly left: number; readonly top: number; readonly right: number; readonly bottom: number };
   readonly series: readonly Series[];
   /** Distinct bands by colour and label, in order, for the legend. */
-  readonly bandLegend: readonly { readonly colour: string; readonly label: string }[];
+  readonly bandLegend: readonly { readonly colour: string; readonly label: string; readonly lang?: Language }[];
+  /** Set when panels have y scales of their own, which the page says. */
+  readonly ownScales: boolean;
+  /** The incomplete last period, for the note: its label and the last day covered. */
+  readonly incomplete?: { readonly label: string; readonly through: string };
   readonly panels: readonly PanelGeometry[];
   readonly xFirst: string;
   readonly xLast: string;
@@ -49,13 +83,44 @@ type Row = ChartData['rows'][number];
 /** At most this many points per line: pairs of (min, max) per bucket. */
 const MAX_POINTS = 600;
 
+/**
+ * A value of the data named in the page's language: a panel's declared name, a label of the
+ * declaration, a labelled term followed by a unit in parentheses (`Temperatura (°C)`), or the value
+ * as given, marked with the language the upstream writes in.
+ */
+export function labelOf(chart: Pick<ChartData, 'panels' | 'labels' | 'valuesLanguage'>, value: string, lang: Language): Label {
+  const named = chart.panels[value] ?? chart.labels?.[value];
+  if (named) return { text: named[lang] };
+  const withUnit = /^(.*\S) (\([^()]*\))$/.exec(value);
+  const term = withUnit && chart.labels?.[withUnit[1]!];
+  if (term) return { text: `${term[lang]} ${withUnit[2]}` };
+  return chart.valuesLanguage && chart.valuesLanguage !== lang && /\p{L}/u.test(value) ? { text: value, lang: chart.valuesLanguage } : { text: value };
+}
+
+/** An x value as a reader names it: a period of time in the page's language, or a category's label. */
+export function xLabelOf(chart: ChartData, x: string, lang: Language): Label {
+  if (!chart.x.time) return labelOf(chart, x, lang);
+  const time = timeOf(x);
+  const period = chart.x.period ?? 'day';
+  const options: Intl.DateTimeFormatOptions =
+    period === 'month' ? { month: 'long', year: 'numeric' }
+    : period === 'year' ? { year: 'numeric' }
+    : x.includes('T') ? { dateStyle: 'medium', timeStyle: 'short' }
+    : { dateStyle: 'medium' };
+  const formatted = new Intl.DateTimeFormat(locale(lang), { ...options, timeZone: 'UTC' }).format(time);
+  return { text: period === 'week' ? uiOf(lang).readableCharts.weekOf(formatted) : formatted };
+}
+
+/** A day (YYYY-MM-DD) written out in the page's language. */
+export const dayLabel = (day: string, lang: Language) => new Intl.DateTimeFormat(locale(lang), { dateStyle: 'long', timeZone: 'UTC' }).format(timeOf(day));
+
 export function chartGeometry(chart: ChartData, lang: Language): ChartGeometry {
   const panelKeys = unique(chart.rows.map((row) => row.panel ?? ''));
   const seriesKeys = unique(chart.rows.map((row) => row.series ?? ''));
   const single = panelKeys.length <= 1;
   const width = single ? 960 : 480;
   const height = single ? 340 : 250;
-  const series = seriesKeys.map((key, i) => ({ key, colour: seriesKeys.length === 1 && !key ? 'var(--accent)' : SERIES_COLOURS[i % SERIES_COLOURS.length]! }));
+  const series = seriesKeys.map((key, i) => ({ key, label: labelOf(chart, key, lang), colour: seriesKeys.length === 1 && !key ? 'var(--accent)' : SERIES_COLOURS[i % SERIES_COLOURS.length]! }));
   const seriesIndex = new Map(seriesKeys.map((key, i) => [key, i]));
 
   // The x axis is shared: time, or categories in the order the SQL gave them.
@@ -68,7 +133,9 @@ export function chartGeometry(chart: ChartData, lang: Language): ChartGeometry {
 
   // Room on the left for the widest y label of any panel.
   const byPanel = new Map(panelKeys.map((key) => [key, chart.rows.filter((row) => (row.panel ?? '') === key)]));
-  const yDomains = new Map([...byPanel].map(([key, rows]) => [key, yDomain(rows.map((row) => row.y), chart.kind === 'bar', single ? 6 : 4)]));
+  const shared = chart.y.scale === 'shared';
+  const sharedDomain = shared ? yDomain(chart.rows.map((row) => row.y), chart.kind === 'bar', single ? 6 : 4) : undefined;
+  const yDomains = new Map([...byPanel].map(([key, rows]) => [key, sharedDomain ?? yDomain(rows.map((row) => row.y), chart.kind === 'bar', single ? 6 : 4)]));
   const compact = (domain: { min: number; max: number }) => Math.max(Math.abs(domain.min), Math.abs(domain.max)) >= 10_000;
   const tickLabel = (tick: number, domain: { min: number; max: number; fractionDigits: number }) => formatNumber(tick, lang, compact(domain), domain.fractionDigits);
   const widestLabel = Math.max(3, ...[...yDomains.values()].flatMap((domain) => domain.ticks.map((tick) => tickLabel(tick, domain).length)));
@@ -80,8 +147,13 @@ export function chartGeometry(chart: ChartData, lang: Language): ChartGeometry {
     : (value: number) => plot.left + ((value + 0.5) / Math.max(categories.length, 1)) * plotWidth;
   const xTicks = chart.x.time
     ? timeTicks(xMin, xMax, Math.max(2, Math.floor(plotWidth / 90)), lang).map((tick) => ({ x: scaleX(tick.value), label: tick.label }))
-    : thinned(categories, Math.max(2, Math.floor(plotWidth / 50))).map((x) => ({ x: scaleX(categoryIndex.get(x)!), label: x }));
+    : thinned(categories, Math.max(2, Math.floor(plotWidth / 50))).map((x) => {
+        const label = labelOf(chart, x, lang);
+        return { x: scaleX(categoryIndex.get(x)!), label: label.text, ...(label.lang ? { lang: label.lang } : {}) };
+      });
   const gap = chart.x.time ? 1.5 * smallestStep(chart.rows, xValue) : 1.5;
+  const incompleteX = chart.incomplete?.x;
+  const step = chart.x.time ? smallestStep(chart.rows, xValue) : 1;
 
   const panels = panelKeys.map((key): PanelGeometry => {
     const rows = byPanel.get(key)!;
@@ -90,14 +162,28 @@ export function chartGeometry(chart: ChartData, lang: Language): ChartGeometry {
     const clamp = (value: number) => Math.min(domain.max, Math.max(domain.min, value));
     const bands = chart.bands
       .filter((band) => band.panel === key && band.to > domain.min && band.from < domain.max)
-      .map((band) => ({ y: scaleY(clamp(band.to)), height: scaleY(clamp(band.from)) - scaleY(clamp(band.to)), colour: band.color, label: band.label }));
+      .map((band) => ({ y: scaleY(clamp(band.to)), height: scaleY(clamp(band.from)) - scaleY(clamp(band.to)), colour: band.color, label: labelOf(chart, band.label, lang).text }));
     const lines: PanelGeometry['lines'][number][] = [];
+    const incompleteLines: PanelGeometry['incompleteLines'][number][] = [];
     const bars: PanelGeometry['bars'][number][] = [];
     if (chart.kind === 'line') {
       for (const [seriesKey, seriesRows] of groupBy(rows, (row) => row.series ?? '')) {
-        const points = seriesRows.map((row) => ({ x: xValue(row), y: row.y })).sort((a, b) => a.x - b.x);
-        const path = linePath(points, gap, scaleX, scaleY, plotWidth);
-        lines.push({ series: seriesIndex.get(seriesKey)!, d: path.d, points: path.points });
+        const index = seriesIndex.get(seriesKey)!;
+        const sorted = [...seriesRows].sort((a, b) => xValue(a) - xValue(b));
+        // The incomplete last period is drawn apart, from the last complete point.
+        const last = sorted.at(-1)!;
+        const apart = last.x === incompleteX;
+        const complete = apart ? sorted.slice(0, -1) : sorted;
+        if (complete.length) {
+          const path = linePath(complete.map((row) => ({ x: xValue(row), y: row.y })), gap, scaleX, scaleY, plotWidth);
+          lines.push({ series: index, d: path.d, points: path.points });
+        }
+        if (apart) {
+          const from = complete.at(-1);
+          const to = { x: scaleX(xValue(last)), y: scaleY(last.y) };
+          const start = from && xValue(last) - xValue(from) <= gap ? { x: scaleX(xValue(from)), y: scaleY(from.y) } : to;
+          incompleteLines.push({ series: index, d: `M${round(start.x)} ${round(start.y)}L${round(to.x)} ${round(to.y)}` });
+        }
       }
     } else {
       const slot = plotWidth / Math.max(categories.length, 1);
@@ -106,18 +192,38 @@ export function chartGeometry(chart: ChartData, lang: Language): ChartGeometry {
         const index = seriesIndex.get(row.series ?? '')!;
         const x = scaleX(categoryIndex.get(row.x)!) - (slot * 0.7) / 2 + index * barWidth;
         const [top, bottom] = [scaleY(Math.max(row.y, 0)), scaleY(Math.min(row.y, 0))];
-        bars.push({ series: index, x: round(x), y: round(top), width: round(Math.max(barWidth - 1, 1)), height: round(bottom - top), title: `${row.series ? `${row.series}, ` : ''}${row.x}: ${formatNumber(row.y, lang)}` });
+        const title = `${row.series ? `${labelOf(chart, row.series, lang).text}, ` : ''}${xLabelOf(chart, row.x, lang).text}: ${formatNumber(row.y, lang)}`;
+        bars.push({ series: index, x: round(x), y: round(top), width: round(Math.max(barWidth - 1, 1)), height: round(bottom - top), title, incomplete: row.x === incompleteX });
       }
     }
     const values = rows.map((row) => row.y);
+    const title = key ? labelOf(chart, key, lang) : { text: '' };
+    const declared = chart.panels[key];
+    // A column per x value: the tooltip's stops, every series's value there.
+    const tips = [...groupBy(rows, (row) => row.x)].sort(([, a], [, b]) => xValue(a[0]!) - xValue(b[0]!)).map(([x, members]): TipColumn => {
+      const label = xLabelOf(chart, x, lang).text;
+      return {
+        x: round(scaleX(xValue(members[0]!))),
+        label: x === incompleteX ? `${label} (${uiOf(lang).readableCharts.incompleteTip})` : label,
+        points: members.map((row) => ({ series: seriesIndex.get(row.series ?? '')!, y: round(scaleY(row.y)), value: formatNumber(row.y, lang) })),
+      };
+    });
+    const incompletePosition = incompleteX === undefined ? undefined : (chart.x.time ? timeOf(incompleteX) : categoryIndex.get(incompleteX));
+    const half = chart.x.time ? (Number.isFinite(step) ? step / 2 : 0) : 0.5;
+    const spanLeft = incompletePosition === undefined ? 0 : Math.max(plot.left, scaleX(incompletePosition - half));
     return {
       key,
-      title: key ? (chart.panels[key]?.[lang] ?? key) : '',
+      title: title.text,
+      ...(title.lang ? { titleLang: title.lang } : {}),
+      axisTitle: declared ? declared[lang] : chart.y.label[lang],
       xTicks,
       yTicks: domain.ticks.map((tick) => ({ y: round(scaleY(tick)), label: tickLabel(tick, domain) })),
       bands: bands.map((band) => ({ ...band, y: round(band.y), height: round(band.height) })),
       lines,
+      incompleteLines,
       bars,
+      ...(incompletePosition === undefined ? {} : { incompleteSpan: { x: round(spanLeft), width: round(Math.max(plot.right - spanLeft, 4)) } }),
+      tips,
       yMin: values.length ? Math.min(...values) : 0,
       yMax: values.length ? Math.max(...values) : 0,
       rows: rows.length,
@@ -125,11 +231,18 @@ export function chartGeometry(chart: ChartData, lang: Language): ChartGeometry {
   });
 
   const bandLegend = uniqueBy(
-    chart.bands.map((band) => ({ colour: band.color, label: band.label })),
+    chart.bands.map((band) => {
+      const label = labelOf(chart, band.label, lang);
+      return { colour: band.color, label: label.text, ...(label.lang ? { lang: label.lang } : {}) };
+    }),
     (band) => `${band.colour}\n${band.label}`,
   );
   const sortedX = chart.x.time ? [...chart.rows.map((row) => row.x)].sort() : categories;
-  return { width, height, plot, series, bandLegend, panels, xFirst: sortedX[0] ?? '', xLast: sortedX[sortedX.length - 1] ?? '' };
+  const incomplete = chart.incomplete && { label: xLabelOf(chart, chart.incomplete.x, lang).text, through: dayLabel(chart.incomplete.through, lang) };
+  return {
+    width, height, plot, series, bandLegend, panels, ownScales: panels.length > 1 && !shared, ...(incomplete ? { incomplete } : {}),
+    xFirst: sortedX[0] ?? '', xLast: sortedX[sortedX.length - 1] ?? '',
+  };
 }
 
 /** The y domain of a panel: its values, from zero when zero is near (always for bars), grown to round ticks. */

@@ -249,6 +249,17 @@ export const en = {
     responses: 'Responses',
     docsPage: 'Docs page',
   },
+  readableCharts: {
+    ownScales: 'Each panel has its own y scale: compare the shapes of the panels, not their heights.',
+    sharedScale: 'All panels share one y scale, so their heights compare.',
+    incomplete: (period: string, through: string) => `${period} is incomplete: the data ends on ${through}. It is drawn lighter and dashed, not as a fall.`,
+    incompleteTip: 'incomplete',
+    weekOf: (day: string) => `week of ${day}`,
+    tipHint: 'Point at or tap a chart, or move to it with Tab and use the arrow keys, to read its values.',
+    csv: 'These rows as CSV',
+    value: 'Value',
+    note: 'Note',
+  },
 };
 
 export type Ui = typeof en;

@@ -250,4 +250,15 @@ export const pl: Ui = {
     responses: 'Odpowiedzi',
     docsPage: 'Strona dokumentacji',
   },
+  readableCharts: {
+    ownScales: 'Każdy panel ma własną skalę osi Y: porównuj kształty paneli, nie ich wysokości.',
+    sharedScale: 'Wszystkie panele mają wspólną skalę osi Y, więc ich wysokości można porównywać.',
+    incomplete: (period: string, through: string) => `Okres „${period}” jest niepełny: dane kończą się ${through}. Zaznaczono go jaśniej i linią przerywaną, a nie jako spadek.`,
+    incompleteTip: 'niepełny',
+    weekOf: (day: string) => `tydzień od ${day}`,
+    tipHint: 'Wskaż lub dotknij wykres albo przejdź do niego klawiszem Tab i użyj strzałek, aby odczytać wartości.',
+    csv: 'Te wiersze jako CSV',
+    value: 'Wartość',
+    note: 'Uwaga',
+  },
 };

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { ChartData } from '../../datasets/vocabulary/figure.ts';
 import { text } from '../../core/text.ts';
-import { chartGeometry } from '../../site/figures/chart-geometry.ts';
+import { chartGeometry, labelOf } from '../../site/figures/chart-geometry.ts';
+import { chartCsv, chartTable } from '../../site/figures/chart-table.ts';
+import { incompletePeriod } from '../../scripts/static/figures.ts';
 import { mapGeometry } from '../../site/figures/map-geometry.ts';
 import { niceTicks, timeTicks } from '../../site/figures/scales.ts';
 import { tableSnippets } from '../../site/snapshot/download-snippets.ts';
@@ -64,6 +66,51 @@ describe('chartGeometry', () => {
     const bars = chartGeometry(chart([{ x: '2024', y: 900 }, { x: '2025', y: 1000 }], { kind: 'bar', x: { label: text('Season', 'Sezon'), time: false } }), 'en');
     expect(bars.panels[0]!.yTicks[0]!.label).toBe('0');
     expect(bars.panels[0]!.bars).toHaveLength(2);
+  });
+});
+
+describe('readable charts', () => {
+  const months = ['2025-07-01', '2025-08-01', '2025-09-01'];
+
+  it('find the last period incomplete only when the data ends before its last day', () => {
+    const rows = months.map((x, i) => ({ x, y: i }));
+    expect(incompletePeriod(rows, 'month', '2025-09-18')).toEqual({ x: '2025-09-01', through: '2025-09-18' });
+    expect(incompletePeriod(rows, 'month', '2025-09-30')).toBeUndefined();
+    expect(incompletePeriod([{ x: '2025-09-29', y: 1 }], 'week', '2025-10-01')).toEqual({ x: '2025-09-29', through: '2025-10-01' });
+    expect(incompletePeriod([{ x: '2025-09-29', y: 1 }], 'week', '2025-10-05')).toBeUndefined();
+  });
+
+  it('draw an incomplete last period apart, in the tooltips and the table too', () => {
+    const data = chart(months.map((x, i) => ({ x, y: 10 + i })), { x: { label: text('Month', 'Miesiąc'), time: true, period: 'month' }, incomplete: { x: '2025-09-01', through: '2025-09-18' } });
+    const geometry = chartGeometry(data, 'en');
+    const panel = geometry.panels[0]!;
+    expect(panel.lines[0]!.points).toBe(2);
+    expect(panel.incompleteLines).toHaveLength(1);
+    expect(panel.incompleteSpan).toBeDefined();
+    expect(geometry.incomplete).toEqual({ label: 'September 2025', through: '18 September 2025' });
+    expect(panel.tips.at(-1)!.label).toBe('September 2025 (incomplete)');
+    const table = chartTable(data, 'en');
+    expect(table.rows.map((row) => row.incomplete)).toEqual([false, false, true]);
+    expect(chartCsv(table).split('\r\n').at(-2)).toBe('2025-09-01,12,incomplete: 2025-09-18');
+  });
+
+  it('share one y scale across panels when declared, and say when panels have their own', () => {
+    const rows = [...days(3).map((x, i) => ({ x, y: i, panel: 'a' })), ...days(3).map((x, i) => ({ x, y: 100 * i, panel: 'b' }))];
+    const own = chartGeometry(chart(rows), 'en');
+    expect(own.ownScales).toBe(true);
+    expect(own.panels[0]!.yTicks.at(-1)!.label).not.toBe(own.panels[1]!.yTicks.at(-1)!.label);
+    const shared = chartGeometry(chart(rows, { y: { label: text('Bicycles per day', 'Rowery na dobę'), scale: 'shared' } }), 'en');
+    expect(shared.ownScales).toBe(false);
+    expect(shared.panels[0]!.yTicks).toEqual(shared.panels[1]!.yTicks);
+    expect(shared.panels[0]!.axisTitle).toBe('Bicycles per day');
+  });
+
+  it('name values in the page’s language, a term with a unit too, and mark unknown ones with their language', () => {
+    const data = { panels: {}, labels: { Temperatura: text('Temperature', 'Temperatura'), Mróz: text('Frost', 'Mróz') }, valuesLanguage: 'pl' as const };
+    expect(labelOf(data, 'Temperatura (°C)', 'en')).toEqual({ text: 'Temperature (°C)' });
+    expect(labelOf(data, 'Mróz', 'en')).toEqual({ text: 'Frost' });
+    expect(labelOf(data, 'Odczuwalna (°C)', 'en')).toEqual({ text: 'Odczuwalna (°C)', lang: 'pl' });
+    expect(labelOf(data, 'Odczuwalna (°C)', 'pl')).toEqual({ text: 'Odczuwalna (°C)' });
   });
 });
 
