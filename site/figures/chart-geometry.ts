@@ -49,12 +49,18 @@ type Row = ChartData['rows'][number];
 /** At most this many points per line: pairs of (min, max) per bucket. */
 const MAX_POINTS = 600;
 
-export function chartGeometry(chart: ChartData, lang: Language): ChartGeometry {
+/**
+ * `wide` fills a page; `phone` is drawn for a phone's width (about 335 px across at 375 px): SVG
+ * text scales with the drawing, and the wide one's 12-unit labels would show 4 to 8 px high there.
+ */
+export type ChartSize = 'wide' | 'phone';
+
+export function chartGeometry(chart: ChartData, lang: Language, size: ChartSize = 'wide'): ChartGeometry {
   const panelKeys = unique(chart.rows.map((row) => row.panel ?? ''));
   const seriesKeys = unique(chart.rows.map((row) => row.series ?? ''));
   const single = panelKeys.length <= 1;
-  const width = single ? 960 : 480;
-  const height = single ? 340 : 250;
+  const width = size === 'phone' ? 320 : single ? 960 : 480;
+  const height = size === 'phone' ? 230 : single ? 340 : 250;
   const series = seriesKeys.map((key, i) => ({ key, colour: seriesKeys.length === 1 && !key ? 'var(--accent)' : SERIES_COLOURS[i % SERIES_COLOURS.length]! }));
   const seriesIndex = new Map(seriesKeys.map((key, i) => [key, i]));
 
