@@ -83,6 +83,12 @@ export interface TableSpec<C extends Columns> {
   /** The column that places a row in time; its min and max are recorded per file. */
   readonly timeColumn?: keyof C & string;
   /**
+   * The table keeps captures of a live view (what the upstream shows now), its time column being
+   * when odsnap captured them, on the clock of the pull, not a date of the data: pages show their
+   * range apart from the coverage of the records' own dates.
+   */
+  readonly liveCaptures?: true;
+  /**
    * How a pull's changes to the table are published (see core/snapshot/changes.ts): `records`,
    * each record added, changed (old and new values) or removed, by key (a register); `days`,
    * counts per day of the time column (a series too big to list). Default: `days` for a table

@@ -24,7 +24,16 @@ export interface AppOptions {
  * A handler for paths beyond the v1 endpoints; returns false when the path is not its own, at once
  * where it can tell (every request passes by each: a promise apiece cost a record by id a tenth).
  */
-export type ExtraHandler = (request: IncomingMessage, response: ServerResponse, url: URL, base: string) => Promise<number | false> | false;
+export type ExtraHandler = ((request: IncomingMessage, response: ServerResponse, url: URL, base: string) => Promise<number | false> | false) & {
+  /** Answers a browser's request for a path nothing serves with a page (the site's 404.html), status 404; false when it has none. */
+  readonly notFoundPage?: (request: IncomingMessage, response: ServerResponse) => Promise<number> | false;
+};
+
+/**
+ * A request for a page that is not there, from a browser: it gets the site's 404 page. The API's
+ * paths keep their problem JSON, whatever the client accepts, as clients of the v1 interface expect.
+ */
+const wantsPage = (request: IncomingMessage, url: URL) => !url.pathname.startsWith('/api/') && /\btext\/html\b/.test(request.headers.accept ?? '');
 
 function hostHeaders(raw: readonly string[]): number {
   let count = 0;
@@ -102,7 +111,13 @@ export function createApp(options: AppOptions) {
       return send(request, response, { status: 200, type: 'text/html; charset=utf-8', content: Buffer.from(page), cacheControl: 'public, max-age=86400' });
     }
     const found = route(url.pathname);
-    if (!found) throw notFound(`no endpoint at ${url.pathname}`);
+    if (!found) {
+      if (wantsPage(request, url)) for (const extra of options.extra ?? []) {
+        const answering = extra.notFoundPage?.(request, response);
+        if (answering) return answering;
+      }
+      throw notFound(`no endpoint at ${url.pathname}`);
+    }
 
     // Without a prototype: a parameter named constructor or __proto__ is a parameter like any other.
     const query: Record<string, string> = Object.create(null);

@@ -8,7 +8,8 @@ import { CORS_LIST, matches, negotiate, type Encoding } from './http/respond.ts'
  * Serves a tree `odsnap build` wrote (and, later, the site beside it): files as they are, with
  * the precompressed .br or .gz variant when the client takes it, a validator per file and 304s,
  * and byte ranges, so DuckDB, duckdb-wasm and hyparquet can read Parquet files remotely. Paths
- * that are not files of the tree pass on to the API.
+ * that are not files of the tree pass on to the API; those nothing answers get the site's
+ * 404.html when a browser asks (`notFoundPage`, which the app calls).
  *
  * `out` is the symlink odsnap build swaps; it is read again at most every half second, so a
  * rebuild is served without a restart. Small files are kept in memory (a bounded cache keyed by
@@ -70,7 +71,7 @@ interface Entry {
  * `accepts`: whether to serve the tree at a root (read when the symlink changes); one refused is
  * not served, its paths passing on to the API, as with no tree at all.
  */
-export function staticTree(out: string, accepts: (root: string) => boolean = () => true): ExtraHandler & { clear(): void } {
+export function staticTree(out: string, accepts: (root: string) => boolean = () => true): ExtraHandler & { clear(): void; notFoundPage: NonNullable<ExtraHandler['notFoundPage']> } {
   const link = resolve(out);
   let checkedAt = 0;
   let generation = -1;
@@ -146,7 +147,36 @@ export function staticTree(out: string, accepts: (root: string) => boolean = () 
     if (!entry) return false;
     return respond(request, response, entry, descriptorOf);
   };
-  return Object.assign(handler, { clear: () => (checkedAt = 0) });
+  /** The site's 404.html, when the tree holds one. */
+  const notFoundPage = (request: IncomingMessage, response: ServerResponse): Promise<number> | false => {
+    const tree = currentRoot();
+    const entry = tree && lookUp(tree, NOT_FOUND_PAGE);
+    return entry ? respondNotFound(request, response, entry) : false;
+  };
+  return Object.assign(handler, { clear: () => (checkedAt = 0), notFoundPage });
+}
+
+/** The page the site has for browsers asking for a path that is not there. */
+const NOT_FOUND_PAGE = '/404.html';
+
+/** A file of the tree as the body of a 404: whole, not to be cached or validated (the path may have a page tomorrow). */
+async function respondNotFound(request: IncomingMessage, response: ServerResponse, entry: Entry): Promise<number> {
+  const encoding = negotiate(request.headers['accept-encoding']);
+  const variant = (encoding === 'br' && entry.br) || (encoding === 'gzip' && entry.gzip) || entry.identity;
+  const headers: string[] = [];
+  for (let i = 0; i < variant.headers.length; i += 2) {
+    const name = variant.headers[i]!;
+    if (name === 'etag' || name === 'accept-ranges' || name === 'cache-control') continue;
+    headers.push(name, variant.headers[i + 1]!);
+  }
+  const content = variant.content ?? readWhole(variant.path);
+  response.writeHead(404, [...headers, 'cache-control', 'no-store', 'content-length', String(content.length)]);
+  if (request.method === 'HEAD') {
+    response.end();
+    return 0;
+  }
+  response.end(content);
+  return content.length;
 }
 
 function variantOf(path: string): Found | undefined {

@@ -18,7 +18,9 @@ export type View =
   | { readonly kind: 'dataset-docs'; readonly dataset: Dataset }
   | { readonly kind: 'endpoint-docs'; readonly dataset: Dataset; readonly endpoint: Endpoint }
   | { readonly kind: 'openapi' }
-  | { readonly kind: 'query' };
+  | { readonly kind: 'query' }
+  | { readonly kind: 'datasets' }
+  | { readonly kind: 'viewer' };
 
 export interface SitePage {
   readonly lang: Language;
@@ -38,6 +40,10 @@ export const routes = {
   docs: 'docs/',
   openapi: 'docs/openapi/',
   query: 'query/',
+  /** Every data set, with its tables, rows and coverage in time. */
+  datasets: 'datasets/',
+  /** The JSON viewer: any file of the static tree, `?url=/api/public/…json`, as a table or a record. */
+  viewer: 'view/',
   dataset: (dataset: Dataset) => `docs/${dataset.name}/`,
   endpoint: (dataset: Dataset, endpoint: Endpoint) => `docs/${dataset.name}/${endpointSlug(endpoint)}/`,
 };
@@ -50,6 +56,8 @@ export function sitePages(datasets: readonly Dataset[]): SitePage[] {
     [routes.docs, { kind: 'docs' }],
     [routes.openapi, { kind: 'openapi' }],
     [routes.query, { kind: 'query' }],
+    [routes.datasets, { kind: 'datasets' }],
+    [routes.viewer, { kind: 'viewer' }],
     ...datasets.flatMap((dataset): [string, View][] => [
       [routes.datasetPage(dataset), { kind: 'dataset', dataset }],
       [routes.dataset(dataset), { kind: 'dataset-docs', dataset }],

@@ -95,6 +95,9 @@ export const licence = (attribution: string): Manifest['licence'] => ({
   attribution,
 });
 
+/** Whether a snapshot's records are the synthetic sample city's, pulled directly or through its v1 interface: not real data. */
+export const isSynthetic = (source: SnapshotSource): boolean => source.kind === 'sample' || source.sample !== undefined;
+
 export function attributionFor(source: SnapshotSource): string {
   if (source.kind === 'sample') return syntheticAttribution(source, '');
   if (source.sample) return syntheticAttribution(source.sample, ', pulled through its v1 interface');

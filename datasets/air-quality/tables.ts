@@ -74,6 +74,7 @@ export const live_stations = defineTable({
   partitionBy: [{ name: 'year', column: 'captured_at', part: 'year' }],
   sortBy: ['captured_at', 'list_position', 'station_id'],
   timeColumn: 'captured_at',
+  liveCaptures: true,
 });
 
 export const live_readings = defineTable({
@@ -90,4 +91,5 @@ export const live_readings = defineTable({
   partitionBy: [{ name: 'year', column: 'captured_at', part: 'year' }],
   sortBy: ['captured_at', 'station_id', 'list_position', 'sensor_code'],
   timeColumn: 'captured_at',
+  liveCaptures: true,
 });

@@ -92,6 +92,7 @@ export const live_bikes = defineTable({
   partitionBy: [{ name: 'year', column: 'captured_at', part: 'year' }],
   sortBy: ['captured_at', 'list_position', 'number'],
   timeColumn: 'captured_at',
+  liveCaptures: true,
 });
 
 export const live_zones = defineTable({
@@ -108,4 +109,5 @@ export const live_zones = defineTable({
   partitionBy: [{ name: 'year', column: 'captured_at', part: 'year' }],
   sortBy: ['captured_at', 'list_position', 'name'],
   timeColumn: 'captured_at',
+  liveCaptures: true,
 });

@@ -8,6 +8,8 @@
 
 export const NGINX_SNIPPET = 'nginx.conf';
 export const HEADERS_FILE = '_headers';
+/** The site's page for paths that are no page (site/pages/404.astro). */
+export const NOT_FOUND_PAGE = '404.html';
 
 const JSON_CACHE = 'public, max-age=300';
 const DOWNLOAD_CACHE = 'public, max-age=3600';
@@ -75,13 +77,15 @@ location = /datapackage.json {
 }
 
 # The site: pages are directories with an index.html; its scripts, styles and the DuckDB-WASM
-# module are named by their content, so they never change.
+# module are named by their content, so they never change. A path that is no page gets the
+# site's 404 page (the tree's JSON paths above keep nginx's plain 404).
 location / {
     gzip_static on;
     brotli_static on;
     add_header Vary Accept-Encoding always;
     add_header Cache-Control "${JSON_CACHE}" always;
     try_files $uri $uri/index.html =404;
+    error_page 404 /${NOT_FOUND_PAGE};
 }
 
 location /_astro/ {
@@ -93,7 +97,8 @@ location /_astro/ {
 }
 `;
 
-export const headersFile = () => `/api/public/*
+export const headersFile = () => `# Netlify and Cloudflare Pages answer a path that is no file with /${NOT_FOUND_PAGE}, status 404, by themselves.
+/api/public/*
   Access-Control-Allow-Origin: *
   Cache-Control: ${JSON_CACHE}
 

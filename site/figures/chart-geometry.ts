@@ -114,12 +114,18 @@ export function xLabelOf(chart: ChartData, x: string, lang: Language): Label {
 /** A day (YYYY-MM-DD) written out in the page's language. */
 export const dayLabel = (day: string, lang: Language) => new Intl.DateTimeFormat(locale(lang), { dateStyle: 'long', timeZone: 'UTC' }).format(timeOf(day));
 
-export function chartGeometry(chart: ChartData, lang: Language): ChartGeometry {
+/**
+ * `wide` fills a page; `phone` is drawn for a phone's width (about 335 px across at 375 px): SVG
+ * text scales with the drawing, and the wide one's 12-unit labels would show 4 to 8 px high there.
+ */
+export type ChartSize = 'wide' | 'phone';
+
+export function chartGeometry(chart: ChartData, lang: Language, size: ChartSize = 'wide'): ChartGeometry {
   const panelKeys = unique(chart.rows.map((row) => row.panel ?? ''));
   const seriesKeys = unique(chart.rows.map((row) => row.series ?? ''));
   const single = panelKeys.length <= 1;
-  const width = single ? 960 : 480;
-  const height = single ? 340 : 250;
+  const width = size === 'phone' ? 320 : single ? 960 : 480;
+  const height = size === 'phone' ? 230 : single ? 340 : 250;
   const series = seriesKeys.map((key, i) => ({ key, label: labelOf(chart, key, lang), colour: seriesKeys.length === 1 && !key ? 'var(--accent)' : SERIES_COLOURS[i % SERIES_COLOURS.length]! }));
   const seriesIndex = new Map(seriesKeys.map((key, i) => [key, i]));
 

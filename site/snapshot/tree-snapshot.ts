@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { Dataset } from '../../datasets/vocabulary/dataset.ts';
 import type { ChartData, MapLayerData } from '../../datasets/vocabulary/figure.ts';
 import type { Text } from '../../core/text.ts';
+import { isSynthetic, type SnapshotSource } from '../../core/snapshot/manifest.ts';
 import { CATALOGUE, CHANGES_INDEX, changesPath, figuresPath } from '../../core/published-tree.ts';
 
 /**
@@ -81,6 +82,8 @@ export const PULLS_SHOWN = 3;
 export interface TreeSnapshot {
   readonly id: string;
   readonly createdAt: string;
+  /** The records are the sample city's, made up by odsnap (as the snapshot's manifest records its source): every page says so. */
+  readonly synthetic: boolean;
   readonly licence: Licence;
   readonly downloads: { readonly catalogue: string; readonly datapackage: string; readonly dcat: string };
   /** The DuckDB script with a view per table, and the command line that opens it. */
@@ -91,7 +94,7 @@ export interface TreeSnapshot {
 }
 
 interface TreeIndex {
-  readonly snapshot: { readonly id: string; readonly createdAt: string };
+  readonly snapshot: { readonly id: string; readonly createdAt: string; readonly source: SnapshotSource };
   readonly licence: Licence;
   readonly datasets: readonly { readonly name: string; readonly figures?: string }[];
   readonly downloads: TreeSnapshot['downloads'];
@@ -119,7 +122,7 @@ export function readTreeSnapshot(treeDir: string, datasets: readonly Dataset[]):
       tables: catalogue.tables.filter((table) => table.dataset === dataset.name),
     });
   }
-  return { id: index.snapshot.id, createdAt: index.snapshot.createdAt, licence: index.licence, downloads: index.downloads, duckdb: catalogue.duckdb, datasets: byName, changes: readChanges(treeDir, index) };
+  return { id: index.snapshot.id, createdAt: index.snapshot.createdAt, synthetic: isSynthetic(index.snapshot.source), licence: index.licence, downloads: index.downloads, duckdb: catalogue.duckdb, datasets: byName, changes: readChanges(treeDir, index) };
 }
 
 function readChanges(treeDir: string, index: TreeIndex): TreeSnapshot['changes'] {

@@ -32,6 +32,39 @@ async function pagesOf(siteDir: string): Promise<string[]> {
 const linksOnPage = `[...document.querySelectorAll('a[href], link[href], script[src], img[src]')]
   .map((element) => ({ url: element.href || element.src, server: element.hasAttribute('data-server') }))`;
 
+/**
+ * Run in the page at a phone's width: on how many lines the header and the navigation lie, the
+ * chart and map text drawn under 11 px (font size times the drawing's scale), and the widths of
+ * tables wider than the screen. Hidden elements (the other size of a chart) do not count.
+ */
+const phoneLayout = `(() => {
+  const shown = (element) => element.getClientRects().length > 0 && getComputedStyle(element).visibility !== 'hidden';
+  // Boxes that overlap vertically share a line.
+  const lines = (elements) => {
+    let count = 0;
+    let bottom = -Infinity;
+    for (const box of elements.filter(shown).map((element) => element.getBoundingClientRect()).sort((a, b) => a.top - b.top)) {
+      if (box.top >= bottom - 2) count++;
+      bottom = Math.max(box.top >= bottom - 2 ? box.bottom : bottom, box.bottom);
+    }
+    return count;
+  };
+  const header = [document.querySelector('.brand'), document.querySelector('[data-language-switch]'), ...document.querySelectorAll('.site-header nav li')];
+  const smallText = [...document.querySelectorAll('main svg text')].filter(shown).flatMap((text) => {
+    const size = parseFloat(getComputedStyle(text).fontSize) * (text.getScreenCTM()?.a ?? 1);
+    return size < 11 ? [(text.textContent ?? '').slice(0, 20) + ' ' + size.toFixed(1) + ' px'] : [];
+  });
+  const width = document.documentElement.clientWidth;
+  const wideTables = [...document.querySelectorAll('main table')].filter(shown).map((table) => Math.round(table.getBoundingClientRect().width)).filter((w) => w > width);
+  return { headerLines: lines(header), navLines: lines([...document.querySelectorAll('.site-header nav li')]), smallText, wideTables };
+})()`;
+
+/** A screenshot of the whole page, or of its top for pages too long to take whole. */
+async function shoot(page: Page, name: string): Promise<void> {
+  const height = await page.evaluate<number>('document.documentElement.scrollHeight');
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: height <= 12_000 });
+}
+
 const languageOf = (path: string) => (path === '/pl/' || path.startsWith('/pl/') ? 'pl' : 'en');
 /** The same page in the other language, by the site's layout: English at /, Polish under /pl/. */
 const twinOf = (path: string) => (languageOf(path) === 'pl' ? path.slice(3) || '/' : `/pl${path}`);
@@ -73,6 +106,8 @@ describe.skipIf(skip)('the site in Chromium', () => {
       await visit(path, async (page) => {
         expect(await page.getAttribute('html', 'lang'), path).toBe(languageOf(path));
         expect(await page.locator('h1').count(), path).toBe(1);
+        // The tiny city is the sample's: every page says its records are synthetic.
+        expect(await page.locator('[data-sample-notice]').count(), path).toBe(1);
         // Texts shared with the OpenAPI document mark code with backticks; a page shows it as code.
         expect(await page.locator('main :not(pre, pre *)').evaluateAll((elements) => elements.filter((e) => [...e.childNodes].some((n) => n.nodeType === 3 && (n.textContent ?? '').includes('\u0060'))).length), path).toBe(0);
         const switchHref = await page.getAttribute('[data-language-switch]', 'href');
@@ -101,12 +136,17 @@ describe.skipIf(skip)('the site in Chromium', () => {
 
   it('fits every page into a 375 px wide screen, long endpoint paths and the request form for each endpoint too', async () => {
     const wide: string[] = [];
+    const cramped: string[] = [];
     const overflow = 'document.documentElement.scrollWidth - document.documentElement.clientWidth';
     await tab.setViewportSize({ width: 375, height: 800 });
     try {
       for (const path of pages) {
         await visit(path, async (page) => {
           if ((await page.evaluate<number>(overflow)) > 0) wide.push(path);
+          const phone = await page.evaluate<{ headerLines: number; navLines: number; smallText: string[]; wideTables: number[] }>(phoneLayout);
+          if (phone.headerLines > 2 || phone.navLines > 1) cramped.push(`${path}: header on ${phone.headerLines} lines, navigation on ${phone.navLines}`);
+          if (phone.smallText.length) cramped.push(`${path}: chart or map text under 11 px: ${phone.smallText.slice(0, 3).join('; ')}`);
+          if (phone.wideTables.length) cramped.push(`${path}: tables wider than the screen: ${phone.wideTables.join(', ')} px`);
           if (!path.endsWith('/query/')) return;
           for (const endpoint of await page.locator('[data-request-endpoint] option').evaluateAll((options) => options.map((option) => (option as unknown as { value: string }).value))) {
             await page.selectOption('[data-request-endpoint]', endpoint);
@@ -118,6 +158,68 @@ describe.skipIf(skip)('the site in Chromium', () => {
       await tab.setViewportSize({ width: 1280, height: 720 });
     }
     expect(wide).toEqual([]);
+    expect(cramped).toEqual([]);
+  });
+
+  it('lists every data set at /datasets/, in both languages, linked from the navigation', async () => {
+    for (const path of ['/datasets/', '/pl/datasets/']) {
+      await visit(path, async (page) => {
+        const listed = await page.locator('[data-datasets] [data-dataset]').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-dataset')));
+        expect(listed, path).toEqual(datasets.map((dataset) => dataset.name));
+        expect(await page.locator('.site-header nav a[aria-current="page"]').getAttribute('href'), path).toBe(path);
+      });
+    }
+  });
+
+  it('shows a browser the HTML 404 page, status 404, for a page that is not there; the API keeps its problem JSON', async () => {
+    const page = await tab.goto(`${site.url}/datasets/nowhere/`);
+    expect(page?.status()).toBe(404);
+    expect(page?.headers()['content-type']).toBe('text/html; charset=utf-8');
+    expect(await tab.locator('[data-not-found] h1').textContent()).toBe('Page not found');
+    expect(await tab.locator('[data-not-found] [lang="pl"] h2').textContent()).toBe('Nie znaleziono strony');
+    expect(await tab.locator('[data-sample-notice]').count()).toBe(1);
+    const api = await tab.goto(`${site.url}/api/public/nope`);
+    expect(api?.status()).toBe(404);
+    expect(api?.headers()['content-type']).toBe('application/problem+json');
+    expect(((await api?.json()) as { status: number }).status).toBe(404);
+  });
+
+  it('opens a list file of the tree in the viewer as a table, follows its next page, and opens a record from it', async () => {
+    const first = '/api/public/rcn/transactions.json';
+    const { items, pagination } = (await (await fetch(site.url + first)).json()) as { items: { uri: string; transactionGmlId: string }[]; pagination: { next: string } };
+    await visit(`/view/?url=${encodeURIComponent(first)}`, async (page) => {
+      await page.locator('[data-json-view-table] tbody tr').first().waitFor();
+      expect(await page.locator('[data-json-view-list="items"] [data-json-view-table] > tbody > tr').count()).toBe(items.length);
+      expect(await page.locator('[data-json-view-table] thead th').evaluateAll((cells) => cells.map((cell) => cell.textContent))).toEqual(expect.arrayContaining(['uri', 'transactionGmlId', 'grossPrice']));
+      expect(await page.getAttribute('[data-json-view-raw]', 'href')).toBe(site.url + first);
+
+      await Promise.all([page.waitForURL((url) => url.searchParams.get('url') === pagination.next), page.locator('[data-json-view-page="next"]').first().click()]);
+      await page.locator('[data-json-view-table] tbody tr').first().waitFor();
+      const next = (await (await fetch(site.url + pagination.next)).json()) as { items: { uri: string; transactionGmlId: string }[]; pagination: { next: string | null } };
+      expect(await page.locator('[data-json-view-list="items"] [data-json-view-table] > tbody > tr').count()).toBe(next.items.length);
+      // The tree's pages link forward only; the last has no next page.
+      expect((await page.locator('[data-json-view-page="next"]').count()) > 0).toBe(next.pagination.next !== null);
+
+      const record = next.items[0]!;
+      await Promise.all([page.waitForURL((url) => url.searchParams.get('url') === record.uri), page.locator('[data-json-view-table] > tbody > tr').first().locator('[data-json-view-link]').first().click()]);
+      await page.locator('[data-json-view-fields] dl').first().waitFor();
+      const fields = await page.locator('[data-json-view-fields] > dl > dt').evaluateAll((terms) => terms.map((term) => term.textContent));
+      expect(fields).toEqual(expect.arrayContaining(['uri', 'transactionGmlId', 'properties']));
+      expect(await page.locator('[data-json-view-fields] > dl > dd').filter({ hasText: record.transactionGmlId }).count()).toBeGreaterThan(0);
+    });
+  });
+
+  it('refuses to open a file of another origin in the viewer, and puts a view link beside the site\'s JSON links', async () => {
+    await visit('/view/?url=https%3A%2F%2Fexample.org%2Fdata.json', async (page) => {
+      await page.waitForFunction("document.querySelector('[data-json-view-status]')?.textContent !== ''");
+      expect(await page.textContent('[data-json-view-status]')).toContain('example.org');
+      expect(await page.locator('[data-json-view-table], [data-json-view-fields]').count()).toBe(0);
+    });
+    await visit('/datasets/rcn/', async (page) => {
+      const views = await page.locator('main a.json-view').evaluateAll((links) => links.map((link) => link.getAttribute('href') ?? ''));
+      expect(views.length).toBeGreaterThan(0);
+      for (const href of views) expect(href).toMatch(/^\/view\/\?url=%2F.*\.json/);
+    });
   });
 
   it('starts keyboard navigation at a skip link to the content', async () => {
@@ -159,13 +261,39 @@ describe.skipIf(skip)('the site in Chromium', () => {
     expect(Object.keys(served.paths).sort()).toEqual(datasets.flatMap((d) => d.endpoints.map((e) => e.fullPath)).sort());
   });
 
-  it('saves screenshots of the home page', async () => {
+  it('saves screenshots of every kind of page, 1280 and 375 px wide', async () => {
     await mkdir(SCREENSHOTS, { recursive: true });
-    for (const [path, name] of [['/', 'home-en'], ['/pl/', 'home-pl'], ['/docs/citybike/rides/', 'endpoint-en']] as const) {
-      await tab.setViewportSize({ width: 1280, height: 900 });
-      await visit(path, async (page) => {
-        await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
-      });
+    const record = ((await (await fetch(`${site.url}/api/public/rcn/transactions.json`)).json()) as { items: { uri: string }[] }).items[0]!.uri;
+    const kinds: [string, string][] = [
+      ['/', 'home-en'],
+      ['/pl/', 'home-pl'],
+      ['/datasets/', 'datasets-en'],
+      ['/datasets/citybike/', 'dataset-en'],
+      ['/pl/datasets/air-quality/', 'dataset-pl'],
+      ['/map/', 'map-en'],
+      ['/downloads/', 'downloads-en'],
+      ['/docs/', 'docs-en'],
+      ['/docs/rcn/', 'dataset-docs-en'],
+      ['/docs/citybike/rides/', 'endpoint-en'],
+      ['/docs/openapi/', 'openapi-en'],
+      ['/query/', 'query-en'],
+      [`/view/?url=${encodeURIComponent('/api/public/rcn/transactions.json')}`, 'viewer-list-en'],
+      [`/pl/view/?url=${encodeURIComponent(record)}`, 'viewer-record-pl'],
+    ];
+    try {
+      for (const width of [1280, 375]) {
+        await tab.setViewportSize({ width, height: 900 });
+        for (const [path, name] of kinds) {
+          await visit(path, async (page) => {
+            if (path.includes('/view/')) await page.locator('[data-json-view-fields], [data-json-view-table]').first().waitFor();
+            await shoot(page, `${name}-${width}`);
+          });
+        }
+        await tab.goto(`${site.url}/nowhere/`);
+        await shoot(tab, `not-found-${width}`);
+      }
+    } finally {
+      await tab.setViewportSize({ width: 1280, height: 720 });
     }
   });
 });

@@ -25,7 +25,8 @@ const prefixes = { en: '', pl: '/pl' } as const;
 /** Run in the page (as text: the tests are type-checked without the DOM's types). */
 const drawnCharts = `[...document.querySelectorAll('figure.chart')].map((figure) => ({
   id: figure.id,
-  panels: [...figure.querySelectorAll('svg.plot')].map((svg) => ({
+  // The panels shown at this width (each chart is drawn for a page and for a phone, one hidden).
+  panels: [...figure.querySelectorAll('svg.plot')].filter((svg) => svg.getClientRects().length > 0).map((svg) => ({
     label: svg.getAttribute('aria-label') ?? '',
     role: svg.getAttribute('role'),
     lines: [...svg.querySelectorAll('path.series')].filter((path) => (path.getAttribute('d') ?? '').length > 4 && path.getBBox().width + path.getBBox().height > 0).length,

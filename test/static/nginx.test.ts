@@ -102,4 +102,13 @@ describe.skipIf(!nginxBinary && !process.env.CI)('nginx serving the tree with th
     expect(item.status).toBe(200);
     expect((await raw(nginx.url, { path: '/datapackage.json' })).status).toBe(200);
   });
+
+  it("answers a path that is no page with the site's 404 page, status 404, and a missing JSON file with a plain 404", async () => {
+    const page = await raw(nginx.url, { path: '/datasets/nowhere/', headers: { 'accept-encoding': 'identity' } });
+    expect(page.status).toBe(404);
+    expect(page.body.equals(await readFile(join(tree, '404.html')))).toBe(true);
+    const file = await raw(nginx.url, { path: '/api/public/nope.json' });
+    expect(file.status).toBe(404);
+    expect(file.body.toString()).not.toContain('data-not-found');
+  });
 });
