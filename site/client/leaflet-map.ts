@@ -58,7 +58,9 @@ async function mountLeaflet(figure: HTMLElement, tiles: string, attribution: str
   holder.className = 'leaflet-holder';
   frame.append(holder);
 
-  const map = L.map(holder, { scrollWheelZoom: false });
+  // Readers who ask for less motion get zooms and clusters that jump rather than glide.
+  const still = matchMedia('(prefers-reduced-motion: reduce)').matches;
+  const map = L.map(holder, { scrollWheelZoom: false, zoomAnimation: !still, fadeAnimation: !still, markerZoomAnimation: !still });
   // A wheel scrolls the page until the map is clicked or focused, so a long page is not caught by it.
   map.on('focus click', () => map.scrollWheelZoom.enable());
   map.on('blur', () => map.scrollWheelZoom.disable());
@@ -91,7 +93,7 @@ async function mountLeaflet(figure: HTMLElement, tiles: string, attribution: str
   const overlays: Record<string, import('leaflet').Layer> = {};
   const bounds: Record<string, [number, number][]> = {};
   for (const layer of layers) {
-    const group = layer.valued ? L.featureGroup(layer.places.map((place) => valueMarker(L, layer, place))) : clusterOf(L, layer);
+    const group = layer.valued ? L.featureGroup(layer.places.map((place) => valueMarker(L, layer, place))) : clusterOf(L, layer, !still);
     overlays[`<span class="map-swatch" style="background:${layer.colour}"></span>${escapeHtml(layer.title)} <span class="muted">(${escapeHtml(layer.datasetTitle)})</span>`] = group;
     if (layer.own) group.addTo(map);
     (bounds[layer.dataset] ??= []).push(...layer.places.map(([lon, lat]): [number, number] => [lat, lon]));
@@ -122,16 +124,18 @@ async function loadLeaflet() {
 
 type Leaflet = Awaited<ReturnType<typeof loadLeaflet>>;
 
-function clusterOf(L: Leaflet, layer: LeafletLayer) {
+function clusterOf(L: Leaflet, layer: LeafletLayer, animate: boolean) {
   const cluster = L.markerClusterGroup({
+    animate,
     showCoverageOnHover: false,
     maxClusterRadius: 40,
     iconCreateFunction: (group) =>
       L.divIcon({ className: 'map-cluster', html: `<span style="background:${layer.colour}">${group.getChildCount()}</span>`, iconSize: L.point(34, 34) }),
   });
-  for (const [lon, lat, name, figure] of layer.places) {
-    cluster.addLayer(L.circleMarker([lat, lon], { radius: 8, color: '#fff', weight: 1.5, fillColor: layer.colour, fillOpacity: 0.9 }).bindPopup(popup(layer, name, figure)));
-  }
+  // Places are HTML markers rather than SVG circles: a tap on a circle of Leaflet's SVG opens no
+  // popup in Chromium on a touch screen, a tap on a marker does.
+  const icon = L.divIcon({ className: 'map-point', html: `<span style="background:${layer.colour}"></span>`, iconSize: L.point(18, 18) });
+  for (const [lon, lat, name, figure] of layer.places) cluster.addLayer(L.marker([lat, lon], { icon, title: name, keyboard: true }).bindPopup(popup(layer, name, figure)));
   return cluster;
 }
 
