@@ -6,6 +6,8 @@
 //   ODSNAP_SITE_URL   origin of the deployment, e.g. https://data.example.org (optional; with the
 //                     base, it is the address in curl snippets and the OpenAPI server)
 //   ODSNAP_SITE_TREE  a static tree written by `odsnap build`, if any: examples link to its real files
+//   ODSNAP_SITE_TILES raster tiles under the maps, a URL template with {z}/{x}/{y}, or none (the
+//                     default): maps drawn offline as SVG alone (see core/base-map.ts)
 import { defineConfig } from 'astro/config';
 
 export default defineConfig({

@@ -2,6 +2,20 @@ import { z } from 'zod';
 import { cacheDirOption, cacheDirSchema, dataDirOption, defineCommand } from './command.ts';
 import { formatBytes, formatCount, Progress } from '../core/progress.ts';
 import { canBuildSite } from '../scripts/static/site.ts';
+import { OSM_TILES, tilesProblem } from '../core/base-map.ts';
+
+/** `--tiles`: the base map of the site's maps, for `build` and `start`. */
+export const tilesOption = {
+  type: 'string',
+  value: 'URL|none',
+  description:
+    'raster tiles under the site\'s maps, a URL template with {z}/{x}/{y} fetched by the reader\'s browser; none keeps the maps drawn offline as SVG, with nothing loaded from elsewhere (or ODSNAP_TILES)',
+  default: process.env.ODSNAP_TILES || OSM_TILES,
+} as const;
+export const tilesSchema = z.string().superRefine((value, context) => {
+  const problem = tilesProblem(value);
+  if (problem) context.addIssue({ code: 'custom', message: problem });
+});
 
 export const buildCommand = defineCommand({
   name: 'build',
@@ -21,6 +35,7 @@ export const buildCommand = defineCommand({
     'no-site': { type: 'boolean', description: 'leave out the site (docs, data-set pages, query page); only the v1 tree and downloads' },
     publisher: { type: 'string', value: 'NAME', description: 'who publishes the data, for the DCAT-AP record (default: the upstream pulled from)' },
     contact: { type: 'string', value: 'EMAIL|URL', description: 'whom to ask about the data, for the DCAT-AP record (default: the upstream\'s address)' },
+    tiles: tilesOption,
   },
   schema: z.object({
     data: z.string().min(1),
@@ -38,6 +53,7 @@ export const buildCommand = defineCommand({
       .transform((value) => (/^[^@\s/:]+@[^@\s/]+$/.test(value) ? `mailto:${value}` : value))
       .refine((value) => /^(mailto:[^@\s]+@[^@\s]+|https?:\/\/[^/\s]+\S*)$/.test(value), { error: 'must be an e-mail address or an http(s) URL' })
       .optional(),
+    tiles: tilesSchema,
   }),
   async run(options, output) {
     const { buildStaticForCommand } = await import('../scripts/static/build-on-thread.ts');
@@ -49,6 +65,7 @@ export const buildCommand = defineCommand({
       base: options['base-url'],
       full: options.full,
       site: !options['no-site'] && canBuildSite(),
+      tiles: options.tiles,
       publisher: { name: options.publisher, contact: options.contact },
       onProgress: ({ endpoint, files }) => progress.update(() => `${endpoint}: ${formatCount(files)} files`),
       onStep: (text) => progress.step(text),

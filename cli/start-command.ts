@@ -11,6 +11,7 @@ import { PullReport } from '../scripts/pull/report.ts';
 import { currentSnapshotId } from '../core/snapshot/layout.ts';
 import { openSnapshot, shapeMismatch } from '../core/snapshot/read.ts';
 import { canBuildSite } from '../scripts/static/site.ts';
+import { OSM_TILES } from '../core/base-map.ts';
 import { builtSnapshotId, INDEX } from '../core/published-tree.ts';
 import { pullSummary } from './pull-command.ts';
 import { explainListenError, untilStopped } from './serve-command.ts';
@@ -77,6 +78,7 @@ export const startCommand = defineCommand({
         dataDir: options.data,
         out: options.out,
         site: canBuildSite(),
+        tiles: process.env.ODSNAP_TILES || OSM_TILES,
         onStep: (text) => progress.step(text),
         onProgress: ({ endpoint, files }) => progress.update(() => `${endpoint}: ${formatCount(files)} files`),
       });

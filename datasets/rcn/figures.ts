@@ -1,4 +1,4 @@
-import { analysisCharts, type Chart } from '../vocabulary/figure.ts';
+import { analysisCharts, type Chart, type MapLayer } from '../vocabulary/figure.ts';
 import { text, type Text } from '../../core/text.ts';
 import { marketTypes, propertyTypes, type Dictionary } from './dictionaries.ts';
 import { districtOf, districts } from './districts.ts';
@@ -91,3 +91,47 @@ export const charts: readonly Chart[] = analysisCharts({
     },
   ],
 });
+
+const districtNames = Object.entries(districts).map(([code, name]) => `('${code}', '${name.en.replaceAll("'", "''")}')`).join(', ');
+
+/** Most properties on the map: the latest sold, so that a city's register stays a page one can load. */
+const PROPERTIES_SHOWN = 1000;
+
+export const map: readonly MapLayer[] = [
+  {
+    name: 'properties',
+    title: text(`Properties sold (the latest ${PROPERTIES_SHOWN.toLocaleString('en-GB')})`, `Zbyte nieruchomości (ostatnie ${PROPERTIES_SHOWN.toLocaleString('pl-PL')})`),
+    description: text(
+      'Each at the centre of the extent of its parcels, buildings and units, named by its first address.',
+      'Każda w środku zasięgu swoich działek, budynków i lokali, nazwana pierwszym adresem.',
+    ),
+    sql: `SELECT property_gml_id AS id, coalesce(nullif(concat_ws(' ', address->>'street', address->>'number'), ''), address->>'locality', property_gml_id) AS name,
+                 (min_lon + max_lon) / 2 AS lon, (min_lat + max_lat) / 2 AS lat
+          FROM (SELECT *, coalesce(units->'$[0].address', buildings->'$[0].address', parcels->'$[0].address') AS address FROM rcn_properties WHERE min_lon IS NOT NULL)
+          ORDER BY first_document_date DESC, property_gml_id LIMIT ${PROPERTIES_SHOWN}`,
+  },
+  {
+    name: 'district-prices',
+    title: text('Median price per m² of flats, by district', 'Mediana ceny za m² lokali według dzielnic'),
+    description: text(
+      'Units (flats and premises) sold whole on the free market: gross price of the property over the usable area of its units, within 1,000–50,000 PLN/m² and 15–400 m². ' +
+        'District from the TERYT prefix of the cadastral identifiers. The register holds no district boundaries: each circle stands at the centre of the district’s properties.',
+      'Lokale zbyte w całości na wolnym rynku: cena brutto nieruchomości podzielona przez powierzchnię użytkową jej lokali, w granicach 1000–50 000 zł/m² i 15–400 m². ' +
+        'Dzielnica z prefiksu TERYT identyfikatorów ewidencyjnych. Rejestr nie zawiera granic dzielnic: każde koło stoi w środku nieruchomości dzielnicy.',
+    ),
+    sql: `WITH districts(code, name) AS (VALUES ${districtNames}),
+          sold AS (
+            SELECT ${districtOf("coalesce(parcel_ids[1], units->>'$[0].id')")} AS code,
+                   (min_lon + max_lon) / 2 AS lon, (min_lat + max_lat) / 2 AS lat,
+                   CAST(gross_price AS DOUBLE) / list_sum(CAST(json_extract(units, '$[*].usableAreaM2') AS DOUBLE[])) AS per_m2,
+                   list_sum(CAST(json_extract(units, '$[*].usableAreaM2') AS DOUBLE[])) AS area
+            FROM rcn_properties
+            WHERE property_type_value = 'nieruchomoscLokalowa' AND property_right_share = '1/1' AND min_lon IS NOT NULL
+              AND property_gml_id IN (SELECT unnest(property_ids) FROM rcn_transactions WHERE transaction_type_value = 'wolnyRynek'))
+          SELECT code AS id, coalesce(any_value(districts.name), code) AS name, avg(lon) AS lon, avg(lat) AS lat, median(per_m2) AS value, count(*) AS count
+          FROM sold LEFT JOIN districts USING (code)
+          WHERE code <> '' AND area BETWEEN 15 AND 400 AND per_m2 BETWEEN 1000 AND 50000
+          GROUP BY code ORDER BY code`,
+    value: { label: text('Median price per m²', 'Mediana ceny za m²'), unit: text('PLN/m²', 'zł/m²'), count: text('units sold', 'zbyte lokale') },
+  },
+];

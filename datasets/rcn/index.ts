@@ -7,7 +7,7 @@ import { dictionaryPayload, property, propertySummary, transaction } from './res
 import { parseDictionary, parseProperty, parseTransaction } from './parse.ts';
 import { generate } from './sample.ts';
 import * as tables from './tables.ts';
-import { charts } from './figures.ts';
+import { charts, map } from './figures.ts';
 
 export const rcn = defineDataset({
   name: 'rcn',
@@ -36,6 +36,7 @@ export const rcn = defineDataset({
   ],
   sample: generate,
   charts,
+  map,
   // Deeds registered late and prices revised are what readers of a price register watch for.
   feed: { table: 'transactions', title: text('New and revised transactions', 'Nowe i poprawione transakcje'), record: text('transaction', 'transakcja') },
 });

@@ -49,6 +49,8 @@ export interface BuildOptions {
   readonly repeatedTextsFrom?: number;
   /** Build the site (Astro, see site.ts) into the tree too. */
   readonly site?: boolean;
+  /** The site maps' raster tiles: a URL template, or none (the default) for maps drawn as SVG alone (see core/base-map.ts). */
+  readonly tiles?: string;
   /** Who publishes the data, for the DCAT-AP record (default: the upstream the snapshot was pulled from). */
   readonly publisher?: Partial<Publisher>;
   readonly onProgress?: (event: { endpoint: string; files: number }) => void;
@@ -114,7 +116,7 @@ export async function buildStatic(options: BuildOptions): Promise<BuildResult> {
     const output = await TreeOutput.open(options.out, await renderKey(base, snapshot.manifest.endpoints), { fresh: options.full });
     opened = output;
     await rm(siteReady, { force: true });
-    if (options.site) site = startSiteBuild({ outDir: siteDir, tree: output.dir, base, ready: siteReady });
+    if (options.site) site = startSiteBuild({ outDir: siteDir, tree: output.dir, base, ready: siteReady, tiles: options.tiles });
     const context = staticContext(options.datasets, base, defaultsOf);
     const described = [];
     /** Files left out, each with why (a path value no file name can stand for). */

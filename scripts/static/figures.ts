@@ -1,5 +1,5 @@
 import type { Dataset } from '../../datasets/vocabulary/dataset.ts';
-import type { ChartData, MapLayerData, Period } from '../../datasets/vocabulary/figure.ts';
+import type { ChartData, MapLayerData, MapPlace, Period } from '../../datasets/vocabulary/figure.ts';
 import type { Database } from '../../core/db/duckdb.ts';
 
 /**
@@ -47,10 +47,19 @@ export async function figuresOf(db: Database, dataset: Dataset): Promise<Dataset
   }
   const map: MapLayerData[] = [];
   for (const layer of dataset.map) {
-    const places = await db.rows<{ id: string; name: string; lon: number; lat: number }>(
-      `SELECT CAST(id AS VARCHAR) AS id, CAST(name AS VARCHAR) AS name, CAST(lon AS DOUBLE) AS lon, CAST(lat AS DOUBLE) AS lat FROM (${layer.sql}) WHERE lon IS NOT NULL AND lat IS NOT NULL`,
+    const returned = new Set((await db.rows<{ column_name: string }>(`DESCRIBE ${layer.sql}`)).map((column) => column.column_name));
+    const figures = layer.value ? [', CAST(value AS DOUBLE) AS value', ...(returned.has('count') ? [', CAST(count AS INTEGER) AS count'] : [])] : [];
+    const places = await db.rows<MapPlace>(
+      `SELECT CAST(id AS VARCHAR) AS id, CAST(name AS VARCHAR) AS name, CAST(lon AS DOUBLE) AS lon, CAST(lat AS DOUBLE) AS lat${figures.join('')}
+       FROM (${layer.sql}) WHERE lon IS NOT NULL AND lat IS NOT NULL${layer.value ? ' AND value IS NOT NULL AND isfinite(CAST(value AS DOUBLE))' : ''}`,
     );
-    map.push({ name: layer.name, title: layer.title, places: places.map((place) => ({ ...place })) });
+    map.push({
+      name: layer.name,
+      title: layer.title,
+      ...(layer.description ? { description: layer.description } : {}),
+      ...(layer.value ? { value: layer.value } : {}),
+      places: places.map((place) => ({ ...place })),
+    });
   }
   return { charts, map };
 }

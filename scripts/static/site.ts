@@ -25,6 +25,8 @@ export interface SiteBuild {
    * site is bundled meanwhile, its pages made after. Write it with `treeIsReady`.
    */
   readonly ready?: string;
+  /** The maps' raster tiles, a URL template or none (see core/base-map.ts). */
+  readonly tiles?: string;
 }
 
 /** A site build under way in its own process. */
@@ -46,6 +48,8 @@ export function startSiteBuild(options: SiteBuild): RunningSiteBuild {
     ASTRO_TELEMETRY_DISABLED: '1',
     ...(options.tree ? { ODSNAP_SITE_TREE: options.tree } : {}),
     ...(options.ready ? { ODSNAP_SITE_TREE_READY: options.ready } : {}),
+    // Always set, so a setting left in the calling process's environment does not choose for it.
+    ODSNAP_SITE_TILES: options.tiles ?? 'none',
     ...(base ? { ODSNAP_SITE_BASE: `${base.pathname.replace(/\/+$/, '')}/` } : {}),
     ...(base && base.origin !== 'http://relative.invalid' ? { ODSNAP_SITE_URL: base.origin } : {}),
   };

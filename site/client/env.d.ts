@@ -7,3 +7,6 @@ declare module '*?url' {
   const url: string;
   export default url;
 }
+
+/** Vite: a stylesheet imported for its side effect, bundled with the page. */
+declare module '*.css';

@@ -21,7 +21,18 @@ export interface MapLayerInput {
 export interface ProjectedLayer extends MapLayerInput {
   readonly colour: string;
   readonly shape: Shape;
-  readonly points: readonly { readonly x: number; readonly y: number; readonly name: string; readonly lon: number; readonly lat: number }[];
+  readonly points: readonly ProjectedPlace[];
+}
+
+export interface ProjectedPlace {
+  readonly x: number;
+  readonly y: number;
+  readonly name: string;
+  readonly lon: number;
+  readonly lat: number;
+  /** A layer with a value's figure for the place (see MapLayer.value), and the records it sums up. */
+  readonly value?: number;
+  readonly count?: number;
 }
 
 export interface MapGeometry {
@@ -58,7 +69,7 @@ export function mapGeometry(layers: readonly MapLayerInput[], lang: Language): M
     ...entry,
     colour: LAYER_COLOURS[i % LAYER_COLOURS.length]!,
     shape: LAYER_SHAPES[i % LAYER_SHAPES.length]!,
-    points: entry.layer.places.map((place) => ({ ...project(place.lon, place.lat), name: place.name, lon: place.lon, lat: place.lat })),
+    points: entry.layer.places.map((place) => ({ ...project(place.lon, place.lat), name: place.name, lon: place.lon, lat: place.lat, value: place.value, count: place.count })),
   }));
   const lines = (from: number, to: number, count: number, positive: string, negative: string) => {
     const { ticks } = niceTicks(from, to, count);

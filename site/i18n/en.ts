@@ -310,6 +310,11 @@ export const en = {
       },
     },
   },
+  realMap: {
+    lead: 'Every place of every data set’s map layers over a map of the streets: drag to pan, zoom with the buttons, a pinch or the wheel (once the map is clicked), tap or click a place for its name. Places that crowd are gathered into circles with their number; zoom in to part them. The layer button shows or hides each layer. Without JavaScript, or where the map tiles cannot load, the map drawn from the snapshot alone is shown instead.',
+    tapHint: 'Tap or click a place to name it below the map.',
+    onMap: 'Show it on the city map',
+  },
 };
 
 export type Ui = typeof en;

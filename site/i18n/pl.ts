@@ -311,4 +311,9 @@ export const pl: Ui = {
       },
     },
   },
+  realMap: {
+    lead: 'Wszystkie miejsca z warstw map wszystkich zbiorów na planie ulic: przeciągnij, by przesunąć, przybliżaj przyciskami, gestem lub kółkiem myszy (po kliknięciu mapy), dotknij lub kliknij miejsce, by zobaczyć jego nazwę. Miejsca leżące gęsto są zebrane w koła z ich liczbą; przybliż, by je rozdzielić. Przycisk warstw pokazuje i ukrywa każdą z nich. Bez JavaScriptu albo gdy kafelki mapy nie mogą się wczytać, widać mapę narysowaną z samej migawki.',
+    tapHint: 'Dotknij lub kliknij miejsce, by pod mapą pojawiła się jego nazwa.',
+    onMap: 'Pokaż na mapie miasta',
+  },
 };
