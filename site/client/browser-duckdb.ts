@@ -118,6 +118,9 @@ export async function openBrowserDatabase(catalogueUrl: string): Promise<Browser
   const connection = await db.connect();
   // Nothing may be fetched from an extension repository: the page must work offline.
   await connection.query('SET autoinstall_known_extensions = false; SET autoload_known_extensions = false');
+  // DuckDB-WASM (1.4) truncates to a day or more as DATE, the server's DuckDB (1.5) as TIMESTAMP:
+  // the server's way, so both give the same rows.
+  await connection.query('CREATE TEMP MACRO date_trunc(part, value) AS CAST(system.main.date_trunc(part, value) AS TIMESTAMP)');
   for (const table of catalogue.tables) await connection.query(createTableSql(table.sqlName, table.columns));
 
   const tables = new Map(catalogue.tables.map((table) => [table.sqlName, table]));
