@@ -40,6 +40,8 @@ export interface BrowserDatabase {
 
 /** The end of a file fetched first for its footer: small files come whole in one request. */
 const FOOTER_GUESS = 16 * 1024;
+/** Where the empty tables queries are planned over are. */
+const PLAN_SCHEMA = 'odsnap_plan';
 /** Files fetched at once. */
 const PARALLEL = 6;
 
@@ -101,6 +103,8 @@ interface Held {
   readonly parts: ReadonlySet<string>;
   /** Files all of whose rows are held. */
   readonly whole: ReadonlySet<string>;
+  /** Whether it is a view of rows with no values (for count(*)) rather than a table. */
+  readonly view: boolean;
 }
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -122,13 +126,17 @@ export async function openBrowserDatabase(catalogueUrl: string): Promise<Browser
   // the server's way, so both give the same rows.
   await connection.query('CREATE TEMP MACRO date_trunc(part, value) AS CAST(system.main.date_trunc(part, value) AS TIMESTAMP)');
   for (const table of catalogue.tables) await connection.query(createTableSql(table.sqlName, table.columns));
+  // Queries are planned over empty tables of the same shapes: a table may be a view for the time
+  // being (see load), which a plan would show as what it is made of, not as a scan of the table.
+  await connection.query(`CREATE SCHEMA ${PLAN_SCHEMA}`);
+  for (const table of catalogue.tables) await connection.query(createTableSql(table.sqlName, table.columns, PLAN_SCHEMA));
 
   const tables = new Map(catalogue.tables.map((table) => [table.sqlName, table]));
   const typesOf = new Map<string, ColumnTypes>(catalogue.tables.map((table) => [table.sqlName, new Map(table.columns.map((column) => [column.name, browserType(column)]))]));
   const files = new Map<string, { file: RemoteFile; metadata: Promise<FileMetaData> }>();
   /** Columns read so far, by part and column: a query asking again fetches nothing. */
   const vectors = new Map<string, Vector>();
-  const held = new Map<string, Held>(catalogue.tables.map((table) => [table.sqlName, { columns: new Set(), parts: new Set(), whole: new Set() }]));
+  const held = new Map<string, Held>(catalogue.tables.map((table) => [table.sqlName, { columns: new Set(), parts: new Set(), whole: new Set(), view: false }]));
 
   const remote = (file: CatalogueFile) => {
     let found = files.get(file.url);
@@ -146,7 +154,7 @@ export async function openBrowserDatabase(catalogueUrl: string): Promise<Browser
     // EXPLAIN covers one statement: more than one are read whole.
     if (/;\s*\S/.test(sql.replace(/--[^\n]*/g, '').trim())) return undefined;
     // Statistics of tables not loaded yet would let DuckDB prune scans away from the plan.
-    await connection.query(`SET disabled_optimizers = 'statistics_propagation'`);
+    await connection.query(`SET disabled_optimizers = 'statistics_propagation'; SET search_path = '${PLAN_SCHEMA},main'`);
     try {
       const answer = await connection.query(`EXPLAIN (FORMAT JSON) ${sql.replace(/;\s*$/, '')}`);
       const plan = answer.getChild('explain_value')?.get(0);
@@ -156,7 +164,7 @@ export async function openBrowserDatabase(catalogueUrl: string): Promise<Browser
       if (/^(Parser|Catalog|Binder) Error/.test(failure instanceof Error ? failure.message : '')) return [];
       return undefined;
     } finally {
-      await connection.query('RESET disabled_optimizers');
+      await connection.query('RESET disabled_optimizers; RESET search_path');
     }
   }
 
@@ -199,13 +207,17 @@ export async function openBrowserDatabase(catalogueUrl: string): Promise<Browser
       for (const [name, vector] of read) vectors.set(vectorKey(part, name), vector);
     });
     const name = quoteIdentifier(table.sqlName);
-    held.set(table.sqlName, { columns: new Set(), parts: new Set(), whole: new Set() });
-    await connection.query(`DROP TABLE ${name}; ${createTableSql(table.sqlName, table.columns)}`);
+    await connection.query(`DROP ${held.get(table.sqlName)!.view ? 'VIEW' : 'TABLE'} IF EXISTS ${name}`);
     if (!columns.length) {
       const rows = parts.reduce((sum, part) => sum + part.rowEnd - part.rowStart, 0);
-      // Rows with no value: enough for count(*), which reads no column.
-      if (rows) await connection.query(`INSERT INTO ${name} (${quoteIdentifier(table.columns[0]!.name)}) SELECT NULL FROM range(${rows})`);
-    } else if (parts.length) {
+      // Rows with no value, made as they are read (not stored): enough for count(*), which reads no column.
+      const nulls = table.columns.map((column) => `NULL::${browserType(column)} AS ${quoteIdentifier(column.name)}`).join(', ');
+      await connection.query(`CREATE VIEW ${name} AS SELECT ${nulls} FROM range(${rows})`);
+    } else {
+      await connection.query(createTableSql(table.sqlName, table.columns));
+    }
+    held.set(table.sqlName, { columns: new Set(), parts: new Set(), whole: new Set(), view: !columns.length });
+    if (columns.length && parts.length) {
       const names = columns.map((column) => column.name);
       const stream = partsAsArrow(names, parts.map((part) => new Map(names.map((column) => [column, vectors.get(vectorKey(part, column))!]))));
       await connection.insertArrowFromIPCStream(stream, { name: 'odsnap_staging', create: true });
@@ -218,7 +230,7 @@ export async function openBrowserDatabase(catalogueUrl: string): Promise<Browser
       const metadata = files.get(url)?.metadata;
       if (!columns.length || (metadata && (await metadata).row_groups.length === groups)) whole.add(url);
     }
-    held.set(table.sqlName, { columns: new Set(columns.map((column) => column.name)), parts: new Set(parts.map(partKey)), whole });
+    held.set(table.sqlName, { columns: new Set(columns.map((column) => column.name)), parts: new Set(parts.map(partKey)), whole, view: !columns.length });
   }
 
   async function run(sql: string): Promise<TextResult> {

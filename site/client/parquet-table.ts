@@ -77,7 +77,7 @@ export const columnSql = (columns: readonly CatalogueColumn[]) =>
   columns.map((column) => `CAST(${quoteIdentifier(column.name)} AS ${browserType(column)}) AS ${quoteIdentifier(column.name)}`).join(', ');
 
 /** `CREATE TABLE` with every column in its browser type: the table exists even with no file. */
-export const createTableSql = (name: string, columns: readonly CatalogueColumn[]) =>
-  `CREATE TABLE ${quoteIdentifier(name)} (${columns.map((column) => `${quoteIdentifier(column.name)} ${browserType(column)}`).join(', ')})`;
+export const createTableSql = (name: string, columns: readonly CatalogueColumn[], schema?: string) =>
+  `CREATE TABLE ${schema ? `${quoteIdentifier(schema)}.` : ''}${quoteIdentifier(name)} (${columns.map((column) => `${quoteIdentifier(column.name)} ${browserType(column)}`).join(', ')})`;
 
 export { quoteIdentifier };
