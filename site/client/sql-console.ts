@@ -141,7 +141,7 @@ export function mountSqlConsole(root: HTMLElement): void {
     button.addEventListener('click', () => {
       editor.value = button.dataset.sqlInsert!;
       editor.focus();
-      status.textContent = fill(texts.inserted, { name: button.dataset.sqlTable ?? '' });
+      status.textContent = fill(texts.inserted, { name: button.dataset.sqlTable ?? button.dataset.sqlExampleTable ?? '' });
     });
   }
 }

@@ -1,16 +1,24 @@
 /**
  * A DuckDB-WASM result (an Arrow table) as text: each value written as DuckDB's own CLI and
- * `/api/sql` would read it (decimals exact, days as YYYY-MM-DD, instants in ISO 8601 UTC,
- * nested values as JSON), for the result table and the CSV download.
+ * `/api/sql` write it (decimals exact, days as YYYY-MM-DD, timestamps as `2024-05-01 06:00:00`,
+ * with `+00` when they carry a zone, nested values as JSON), for the result table and the CSV
+ * download.
  */
 
 /** Arrow's type ids (`Type` in apache-arrow's enum.ts), the few that need more than String(). */
 const ARROW = { Decimal: 7, Date: 8, Timestamp: 10, List: 12, Struct: 13, Map: 17, FixedSizeList: 16 } as const;
 
+/** What this module reads of an Arrow type. */
+export interface ArrowType {
+  readonly typeId: number;
+  readonly scale?: number;
+  readonly timezone?: string | null;
+}
+
 /** The part of an Arrow table this module reads: named, typed columns of values. */
 export interface ArrowLike {
   readonly numRows: number;
-  readonly schema: { readonly fields: readonly { readonly name: string; readonly type: { readonly typeId: number; readonly scale?: number } }[] };
+  readonly schema: { readonly fields: readonly { readonly name: string; readonly type: ArrowType }[] };
   getChildAt(index: number): { get(row: number): unknown } | null;
 }
 
@@ -26,6 +34,16 @@ const twoDigits = (n: number) => String(n).padStart(2, '0');
 function dayText(ms: number): string {
   const date = new Date(ms);
   return `${date.getUTCFullYear()}-${twoDigits(date.getUTCMonth() + 1)}-${twoDigits(date.getUTCDate())}`;
+}
+
+/** An instant (ms since 1970, fractions of a ms kept) as DuckDB writes a TIMESTAMP: `2024-05-01 06:00:00.5`, UTC. */
+export function timestampText(ms: number): string {
+  const micros = Math.round(ms * 1000);
+  const seconds = Math.floor(micros / 1_000_000);
+  const fraction = micros - seconds * 1_000_000;
+  const date = new Date(seconds * 1000);
+  const time = `${twoDigits(date.getUTCHours())}:${twoDigits(date.getUTCMinutes())}:${twoDigits(date.getUTCSeconds())}`;
+  return `${dayText(seconds * 1000)} ${time}${fraction ? `.${String(fraction).padStart(6, '0').replace(/0+$/, '')}` : ''}`;
 }
 
 /** An unscaled decimal integer (`-12345`) with its scale (2) as `-123.45`. */
@@ -46,7 +64,7 @@ function plain(value: unknown): unknown {
   return value;
 }
 
-export function valueText(value: unknown, type: { typeId: number; scale?: number }): string | null {
+export function valueText(value: unknown, type: ArrowType): string | null {
   if (value === null || value === undefined) return null;
   switch (type.typeId) {
     case ARROW.Decimal:
@@ -54,7 +72,7 @@ export function valueText(value: unknown, type: { typeId: number; scale?: number
     case ARROW.Date:
       return dayText(value instanceof Date ? value.getTime() : Number(value));
     case ARROW.Timestamp:
-      return new Date(value instanceof Date ? value.getTime() : Number(value)).toISOString();
+      return timestampText(value instanceof Date ? value.getTime() : Number(value)) + (type.timezone ? '+00' : '');
     case ARROW.List:
     case ARROW.FixedSizeList:
     case ARROW.Struct:

@@ -34,6 +34,65 @@ export function exampleQuery(datasets: readonly Dataset[]): string {
   return dataset ? sqlOf(dataset, dataset.endpoints[0]!).query : 'SELECT 42 AS answer;';
 }
 
+/** An example of the query page: what it shows (by kind, worded by the page) and its SQL. */
+export interface SqlExampleQuery {
+  readonly kind: 'endpoint' | 'count' | 'perMonth' | 'perYear' | 'perMonthText' | 'oneMonth';
+  readonly table: string;
+  readonly query: string;
+}
+
+/** The part of the downloads catalogue the examples read: rows per table, and each file's partition values and time range. */
+export interface ExampleCatalogueTable {
+  readonly sqlName: string;
+  readonly rows: number;
+  readonly files: readonly { readonly rows: number; readonly partition: Readonly<Record<string, string>>; readonly min: string | null; readonly max: string | null }[];
+}
+
+const sqlString = (value: string) => `'${value.replaceAll("'", "''")}'`;
+
+/**
+ * The examples the query page offers, made from the declarations (and, when the site is built
+ * with a tree, its catalogue): the first endpoint's query, then over the largest tables with a
+ * time column of instants, one per time function DuckDB-WASM has without ICU (date_trunc, year,
+ * strftime, ::DATE), and a month of one partition value (one counter, one station), which reads
+ * one file's row groups.
+ */
+export function sqlExamples(datasets: readonly Dataset[], catalogue: readonly ExampleCatalogueTable[] = []): SqlExampleQuery[] {
+  const rowsOf = (name: string) => catalogue.find((table) => table.sqlName === name)?.rows ?? 0;
+  const timed = datasets
+    .flatMap((dataset) =>
+      Object.values(dataset.tables)
+        .filter((table) => table.timeColumn && /^TIMESTAMP/.test(table.columns[table.timeColumn]!.sqlType))
+        .map((table) => ({ dataset, table, name: viewName(dataset, table.name), time: table.timeColumn! })),
+    )
+    .sort((a, b) => rowsOf(b.name) - rowsOf(a.name));
+  const examples: SqlExampleQuery[] = [{ kind: 'endpoint', table: queryTables(datasets)[0]?.name ?? '', query: exampleQuery(datasets) }];
+  const [first, second, third] = timed;
+  if (first) {
+    examples.push({ kind: 'count', table: first.name, query: `SELECT count(*) AS rows FROM ${first.name};` });
+    examples.push({ kind: 'perMonth', table: first.name, query: `SELECT date_trunc('month', ${first.time}) AS month, count(*) AS rows FROM ${first.name} GROUP BY 1 ORDER BY 1;` });
+  }
+  if (second) examples.push({ kind: 'perYear', table: second.name, query: `SELECT year(${second.time}) AS year, count(*) AS rows FROM ${second.name} GROUP BY 1 ORDER BY 1;` });
+  if (third) examples.push({ kind: 'perMonthText', table: third.name, query: `SELECT strftime(${third.time}, '%Y-%m') AS month, count(*) AS rows FROM ${third.name} GROUP BY 1 ORDER BY 1;` });
+  // A month of one partition value: the fullest file's value and the month of its last row.
+  for (const { table, name, time } of timed) {
+    const partition = table.partitionBy?.find((candidate) => !candidate.part);
+    const files = catalogue.find((entry) => entry.sqlName === name)?.files ?? [];
+    const fullest = [...files].sort((a, b) => b.rows - a.rows)[0];
+    const value = partition && fullest?.partition[partition.name];
+    if (!partition || !fullest?.max || value === undefined) continue;
+    const [year, month] = fullest.max.slice(0, 7).split('-').map(Number) as [number, number];
+    const monthStart = `${year}-${String(month).padStart(2, '0')}-01`;
+    const next = month === 12 ? `${year + 1}-01-01` : `${year}-${String(month + 1).padStart(2, '0')}-01`;
+    examples.push({
+      kind: 'oneMonth',
+      table: name,
+      query: `SELECT ${time}::DATE AS day, count(*) AS rows FROM ${name}\nWHERE ${partition.column} = ${sqlString(value)} AND ${time} >= '${monthStart}' AND ${time} < '${next}'\nGROUP BY 1 ORDER BY 1;`,
+    });
+  }
+  return examples;
+}
+
 /** How a parameter is typed in: the input's kind and the limits its schema sets. */
 export interface FormField {
   readonly name: string;

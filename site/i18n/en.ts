@@ -186,7 +186,7 @@ export const en = {
     title: 'Query the data',
     lead: 'Ask the snapshot in SQL right in your browser, or build a request to the v1 interface from its filters.',
     sqlTitle: 'SQL in your browser',
-    sqlLead: 'DuckDB-WASM, served by this site, runs the query in your browser: the tables a query names are read from the published Parquet files the first time, so no server is needed and it works from a static host. Every table is named <data set>_<table>, as in odsnap sql and the server’s /api/sql.',
+    sqlLead: 'DuckDB-WASM, served by this site, runs the query in your browser: it reads from the published Parquet files only what the query needs, so no server is needed and it works from a static host. Every table is named <data set>_<table>, as in odsnap sql and the server’s /api/sql.',
     queryLabel: 'SQL query',
     queryHelp: 'Ctrl+Enter (⌘+Enter on a Mac) runs it. With several statements, the result of the last one is shown.',
     run: 'Run',
@@ -314,6 +314,21 @@ export const en = {
     lead: 'Every place of every data set’s map layers over a map of the streets: drag to pan, zoom with the buttons, a pinch or the wheel (once the map is clicked), tap or click a place for its name. Places that crowd are gathered into circles with their number; zoom in to part them. The layer button shows or hides each layer. Without JavaScript, or where the map tiles cannot load, the map drawn from the snapshot alone is shown instead.',
     tapHint: 'Tap or click a place to name it below the map.',
     onMap: 'Show it on the city map',
+  },
+  browserSql: {
+    examples: 'Examples',
+    examplesLead: 'Each button puts its query in the editor. Here and on the server’s /api/sql they give the same rows.',
+    example: {
+      endpoint: (table: string) => `Rows of ${table}, as the first endpoint lists them`,
+      count: (table: string) => `Rows of ${table}: counted from the catalogue, no file is read`,
+      perMonth: (table: string) => `${table} per month, with date_trunc`,
+      perYear: (table: string) => `${table} per year, with year()`,
+      perMonthText: (table: string) => `${table} per month as text, with strftime`,
+      oneMonth: (table: string) => `A month of one partition of ${table}, per day with ::DATE: only its file’s row groups are fetched`,
+    },
+    differencesTitle: 'How it differs from /api/sql',
+    differences:
+      'The browser reads only what a query needs: files are skipped by their partition values and time range, row groups by their statistics, and only the columns the query uses are fetched, by HTTP range requests. Instants (TIMESTAMPTZ columns such as started_at or read_at) are plain TIMESTAMP values in UTC here, as DuckDB-WASM has no time-zone extension offline: they compare, truncate and format as on the server, whose session is in UTC, but show without a zone (2024-05-01 06:00:00 where /api/sql writes 2024-05-01 06:00:00+00), and what needs time zones (AT TIME ZONE, timezone(), casts to TIMESTAMPTZ) is missing. JSON and nested columns are JSON text. There is no limit of time or rows: the query runs on your machine.',
   },
 };
 

@@ -187,7 +187,7 @@ export const pl: Ui = {
     title: 'Zapytania do danych',
     lead: 'Zadaj migawce pytanie w SQL wprost w przeglądarce albo zbuduj zapytanie do interfejsu v1 z jego filtrów.',
     sqlTitle: 'SQL w przeglądarce',
-    sqlLead: 'DuckDB-WASM, udostępniany przez tę stronę, wykonuje zapytanie w przeglądarce: tabele, które zapytanie wymienia, są za pierwszym razem wczytywane z opublikowanych plików Parquet, więc serwer nie jest potrzebny i działa to także na hostingu statycznym. Każda tabela nazywa się <zbiór danych>_<tabela>, jak w odsnap sql i w /api/sql serwera.',
+    sqlLead: 'DuckDB-WASM, udostępniany przez tę stronę, wykonuje zapytanie w przeglądarce: z opublikowanych plików Parquet czyta tylko to, czego zapytanie potrzebuje, więc serwer nie jest potrzebny i działa to także na hostingu statycznym. Każda tabela nazywa się <zbiór danych>_<tabela>, jak w odsnap sql i w /api/sql serwera.',
     queryLabel: 'Zapytanie SQL',
     queryHelp: 'Ctrl+Enter (⌘+Enter na Macu) je wykonuje. Przy kilku instrukcjach widać wynik ostatniej.',
     run: 'Wykonaj',
@@ -315,5 +315,20 @@ export const pl: Ui = {
     lead: 'Wszystkie miejsca z warstw map wszystkich zbiorów na planie ulic: przeciągnij, by przesunąć, przybliżaj przyciskami, gestem lub kółkiem myszy (po kliknięciu mapy), dotknij lub kliknij miejsce, by zobaczyć jego nazwę. Miejsca leżące gęsto są zebrane w koła z ich liczbą; przybliż, by je rozdzielić. Przycisk warstw pokazuje i ukrywa każdą z nich. Bez JavaScriptu albo gdy kafelki mapy nie mogą się wczytać, widać mapę narysowaną z samej migawki.',
     tapHint: 'Dotknij lub kliknij miejsce, by pod mapą pojawiła się jego nazwa.',
     onMap: 'Pokaż na mapie miasta',
+  },
+  browserSql: {
+    examples: 'Przykłady',
+    examplesLead: 'Każdy przycisk wstawia swoje zapytanie do edytora. Tutaj i w /api/sql serwera dają te same wiersze.',
+    example: {
+      endpoint: (table: string) => `Wiersze ${table} tak, jak wymienia je pierwszy endpoint`,
+      count: (table: string) => `Liczba wierszy ${table}: z katalogu, bez czytania plików`,
+      perMonth: (table: string) => `${table} w miesiącach, z date_trunc`,
+      perYear: (table: string) => `${table} w latach, z year()`,
+      perMonthText: (table: string) => `${table} w miesiącach jako tekst, ze strftime`,
+      oneMonth: (table: string) => `Jeden miesiąc jednej partycji ${table}, dzień po dniu z ::DATE: pobierane są tylko grupy wierszy jej pliku`,
+    },
+    differencesTitle: 'Czym różni się od /api/sql',
+    differences:
+      'Przeglądarka czyta tylko to, czego zapytanie potrzebuje: pomija pliki według wartości partycji i zakresu czasu, grupy wierszy według ich statystyk, a pobiera tylko kolumny, których zapytanie używa, zapytaniami HTTP o zakresy bajtów. Chwile w czasie (kolumny TIMESTAMPTZ, np. started_at czy read_at) są tu zwykłymi wartościami TIMESTAMP w UTC, bo DuckDB-WASM nie ma bez sieci rozszerzenia stref czasowych: porównuje się je, przycina i formatuje tak samo jak na serwerze, którego sesja działa w UTC, ale wyświetlają się bez strefy (2024-05-01 06:00:00 tam, gdzie /api/sql pisze 2024-05-01 06:00:00+00), a tego, co wymaga stref (AT TIME ZONE, timezone(), rzutowania na TIMESTAMPTZ), brak. Kolumny JSON i zagnieżdżone są tekstem JSON. Nie ma limitu czasu ani wierszy: zapytanie działa na Twoim komputerze.',
   },
 };
