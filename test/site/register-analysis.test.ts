@@ -139,8 +139,8 @@ describe.skipIf(skip)('the register analysis and readable charts in Chromium', (
       const day = new Date(`${lastDay}T00:00:00Z`).toLocaleDateString('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' });
       expect(await chart.locator('.chart-incomplete').textContent()).toContain(day);
       // Drawn apart in each panel, and flagged in the table and the CSV.
-      expect(await chart.locator('path.series.incomplete').count()).toBe(2);
-      expect(await chart.locator('rect.incomplete-span').count()).toBe(2);
+      expect(await chart.locator('.panels.wide path.series.incomplete').count()).toBe(2);
+      expect(await chart.locator('.panels.wide rect.incomplete-span').count()).toBe(2);
       const last = (await page.evaluate<string[][]>(tableOf('chart-market-by-month'))).at(-1)!;
       expect(last[0]).toBe(month);
       expect(last.at(-1)).toBe(`incomplete: ${lastDay}`);
@@ -166,8 +166,8 @@ describe.skipIf(skip)('the register analysis and readable charts in Chromium', (
     const want = expected.get('district')!;
     const last = [...want.keys()].sort().at(-1)!;
     await visit('/datasets/rcn/', async (page) => {
-      const panel = page.locator('#chart-market-by-district svg.plot').first();
-      const tip = page.locator('#chart-market-by-district .chart-tip').first();
+      const panel = page.locator('#chart-market-by-district .panels.wide svg.plot').first();
+      const tip = page.locator('#chart-market-by-district .panels.wide .chart-tip').first();
       await panel.focus();
       await page.keyboard.press('End');
       expect(await tip.isVisible()).toBe(true);
@@ -179,19 +179,20 @@ describe.skipIf(skip)('the register analysis and readable charts in Chromium', (
       await page.keyboard.press('Escape');
       expect(await tip.isVisible()).toBe(false);
       // The pointer: the middle of the month chart's price panel names a month and a price.
-      const price = page.locator('#chart-market-by-month svg.plot').nth(1);
+      const price = page.locator('#chart-market-by-month .panels.wide svg.plot').nth(1);
       await price.hover();
-      const hovered = (await page.locator('#chart-market-by-month .chart-tip').nth(1).textContent()) ?? '';
+      const hovered = (await page.locator('#chart-market-by-month .panels.wide .chart-tip').nth(1).textContent()) ?? '';
       expect(hovered).toMatch(/\d{4}\n.*PLN\/m²: [\d,]+/);
     });
     const touch = await browser.newContext({ hasTouch: true, isMobile: true, viewport: { width: 390, height: 800 } });
     try {
       const page = await touch.newPage();
       await page.goto(`${site.url}/datasets/rcn/`);
-      const panel = page.locator('#chart-market-by-market-type svg.plot').first();
+      // A phone gets the panels drawn for its width.
+      const panel = page.locator('#chart-market-by-market-type .panels.phone svg.plot').first();
       await panel.scrollIntoViewIfNeeded();
       await panel.tap();
-      const tip = page.locator('#chart-market-by-market-type .chart-tip').first();
+      const tip = page.locator('#chart-market-by-market-type .panels.phone .chart-tip').first();
       expect(await tip.isVisible()).toBe(true);
       expect(await tip.textContent()).toMatch(/market\nTransactions: \d+/);
     } finally {
