@@ -16,6 +16,7 @@ const labelsOf = (dictionary: Dictionary): Record<string, Text> => Object.fromEn
 const facts = `
   WITH areas AS (
     SELECT property_gml_id, property_type_value, parcel_ids[1] AS parcel_id,
+      (min_lon + max_lon) / 2 AS lon, (min_lat + max_lat) / 2 AS lat,
       CASE property_type_value
         WHEN 'nieruchomoscLokalowa' THEN list_sum(CAST(json_extract(units, '$[*].usableAreaM2') AS DOUBLE[]))
         WHEN 'nieruchomoscGruntowaNiezabudowana' THEN CAST(land_area_m2 AS DOUBLE)
@@ -27,6 +28,7 @@ const facts = `
     t.market_type_value AS market_type,
     a.property_type_value AS property_type,
     ${districtOf('a.parcel_id')} AS district,
+    a.lon, a.lat,
     CASE WHEN len(t.property_ids) = 1 AND a.area_m2 > 0 THEN CAST(t.gross_price AS DOUBLE) / a.area_m2 END AS price_per_m2
   FROM rcn_transactions t LEFT JOIN areas a ON a.property_gml_id = t.property_ids[1]`;
 
@@ -112,26 +114,20 @@ export const map: readonly MapLayer[] = [
   },
   {
     name: 'district-prices',
-    title: text('Median price per m² of flats, by district', 'Mediana ceny za m² lokali według dzielnic'),
+    title: text('Median price per m² of premises, by district', 'Mediana ceny za m² lokali według dzielnic'),
     description: text(
-      'Units (flats and premises) sold whole on the free market: gross price of the property over the usable area of its units, within 1,000–50,000 PLN/m² and 15–400 m². ' +
-        'District from the TERYT prefix of the cadastral identifiers. The register holds no district boundaries: each circle stands at the centre of the district’s properties.',
-      'Lokale zbyte w całości na wolnym rynku: cena brutto nieruchomości podzielona przez powierzchnię użytkową jej lokali, w granicach 1000–50 000 zł/m² i 15–400 m². ' +
-        'Dzielnica z prefiksu TERYT identyfikatorów ewidencyjnych. Rejestr nie zawiera granic dzielnic: każde koło stoi w środku nieruchomości dzielnicy.',
+      'The figures of the register’s analysis by district: premises sold alone (transactions of one property), gross price over the usable area of the units. ' +
+        'District from the TERYT prefix of the first parcel. The register holds no district boundaries: each circle stands at the centre of the premises sold in the district.',
+      'Liczby z analizy rejestru według dzielnic: lokale sprzedane pojedynczo (transakcje jednej nieruchomości), cena brutto podzielona przez powierzchnię użytkową lokali. ' +
+        'Dzielnica z prefiksu TERYT pierwszej działki. Rejestr nie zawiera granic dzielnic: każde koło stoi w środku lokali sprzedanych w dzielnicy.',
     ),
-    sql: `WITH districts(code, name) AS (VALUES ${districtNames}),
-          sold AS (
-            SELECT ${districtOf("coalesce(parcel_ids[1], units->>'$[0].id')")} AS code,
-                   (min_lon + max_lon) / 2 AS lon, (min_lat + max_lat) / 2 AS lat,
-                   CAST(gross_price AS DOUBLE) / list_sum(CAST(json_extract(units, '$[*].usableAreaM2') AS DOUBLE[])) AS per_m2,
-                   list_sum(CAST(json_extract(units, '$[*].usableAreaM2') AS DOUBLE[])) AS area
-            FROM rcn_properties
-            WHERE property_type_value = 'nieruchomoscLokalowa' AND property_right_share = '1/1' AND min_lon IS NOT NULL
-              AND property_gml_id IN (SELECT unnest(property_ids) FROM rcn_transactions WHERE transaction_type_value = 'wolnyRynek'))
-          SELECT code AS id, coalesce(any_value(districts.name), code) AS name, avg(lon) AS lon, avg(lat) AS lat, median(per_m2) AS value, count(*) AS count
-          FROM sold LEFT JOIN districts USING (code)
-          WHERE code <> '' AND area BETWEEN 15 AND 400 AND per_m2 BETWEEN 1000 AND 50000
-          GROUP BY code ORDER BY code`,
-    value: { label: text('Median price per m²', 'Mediana ceny za m²'), unit: text('PLN/m²', 'zł/m²'), count: text('units sold', 'zbyte lokale') },
+    // The analysis's own facts and median, so that the map and the charts never disagree.
+    sql: `WITH facts AS (${facts}), districts(code, name) AS (VALUES ${districtNames})
+          SELECT district AS id, coalesce(any_value(districts.name), district) AS name, avg(lon) AS lon, avg(lat) AS lat,
+                 round(median(price_per_m2), 0) AS value, count(*) AS count
+          FROM facts LEFT JOIN districts ON districts.code = facts.district
+          WHERE district IS NOT NULL AND property_type = 'nieruchomoscLokalowa' AND price_per_m2 IS NOT NULL AND lon IS NOT NULL
+          GROUP BY district ORDER BY district`,
+    value: { label: text('Median price per m²', 'Mediana ceny za m²'), unit: text('PLN/m²', 'zł/m²'), count: text('premises sold alone', 'lokale sprzedane pojedynczo') },
   },
 ];

@@ -6,7 +6,7 @@ import { crc32, deflateSync } from 'node:zlib';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { figuresPath } from '../../core/published-tree.ts';
-import type { MapLayerData } from '../../datasets/vocabulary/figure.ts';
+import type { ChartData, MapLayerData } from '../../datasets/vocabulary/figure.ts';
 import { browserTestsRequired, chromiumPath, launchChromium, servedSite, watchedTab } from '../fixtures/chromium.ts';
 import type { TestServer } from '../fixtures/server.ts';
 
@@ -63,6 +63,7 @@ describe.skipIf(skip)('the maps in Chromium', () => {
   const tileRequests: string[] = [];
   let tileOrigin: string;
   const layers = new Map<string, MapLayerData>();
+  const charts = new Map<string, ChartData>();
 
   beforeAll(async () => {
     const png = tilePng([221, 231, 214]);
@@ -78,8 +79,9 @@ describe.skipIf(skip)('the maps in Chromium', () => {
     offline = none.site;
     online = (await servedSite('map-tiles', { tiles: `${tileOrigin}/{z}/{x}/{y}.png` })).site;
     for (const name of ['rcn', 'citybike', 'bike-counter', 'air-quality']) {
-      const figures = JSON.parse(await readFile(join(none.tree, figuresPath(name)), 'utf8')) as { map: MapLayerData[] };
+      const figures = JSON.parse(await readFile(join(none.tree, figuresPath(name)), 'utf8')) as { map: MapLayerData[]; charts: ChartData[] };
       for (const layer of figures.map) layers.set(`${name}/${layer.name}`, layer);
+      for (const chart of figures.charts) charts.set(`${name}/${chart.name}`, chart);
     }
     browser = await launchChromium();
   }, 300_000);
@@ -102,6 +104,10 @@ describe.skipIf(skip)('the maps in Chromium', () => {
       expect(place.value, place.name).toBeGreaterThan(1000);
       expect(place.count, place.name).toBeGreaterThan(0);
     }
+    // The map's medians are the register analysis's, district for district.
+    const byDistrict = charts.get('rcn/market-by-district')!;
+    const analysed = new Map(byDistrict.rows.filter((row) => row.panel === 'premises-price-per-m2' && row.y !== null).map((row) => [row.x, row.y]));
+    expect(new Map(districts.places.map((place) => [place.id, place.value]))).toEqual(analysed);
   });
 
   it('draws the map offline with tiles set to none: no tile requested, places named on a tap', async () => {
@@ -119,7 +125,7 @@ describe.skipIf(skip)('the maps in Chromium', () => {
       expect(await districts.count()).toBe(layers.get('rcn/district-prices')!.places.length);
       expect(await page.locator('g.value-labels text').count()).toBe(layers.get('rcn/district-prices')!.places.length);
       await districts.first().tap();
-      expect(await page.locator('[data-map-picked]').textContent()).toMatch(/^[^:]+: [\d,]+ PLN\/m² · units sold: \d+$/);
+      expect(await page.locator('[data-map-picked]').textContent()).toMatch(/^[^:]+: [\d,]+ PLN\/m² · premises sold alone: \d+$/);
     });
     expect(elsewhere).toEqual([]);
     expect(tileRequests).toEqual([]);
