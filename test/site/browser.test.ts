@@ -1,9 +1,9 @@
 import { mkdir, readdir } from 'node:fs/promises';
 import { join, relative } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { datasets } from '../../datasets/index.ts';
-import { browserTestsRequired, chromiumPath, launchChromium, servedSite, watchedTab } from '../fixtures/chromium.ts';
+import { browsedSite, skipWithoutChromium, type Visit } from '../fixtures/chromium.ts';
 import type { TestServer } from '../fixtures/server.ts';
 
 /**
@@ -13,9 +13,7 @@ import type { TestServer } from '../fixtures/server.ts';
  * `npm start` does.
  */
 
-const executablePath = chromiumPath();
-const skip = !executablePath && !browserTestsRequired();
-if (skip) console.warn('test/site/browser.test.ts: skipped, no Chromium found (apt-get install chromium, or set CHROMIUM_PATH); CI never skips it');
+const skip = skipWithoutChromium('test/site/browser.test.ts');
 
 const SCREENSHOTS = 'test-results/site';
 
@@ -72,27 +70,20 @@ const twinOf = (path: string) => (languageOf(path) === 'pl' ? path.slice(3) || '
 describe.skipIf(skip)('the site in Chromium', () => {
   let pages: string[];
   let site: TestServer;
-  let browser: Browser;
   let tab: Page;
-  let open: (url: string, use?: (page: Page) => Promise<void>) => Promise<void>;
+  let visit: Visit;
+  let close: (() => Promise<void>) | undefined;
   const links = new Map<string, Set<string>>(); // target → pages linking to it
   const serverLinks = new Set<string>();
 
   beforeAll(async () => {
     let tree: string;
-    ({ tree, site } = await servedSite('site'));
-    pages = await pagesOf(tree);
-    browser = await launchChromium();
     // One tab for every visit: a new one per page costs more than the page itself.
-    ({ tab, visit: open } = await watchedTab(browser));
+    ({ tree, site, tab, visit, close } = await browsedSite('site'));
+    pages = await pagesOf(tree);
   }, 300_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await site?.close();
-  });
-
-  const visit = (path: string, use?: (page: Page) => Promise<void>) => open(site.url + path, use);
+  afterAll(() => close?.());
 
   it('has every page in both languages, and every endpoint has its docs page', () => {
     const english = pages.filter((path) => languageOf(path) === 'en');

@@ -1,12 +1,11 @@
 import { readFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChartData, MapLayerData } from '../../datasets/vocabulary/figure.ts';
 import { datasets } from '../../datasets/index.ts';
-import { CATALOGUE, figuresPath } from '../../core/published-tree.ts';
+import { CATALOGUE } from '../../core/published-tree.ts';
 import type { CatalogueTable } from '../../site/snapshot/tree-snapshot.ts';
-import { browserTestsRequired, chromiumPath, launchChromium, servedSite, watchedTab } from '../fixtures/chromium.ts';
+import { browsedSite, publishedFigures, skipWithoutChromium, type Visit } from '../fixtures/chromium.ts';
 import type { TestServer } from '../fixtures/server.ts';
 
 /**
@@ -15,9 +14,7 @@ import type { TestServer } from '../fixtures/server.ts';
  * every download answers with its catalogued bytes, in both languages.
  */
 
-const executablePath = chromiumPath();
-const skip = !executablePath && !browserTestsRequired();
-if (skip) console.warn('test/site/dataset-pages.test.ts: skipped, no Chromium found (apt-get install chromium, or set CHROMIUM_PATH); CI never skips it');
+const skip = skipWithoutChromium('test/site/dataset-pages.test.ts');
 
 const SCREENSHOTS = 'test-results/site';
 const prefixes = { en: '', pl: '/pl' } as const;
@@ -45,26 +42,19 @@ const drawnMap = `(() => {
 
 describe.skipIf(skip)('the data-set pages and the downloads page in Chromium', () => {
   let site: TestServer;
-  let browser: Browser;
   let tree: string;
   let catalogue: { tables: CatalogueTable[] };
-  const figures = new Map<string, { charts: ChartData[]; map: MapLayerData[] }>();
-  let open: (url: string, use?: (page: Page) => Promise<void>) => Promise<void>;
+  let figures: Map<string, { charts: ChartData[]; map: MapLayerData[] }>;
+  let visit: Visit;
+  let close: (() => Promise<void>) | undefined;
 
   beforeAll(async () => {
-    ({ tree, site } = await servedSite('site-datasets'));
+    ({ tree, site, visit, close } = await browsedSite('site-datasets', { tab: { viewport: { width: 1280, height: 900 } } }));
     catalogue = JSON.parse(await readFile(join(tree, CATALOGUE), 'utf8'));
-    for (const dataset of datasets) figures.set(dataset.name, JSON.parse(await readFile(join(tree, figuresPath(dataset.name)), 'utf8')));
-    browser = await launchChromium();
-    ({ visit: open } = await watchedTab(browser, { viewport: { width: 1280, height: 900 } }));
+    figures = await publishedFigures(tree);
   }, 300_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await site?.close();
-  });
-
-  const visit = (path: string, use?: (page: Page) => Promise<void>) => open(site.url + path, use);
+  afterAll(() => close?.());
 
   it('draws every chart of every data set, panel by panel, with a text alternative and its data', async () => {
     for (const [lang, prefix] of Object.entries(prefixes)) {

@@ -1,13 +1,10 @@
-import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { crc32, deflateSync } from 'node:zlib';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { figuresPath } from '../../core/published-tree.ts';
 import type { ChartData, MapLayerData } from '../../datasets/vocabulary/figure.ts';
-import { browserTestsRequired, chromiumPath, launchChromium, servedSite, watchedTab } from '../fixtures/chromium.ts';
+import { launchChromium, publishedFigures, servedSite, skipWithoutChromium, watchedTab } from '../fixtures/chromium.ts';
 import type { TestServer } from '../fixtures/server.ts';
 
 /**
@@ -17,9 +14,7 @@ import type { TestServer } from '../fixtures/server.ts';
  * layers (its properties, and median prices by district) are checked in both.
  */
 
-const executablePath = chromiumPath();
-const skip = !executablePath && !browserTestsRequired();
-if (skip) console.warn('test/site/map.test.ts: skipped, no Chromium found (apt-get install chromium, or set CHROMIUM_PATH); CI never skips it');
+const skip = skipWithoutChromium('test/site/map.test.ts');
 
 /** A valid 256×256 PNG of one colour (8-bit RGB, no filter), made with zlib alone. */
 function tilePng(rgb: readonly [number, number, number]): Buffer {
@@ -78,8 +73,7 @@ describe.skipIf(skip)('the maps in Chromium', () => {
     const none = await servedSite('map-none', { tiles: 'none' });
     offline = none.site;
     online = (await servedSite('map-tiles', { tiles: `${tileOrigin}/{z}/{x}/{y}.png` })).site;
-    for (const name of ['rcn', 'citybike', 'bike-counter', 'air-quality']) {
-      const figures = JSON.parse(await readFile(join(none.tree, figuresPath(name)), 'utf8')) as { map: MapLayerData[]; charts: ChartData[] };
+    for (const [name, figures] of await publishedFigures(none.tree)) {
       for (const layer of figures.map) layers.set(`${name}/${layer.name}`, layer);
       for (const chart of figures.charts) charts.set(`${name}/${chart.name}`, chart);
     }

@@ -11,7 +11,8 @@ import { generateSample } from '../../scripts/sample/generate.ts';
 import { staticTree } from '../../server/static-tree.ts';
 import { en } from '../../site/i18n/en.ts';
 import { pl } from '../../site/i18n/pl.ts';
-import { browserTestsRequired, chromiumPath, launchChromium, servedSite, watchedTab } from '../fixtures/chromium.ts';
+import { browsedSite, skipWithoutChromium } from '../fixtures/chromium.ts';
+import { parseCsv } from '../fixtures/csv.ts';
 import type { TestServer } from '../fixtures/server.ts';
 import { tempDir } from '../fixtures/tiny.ts';
 
@@ -21,9 +22,7 @@ import { tempDir } from '../fixtures/tiny.ts';
  * same page from a static host, where no server answers.
  */
 
-const executablePath = chromiumPath();
-const skip = !executablePath && !browserTestsRequired();
-if (skip) console.warn('test/site/query-page.test.ts: skipped, no Chromium found (apt-get install chromium, or set CHROMIUM_PATH); CI never skips it');
+const skip = skipWithoutChromium('test/site/query-page.test.ts');
 
 const SCREENSHOTS = 'test-results/site';
 const dictionaries = { en, pl } as const;
@@ -36,29 +35,6 @@ const README_QUERIES = [
   "SELECT * FROM bike_counter_readings WHERE read_at >= '2025-01-01'",
   'SELECT * FROM bike_counter_counters',
 ];
-
-/** RFC 4180 CSV (as the page's download writes it) as rows of fields. */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const char = text[i]!;
-    if (quoted) {
-      if (char === '"' && text[i + 1] === '"') (field += '"'), i++;
-      else if (char === '"') quoted = false;
-      else field += char;
-    } else if (char === '"') quoted = true;
-    else if (char === ',') row.push(field), (field = '');
-    else if (char === '\r' && text[i + 1] === '\n') {
-      row.push(field);
-      rows.push(row);
-      (row = []), (field = ''), i++;
-    } else field += char;
-  }
-  return rows;
-}
 
 /** Served like a static host: the tree's files and nothing else (no API, no /healthz); `downloads` from another tree when given. */
 async function startStaticHost(tree: string, downloads?: string): Promise<{ url: string; server: Server }> {
@@ -84,22 +60,23 @@ describe.skipIf(skip)('the query page in Chromium', () => {
   let browser: Browser;
   let tab: Page;
   let problems: string[];
+  let close: (() => Promise<void>) | undefined;
   const types = new Map<string, string>(); // path → content-type, of everything the pages loaded
   const loadedHere = new Set<string>(); // paths the current page loaded
 
   beforeAll(async () => {
-    ({ tree, site } = await servedSite('query-page'));
-    staticHost = await startStaticHost(tree);
-    browser = await launchChromium();
-    ({ tab, problems } = await watchedTab(browser, { acceptDownloads: true }, (response) => {
-      types.set(new URL(response.url()).pathname, response.headers()['content-type'] ?? '');
-      loadedHere.add(new URL(response.url()).pathname);
+    ({ tree, site, browser, tab, problems, close } = await browsedSite('query-page', {
+      tab: { acceptDownloads: true },
+      onResponse: (response) => {
+        types.set(new URL(response.url()).pathname, response.headers()['content-type'] ?? '');
+        loadedHere.add(new URL(response.url()).pathname);
+      },
     }));
+    staticHost = await startStaticHost(tree);
   }, 300_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await site?.close();
+    await close?.();
     await new Promise((closed) => staticHost?.server.close(closed));
   });
 

@@ -1,10 +1,11 @@
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sensorWords } from '../../datasets/air-quality/words.ts';
 import { districts } from '../../datasets/rcn/districts.ts';
 import { marketTypes, propertyTypes } from '../../datasets/rcn/dictionaries.ts';
-import { browserTestsRequired, chromiumPath, launchChromium, servedSite, watchedTab } from '../fixtures/chromium.ts';
+import { browsedSite, skipWithoutChromium, type Visit } from '../fixtures/chromium.ts';
+import { parseCsv } from '../fixtures/csv.ts';
 import type { TestServer } from '../fixtures/server.ts';
 import { tinySnapshot, withDatabase } from '../fixtures/tiny.ts';
 
@@ -15,9 +16,7 @@ import { tinySnapshot, withDatabase } from '../fixtures/tiny.ts';
  * no Polish sensor words on English pages but marked unknowns, values shown on focus, hover and tap.
  */
 
-const executablePath = chromiumPath();
-const skip = !executablePath && !browserTestsRequired();
-if (skip) console.warn('test/site/register-analysis.test.ts: skipped, no Chromium found');
+const skip = skipWithoutChromium('test/site/register-analysis.test.ts');
 
 /** Run in the page: a chart's table as text cells, header first. */
 const tableOf = (id: string) =>
@@ -26,35 +25,17 @@ const tableOf = (id: string) =>
 /** Numbers as an English page writes them (1,234.5) or a CSV (1234.5). */
 const numberOf = (cell: string) => Number(cell.replaceAll(',', ''));
 
-function parseCsv(body: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = '';
-  let quoted = false;
-  for (let i = 0; i < body.length; i++) {
-    const char = body[i]!;
-    if (quoted) {
-      if (char === '"' && body[i + 1] === '"') (field += '"'), i++;
-      else if (char === '"') quoted = false;
-      else field += char;
-    } else if (char === '"') quoted = true;
-    else if (char === ',') row.push(field), (field = '');
-    else if (char === '\r' && body[i + 1] === '\n') row.push(field), rows.push(row), (row = []), (field = ''), i++;
-    else field += char;
-  }
-  return rows;
-}
-
 describe.skipIf(skip)('the register analysis and readable charts in Chromium', () => {
   let site: TestServer;
   let browser: Browser;
-  let open: (url: string, use?: (page: Page) => Promise<void>) => Promise<void>;
+  let visit: Visit;
+  let close: (() => Promise<void>) | undefined;
   /** By DuckDB over the snapshot's Parquet: per district, market type and month, transactions and the median price per m² of premises. */
   const expected = new Map<string, Map<string, { transactions: number; median: number | null }>>();
   let lastDay = '';
 
   beforeAll(async () => {
-    ({ site } = await servedSite('site-register'));
+    ({ site, browser, visit, close } = await browsedSite('site-register', { tab: { viewport: { width: 1280, height: 900 } } }));
     const snapshot = await tinySnapshot();
     const parquet = (table: string) => `read_parquet('${join(snapshot.dir, 'rcn', table)}/**/*.parquet', hive_partitioning = false)`;
     await withDatabase(async (db) => {
@@ -79,16 +60,9 @@ describe.skipIf(skip)('the register analysis and readable charts in Chromium', (
       }
       lastDay = (await db.rows<{ day: string }>(`SELECT strftime(max(document_date), '%Y-%m-%d') AS day FROM ${parquet('transactions')}`))[0]!.day;
     });
-    browser = await launchChromium();
-    ({ visit: open } = await watchedTab(browser, { viewport: { width: 1280, height: 900 } }));
   }, 300_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await site?.close();
-  });
-
-  const visit = (path: string, use?: (page: Page) => Promise<void>) => open(site.url + path, use);
+  afterAll(() => close?.());
 
   it('tabulates transactions and the median price per m² by district, market type and month as DuckDB counts them, the CSV beside the page equal to the table', async () => {
     const names = {
