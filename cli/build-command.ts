@@ -4,7 +4,7 @@ import { formatBytes, formatCount, Progress } from '../core/progress.ts';
 import { canBuildSite } from '../scripts/static/site.ts';
 import { OSM_TILES, tilesProblem } from '../core/base-map.ts';
 
-/** `--tiles`: the base map of the site's maps, for `build` and `start`. */
+/** `--tiles`: the base map of the site's maps, for `build` and `start` (ODSNAP_TILES checked as the option is). */
 export const tilesOption = {
   type: 'string',
   value: 'URL|none',

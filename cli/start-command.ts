@@ -11,9 +11,9 @@ import { PullReport } from '../scripts/pull/report.ts';
 import { currentSnapshotId } from '../core/snapshot/layout.ts';
 import { openSnapshot, shapeMismatch } from '../core/snapshot/read.ts';
 import { canBuildSite } from '../scripts/static/site.ts';
-import { OSM_TILES } from '../core/base-map.ts';
 import { builtSnapshotId, INDEX } from '../core/published-tree.ts';
 import { pullSummary } from './pull-command.ts';
+import { tilesOption, tilesSchema } from './build-command.ts';
 import { explainListenError, untilStopped } from './serve-command.ts';
 
 /** Where `start` keeps the sample city it serves to itself as the upstream, inside the data directory. */
@@ -35,6 +35,7 @@ export const startCommand = defineCommand({
     rebuild: { type: 'boolean', description: 'pull and build again even if a snapshot and a tree exist' },
     scale: { type: 'string', value: 'SCALE', description: `size of the sample city pulled when there is no --from (${scales.join(' | ')})`, default: 'small' },
     port: { type: 'string', value: 'PORT', description: 'port to serve on', default: '4321' },
+    tiles: tilesOption,
   },
   schema: z.object({
     data: z.string().min(1),
@@ -43,6 +44,7 @@ export const startCommand = defineCommand({
     rebuild: z.boolean().optional(),
     scale: z.enum(scales, { error: `must be one of ${scales.join(', ')}` }),
     port: z.string().regex(/^\d{1,5}$/, { error: 'must be a port number' }).transform(Number).pipe(z.number().max(65_535, { error: 'must be a port number' })),
+    tiles: tilesSchema,
   }),
   async run(options, output) {
     const progress = new Progress(output);
@@ -78,7 +80,7 @@ export const startCommand = defineCommand({
         dataDir: options.data,
         out: options.out,
         site: canBuildSite(),
-        tiles: process.env.ODSNAP_TILES || OSM_TILES,
+        tiles: options.tiles,
         onStep: (text) => progress.step(text),
         onProgress: ({ endpoint, files }) => progress.update(() => `${endpoint}: ${formatCount(files)} files`),
       });

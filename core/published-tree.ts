@@ -20,6 +20,8 @@ export const DOWNLOADS = 'downloads';
 export const CSV_DOWNLOADS = `${DOWNLOADS}/csv`;
 /** Every Parquet file of the snapshot (rows, bytes, sha256, partition values, time range) with its CSV twin, and the DuckDB script. */
 export const CATALOGUE = `${DOWNLOADS}/catalogue.json`;
+/** The site's page for paths that are no page (site/pages/404.astro): served by odsnap serve, nginx and static hosts. */
+export const NOT_FOUND_PAGE = '404.html';
 
 /**
  * The earliest and latest time of some tables' rows, from their files' ranges (as the catalogue

@@ -11,10 +11,10 @@ import { closeSync, openSync, readSync, writeFileSync, writeSync } from 'node:fs
  * `<name>.index`: a JSON header (its length first, as a 32-bit little-endian number), then the
  * bodies' offsets (64-bit floats, one more than rows), then for each key column its keys' offsets
  * (32-bit, one more than rows), the keys one after another (UTF-8, a null key empty) and the row
- * numbers of its non-null keys sorted by key bytes (32-bit).
+ * numbers of its non-null keys, in row order (32-bit).
  */
 
-const FORMAT = 1;
+const FORMAT = 2;
 
 interface Header {
   readonly format: number;
@@ -73,7 +73,7 @@ export class RecordFileWriter {
       const keys: (Buffer | null)[] = this.keys[c]!.map((key) => (key === null ? null : Buffer.from(key)));
       const keyOffsets = new Uint32Array(rows + 1);
       for (let row = 0; row < rows; row++) keyOffsets[row + 1] = keyOffsets[row]! + (keys[row]?.length ?? 0);
-      const keyed = keys.flatMap((key, row) => (key === null ? [] : [row])).sort((a, b) => Buffer.compare(keys[a]!, keys[b]!) || a - b);
+      const keyed = keys.flatMap((key, row) => (key === null ? [] : [row]));
       const blob = Buffer.concat(keys.filter((key): key is Buffer => key !== null));
       sections.push(Buffer.from(keyOffsets.buffer), blob, Buffer.from(new Uint32Array(keyed).buffer));
       return { column, keyBytes: blob.length, keyed: keyed.length };
@@ -158,13 +158,13 @@ export class RecordFile {
         const blob = Buffer.allocUnsafeSlow(keyBytes);
         readAt(indexFd, blob, keyBytes, keysAt);
         at += keyBytes;
-        const sorted = arrayAt(indexFd, Uint32Array, keyed, at);
+        const keyedRows = arrayAt(indexFd, Uint32Array, keyed, at);
         at += 4 * keyed;
         // A hash table over the keys, at most half full: a lookup is a hash and, mostly, one comparison.
         const slots = new Uint32Array(2 ** Math.ceil(Math.log2(Math.max(2, keyed * 2))));
         const mask = slots.length - 1;
-        // Equal keys come in row order in the sorted list: the first row's is the one kept.
-        for (const row of sorted) {
+        // Rows come in row order: of equal keys, the first row's is the one kept.
+        for (const row of keyedRows) {
           const key = blob.toString('utf8', keyOffsets[row]!, keyOffsets[row + 1]!);
           let slot = hashOf(key) & mask;
           let taken = false;
@@ -254,14 +254,8 @@ export class RecordFile {
 
   private body(row: number): Buffer {
     const start = this.offsets[row]!;
-    const length = this.offsets[row + 1]! - start;
-    const buffer = Buffer.allocUnsafe(length);
-    let read = 0;
-    while (read < length) {
-      const n = readSync(this.fd, buffer, read, length - read, start + read);
-      if (n === 0) throw new Error(`a record file ends before its index says (row ${row})`);
-      read += n;
-    }
+    const buffer = Buffer.allocUnsafe(this.offsets[row + 1]! - start);
+    readAt(this.fd, buffer, buffer.length, start);
     return buffer;
   }
 

@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, join, resolve, dirname } from 'node:path';
 import type { ExtraHandler } from './app.ts';
 import { CORS_LIST, matches, negotiate, type Encoding } from './http/respond.ts';
+import { NOT_FOUND_PAGE } from '../core/published-tree.ts';
 
 /**
  * Serves a tree `odsnap build` wrote (and, later, the site beside it): files as they are, with
@@ -150,14 +151,12 @@ export function staticTree(out: string, accepts: (root: string) => boolean = () 
   /** The site's 404.html, when the tree holds one. */
   const notFoundPage = (request: IncomingMessage, response: ServerResponse): Promise<number> | false => {
     const tree = currentRoot();
-    const entry = tree && lookUp(tree, NOT_FOUND_PAGE);
+    const entry = tree && lookUp(tree, `/${NOT_FOUND_PAGE}`);
     return entry ? respondNotFound(request, response, entry) : false;
   };
   return Object.assign(handler, { clear: () => (checkedAt = 0), notFoundPage });
 }
 
-/** The page the site has for browsers asking for a path that is not there. */
-const NOT_FOUND_PAGE = '/404.html';
 
 /** A file of the tree as the body of a 404: whole, not to be cached or validated (the path may have a page tomorrow). */
 async function respondNotFound(request: IncomingMessage, response: ServerResponse, entry: Entry): Promise<number> {

@@ -35,7 +35,6 @@ export interface RenderedResource {
 
 /** A resource's rendered rows in a file, found by key or by row number without a statement. */
 export interface RenderedRecords {
-  has(column: string): boolean;
   /** The rendered JSON of the first item (in row order) whose `column` is `key`, as UTF-8. */
   find(column: string, key: string): Buffer | undefined;
   /** The rendered JSON of these rows (row numbers of the stored table), in that order, joined by the byte `separator`, for `use` to read while it runs. */
@@ -125,38 +124,30 @@ export function castParam(column: Column, placeholder: string): string {
 }
 
 /**
- * What `find` gives for the first of the `match` columns, tried in order, that holds the value;
- * undefined when none does. Remembered in small tables: a snapshot never changes, and a round trip
- * to DuckDB costs more than the row.
+ * The first row whose `match` columns, tried in order, hold the value; undefined when none does.
+ * Remembered in small tables: a snapshot never changes, and a round trip to DuckDB costs more than
+ * the row.
  */
-export async function firstMatch<T>(request: AnswerRequest, resource: Resource, match: readonly string[], value: unknown, find: (column: string) => Promise<T | undefined>, what: string): Promise<T | undefined> {
-  const lookup = async () => {
-    for (const column of match) {
-      const found = await find(column);
-      if (found !== undefined) return found;
-    }
-    return undefined;
-  };
-  return request.served.isSmall(request.dataset, resource.table)
-    ? request.served.remember(JSON.stringify([request.dataset.name, resource.name, what, match, value]), lookup)
-    : lookup();
-}
-
-/** The first row whose `match` columns, tried in order, hold the value; undefined when none does. */
 export async function findRow(request: AnswerRequest, resourceName: string, match: readonly string[], value: unknown) {
   const resource = resourceOf(request.dataset, resourceName);
   const table = request.dataset.tables[resource.table]!;
   const columns = columnsFor(request, resource);
-  const row = await firstMatch(request, resource, match, value, async (column) => {
-    const values: DuckDBValue[] = [];
-    const bind = (v: DuckDBValue) => `$${values.push(v)}`;
-    const files = request.served.files(request.dataset, resource.table, { equal: { [column]: value } });
-    const [found] = await request.connection.rows(
-      `SELECT ${selectList(columns)} FROM ${request.served.source(request.dataset, resource, files, bind)} WHERE ${quoteIdentifier(column)} = ${castParam(table.columns[column]!, bind(value as string | number))} LIMIT 1`,
-      values,
-      'json', // a wide row of strings
-    );
-    return found;
-  }, 'row');
+  const lookup = async () => {
+    for (const column of match) {
+      const values: DuckDBValue[] = [];
+      const bind = (v: DuckDBValue) => `$${values.push(v)}`;
+      const files = request.served.files(request.dataset, resource.table, { equal: { [column]: value } });
+      const [found] = await request.connection.rows(
+        `SELECT ${selectList(columns)} FROM ${request.served.source(request.dataset, resource, files, bind)} WHERE ${quoteIdentifier(column)} = ${castParam(table.columns[column]!, bind(value as string | number))} LIMIT 1`,
+        values,
+        'json', // a wide row of strings
+      );
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  };
+  const row = await (request.served.isSmall(request.dataset, resource.table)
+    ? request.served.remember(JSON.stringify([request.dataset.name, resource.name, 'row', match, value]), lookup)
+    : lookup());
   return row && { resource, row };
 }

@@ -127,7 +127,8 @@ export interface MapLayer {
   readonly description?: Text;
   /**
    * Returns `id`, `name`, `lon`, `lat` (WGS 84) of each place; with `value` declared, also
-   * `value` (a number) and optionally `count` (how many records the value sums up).
+   * `value` (a number) and, when `value.count` says what it counts, `count` (how many records the
+   * value sums up).
    */
   readonly sql: string;
   /**

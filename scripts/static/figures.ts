@@ -47,8 +47,8 @@ export async function figuresOf(db: Database, dataset: Dataset): Promise<Dataset
   }
   const map: MapLayerData[] = [];
   for (const layer of dataset.map) {
-    const returned = new Set((await db.rows<{ column_name: string }>(`DESCRIBE ${layer.sql}`)).map((column) => column.column_name));
-    const figures = layer.value ? [', CAST(value AS DOUBLE) AS value', ...(returned.has('count') ? [', CAST(count AS INTEGER) AS count'] : [])] : [];
+    // A layer that declares what `count` counts returns it (see MapLayer.sql).
+    const figures = layer.value ? [', CAST(value AS DOUBLE) AS value', ...(layer.value.count ? [', CAST(count AS INTEGER) AS count'] : [])] : [];
     const places = await db.rows<MapPlace>(
       `SELECT CAST(id AS VARCHAR) AS id, CAST(name AS VARCHAR) AS name, CAST(lon AS DOUBLE) AS lon, CAST(lat AS DOUBLE) AS lat${figures.join('')}
        FROM (${layer.sql}) WHERE lon IS NOT NULL AND lat IS NOT NULL${layer.value ? ' AND value IS NOT NULL AND isfinite(CAST(value AS DOUBLE))' : ''}`,

@@ -6,10 +6,10 @@
  * that read it (Netlify, Cloudflare Pages), which compress by themselves.
  */
 
+import { NOT_FOUND_PAGE } from '../../core/published-tree.ts';
+
 export const NGINX_SNIPPET = 'nginx.conf';
 export const HEADERS_FILE = '_headers';
-/** The site's page for paths that are no page (site/pages/404.astro). */
-export const NOT_FOUND_PAGE = '404.html';
 
 const JSON_CACHE = 'public, max-age=300';
 const DOWNLOAD_CACHE = 'public, max-age=3600';

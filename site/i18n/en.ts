@@ -266,7 +266,7 @@ export const en = {
     recordsFrom: (range: string) => `Its records run ${range}.`,
     datesOfRecords: 'dates of the records',
     liveCaptures: 'live captures',
-    nav: { datasets: 'Data sets', menu: 'Menu' },
+    nav: { datasets: 'Data sets' },
     datasets: {
       title: 'Data sets',
       lead: 'Every data set of this site, with its tables, rows and the time its records cover.',

@@ -267,7 +267,7 @@ export const pl: Ui = {
     recordsFrom: (range: string) => `Jej rekordy obejmują okres ${range}.`,
     datesOfRecords: 'daty rekordów',
     liveCaptures: 'zapisy na żywo',
-    nav: { datasets: 'Zbiory danych', menu: 'Menu' },
+    nav: { datasets: 'Zbiory danych' },
     datasets: {
       title: 'Zbiory danych',
       lead: 'Wszystkie zbiory danych tej strony: ich tabele, wiersze i okres, który obejmują rekordy.',

@@ -60,6 +60,8 @@ describe('odsnap', () => {
     [['sample', 'extra'], "Unexpected argument 'extra'"],
     [['verify', '--data'], "Option '--data <value>' argument missing"],
     [['serve', '--memory-limit', 'lots'], '--memory-limit must be a size such as 128MB or 1GB'],
+    [['build', '--tiles', 'ftp://tiles.example.org/{z}/{x}/{y}.png'], '--tiles must be none, or an http(s) URL template'],
+    [['start', '--tiles', 'https://tiles.example.org/tile.png'], '--tiles must hold {z}, {x}, {y}'],
     [['sample', '--seed', '-1'], "Option '--seed' argument is ambiguous: a value that starts with a dash is written --seed=-…; run"],
   ];
 

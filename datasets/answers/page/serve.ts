@@ -71,18 +71,12 @@ interface PageFacts {
 }
 
 /** What goes before and after an offset page's items' JSON joined by commas, as JSON.stringify makes offsetPage. */
-function offsetPageAround(page: PageFacts, envelope?: Readonly<Record<string, unknown>>): [Buffer, Buffer] {
+export function offsetPageAround(page: PageFacts, envelope?: Readonly<Record<string, unknown>>): [Buffer, Buffer] {
   const { items: _, ...rest } = offsetPage(Array.from({ length: page.count }), page, envelope);
   return [ITEMS_OPEN, Buffer.from(`],${JSON.stringify(rest).slice(1)}`)];
 }
 
 const ITEMS_OPEN = Buffer.from('{"items":[');
-
-/** An offset page's JSON from its items' JSON joined by commas: the bytes JSON.stringify makes of offsetPage. */
-export function offsetPageBytes(items: Uint8Array, page: PageFacts, envelope?: Readonly<Record<string, unknown>>): Buffer {
-  const [before, after] = offsetPageAround(page, envelope);
-  return Buffer.concat([before, items, after]);
-}
 
 /** A filter as SQL over the in-memory copy; `stored` names the stored table, whose rows match it by row number. */
 function condition(filter: Exclude<Filter, { kind: 'intersects' }>, value: string | number, column: Column, bind: (v: DuckDBValue) => string, stored: string): string {
