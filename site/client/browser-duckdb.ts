@@ -4,19 +4,21 @@ import * as duckdb from '@duckdb/duckdb-wasm';
 import wasmUrl from '@duckdb/duckdb-wasm/dist/duckdb-eh.wasm?url';
 import workerUrl from '@duckdb/duckdb-wasm/dist/duckdb-browser-eh.worker.js?url';
 import type { Vector } from 'apache-arrow';
-import { parquetMetadataAsync, type AsyncBuffer, type FileMetaData } from 'hyparquet';
+import { parquetMetadataAsync, type FileMetaData } from 'hyparquet';
 import { browserType, columnSql, createTableSql, partsAsArrow, quoteIdentifier, readColumns, type CatalogueColumn } from './parquet-table.ts';
-import { fileRanges, scanMayRead, scansOf, statisticValue, type CatalogueFile, type CataloguePartition, type ColumnTypes, type Scan } from './scan-plan.ts';
+import { RemoteFile } from './remote-file.ts';
+import { escapeRegExp, fileRanges, scanMayRead, scansOf, statisticValue, type CatalogueFile, type CataloguePartition, type ColumnTypes, type Scan } from './scan-plan.ts';
 import { textResult, type ArrowLike, type TextResult } from './sql-result.ts';
 
 /**
  * DuckDB in the browser over the published Parquet files, loaded on first use (this module is
  * imported dynamically, so no other page pays for it). Every table of the downloads catalogue
  * is there under the name `odsnap sql` and `/api/sql` give it, and holds, when a query runs, the
- * rows and columns that query can need: DuckDB plans the query first (scan-plan.ts says what
- * each scan reads), files are skipped by the catalogue, row groups by their statistics, and what
- * is left is fetched by HTTP range requests, only the columns asked for (parquet-table.ts).
- * `count(*)` of a table reads no file at all: the catalogue has every file's rows.
+ * rows and columns that query can need besides what earlier queries read: DuckDB plans the query
+ * first (scan-plan.ts says what each scan reads), files are skipped by the catalogue, row groups
+ * by their statistics, and what is left is fetched by HTTP range requests, only the columns asked
+ * for (parquet-table.ts). `count(*)` of a table reads no file at all: the catalogue has every
+ * file's rows.
  */
 
 /** The part of downloads/catalogue.json read here (scripts/static/downloads/catalogue.ts writes it). */
@@ -42,42 +44,10 @@ export interface BrowserDatabase {
 const FOOTER_GUESS = 16 * 1024;
 /** Where the empty tables queries are planned over are. */
 const PLAN_SCHEMA = 'odsnap_plan';
+/** Where the rows read so far are: a table's name is a view of them (see Held). */
+const ROWS_SCHEMA = 'odsnap_rows';
 /** Files fetched at once. */
 const PARALLEL = 6;
-
-/**
- * A published file read by HTTP range requests, its size known from the catalogue (no HEAD). A
- * range inside one already fetched is cut from it, so nothing is fetched twice.
- */
-class RemoteFile implements AsyncBuffer {
-  private readonly held: { start: number; end: number; bytes: Promise<ArrayBuffer> }[] = [];
-  constructor(
-    readonly url: string,
-    readonly byteLength: number,
-  ) {}
-
-  slice(start: number, end = this.byteLength): Promise<ArrayBuffer> {
-    if (start < 0) start = Math.max(0, this.byteLength + start);
-    const held = this.held.find((range) => range.start <= start && end <= range.end);
-    if (held) return held.bytes.then((bytes) => bytes.slice(start - held.start, end - held.start));
-    const range = { start, end, bytes: this.fetch(start, end) };
-    this.held.push(range);
-    range.bytes.catch(() => this.held.splice(this.held.indexOf(range), 1));
-    return range.bytes;
-  }
-
-  private async fetch(start: number, end: number): Promise<ArrayBuffer> {
-    const response = await fetch(this.url, { headers: { Range: `bytes=${start}-${end - 1}` } });
-    if (!response.ok) throw new Error(`${new URL(this.url).pathname} answered ${response.status}`);
-    const bytes = await response.arrayBuffer();
-    // A host that ignores Range sends the whole file: keep it all.
-    if (response.status === 200) {
-      this.held.push({ start: 0, end: bytes.byteLength, bytes: Promise.resolve(bytes) });
-      return bytes.slice(start, end);
-    }
-    return bytes;
-  }
-}
 
 /** Runs `work` on every item, `PARALLEL` at a time. */
 async function eachAtOnce<T>(items: readonly T[], work: (item: T) => Promise<void>): Promise<void> {
@@ -96,18 +66,49 @@ interface Part {
   readonly rowEnd: number;
 }
 const partKey = (part: Part) => `${part.file.url}#${part.group}`;
+const vectorKey = (part: Part, column: string) => `${partKey(part)}:${column}`;
 
-/** What a table holds in DuckDB now: these columns (the rest NULL) of these parts. */
+/**
+ * What a table holds now, which only grows: the row groups read, each with the columns read of
+ * it (the rest NULL), are rows of its table in ROWS_SCHEMA; files counted (count(*) reads no
+ * column) add rows with no value for their rows not read. The table's own name is a view of both.
+ * Rows more than a query needs do no harm: the filters that left their parts out drop them too.
+ */
 interface Held {
-  readonly columns: ReadonlySet<string>;
-  readonly parts: ReadonlySet<string>;
-  /** Files all of whose rows are held. */
-  readonly whole: ReadonlySet<string>;
-  /** Whether it is a view of rows with no values (for count(*)) rather than a table. */
-  readonly view: boolean;
+  readonly parts: ReadonlyMap<string, { readonly part: Part; readonly columns: ReadonlySet<string> }>;
+  readonly counted: ReadonlyMap<string, CatalogueFile>;
+}
+const nothingHeld: Held = { parts: new Map(), counted: new Map() };
+
+/** Rows of each file that are rows read. */
+function rowsRead(held: Held): Map<string, number> {
+  const rows = new Map<string, number>();
+  for (const { part } of held.parts.values()) rows.set(part.file.url, (rows.get(part.file.url) ?? 0) + part.rowEnd - part.rowStart);
+  return rows;
 }
 
-const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** Whether the table holds these parts of these columns (with no column: all the rows of these files). */
+function covered(held: Held, columns: readonly CatalogueColumn[], parts: readonly Part[]): boolean {
+  if (columns.length)
+    return parts.every((part) => {
+      const read = held.parts.get(partKey(part))?.columns;
+      return read !== undefined && columns.every((column) => read.has(column.name));
+    });
+  const read = rowsRead(held);
+  return parts.every((part) => held.counted.has(part.file.url) || read.get(part.file.url) === part.file.rows);
+}
+
+/** The view named as the table: its rows read and, made as they are read (not stored), its counted rows with no value. */
+function viewSql(table: CatalogueTable, held: Held): string {
+  const read = rowsRead(held);
+  const empty = [...held.counted.values()].reduce((sum, file) => sum + Math.max(0, file.rows - (read.get(file.url) ?? 0)), 0);
+  const name = quoteIdentifier(table.sqlName);
+  const nulls = table.columns.map((column) => `NULL::${browserType(column)} AS ${quoteIdentifier(column.name)}`).join(', ');
+  return `CREATE OR REPLACE VIEW ${name} AS SELECT * FROM ${ROWS_SCHEMA}.${name}${empty > 0 ? ` UNION ALL SELECT ${nulls} FROM range(${empty})` : ''}`;
+}
+
+/** The SQL without its comments and string literals: where it names tables. */
+const sqlWords = (sql: string) => sql.replace(/--[^\n]*|\/\*[\s\S]*?\*\/|'(?:[^']|'')*'/g, ' ');
 
 /** `catalogueUrl`: where downloads/catalogue.json is; file URLs in it are resolved against it. */
 export async function openBrowserDatabase(catalogueUrl: string): Promise<BrowserDatabase> {
@@ -125,18 +126,20 @@ export async function openBrowserDatabase(catalogueUrl: string): Promise<Browser
   // DuckDB-WASM (1.4) truncates to a day or more as DATE, the server's DuckDB (1.5) as TIMESTAMP:
   // the server's way, so both give the same rows.
   await connection.query('CREATE TEMP MACRO date_trunc(part, value) AS CAST(system.main.date_trunc(part, value) AS TIMESTAMP)');
-  for (const table of catalogue.tables) await connection.query(createTableSql(table.sqlName, table.columns));
-  // Queries are planned over empty tables of the same shapes: a table may be a view for the time
-  // being (see load), which a plan would show as what it is made of, not as a scan of the table.
-  await connection.query(`CREATE SCHEMA ${PLAN_SCHEMA}`);
-  for (const table of catalogue.tables) await connection.query(createTableSql(table.sqlName, table.columns, PLAN_SCHEMA));
+  // Queries are planned over empty tables of the same shapes, not over the views named as the
+  // tables (see Held): a plan would show a view's rows with no value as no scan of the table.
+  await connection.query(`CREATE SCHEMA ${ROWS_SCHEMA}; CREATE SCHEMA ${PLAN_SCHEMA}`);
+  for (const table of catalogue.tables) {
+    await connection.query(`${createTableSql(table.sqlName, table.columns, ROWS_SCHEMA)}; ${createTableSql(table.sqlName, table.columns, PLAN_SCHEMA)}`);
+    await connection.query(viewSql(table, nothingHeld));
+  }
 
   const tables = new Map(catalogue.tables.map((table) => [table.sqlName, table]));
   const typesOf = new Map<string, ColumnTypes>(catalogue.tables.map((table) => [table.sqlName, new Map(table.columns.map((column) => [column.name, browserType(column)]))]));
   const files = new Map<string, { file: RemoteFile; metadata: Promise<FileMetaData> }>();
   /** Columns read so far, by part and column: a query asking again fetches nothing. */
   const vectors = new Map<string, Vector>();
-  const held = new Map<string, Held>(catalogue.tables.map((table) => [table.sqlName, { columns: new Set(), parts: new Set(), whole: new Set(), view: false }]));
+  const held = new Map<string, Held>(catalogue.tables.map((table) => [table.sqlName, nothingHeld]));
 
   const remote = (file: CatalogueFile) => {
     let found = files.get(file.url);
@@ -149,8 +152,8 @@ export async function openBrowserDatabase(catalogueUrl: string): Promise<Browser
     return found;
   };
 
-  /** The scans of the query, by table; undefined when DuckDB cannot plan it (then every table it names is read whole). */
-  async function plan(sql: string): Promise<Scan[] | undefined> {
+  /** The scans of the query, by table; `fails` when it fails to bind; undefined when DuckDB cannot plan it. */
+  async function plan(sql: string): Promise<Scan[] | 'fails' | undefined> {
     // EXPLAIN covers one statement: more than one are read whole.
     if (/;\s*\S/.test(sql.replace(/--[^\n]*/g, '').trim())) return undefined;
     // Statistics of tables not loaded yet would let DuckDB prune scans away from the plan.
@@ -161,7 +164,7 @@ export async function openBrowserDatabase(catalogueUrl: string): Promise<Browser
       return typeof plan === 'string' ? scansOf(plan, typesOf) : undefined;
     } catch (failure) {
       // The query fails the same way when run: nothing to load for it.
-      if (/^(Parser|Catalog|Binder) Error/.test(failure instanceof Error ? failure.message : '')) return [];
+      if (/^(Parser|Catalog|Binder) Error/.test(failure instanceof Error ? failure.message : '')) return 'fails';
       return undefined;
     } finally {
       await connection.query('RESET disabled_optimizers; RESET search_path');
@@ -193,56 +196,74 @@ export async function openBrowserDatabase(catalogueUrl: string): Promise<Browser
     return { columns, parts };
   }
 
-  const covered = (now: Held, columns: readonly CatalogueColumn[], parts: readonly Part[]) =>
-    columns.every((column) => now.columns.has(column.name)) && parts.every((part) => now.parts.has(partKey(part)) || now.whole.has(part.file.url));
-
-  /** Makes the table hold these parts of these columns (the rest NULL). */
+  /** Makes the table hold, besides what it holds, these parts of these columns (with no column: all the rows of these files). */
   async function load(table: CatalogueTable, columns: readonly CatalogueColumn[], parts: readonly Part[]): Promise<void> {
-    const vectorKey = (part: Part, column: string) => `${partKey(part)}:${column}`;
-    await eachAtOnce(parts.filter((part) => part.group >= 0), async (part) => {
+    const now = held.get(table.sqlName)!;
+    const next: Held = columns.length
+      ? { parts: await readRows(table, now, columns, parts), counted: now.counted }
+      : { parts: now.parts, counted: new Map([...now.counted, ...parts.map((part) => [part.file.url, part.file] as const)]) };
+    await connection.query(viewSql(table, next));
+    held.set(table.sqlName, next);
+  }
+
+  /** Reads these parts of these columns into the table of rows read, keeping what it has; what it then holds. */
+  async function readRows(table: CatalogueTable, now: Held, columns: readonly CatalogueColumn[], parts: readonly Part[]): Promise<Held['parts']> {
+    await eachAtOnce(parts, async (part) => {
       const missing = columns.filter((column) => !vectors.has(vectorKey(part, column.name)));
       if (!missing.length) return;
       const { file, metadata } = remote(part.file);
       const read = await readColumns(file, await metadata, part.rowStart, part.rowEnd, missing);
       for (const [name, vector] of read) vectors.set(vectorKey(part, name), vector);
     });
-    const name = quoteIdentifier(table.sqlName);
-    await connection.query(`DROP ${held.get(table.sqlName)!.view ? 'VIEW' : 'TABLE'} IF EXISTS ${name}`);
-    if (!columns.length) {
-      const rows = parts.reduce((sum, part) => sum + part.rowEnd - part.rowStart, 0);
-      // Rows with no value, made as they are read (not stored): enough for count(*), which reads no column.
-      const nulls = table.columns.map((column) => `NULL::${browserType(column)} AS ${quoteIdentifier(column.name)}`).join(', ');
-      await connection.query(`CREATE VIEW ${name} AS SELECT ${nulls} FROM range(${rows})`);
-    } else {
-      await connection.query(createTableSql(table.sqlName, table.columns));
+    const read = new Map(now.parts);
+    for (const part of parts) read.set(partKey(part), { part, columns: new Set([...(read.get(partKey(part))?.columns ?? []), ...columns.map((column) => column.name)]) });
+    // New row groups are added to the table; a row group held gaining columns has it made again, from the vectors held (nothing is fetched twice).
+    const widened = parts.some((part) => {
+      const before = now.parts.get(partKey(part))?.columns;
+      return before !== undefined && columns.some((column) => !before.has(column.name));
+    });
+    if (widened) await connection.query(`DROP TABLE ${ROWS_SCHEMA}.${quoteIdentifier(table.sqlName)}; ${createTableSql(table.sqlName, table.columns, ROWS_SCHEMA)}`);
+    await insertRows(table, widened ? [...read.values()] : parts.filter((part) => !now.parts.has(partKey(part))).map((part) => read.get(partKey(part))!));
+    return read;
+  }
+
+  /** Row groups' rows into the table of rows read, each with its columns (the rest NULL). */
+  async function insertRows(table: CatalogueTable, parts: readonly { part: Part; columns: ReadonlySet<string> }[]): Promise<void> {
+    // Row groups with the same columns go in together.
+    const alike = new Map<string, { columns: CatalogueColumn[]; parts: Part[] }>();
+    for (const { part, columns } of parts) {
+      const shared = table.columns.filter((column) => columns.has(column.name));
+      const key = JSON.stringify(shared.map((column) => column.name));
+      if (!alike.has(key)) alike.set(key, { columns: shared, parts: [] });
+      alike.get(key)!.parts.push(part);
     }
-    held.set(table.sqlName, { columns: new Set(), parts: new Set(), whole: new Set(), view: !columns.length });
-    if (columns.length && parts.length) {
+    for (const { columns, parts: group } of alike.values()) {
       const names = columns.map((column) => column.name);
-      const stream = partsAsArrow(names, parts.map((part) => new Map(names.map((column) => [column, vectors.get(vectorKey(part, column))!]))));
+      const stream = partsAsArrow(names, group.map((part) => new Map(names.map((column) => [column, vectors.get(vectorKey(part, column))!]))));
       await connection.insertArrowFromIPCStream(stream, { name: 'odsnap_staging', create: true });
-      await connection.query(`INSERT INTO ${name} (${names.map(quoteIdentifier).join(', ')}) SELECT ${columnSql(columns)} FROM odsnap_staging; DROP TABLE odsnap_staging`);
+      await connection.query(
+        `INSERT INTO ${ROWS_SCHEMA}.${quoteIdentifier(table.sqlName)} (${names.map(quoteIdentifier).join(', ')}) SELECT ${columnSql(columns)} FROM odsnap_staging; DROP TABLE odsnap_staging`,
+      );
     }
-    const groupsOf = new Map<string, number>();
-    for (const part of parts) groupsOf.set(part.file.url, (groupsOf.get(part.file.url) ?? 0) + 1);
-    const whole = new Set<string>();
-    for (const [url, groups] of groupsOf) {
-      const metadata = files.get(url)?.metadata;
-      if (!columns.length || (metadata && (await metadata).row_groups.length === groups)) whole.add(url);
-    }
-    held.set(table.sqlName, { columns: new Set(columns.map((column) => column.name)), parts: new Set(parts.map(partKey)), whole, view: !columns.length });
+  }
+
+  /**
+   * What the query reads of each table. A table the SQL names with no scan of it in the plan, or
+   * when there is no plan, is read whole: rows are never left out on a guess.
+   */
+  async function scansFor(sql: string): Promise<Scan[]> {
+    const planned = await plan(sql);
+    if (planned === 'fails') return [];
+    const words = sqlWords(sql);
+    const unplanned = catalogue.tables.filter((table) => !planned?.some((scan) => scan.table === table.sqlName) && new RegExp(`\\b${escapeRegExp(table.sqlName)}\\b`, 'i').test(words));
+    return [...(planned ?? []), ...unplanned.map((table): Scan => ({ table: table.sqlName, columns: undefined, conditions: [] }))];
   }
 
   async function run(sql: string): Promise<TextResult> {
-    const scans =
-      (await plan(sql)) ??
-      catalogue.tables
-        .filter((table) => new RegExp(`\\b${escapeRegExp(table.sqlName)}\\b`, 'i').test(sql))
-        .map((table): Scan => ({ table: table.sqlName, columns: undefined, conditions: [] }));
+    const scans = await scansFor(sql);
     for (const name of new Set(scans.map((scan) => scan.table))) {
       const table = tables.get(name)!;
       const { columns, parts } = await needOf(table, scans.filter((scan) => scan.table === name));
-      // More rows than needed do no harm (DuckDB filters them as the query asks): only missing ones are loaded.
       if (!covered(held.get(name)!, columns, parts)) await load(table, columns, parts);
     }
     return textResult((await connection.query(sql)) as unknown as ArrowLike);

@@ -35,7 +35,8 @@ interface PlanNode {
 
 const listOf = (value: string | readonly string[] | undefined): readonly string[] => (value === undefined ? [] : typeof value === 'string' ? (value ? [value] : []) : value);
 
-const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** Text to match as it is in a regular expression. */
+export const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** The table's columns named in a piece of plan text, as a word or a quoted identifier. */
 function columnsIn(text: string, types: ColumnTypes): string[] {
@@ -209,8 +210,8 @@ export function fileRanges(file: CatalogueFile, partitionBy: readonly CatalogueP
       if (value !== undefined) return { min: value, max: value };
     }
     if (column === timeColumn && file.min !== null && file.max !== null) {
-      const min = instantMs(file.min.replace(/\.0+Z$/, 'Z').replace(/(\.\d+)Z$/, '$1'));
-      const max = instantMs(file.max.replace(/\.0+Z$/, 'Z').replace(/(\.\d+)Z$/, '$1'));
+      const min = instantMs(file.min);
+      const max = instantMs(file.max);
       if (min !== undefined && max !== undefined) return { min, max };
     }
     return undefined;
