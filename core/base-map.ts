@@ -1,3 +1,5 @@
+import { escapeHtml } from './text.ts';
+
 /**
  * The raster tiles under the site's maps, chosen when the site is built (`odsnap build --tiles`,
  * or ODSNAP_TILES): a URL template with {z}, {x} and {y} (and optionally {s}, {r}), or `none` for
@@ -34,5 +36,3 @@ export function baseMapOf(setting: string | undefined): BaseMap | undefined {
     : `Tiles: ${escapeHtml(host || setting)}`;
   return { url: setting, attribution };
 }
-
-const escapeHtml = (value: string) => value.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);

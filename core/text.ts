@@ -6,3 +6,6 @@ export type Language = (typeof languages)[number];
 export type Text = Readonly<Record<Language, string>>;
 
 export const text = (en: string, pl: string): Text => ({ en, pl });
+
+/** Text as HTML: `&`, `<`, `>`, `"` and `'` as character references, safe in an element or a quoted attribute. */
+export const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);

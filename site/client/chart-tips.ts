@@ -1,6 +1,18 @@
 /// <reference path="./env.d.ts" />
 import type { TipColumn } from '../figures/chart-geometry.ts';
 
+/** The charts whose values show, each with what hides them: a tap elsewhere hides them (one listener for every chart of the page). */
+const shown = new Map<SVGSVGElement, () => void>();
+let tapsWatched = false;
+
+function hideOnTapElsewhere(): void {
+  if (tapsWatched) return;
+  tapsWatched = true;
+  document.addEventListener('pointerdown', (event) => {
+    for (const [svg, hide] of shown) if (!svg.contains(event.target as Node)) hide();
+  });
+}
+
 /**
  * Values on a chart's panel (an `svg.plot` with `data-tips`, see components/Chart.astro): the column
  * nearest the pointer on hover and on tap, or the one the arrow keys move to once the panel has the
@@ -24,7 +36,11 @@ export function mountChartTips(svg: SVGSVGElement): void {
   let current = -1;
 
   const show = (index: number) => {
-    current = Math.max(0, Math.min(columns.length - 1, index));
+    const next = Math.max(0, Math.min(columns.length - 1, index));
+    // The pointer moved within the column shown: nothing to draw again.
+    if (next === current && !tip.hidden) return;
+    current = next;
+    shown.set(svg, hide);
     const column = columns[current]!;
     const lines = column.points.map((point) => `${names[point.series] || unit}: ${point.value}`);
     tip.textContent = [column.label, ...(column.points.some((point) => names[point.series]) ? [unit] : []), ...lines].join('\n');
@@ -54,6 +70,7 @@ export function mountChartTips(svg: SVGSVGElement): void {
   const hide = () => {
     tip.hidden = true;
     marks.replaceChildren();
+    shown.delete(svg);
   };
   const nearest = (event: PointerEvent) => {
     const rect = svg.getBoundingClientRect();
@@ -69,9 +86,7 @@ export function mountChartTips(svg: SVGSVGElement): void {
   svg.addEventListener('pointerleave', (event) => {
     if (event.pointerType === 'mouse' && document.activeElement !== svg) hide();
   });
-  document.addEventListener('pointerdown', (event) => {
-    if (!svg.contains(event.target as Node)) hide();
-  });
+  hideOnTapElsewhere();
   svg.addEventListener('focus', () => show(current < 0 ? columns.length - 1 : current));
   svg.addEventListener('blur', hide);
   svg.addEventListener('keydown', (event) => {

@@ -4,6 +4,8 @@
  * is browser code itself, so a page read without scripts loses nothing it could use.
  */
 
+// The viewer (json-viewer.ts) and its renderer (json-render.ts) link and check files with these two as well.
+
 /** The viewer's address for a file: `…/view/?url=/api/public/rcn/transactions.json`. */
 export const viewerUrl = (viewer: string, file: URL) => `${viewer}?url=${encodeURIComponent(file.pathname + file.search + file.hash)}`;
 

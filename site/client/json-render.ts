@@ -1,4 +1,6 @@
+import { isSiteJson, viewerUrl } from './json-links.ts';
 import { fill } from './texts.ts';
+import { decodeUriPart } from './uri-part.ts';
 
 /**
  * Any JSON value of the static tree as HTML, by its shape alone (the viewer knows no data set): an
@@ -34,16 +36,19 @@ export interface RenderContext {
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
 
-/** Keys the tree's files name their neighbour pages by, in the order a pager shows them. */
-const PAGE_LINKS = ['first', 'prev', 'previous', 'next', 'last'] as const;
+/** The neighbour pages a pager links, in its order, each with the keys the tree's files name it by (the first found counts). */
+const PAGE_LINKS = [
+  ['first', ['first']],
+  ['prev', ['prev', 'previous']],
+  ['next', ['next']],
+  ['last', ['last']],
+] as const;
 
-export const isObject = (value: Json): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: Json): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
 const isList = (value: Json): value is JsonObject[] => Array.isArray(value) && value.length > 0 && value.every(isObject);
 
-export const viewerHref = (viewer: string, file: URL) => `${viewer}?url=${encodeURIComponent(file.pathname + file.search + file.hash)}`;
-
 /** The same-origin JSON file a string names, if it names one. */
-export function jsonFileOf(value: string, context: RenderContext): URL | undefined {
+function jsonFileOf(value: string, context: RenderContext): URL | undefined {
   if (!/^(\/|\.\.?\/|https?:)/.test(value)) return undefined;
   let url: URL;
   try {
@@ -51,7 +56,7 @@ export function jsonFileOf(value: string, context: RenderContext): URL | undefin
   } catch {
     return undefined;
   }
-  return url.origin === context.file.origin && /\.json(ld)?$/.test(url.pathname) ? url : undefined;
+  return isSiteJson(url, context.file.origin) ? url : undefined;
 }
 
 function element<K extends keyof HTMLElementTagNameMap>(tag: K, attributes: Record<string, string> = {}, ...children: (Node | string)[]): HTMLElementTagNameMap[K] {
@@ -63,8 +68,8 @@ function element<K extends keyof HTMLElementTagNameMap>(tag: K, attributes: Reco
 
 /** A link to a JSON file in the viewer; `label` by default the file's last path segment, without .json. */
 function fileLink(url: URL, context: RenderContext, label?: string): HTMLAnchorElement {
-  const name = decodeURIComponent(url.pathname.split('/').filter(Boolean).at(-1) ?? url.pathname).replace(/\.json(ld)?$/, '');
-  return element('a', { href: viewerHref(context.viewer, url), title: url.pathname + url.hash, 'data-json-view-link': '' }, label ?? (url.hash ? `${name}${url.hash}` : name));
+  const name = decodeUriPart(url.pathname.split('/').filter(Boolean).at(-1) ?? url.pathname).replace(/\.json(ld)?$/, '');
+  return element('a', { href: viewerUrl(context.viewer, url), title: url.pathname + url.hash, 'data-json-view-link': '' }, label ?? (url.hash ? `${name}${url.hash}` : name));
 }
 
 function scalar(value: Exclude<Json, Json[] | JsonObject>, context: RenderContext, inTable: boolean): Node {
@@ -77,7 +82,7 @@ function scalar(value: Exclude<Json, Json[] | JsonObject>, context: RenderContex
 }
 
 /** A value anywhere below the top. `inTable`: in a table's cell, where links show short and objects and lists fold. */
-export function renderValue(value: Json, context: RenderContext, inTable = false): Node {
+function renderValue(value: Json, context: RenderContext, inTable = false): Node {
   if (inTable && typeof value === 'object' && value !== null) return folded(value, context);
   if (Array.isArray(value)) {
     if (!value.length) return element('span', { class: 'muted' }, context.texts.empty);
@@ -101,28 +106,45 @@ function folded(value: Json[] | JsonObject, context: RenderContext): Node {
 }
 
 /** An object as a definition list of its fields. */
-export function renderFields(value: JsonObject, context: RenderContext, inTable = false): HTMLElement {
+function renderFields(value: JsonObject, context: RenderContext, inTable = false): HTMLElement {
   const entries = Object.entries(value);
   if (!entries.length) return element('span', { class: 'muted' }, context.texts.empty);
   return element('dl', { class: inTable ? 'json-fields compact' : 'json-fields' }, ...entries.flatMap(([key, item]) => [element('dt', {}, key), element('dd', {}, renderValue(item, context, inTable))]));
 }
 
-/** Items as a table: a column per field, in the order fields first appear. */
-export function renderTable(items: readonly JsonObject[], context: RenderContext): HTMLElement {
+/**
+ * The part of the file shown an item is, if it names itself: a field linking to this file with a
+ * fragment (a dictionary's term, `…/market-types.json#code-1`), whose fragment is then its row's id.
+ */
+function selfFragment(item: JsonObject, context: RenderContext): string | undefined {
+  for (const value of Object.values(item)) {
+    const url = typeof value === 'string' ? jsonFileOf(value, context) : undefined;
+    if (url?.hash && url.pathname === context.file.pathname && url.search === context.file.search) return decodeUriPart(url.hash.slice(1));
+  }
+  return undefined;
+}
+
+/** Items as a table: a column per field, in the order fields first appear; a row with the id of the part of the file it is, if it names one. */
+function renderTable(items: readonly JsonObject[], context: RenderContext): HTMLElement {
   const columns = [...new Set(items.flatMap((item) => Object.keys(item)))];
   const head = element('thead', {}, element('tr', {}, ...columns.map((column) => element('th', { scope: 'col' }, column))));
-  const rows = items.map((item) => element('tr', {}, ...columns.map((column) => element('td', { 'data-label': column }, column in item ? renderValue(item[column]!, context, true) : ''))));
+  const ids = new Set<string>();
+  const rows = items.map((item) => {
+    const id = selfFragment(item, context);
+    const unique = id !== undefined && !ids.has(id) && !document.getElementById(id);
+    if (unique) ids.add(id);
+    return element('tr', unique ? { id } : {}, ...columns.map((column) => element('td', { 'data-label': column }, column in item ? renderValue(item[column]!, context, true) : '')));
+  });
   return element('div', { class: 'table-scroll' }, element('table', { class: 'stacked json-table', 'data-json-view-table': '' }, head, element('tbody', {}, ...rows)));
 }
 
 /** Links to the file's neighbour pages, wherever the file names them: at its top or in an object of its own (`pagination`). */
-export function pagerOf(value: JsonObject, context: RenderContext): HTMLElement | undefined {
+function pagerOf(value: JsonObject, context: RenderContext): HTMLElement | undefined {
   const holders = [value, ...Object.values(value).filter(isObject)];
-  const links = PAGE_LINKS.flatMap((name) => {
-    const target = holders.map((holder) => holder[name]).find((candidate): candidate is string => typeof candidate === 'string');
+  const links = PAGE_LINKS.flatMap(([rel, keys]) => {
+    const target = keys.flatMap((key) => holders.map((holder) => holder[key])).find((candidate): candidate is string => typeof candidate === 'string');
     const file = target === undefined ? undefined : jsonFileOf(target, context);
-    const label = name === 'previous' ? context.texts.prev : context.texts[name];
-    return file ? [element('a', { href: viewerHref(context.viewer, file), rel: name === 'previous' ? 'prev' : name, 'data-json-view-page': name }, label)] : [];
+    return file ? [element('a', { href: viewerUrl(context.viewer, file), rel, 'data-json-view-page': rel }, context.texts[rel])] : [];
   });
   return links.length ? element('nav', { class: 'pager', 'aria-label': context.texts.list }, ...links) : undefined;
 }

@@ -1,9 +1,12 @@
+import { isSiteJson } from './json-links.ts';
 import { renderFile, type ViewerTexts } from './json-render.ts';
 import { dataOf, fill } from './texts.ts';
+import { decodeUriPart } from './uri-part.ts';
 
 /**
  * The viewer page: reads `?url=` (a JSON file of this site; other origins are refused, so the
  * page never shows what another site serves as if it were this one's), fetches it and shows it.
+ * A redirect is refused too: it could lead anywhere.
  */
 export async function mountJsonViewer(root: HTMLElement): Promise<void> {
   const texts = dataOf<ViewerTexts>(root, 'texts');
@@ -23,14 +26,14 @@ export async function mountJsonViewer(root: HTMLElement): Promise<void> {
     status.textContent = fill(texts.sameOrigin, { url: asked });
     return;
   }
-  if (file.origin !== location.origin) {
-    status.textContent = fill(texts.sameOrigin, { url: asked });
+  if (!isSiteJson(file, location.origin)) {
+    status.textContent = file.origin === location.origin ? texts.notJson : fill(texts.sameOrigin, { url: asked });
     return;
   }
   status.textContent = fill(texts.loading, { url: file.pathname });
   let value: unknown;
   try {
-    const response = await fetch(file, { headers: { accept: 'application/json' } });
+    const response = await fetch(file, { headers: { accept: 'application/json' }, redirect: 'error' });
     if (!response.ok) throw new Error(`HTTP ${response.status}`);
     const text = await response.text();
     try {
@@ -53,6 +56,6 @@ export async function mountJsonViewer(root: HTMLElement): Promise<void> {
   status.textContent = '';
   body.replaceChildren(heading, ...renderFile(value as Parameters<typeof renderFile>[0], { viewer: location.pathname, file, texts }));
   document.title = `${file.pathname.split('/').at(-1)} · ${document.title}`;
-  // A link to a part of a file (`dictionaries/….json#code-1`): the part, if the file shows it.
-  if (file.hash) document.getElementById(decodeURIComponent(file.hash.slice(1)))?.scrollIntoView();
+  // A link to a part of a file (`dictionaries/….json#code-1`): the table's row that is that part (json-render.ts), if the file shows it.
+  if (file.hash) document.getElementById(decodeUriPart(file.hash.slice(1)))?.scrollIntoView();
 }

@@ -1,3 +1,7 @@
+import { escapeHtml } from '../../core/text.ts';
+import { placeLabel } from '../figures/map-places.ts';
+import { decodeUriPart } from './uri-part.ts';
+
 /**
  * The maps of the site (PlacesMap.astro) in the browser. Every map is first an SVG drawn at build
  * time; a tap or click on one of its places names it below the map, since a tooltip needs a mouse.
@@ -67,8 +71,11 @@ async function mountLeaflet(figure: HTMLElement, tiles: string, attribution: str
 
   const base = L.tileLayer(tiles, { attribution, maxZoom: 19, crossOrigin: false });
   let loaded = 0;
+  // Whether the Leaflet map is still there: after giving up, #<data set> still scrolls to the map drawn offline.
+  let live = true;
   const giveUp = () => {
     if (loaded) return;
+    live = false;
     map.remove();
     holder.remove();
     figure.dataset.mapState = 'offline';
@@ -103,9 +110,9 @@ async function mountLeaflet(figure: HTMLElement, tiles: string, attribution: str
 
   // On the city map, #<data set> focuses that data set's places; elsewhere the page's own places.
   const focus = () => {
-    const named = bounds[decodeURIComponent(location.hash.slice(1))];
+    const named = bounds[decodeUriPart(location.hash.slice(1))];
     const points = named ?? layers.filter((layer) => layer.own).flatMap((layer) => layer.places.map(([lon, lat]): [number, number] => [lat, lon]));
-    if (points.length) map.fitBounds(L.latLngBounds(points), { padding: [24, 24], maxZoom: 16 });
+    if (live && points.length) map.fitBounds(L.latLngBounds(points), { padding: [24, 24], maxZoom: 16 });
     if (named) figure.scrollIntoView({ block: 'start' });
   };
   focus();
@@ -141,10 +148,8 @@ function clusterOf(L: Leaflet, layer: LeafletLayer, animate: boolean) {
 
 function valueMarker(L: Leaflet, layer: LeafletLayer, [lon, lat, name, figure, badge]: LeafletLayer['places'][number]) {
   const icon = L.divIcon({ className: 'map-value', html: `<span style="background:${layer.colour}">${escapeHtml(badge)}</span>`, iconSize: L.point(46, 46) });
-  return L.marker([lat, lon], { icon, title: figure ? `${name}: ${figure}` : name, riseOnHover: true }).bindPopup(popup(layer, name, figure));
+  return L.marker([lat, lon], { icon, title: placeLabel(name, figure), riseOnHover: true }).bindPopup(popup(layer, name, figure));
 }
 
 const popup = (layer: LeafletLayer, name: string, figure: string) =>
   `<strong class="map-popup-name">${escapeHtml(name)}</strong>${figure ? `<br>${escapeHtml(figure)}` : ''}<br><a href="${escapeHtml(layer.href)}">${escapeHtml(layer.title)}</a> <span class="muted">(${escapeHtml(layer.datasetTitle)})</span>`;
-
-const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
