@@ -123,7 +123,7 @@ export const map: readonly MapLayer[] = [
     ),
     // The analysis's own facts and median, so that the map and the charts never disagree.
     sql: `WITH facts AS (${facts}), districts(code, name) AS (VALUES ${districtNames})
-          SELECT district AS id, coalesce(any_value(districts.name), district) AS name, avg(lon) AS lon, avg(lat) AS lat,
+          SELECT district AS id, coalesce(any_value(districts.name), district) AS name, round(avg(lon), 6) AS lon, round(avg(lat), 6) AS lat,
                  round(median(price_per_m2), 0) AS value, count(*) AS count
           FROM facts LEFT JOIN districts ON districts.code = facts.district
           WHERE district IS NOT NULL AND property_type = 'nieruchomoscLokalowa' AND price_per_m2 IS NOT NULL AND lon IS NOT NULL
