@@ -4,7 +4,8 @@
  *
  * For each scenario, a few hundred ad-hoc requests (random filters, ids, ranges) are answered
  * twice, request by request: in this process by timing, straight in DuckDB, exactly the SQL
- * statements the server runs for it, and alternating with that over HTTP by `odsnap serve` in its
+ * statements that answer it (those the server runs when it runs any: it finds pages of plain
+ * filters by a scan of its own, see datasets/answers/page/scan.ts), and alternating with that over HTTP by `odsnap serve` in its
  * own process, one connection, timed to the microsecond. Pairing them means both see the same
  * machine at the same moment, so the ratio does not drift with background load. A bare node:http
  * server answering the same number of bytes takes its turn too: no Node server can answer in
@@ -159,7 +160,9 @@ const memoryOf = async (pid: number) => {
 
 const dataDir = await cityDataDir();
 const snapshot = await openSnapshot(dataDir);
-const served = await ServedSnapshot.open(snapshot, datasets);
+// Raw DuckDB runs the statements that answer each request in SQL: the server finds pages of plain
+// filters by a scan in its own process instead (datasets/answers/page/scan.ts), with no statement.
+const served = await ServedSnapshot.open(snapshot, datasets, { pageScans: false });
 // BENCH_ONLY=<part of a scenario's name>: run just the matching scenarios.
 const plan = Object.fromEntries(Object.entries(await scenarios((text) => served.use((c) => c.rows(text)))).filter(([name]) => !process.env.BENCH_ONLY || name.includes(process.env.BENCH_ONLY)));
 const peer = datasetteLocation(process.argv.slice(2), process.env);

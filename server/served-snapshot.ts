@@ -9,7 +9,8 @@ import type { Dataset, Resource } from '../datasets/vocabulary/dataset.ts';
 import { ConnectionPool, type OnDemandConnection, type PooledConnection } from './connection-pool.ts';
 import { RecordFile } from './record-store.ts';
 import { ensureServeDatabase, recordFile, recordsDir, RENDERING_TABLE, SCHEMA } from './serve-database.ts';
-import { filterColumns, recordedResources, storagePlan } from './storage-plan.ts';
+import { filterColumns, recordedResources, scannedColumns, storagePlan } from './storage-plan.ts';
+import { RowScan, ScannedColumnBuilder, scannedSql, type ScannedColumn } from '../datasets/answers/page/scan.ts';
 
 /** The base goes inside JSON strings: escaped as JSON would write it. */
 const inString = (base: string) => JSON.stringify(base).slice(1, -1);
@@ -24,6 +25,8 @@ export interface ServedSnapshotOptions {
   readonly connections?: number;
   /** 'later': page filters read the stored table until `keepPagesInMemory` copies their columns into memory. */
   readonly pagesInMemory?: 'now' | 'later';
+  /** false: every page is found by a DuckDB statement, none by a scan in this process (page/scan.ts); for comparing the two. */
+  readonly pageScans?: boolean;
   /** Hears the events of opening a snapshot (its serving database being built). */
   readonly log?: (event: Record<string, unknown>) => void;
 }
@@ -52,6 +55,8 @@ export class ServedSnapshot implements ServedTables {
   private linkPositions = new Uint32Array(1024);
   /** Paged tables whose in-memory copy is made (see keepPagesInMemory). */
   private readonly inMemory = new Set<string>();
+  /** Paged tables' columns scanned in this process, once made (see keepPagesInMemory). */
+  private readonly scans = new Map<string, RowScan>();
   private whenClosed: () => void = () => {};
   /** Settles once the snapshot is closed (retired, and its last request ended). */
   readonly closing: Promise<void> = new Promise((resolve) => (this.whenClosed = resolve));
@@ -75,6 +80,7 @@ export class ServedSnapshot implements ServedTables {
     private readonly records: ReadonlyMap<string, RecordFile>,
     /** Removes the mark that keeps a prune off the snapshot. */
     private readonly unmark: () => void,
+    private readonly pageScans: boolean,
   ) {}
 
   get id(): string {
@@ -146,8 +152,11 @@ export class ServedSnapshot implements ServedTables {
         }
       }
     }
-    const served = new ServedSnapshot(snapshot, datasets, duckdb, pool, stored, paged, storedSchema, Buffer.from(token), records, unmark);
-    if (options.pagesInMemory !== 'later') for (const key of paged.keys()) served.inMemory.add(key);
+    const served = new ServedSnapshot(snapshot, datasets, duckdb, pool, stored, paged, storedSchema, Buffer.from(token), records, unmark, options.pageScans ?? true);
+    if (options.pagesInMemory !== 'later') {
+      for (const key of paged.keys()) served.inMemory.add(key);
+      await served.keepPagesInMemory();
+    }
     return served;
   }
 
@@ -237,17 +246,53 @@ export class ServedSnapshot implements ServedTables {
    * Makes the in-memory copies of the paged tables' filter columns, when the snapshot was opened
    * with `pagesInMemory: 'later'`: a hot swap makes them once the snapshot before is closed, so
    * that the server never holds two (at city scale about 90 MB each). Pages read the stored table
-   * meanwhile, more slowly. False when the snapshot was retired first, and so never copied them all.
+   * meanwhile, more slowly. Their scanned columns are read into this process then too. False when
+   * the snapshot was retired first, and so never copied them all.
    */
   async keepPagesInMemory(): Promise<boolean> {
     for (const [key, sql] of this.paged) {
       // A snapshot already on its way out (a newer one came first) keeps reading its stored table.
       if (this.retired || this.closed) return false;
-      if (this.inMemory.has(key)) continue;
-      await this.use((connection) => connection.connection.run(sql));
-      this.inMemory.add(key);
+      if (!this.inMemory.has(key)) {
+        await this.use((connection) => connection.connection.run(sql));
+        this.inMemory.add(key);
+      }
+      if (this.pageScans && !this.scans.has(key)) {
+        const scan = await this.use((connection) => this.readScan(connection.connection, key));
+        if (scan) this.scans.set(key, scan);
+      }
     }
     return true;
+  }
+
+  /** A paged table's scanned columns (page/scan.ts), read from its stored table in row order; undefined if none maps onto numbers. */
+  private async readScan(connection: DuckDBConnection, key: string): Promise<RowScan | undefined> {
+    const [datasetName, tableName] = key.split('/') as [string, string];
+    const dataset = this.datasets.find((d) => d.name === datasetName)!;
+    const table = dataset.tables[tableName]!;
+    const read = scannedColumns(dataset, table).flatMap((name) => {
+      const sql = scannedSql(quoteIdentifier(name), table.columns[name]!);
+      return sql ? [{ name, sql }] : [];
+    });
+    if (!read.length) return undefined;
+    const from = `${this.storedSchema}.${quoteIdentifier(viewName(dataset, tableName))}`;
+    const rows = Number((await connection.runAndReadAll(`SELECT count(*) FROM ${from}`)).getRows()[0]![0]);
+    const builders = read.map(({ name }) => new ScannedColumnBuilder(table.columns[name]!, rows));
+    const result = await connection.stream(`SELECT ${read.map((r) => r.sql).join(', ')} FROM ${from} ORDER BY rowid`);
+    for await (const chunk of result.yieldRowsJs()) {
+      for (const row of chunk) for (let i = 0; i < builders.length; i++) builders[i]!.add(row[i]);
+    }
+    const columns = new Map<string, ScannedColumn>();
+    read.forEach(({ name }, i) => {
+      const column = builders[i]!.done();
+      if (column) columns.set(name, column);
+    });
+    return columns.size ? new RowScan(rows, columns) : undefined;
+  }
+
+  /** A paged table's columns scanned in this process, once read (see keepPagesInMemory). */
+  scanned(dataset: Dataset, tableName: string): RowScan | undefined {
+    return this.scans.get(`${dataset.name}/${tableName}`);
   }
 
   /** Whether a table is small enough for its lookups to be remembered. */

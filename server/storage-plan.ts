@@ -36,6 +36,11 @@ export function filterColumns(dataset: Dataset, table: Table): string[] | undefi
   return filtered.length ? [...new Set(filtered.flatMap((f) => f.columns))] : undefined;
 }
 
+/** The columns of a table that its page filters compare with a value (equalities and ranges): kept as numbers in the server's process too (page/scan.ts). */
+export function scannedColumns(dataset: Dataset, table: Table): string[] {
+  return [...new Set(filteredOf(dataset, table).flatMap((f) => f.scanned ?? []))];
+}
+
 /**
  * Resources stored rendered, as JSON text: those the kinds ask for (pages and items), when none
  * of the endpoints that ask takes a `timezone`, so that their JSON depends on the row and the

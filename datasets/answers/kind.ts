@@ -41,8 +41,12 @@ export interface Storage {
    * its items are found by.
    */
   readonly rendered?: { readonly resource: string; readonly keys: readonly string[] };
-  /** Columns of a paged resource's table its filters read, kept in memory; `derived`: SQL `… AS name` of columns made for them. */
-  readonly filtered?: { readonly resource: string; readonly columns: readonly string[]; readonly derived: readonly string[] };
+  /**
+   * Columns of a paged resource's table its filters read, kept in memory; `derived`: SQL `… AS
+   * name` of columns made for them; `scanned`: those also kept as numbers in the server's process
+   * (see page/scan.ts), where they map onto numbers exactly.
+   */
+  readonly filtered?: { readonly resource: string; readonly columns: readonly string[]; readonly derived: readonly string[]; readonly scanned?: readonly string[] };
 }
 
 /** What the docs show of an answer in SQL, over the views `odsnap sql` has. */

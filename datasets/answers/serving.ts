@@ -7,6 +7,7 @@ import type { Column } from '../../core/table.ts';
 import type { Dataset, Resource } from '../vocabulary/dataset.ts';
 import type { Endpoint } from '../vocabulary/endpoint.ts';
 import type { RenderContext } from '../vocabulary/render.ts';
+import type { RowScan } from './page/scan.ts';
 
 /**
  * What the server gives an answer kind for one request (see kind.ts), and what kinds share to
@@ -52,6 +53,8 @@ export interface ServedTables {
   rendered(dataset: Dataset, resource: Resource): RenderedResource | undefined;
   /** The in-memory copy of what a paged table's filters read; its rows match the stored table's by row number. */
   filtered(dataset: Dataset, tableName: string): string;
+  /** A paged table's filter columns scanned in the server's process (page/scan.ts), once read. */
+  scanned(dataset: Dataset, tableName: string): RowScan | undefined;
   /** Whether a table is small enough for its lookups to be remembered. */
   isSmall(dataset: Dataset, tableName: string): boolean;
   remember<T>(key: string, compute: () => Promise<T>): Promise<T>;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { datasets } from '../../datasets/index.ts';
 import { readTable } from '../../core/snapshot/read.ts';
 import { column } from '../../datasets/vocabulary/column.ts';
-import { boundAtScale } from '../../datasets/answers/page/serve.ts';
+import { boundAtScale } from '../../datasets/answers/page/filters.ts';
 import { startTestServer, type TestServer } from '../fixtures/server.ts';
 import { tinySnapshot, withDatabase } from '../fixtures/tiny.ts';
 

@@ -1,4 +1,5 @@
 import { quoteIdentifier } from '../../../core/db/duckdb.ts';
+import type { Column } from '../../../core/table.ts';
 
 /** How a filter parameter narrows a page, on which column. */
 export type Filter =
@@ -51,4 +52,22 @@ export function derivedColumn(filter: Filter): string | undefined {
   if (filter.kind === 'partOfAny') return `lower(array_to_string(${quoteIdentifier(filter.column)}, chr(1))) AS ${quoteIdentifier(textColumn(filter.column))}`;
   if (filter.kind === 'intersects') return `${quoteIdentifier(filter.shapes)} AS ${quoteIdentifier(SHAPES_COLUMN)}`;
   return undefined;
+}
+
+/**
+ * A decimal bound with more fraction digits than the column stores, rounded to the column's scale
+ * so that it keeps the same rows: up for a lower bound, down for an upper one (a price ≥ 100.123
+ * is a price ≥ 100.13). Exact, on the digits: the bound is text, and so are decimals here.
+ */
+export function boundAtScale(column: Column, value: string | number, toward: 'up' | 'down'): string | number {
+  const scale = Number(/^DECIMAL\(\d+,(\d+)\)$/.exec(column.sqlType)?.[1]);
+  const parts = typeof value === 'string' ? /^(-?)(\d+)\.(\d+)$/.exec(value) : null;
+  if (!parts || !Number.isInteger(scale) || parts[3]!.length <= scale) return value;
+  const [, sign, whole, fraction] = parts as unknown as [string, string, string, string];
+  let digits = BigInt(whole + fraction.slice(0, scale));
+  // Cutting digits off rounds toward zero: down for a positive bound, up for a negative one.
+  const cutAwayFromZero = /[1-9]/.test(fraction.slice(scale)) && (toward === 'up') === (sign === '');
+  if (cutAwayFromZero) digits += 1n;
+  const text = digits.toString().padStart(scale + 1, '0');
+  return `${sign}${scale ? `${text.slice(0, -scale)}.${text.slice(-scale)}` : text}`;
 }

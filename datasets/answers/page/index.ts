@@ -41,6 +41,7 @@ export const page: AnswerKind<PageAnswer, PagesStep, PageUnit> = {
    * The table is stored in list order, with the columns its filters derive; what the filters
    * read is kept in memory, but lists of ids (listContains), which a scan of the stored table
    * answers in a few milliseconds, while a copy in memory would be most of it (city: 50 MB).
+   * Equalities and ranges are also scanned in the server's process, where their columns allow.
    */
   storage: (answer) => {
     const filters = Object.values(answer.filters);
@@ -51,6 +52,7 @@ export const page: AnswerKind<PageAnswer, PagesStep, PageUnit> = {
         resource: answer.resource,
         columns: [...new Set(filters.flatMap(filteredColumns))],
         derived: filters.flatMap((filter) => derivedColumn(filter) ?? []),
+        scanned: [...new Set(filters.flatMap((filter) => (filter.kind === 'equals' || filter.kind === 'atLeast' || filter.kind === 'atMost' ? [filter.column] : [])))],
       },
     };
   },

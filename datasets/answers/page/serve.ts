@@ -2,19 +2,33 @@ import { listValue, type DuckDBValue } from '@duckdb/node-api';
 import { quoteIdentifier } from '../../../core/db/duckdb.ts';
 import type { Column } from '../../../core/table.ts';
 import type { BoundingBox } from '../../vocabulary/param.ts';
-import { castParam, columnsFor, renderRows, resourceOf, selectList, SerializedJson, type AnswerRequest } from '../serving.ts';
-import { SHAPES_COLUMN, textColumn, type Filter } from './filters.ts';
+import { castParam, columnsFor, renderRows, resourceOf, selectList, SerializedJson, type AnswerRequest, type RenderedResource } from '../serving.ts';
+import { boundAtScale, SHAPES_COLUMN, textColumn, type Filter } from './filters.ts';
 import type { PageAnswer } from './index.ts';
 import { offsetPage } from './offset-page.ts';
 import { shapesIntersectBox } from './shapes.ts';
 
 /**
- * Offset pages in list order, in one statement: the filters run over the in-memory copy of the
- * columns they read, giving the matching row numbers and their count; the page's rows are then
- * read from the stored table, which holds rows in list order, by those row numbers.
+ * Offset pages in list order. A page of rows kept rendered whose filters are all plain
+ * equalities and ranges is found by a scan of typed columns in this process (scan.ts); any
+ * other is found in one statement: the filters run over the in-memory copy of the columns they
+ * read, giving the matching row numbers and their count; the page's rows are then read from the
+ * stored table, which holds rows in list order, by those row numbers.
  */
 export async function answerPage(request: AnswerRequest, answer: PageAnswer) {
   const resource = resourceOf(request.dataset, answer.resource);
+  const limit = request.params.limit as number;
+  const offset = request.params.offset as number;
+  const nextOf = (count: number, total: number) => offset + count < total ? request.context.link(request.path, { ...request.query, limit, offset: offset + limit }) : null;
+  const rendered = request.served.rendered(request.dataset, resource);
+  // The rows' JSON is read from the record file by row number (through DuckDB, the page's texts cost twice what finding them did).
+  const renderedPage = (rendered: RenderedResource, rows: readonly number[], total: number) => {
+    const [before, after] = offsetPageAround({ limit, offset, count: rows.length, total, next: nextOf(rows.length, total) }, request.envelope);
+    return new SerializedJson(rendered.records.withJoined(rows, COMMA, (items) => rendered.withBase(items, request.base, before, after)));
+  };
+  const scanned = rendered && request.served.scanned(request.dataset, resource.table)?.page(answer.filters, request.params, limit, offset);
+  if (scanned) return renderedPage(rendered, scanned.rows, scanned.total);
+
   const table = request.dataset.tables[resource.table]!;
   const source = request.served.filtered(request.dataset, resource.table);
   const conditions: string[] = [];
@@ -32,22 +46,14 @@ export async function answerPage(request: AnswerRequest, answer: PageAnswer) {
   if (box) conditions.push(await boxCondition(request, box.filter, box.value, source, conditions, values, bind));
 
   const where = conditions.length ? conditions.join(' AND ') : 'true';
-  const limit = request.params.limit as number;
-  const offset = request.params.offset as number;
   const page = `WITH hit AS MATERIALIZED (SELECT rowid AS r FROM ${source} WHERE ${where}),
       page AS (SELECT r FROM hit ORDER BY r LIMIT ${bind(limit)} OFFSET ${bind(offset)})`;
   const onPage = `rowid BETWEEN (SELECT min(r) FROM page) AND (SELECT max(r) FROM page) AND rowid IN (SELECT r FROM page)`;
-  const nextOf = (count: number, total: number) => offset + count < total ? request.context.link(request.path, { ...request.query, limit, offset: offset + limit }) : null;
 
-  const rendered = request.served.rendered(request.dataset, resource);
   if (rendered) {
-    // DuckDB finds the rows and counts them; their JSON is read from the record file by row number
-    // (through DuckDB, the page's texts cost twice what finding them did).
+    // DuckDB finds the rows and counts them.
     const [found] = await request.connection.rows(`${page} SELECT (SELECT count(*) FROM hit) AS "__total", (SELECT list(r ORDER BY r) FROM page) AS "__rows"`, values);
-    const total = Number(found!.__total);
-    const rows = ((found!.__rows ?? []) as (bigint | number)[]).map(Number);
-    const [before, after] = offsetPageAround({ limit, offset, count: rows.length, total, next: nextOf(rows.length, total) }, request.envelope);
-    return new SerializedJson(rendered.records.withJoined(rows, COMMA, (items) => rendered.withBase(items, request.base, before, after)));
+    return renderedPage(rendered, ((found!.__rows ?? []) as (bigint | number)[]).map(Number), Number(found!.__total));
   }
   const rows = await request.connection.rows(
     `${page} SELECT (SELECT count(*) FROM hit) AS "__total", ${selectList(columnsFor(request, resource))} FROM ${stored} WHERE ${onPage} ORDER BY rowid`,
@@ -93,24 +99,6 @@ function condition(filter: Exclude<Filter, { kind: 'intersects' }>, value: strin
     case 'partOfAny':
       return `contains(${quoteIdentifier(textColumn(filter.column))}, lower(${bind(value)}))`;
   }
-}
-
-/**
- * A decimal bound with more fraction digits than the column stores, rounded to the column's scale
- * so that it keeps the same rows: up for a lower bound, down for an upper one (a price ≥ 100.123
- * is a price ≥ 100.13). Exact, on the digits: the bound is text, and so are decimals here.
- */
-export function boundAtScale(column: Column, value: string | number, toward: 'up' | 'down'): string | number {
-  const scale = Number(/^DECIMAL\(\d+,(\d+)\)$/.exec(column.sqlType)?.[1]);
-  const parts = typeof value === 'string' ? /^(-?)(\d+)\.(\d+)$/.exec(value) : null;
-  if (!parts || !Number.isInteger(scale) || parts[3]!.length <= scale) return value;
-  const [, sign, whole, fraction] = parts as unknown as [string, string, string, string];
-  let digits = BigInt(whole + fraction.slice(0, scale));
-  // Cutting digits off rounds toward zero: down for a positive bound, up for a negative one.
-  const cutAwayFromZero = /[1-9]/.test(fraction.slice(scale)) && (toward === 'up') === (sign === '');
-  if (cutAwayFromZero) digits += 1n;
-  const text = digits.toString().padStart(scale + 1, '0');
-  return `${sign}${scale ? `${text.slice(0, -scale)}.${text.slice(-scale)}` : text}`;
 }
 
 /**
