@@ -12,6 +12,7 @@
  * spread that drift over all three. Reports the medians of req/s, p50 and p99 of each, and
  * odsnap's ratios to nginx (targets: ≥ 0.5× the requests/s, p99 ≤ 2×). The bare server's figure
  * is the ceiling of any Node server here and shows that wrk is not what limits the others.
+ * BENCH_ONLY=<part of a name> runs some scenarios only.
  */
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, realpath, writeFile } from 'node:fs/promises';
@@ -52,13 +53,14 @@ interface Scenario {
   readonly paths: readonly string[];
   readonly headers: Readonly<Record<string, string>>;
 }
-const scenarios: Scenario[] = [
+// BENCH_ONLY=<part of a scenario's name>: run just the matching scenarios.
+const scenarios: Scenario[] = (<Scenario[]>[
   { name: `${records.length} record files, br`, paths: records, headers: { 'Accept-Encoding': 'br, gzip' } },
   { name: `${records.length} record files, gzip`, paths: records, headers: { 'Accept-Encoding': 'gzip' } },
   { name: `${records.length} record files, identity`, paths: records, headers: {} },
   { name: `${pages.length} list pages, br`, paths: pages, headers: { 'Accept-Encoding': 'br, gzip' } },
   { name: `64 KiB ranges of a ${(parquet.bytes / 1024 / 1024).toFixed(1)} MiB Parquet file`, paths: [parquet.url], headers: { Range: `bytes=0-${RANGE_BYTES - 1}` } },
-];
+]).filter((scenario) => !process.env.BENCH_ONLY || scenario.name.includes(process.env.BENCH_ONLY));
 
 /** The median run's figures, each taken on its own: requests/s, p50 and p99. */
 function medianOf(runs: readonly Measured[]): Measured {
