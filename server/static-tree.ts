@@ -296,7 +296,8 @@ class BigFiles {
       return;
     }
     if (key !== undefined) {
-      if (this.kept.size >= 100_000) this.forgetRanges();
+      // Ranges asked once each (a reader scanning a file) are only remembered up to this many.
+      if (this.kept.size >= 10_000) this.forgetRanges();
       this.kept.set(key, null);
     }
     const buffer = this.read(path, start, length, readBuffers.take(length));
