@@ -318,7 +318,7 @@ class BigFiles {
   private descriptorOf(path: string): number {
     let fd = this.descriptors.get(path);
     if (fd === undefined) {
-      if (this.descriptors.size >= 256) this.forget();
+      if (this.descriptors.size >= 256) this.closeDescriptors();
       this.descriptors.set(path, (fd = openSync(path, 'r')));
     }
     return fd;
@@ -329,10 +329,14 @@ class BigFiles {
     this.keptBytes = 0;
   }
 
-  /** The tree changed: close the descriptors and drop what was kept of its files. */
-  forget(): void {
+  private closeDescriptors(): void {
     for (const fd of this.descriptors.values()) closeSync(fd);
     this.descriptors.clear();
+  }
+
+  /** The tree changed: close the descriptors and drop what was kept of its files. */
+  forget(): void {
+    this.closeDescriptors();
     this.forgetRanges();
   }
 }
