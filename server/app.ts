@@ -45,6 +45,9 @@ function hostHeaders(raw: readonly string[]): number {
 export const MAX_URL_LENGTH = 8192;
 const API_CACHE = 'public, max-age=60';
 
+/** Errors of a response whose connection the client closed. */
+const CLIENT_GONE = new Set(['ERR_STREAM_PREMATURE_CLOSE', 'ECONNRESET', 'EPIPE']);
+
 export function createApp(options: AppOptions) {
   const route = createRouter(options.datasets);
   const logRequests = options.log !== undefined && options.logRequests !== false;
@@ -164,6 +167,12 @@ export function createApp(options: AppOptions) {
     try {
       bytes = await handle(request, response, base);
     } catch (error) {
+      // The client went away while its answer was sent (or closed right after its last byte, before
+      // the write was done): nothing failed here, and there is no one left to answer.
+      if (response.headersSent && CLIENT_GONE.has((error as NodeJS.ErrnoException).code ?? '')) {
+        response.destroy();
+        return;
+      }
       const problem =
         error instanceof Problem ? error
         : error instanceof MalformedPath ? invalidParameter('path', error.message)

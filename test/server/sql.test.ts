@@ -1,3 +1,4 @@
+import { get } from 'node:http';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { parquetReadObjects } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
@@ -98,6 +99,16 @@ describe('GET /api/sql', () => {
     expect(tables).toContain('rcn_transactions');
     expect((await sql('DESCRIBE rcn_transactions')).status).toBe(200);
     expect((await sql('PRAGMA version')).status).toBe(200);
+  });
+
+  it('logs no failure when a client goes away while its result is sent', async () => {
+    const url = `${server.url}/api/sql?q=${encodeURIComponent(`SELECT repeat('x', 800) AS s FROM range(1000)`)}`;
+    await new Promise<void>((resolve, reject) => {
+      get(url, (response) => response.once('data', () => (response.destroy(), resolve()))).on('error', reject);
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(server.logs.filter((line) => line.level === 'error')).toEqual([]);
+    expect((await sql('SELECT 1 AS one')).status).toBe(200);
   });
 
   it('keeps serving after every refusal', async () => {
