@@ -275,34 +275,38 @@ const KEPT_RANGES_BYTES = 8 * 1024 * 1024;
  */
 class BigFiles {
   private readonly descriptors = new Map<string, number>();
-  private readonly kept = new Map<string, Buffer | null>();
+  /** Ranges asked for once, by key; forgotten all at once past 10,000 (a reader scanning a file). */
+  private readonly seen = new Set<string>();
+  /** Ranges asked for again, oldest first: the oldest go when more would pass KEPT_RANGES_BYTES. */
+  private readonly kept = new Map<string, Buffer>();
   private keptBytes = 0;
 
   /** Writes bytes `start`..`start + length` of the file as the body, ending the response. */
   send(response: ServerResponse, path: string, start: number, length: number): void {
     const key = length <= KEPT_RANGE_BYTES ? `${start}:${length}:${path}` : undefined;
-    const kept = key === undefined ? undefined : this.kept.get(key);
-    if (kept) {
-      response.end(kept);
+    if (key === undefined || !this.seen.has(key)) {
+      if (key !== undefined) {
+        if (this.seen.size >= 10_000) this.seen.clear();
+        this.seen.add(key);
+      }
+      const buffer = this.read(path, start, length, readBuffers.take(length));
+      // Given back once written (a connection closed first leaves it to the garbage collector).
+      response.end(buffer.subarray(0, length), () => readBuffers.give(buffer));
       return;
     }
-    if (key !== undefined && kept === null) {
+    let kept = this.kept.get(key);
+    if (!kept) {
       // Asked before: read into a buffer of its own, and keep it.
-      const buffer = this.read(path, start, length, Buffer.allocUnsafeSlow(length));
-      if (this.keptBytes + length > KEPT_RANGES_BYTES) this.forgetRanges();
-      this.kept.set(key, buffer);
+      kept = this.read(path, start, length, Buffer.allocUnsafeSlow(length));
+      for (const [oldest, bytes] of this.kept) {
+        if (this.keptBytes + length <= KEPT_RANGES_BYTES) break;
+        this.kept.delete(oldest);
+        this.keptBytes -= bytes.length;
+      }
+      this.kept.set(key, kept);
       this.keptBytes += length;
-      response.end(buffer);
-      return;
     }
-    if (key !== undefined) {
-      // Ranges asked once each (a reader scanning a file) are only remembered up to this many.
-      if (this.kept.size >= 10_000) this.forgetRanges();
-      this.kept.set(key, null);
-    }
-    const buffer = this.read(path, start, length, readBuffers.take(length));
-    // Given back once written (a connection closed first leaves it to the garbage collector).
-    response.end(buffer.subarray(0, length), () => readBuffers.give(buffer));
+    response.end(kept);
   }
 
   private read(path: string, start: number, length: number, buffer: Buffer): Buffer {
@@ -325,6 +329,7 @@ class BigFiles {
   }
 
   private forgetRanges(): void {
+    this.seen.clear();
     this.kept.clear();
     this.keptBytes = 0;
   }
