@@ -3,14 +3,14 @@ import { openInstance, quoteIdentifier, quoteString, type OpenedInstance } from 
 import { dataDirOf } from '../core/snapshot/layout.ts';
 import { markReading } from '../core/snapshot/readers.ts';
 import { assertShape, chooseFiles, createViews, tableSource, type Narrowing, type Snapshot } from '../core/snapshot/read.ts';
-import { viewName } from '../core/table.ts';
+import { viewName, type Table } from '../core/table.ts';
 import type { RenderedResource, ServedTables } from '../datasets/answers/serving.ts';
 import type { Dataset, Resource } from '../datasets/vocabulary/dataset.ts';
 import { ConnectionPool, type OnDemandConnection, type PooledConnection } from './connection-pool.ts';
 import { RecordFile } from './record-store.ts';
 import { ensureServeDatabase, recordFile, recordsDir, RENDERING_TABLE, SCHEMA } from './serve-database.ts';
 import { filterColumns, recordedResources, scannedColumns, storagePlan } from './storage-plan.ts';
-import { RowScan, ScannedColumnBuilder, scannedSql, type ScannedColumn } from '../datasets/answers/page/scan.ts';
+import { MAX_CODES, RowScan, ScannedColumnBuilder, scannedSql, type ScannedColumn } from '../datasets/answers/page/scan.ts';
 
 /** The base goes inside JSON strings: escaped as JSON would write it. */
 const inString = (base: string) => JSON.stringify(base).slice(1, -1);
@@ -33,6 +33,13 @@ export interface ServedSnapshotOptions {
 
 const NOTHING = new Uint8Array(0);
 
+/** A table whose pages are read from an in-memory copy of its filter columns, with the SQL making the copy. */
+interface PagedTable {
+  readonly dataset: Dataset;
+  readonly table: Table;
+  readonly copy: string;
+}
+
 /**
  * A snapshot opened for answering requests: its serving database (read-only, see
  * serve-database.ts), the columns page filters read (but lists of ids) copied into memory (in the
@@ -47,10 +54,10 @@ export class ServedSnapshot implements ServedTables {
   private closed = false;
   /** Things opened on demand that live and close with this snapshot, e.g. its SQL sandbox. */
   private readonly attachments = new Map<string, Promise<{ close(): void }>>();
-  /** Each resource stored rendered, as answers read it, made once, by `<data set>/<resource>`. */
-  private readonly renderedOf = new Map<string, RenderedResource>();
   /** Bases as they go into rendered JSON, as UTF-8 (see baseBytes). */
   private readonly bases = new Map<string, Buffer>();
+  /** Each resource stored rendered, as answers read it, by `<data set>/<resource>`. */
+  private readonly renderedOf = new Map<string, RenderedResource>();
   /** Where a rendering's links were found in the text being answered (kept between answers, which are made one at a time). */
   private linkPositions = new Uint32Array(1024);
   /** Paged tables whose in-memory copy is made (see keepPagesInMemory). */
@@ -71,7 +78,7 @@ export class ServedSnapshot implements ServedTables {
     /** Stored tables by `<data set>/<table>`. */
     private readonly stored: ReadonlySet<string>,
     /** Tables whose pages are read from an in-memory copy of their filter columns, by `<data set>/<table>`, with the SQL making it. */
-    private readonly paged: ReadonlyMap<string, string>,
+    private readonly paged: ReadonlyMap<string, PagedTable>,
     /** `<file catalog>.served`, where stored tables are. */
     private readonly storedSchema: string,
     /** What stands for the links' base in rendered texts, as UTF-8. */
@@ -81,7 +88,9 @@ export class ServedSnapshot implements ServedTables {
     /** Removes the mark that keeps a prune off the snapshot. */
     private readonly unmark: () => void,
     private readonly pageScans: boolean,
-  ) {}
+  ) {
+    for (const [key, file] of records) this.renderedOf.set(key, { records: file, withBase: this.withBase });
+  }
 
   get id(): string {
     return this.snapshot.id;
@@ -102,8 +111,7 @@ export class ServedSnapshot implements ServedTables {
   private static async opened(snapshot: Snapshot, datasets: readonly Dataset[], options: ServedSnapshotOptions, unmark: () => void): Promise<ServedSnapshot> {
     const path = await ensureServeDatabase(snapshot, datasets, options.log);
     const stored = new Set<string>();
-    /** Each paged table's in-memory copy, as the SQL that makes it. */
-    const paged = new Map<string, string>();
+    const paged = new Map<string, PagedTable>();
     let token = '';
     const storedSchema = `${STORED}.${SCHEMA}`;
     const config = {
@@ -127,8 +135,9 @@ export class ServedSnapshot implements ServedTables {
           const columns = filterColumns(dataset, table);
           if (!columns) continue;
           const name = viewName(dataset, table.name);
-          paged.set(`${dataset.name}/${table.name}`, `CREATE TABLE ${PAGES}.${quoteIdentifier(name)} AS SELECT ${columns.map(quoteIdentifier).join(', ')} FROM ${storedSchema}.${quoteIdentifier(name)}`);
-          if (options.pagesInMemory !== 'later') await setup.run(paged.get(`${dataset.name}/${table.name}`)!);
+          const copy = `CREATE TABLE ${PAGES}.${quoteIdentifier(name)} AS SELECT ${columns.map(quoteIdentifier).join(', ')} FROM ${storedSchema}.${quoteIdentifier(name)}`;
+          paged.set(`${dataset.name}/${table.name}`, { dataset, table, copy });
+          if (options.pagesInMemory !== 'later') await setup.run(copy);
         }
       }
     });
@@ -155,7 +164,13 @@ export class ServedSnapshot implements ServedTables {
     const served = new ServedSnapshot(snapshot, datasets, duckdb, pool, stored, paged, storedSchema, Buffer.from(token), records, unmark, options.pageScans ?? true);
     if (options.pagesInMemory !== 'later') {
       for (const key of paged.keys()) served.inMemory.add(key);
-      await served.keepPagesInMemory();
+      try {
+        await served.keepPagesInMemory();
+      } catch (error) {
+        // Closes what it opened: the instance, the pool and the record files.
+        served.retire();
+        throw error;
+      }
     }
     return served;
   }
@@ -184,12 +199,7 @@ export class ServedSnapshot implements ServedTables {
 
   /** A resource's rows kept rendered, if they are: its record file, and how the links' base goes into its texts. */
   rendered(dataset: Dataset, resource: Resource): RenderedResource | undefined {
-    const key = `${dataset.name}/${resource.name}`;
-    const records = this.records.get(key);
-    if (!records) return undefined;
-    let rendered = this.renderedOf.get(key);
-    if (!rendered) this.renderedOf.set(key, (rendered = { records, withBase: this.withBase }));
-    return rendered;
+    return this.renderedOf.get(`${dataset.name}/${resource.name}`);
   }
 
   private readonly withBase = (bytes: Buffer, base: string, before: Uint8Array = NOTHING, after: Uint8Array = NOTHING): Buffer => {
@@ -250,15 +260,15 @@ export class ServedSnapshot implements ServedTables {
    * the snapshot was retired first, and so never copied them all.
    */
   async keepPagesInMemory(): Promise<boolean> {
-    for (const [key, sql] of this.paged) {
+    for (const [key, paged] of this.paged) {
       // A snapshot already on its way out (a newer one came first) keeps reading its stored table.
       if (this.retired || this.closed) return false;
       if (!this.inMemory.has(key)) {
-        await this.use((connection) => connection.connection.run(sql));
+        await this.use((connection) => connection.connection.run(paged.copy));
         this.inMemory.add(key);
       }
       if (this.pageScans && !this.scans.has(key)) {
-        const scan = await this.use((connection) => this.readScan(connection.connection, key));
+        const scan = await this.use((connection) => this.readScan(connection.connection, paged));
         if (scan) this.scans.set(key, scan);
       }
     }
@@ -266,17 +276,21 @@ export class ServedSnapshot implements ServedTables {
   }
 
   /** A paged table's scanned columns (page/scan.ts), read from its stored table in row order; undefined if none maps onto numbers. */
-  private async readScan(connection: DuckDBConnection, key: string): Promise<RowScan | undefined> {
-    const [datasetName, tableName] = key.split('/') as [string, string];
-    const dataset = this.datasets.find((d) => d.name === datasetName)!;
-    const table = dataset.tables[tableName]!;
-    const read = scannedColumns(dataset, table).flatMap((name) => {
+  private async readScan(connection: DuckDBConnection, { dataset, table }: PagedTable): Promise<RowScan | undefined> {
+    const from = `${this.storedSchema}.${quoteIdentifier(viewName(dataset, table.name))}`;
+    let read = scannedColumns(dataset, table).flatMap((name) => {
       const sql = scannedSql(quoteIdentifier(name), table.columns[name]!);
       return sql ? [{ name, sql }] : [];
     });
+    // Text with too many values to be codes (ids) is left to DuckDB, counted there rather than read here.
+    const texts = read.filter(({ name }) => table.columns[name]!.kind === 'varchar');
+    if (texts.length) {
+      const [counts] = (await connection.runAndReadAll(`SELECT ${texts.map(({ name }) => `count(DISTINCT ${quoteIdentifier(name)})`).join(', ')} FROM ${from}`)).getRows();
+      const tooMany = new Set(texts.filter((_, i) => Number(counts![i]) > MAX_CODES).map(({ name }) => name));
+      read = read.filter(({ name }) => !tooMany.has(name));
+    }
     if (!read.length) return undefined;
-    const from = `${this.storedSchema}.${quoteIdentifier(viewName(dataset, tableName))}`;
-    const rows = Number((await connection.runAndReadAll(`SELECT count(*) FROM ${from}`)).getRows()[0]![0]);
+    const rows = this.snapshot.manifest.datasets[dataset.name]!.tables[table.name]!.rows;
     const builders = read.map(({ name }) => new ScannedColumnBuilder(table.columns[name]!, rows));
     const result = await connection.stream(`SELECT ${read.map((r) => r.sql).join(', ')} FROM ${from} ORDER BY rowid`);
     for await (const chunk of result.yieldRowsJs()) {

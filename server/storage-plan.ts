@@ -38,7 +38,7 @@ export function filterColumns(dataset: Dataset, table: Table): string[] | undefi
 
 /** The columns of a table that its page filters compare with a value (equalities and ranges): kept as numbers in the server's process too (page/scan.ts). */
 export function scannedColumns(dataset: Dataset, table: Table): string[] {
-  return [...new Set(filteredOf(dataset, table).flatMap((f) => f.scanned ?? []))];
+  return [...new Set(filteredOf(dataset, table).flatMap((f) => f.scanned))];
 }
 
 /**

@@ -46,7 +46,7 @@ export interface Storage {
    * name` of columns made for them; `scanned`: those also kept as numbers in the server's process
    * (see page/scan.ts), where they map onto numbers exactly.
    */
-  readonly filtered?: { readonly resource: string; readonly columns: readonly string[]; readonly derived: readonly string[]; readonly scanned?: readonly string[] };
+  readonly filtered?: { readonly resource: string; readonly columns: readonly string[]; readonly derived: readonly string[]; readonly scanned: readonly string[] };
 }
 
 /** What the docs show of an answer in SQL, over the views `odsnap sql` has. */

@@ -30,6 +30,10 @@ export const filter = {
 export const textColumn = (column: string) => `${column}__text`;
 export const SHAPES_COLUMN = '__shapes';
 
+/** Filters comparing a column with a value: those a page scan in the server's process can answer (page/scan.ts). */
+export type Comparison = Extract<Filter, { kind: 'equals' | 'atLeast' | 'atMost' }>;
+export const isComparison = (filter: Filter): filter is Comparison => filter.kind === 'equals' || filter.kind === 'atLeast' || filter.kind === 'atMost';
+
 /** The columns a filter reads in the in-memory copy of its table (lists of ids are scanned where stored). */
 export function filteredColumns(filter: Filter): string[] {
   switch (filter.kind) {
@@ -54,15 +58,21 @@ export function derivedColumn(filter: Filter): string | undefined {
   return undefined;
 }
 
+/** The number of fraction digits a DECIMAL(p,s) column keeps; undefined for another type. */
+export function decimalScale(column: Column): number | undefined {
+  const scale = Number(/^DECIMAL\(\d+,(\d+)\)$/.exec(column.sqlType)?.[1]);
+  return Number.isInteger(scale) ? scale : undefined;
+}
+
 /**
  * A decimal bound with more fraction digits than the column stores, rounded to the column's scale
  * so that it keeps the same rows: up for a lower bound, down for an upper one (a price ≥ 100.123
  * is a price ≥ 100.13). Exact, on the digits: the bound is text, and so are decimals here.
  */
 export function boundAtScale(column: Column, value: string | number, toward: 'up' | 'down'): string | number {
-  const scale = Number(/^DECIMAL\(\d+,(\d+)\)$/.exec(column.sqlType)?.[1]);
+  const scale = decimalScale(column);
   const parts = typeof value === 'string' ? /^(-?)(\d+)\.(\d+)$/.exec(value) : null;
-  if (!parts || !Number.isInteger(scale) || parts[3]!.length <= scale) return value;
+  if (!parts || scale === undefined || parts[3]!.length <= scale) return value;
   const [, sign, whole, fraction] = parts as unknown as [string, string, string, string];
   let digits = BigInt(whole + fraction.slice(0, scale));
   // Cutting digits off rounds toward zero: down for a positive bound, up for a negative one.

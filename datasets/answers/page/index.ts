@@ -3,7 +3,7 @@ import type { AnswerKind } from '../kind.ts';
 import { columnProblems, paramProblems, resourceProblems, tableOf } from '../problems.ts';
 import { crawlPages, pagesProblems, type PagesStep } from './crawl.ts';
 import { pageFiles } from './files.ts';
-import { declaredColumns, derivedColumn, filteredColumns, type Filter } from './filters.ts';
+import { declaredColumns, derivedColumn, filteredColumns, isComparison, type Filter } from './filters.ts';
 import { pageLayout, type PageUnit } from './layout.ts';
 import { PAGE_LIMIT, pageLimitOf } from './offset-page.ts';
 import { answerPage } from './serve.ts';
@@ -52,7 +52,7 @@ export const page: AnswerKind<PageAnswer, PagesStep, PageUnit> = {
         resource: answer.resource,
         columns: [...new Set(filters.flatMap(filteredColumns))],
         derived: filters.flatMap((filter) => derivedColumn(filter) ?? []),
-        scanned: [...new Set(filters.flatMap((filter) => (filter.kind === 'equals' || filter.kind === 'atLeast' || filter.kind === 'atMost' ? [filter.column] : [])))],
+        scanned: [...new Set(filters.filter(isComparison).map((filter) => filter.column))],
       },
     };
   },

@@ -1,5 +1,5 @@
 import type { Column } from '../../../core/table.ts';
-import { boundAtScale, type Filter } from './filters.ts';
+import { boundAtScale, decimalScale, isComparison, type Comparison, type Filter } from './filters.ts';
 
 /**
  * A paged table's plain filter columns (codes, days, prices, areas) as typed arrays in the server's
@@ -22,7 +22,7 @@ export interface ScannedColumn {
 /** NULL in an Int32Array: below every range's lower end (see lowOf), so no test holds it. */
 const NULL_INT = -0x80000000;
 /** Text columns with more distinct values than this (ids) are left to DuckDB. */
-const MAX_CODES = 0xffff;
+export const MAX_CODES = 0xffff;
 /** Decimals as integers of their smallest unit stay exact in a double below this. */
 const EXACT = Number.MAX_SAFE_INTEGER;
 
@@ -48,9 +48,10 @@ export function scannedSql(name: string, column: Column): string | undefined {
   }
 }
 
+/** A decimal column's scale, when a parameter cast to DECIMAL(19,4) (castParam) compares with it exactly. */
 const scaleOf = (column: Column): number | undefined => {
-  const scale = Number(/^DECIMAL\(\d+,(\d+)\)$/.exec(column.sqlType)?.[1]);
-  return Number.isInteger(scale) && scale <= 6 ? scale : undefined;
+  const scale = decimalScale(column);
+  return scale !== undefined && scale <= 4 ? scale : undefined;
 };
 
 /** Collects one column's values, chunk by chunk, as `scannedSql` reads them. */
@@ -142,7 +143,7 @@ export class RowScan {
     for (const [param, filter] of Object.entries(filters)) {
       const value = params[param];
       if (value === undefined) continue;
-      if (filter.kind !== 'equals' && filter.kind !== 'atLeast' && filter.kind !== 'atMost') return undefined;
+      if (!isComparison(filter)) return undefined;
       const scanned = this.columns.get(filter.column);
       if (!scanned) return undefined;
       let range = ranges.get(filter.column);
@@ -199,7 +200,7 @@ const lowOf = (range: Range) => (range.values instanceof Int32Array ? Math.max(r
 const rowNumbers = (from: number, to: number) => Array.from({ length: Math.max(0, to - from) }, (_, i) => from + i);
 
 /** Narrows a column's range by one filter's value; false when the value is not read here exactly as DuckDB would cast it. */
-function narrow(range: Range, scanned: ScannedColumn, kind: 'equals' | 'atLeast' | 'atMost', value: unknown): boolean {
+function narrow(range: Range, scanned: ScannedColumn, kind: Comparison['kind'], value: unknown): boolean {
   const column = scanned.column;
   let low: number | undefined;
   let high: number | undefined;

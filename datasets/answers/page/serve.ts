@@ -22,9 +22,9 @@ export async function answerPage(request: AnswerRequest, answer: PageAnswer) {
   const nextOf = (count: number, total: number) => offset + count < total ? request.context.link(request.path, { ...request.query, limit, offset: offset + limit }) : null;
   const rendered = request.served.rendered(request.dataset, resource);
   // The rows' JSON is read from the record file by row number (through DuckDB, the page's texts cost twice what finding them did).
-  const renderedPage = (rendered: RenderedResource, rows: readonly number[], total: number) => {
+  const renderedPage = (texts: RenderedResource, rows: readonly number[], total: number) => {
     const [before, after] = offsetPageAround({ limit, offset, count: rows.length, total, next: nextOf(rows.length, total) }, request.envelope);
-    return new SerializedJson(rendered.records.withJoined(rows, COMMA, (items) => rendered.withBase(items, request.base, before, after)));
+    return new SerializedJson(texts.records.withJoined(rows, COMMA, (items) => texts.withBase(items, request.base, before, after)));
   };
   const scanned = rendered && request.served.scanned(request.dataset, resource.table)?.page(answer.filters, request.params, limit, offset);
   if (scanned) return renderedPage(rendered, scanned.rows, scanned.total);
