@@ -17,6 +17,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { chromium } from 'playwright-core';
+import { quoteString } from '../core/db/duckdb.ts';
 import { datasets } from '../datasets/index.ts';
 import { defaultSeed, defaultUntil } from '../datasets/vocabulary/sample.ts';
 import { openSnapshot } from '../core/snapshot/read.ts';
@@ -72,7 +73,6 @@ await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening))
 const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
 // The queries: count(*) of every table, a month of the fullest counter, a week of the fullest station.
-const sqlString = (value: string) => `'${value.replaceAll("'", "''")}'`;
 const fullestFile = (sqlName: string) => [...tables.find((table) => `${table.dataset.sqlName}_${table.table.name}` === sqlName)!.files].sort((a, b) => b.rows - a.rows)[0]!;
 const counter = fullestFile('bike_counter_readings');
 const month = counter.max!.slice(0, 7);
@@ -85,12 +85,12 @@ const queries: { name: string; sql: string; tableBytes: number }[] = [
   }),
   {
     name: `one counter, one month (${counter.partition.counter}, ${month})`,
-    sql: `SELECT read_at::DATE AS day, count(*) AS readings, sum(value) AS total FROM bike_counter_readings WHERE counter_id = ${sqlString(counter.partition.counter!)} AND read_at >= '${month}-01' AND read_at < '${month}-01'::DATE + INTERVAL 1 MONTH GROUP BY 1 ORDER BY 1`,
+    sql: `SELECT read_at::DATE AS day, count(*) AS readings, sum(value) AS total FROM bike_counter_readings WHERE counter_id = ${quoteString(counter.partition.counter!)} AND read_at >= '${month}-01' AND read_at < '${month}-01'::DATE + INTERVAL 1 MONTH GROUP BY 1 ORDER BY 1`,
     tableBytes: tables.find((table) => table.table.name === 'readings' && table.dataset.name === 'bike-counter')!.files.reduce((sum, file) => sum + file.bytes, 0),
   },
   {
     name: `one station, one week (${station.partition.station}, to ${weekEnd})`,
-    sql: `SELECT sensor_code, date_trunc('day', read_at) AS day, avg(value) AS mean FROM air_quality_readings WHERE station_id = ${sqlString(station.partition.station!)} AND read_at >= '${weekEnd}'::DATE - INTERVAL 6 DAY AND read_at < '${weekEnd}'::DATE + INTERVAL 1 DAY GROUP BY ALL ORDER BY ALL`,
+    sql: `SELECT sensor_code, date_trunc('day', read_at) AS day, avg(value) AS mean FROM air_quality_readings WHERE station_id = ${quoteString(station.partition.station!)} AND read_at >= '${weekEnd}'::DATE - INTERVAL 6 DAY AND read_at < '${weekEnd}'::DATE + INTERVAL 1 DAY GROUP BY ALL ORDER BY ALL`,
     tableBytes: tables.find((table) => table.table.name === 'readings' && table.dataset.name === 'air-quality')!.files.reduce((sum, file) => sum + file.bytes, 0),
   },
 ];

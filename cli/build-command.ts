@@ -1,21 +1,7 @@
 import { z } from 'zod';
-import { cacheDirOption, cacheDirSchema, dataDirOption, defineCommand } from './command.ts';
+import { cacheDirOption, cacheDirSchema, dataDirOption, defineCommand, tilesOption, tilesSchema } from './command.ts';
 import { formatBytes, formatCount, Progress } from '../core/progress.ts';
 import { canBuildSite } from '../scripts/static/site.ts';
-import { OSM_TILES, tilesProblem } from '../core/base-map.ts';
-
-/** `--tiles`: the base map of the site's maps, for `build` and `start` (ODSNAP_TILES checked as the option is). */
-export const tilesOption = {
-  type: 'string',
-  value: 'URL|none',
-  description:
-    'raster tiles under the site\'s maps, a URL template with {z}/{x}/{y} fetched by the reader\'s browser; none keeps the maps drawn offline as SVG, with nothing loaded from elsewhere (or ODSNAP_TILES)',
-  default: process.env.ODSNAP_TILES || OSM_TILES,
-} as const;
-export const tilesSchema = z.string().superRefine((value, context) => {
-  const problem = tilesProblem(value);
-  if (problem) context.addIssue({ code: 'custom', message: problem });
-});
 
 export const buildCommand = defineCommand({
   name: 'build',

@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import type { Output } from '../core/progress.ts';
 import { defaultDataDir } from '../core/snapshot/layout.ts';
+import { OSM_TILES, tilesProblem } from '../core/base-map.ts';
 
 export interface OptionSpec {
   readonly type: 'string' | 'boolean';
@@ -46,6 +47,19 @@ export const reportFormatSchema = z.enum(['table', 'json'], { error: 'must be ta
 
 /** `--cache-dir` in a command's schema (its checks are the option's, see parseCommandLine). */
 export const cacheDirSchema = z.string().min(1).optional();
+
+/** `--tiles`: the base map of the site's maps, for `build` and `start` (ODSNAP_TILES checked as the option is). */
+export const tilesOption: OptionSpec = {
+  type: 'string',
+  value: 'URL|none',
+  description:
+    'raster tiles under the site\'s maps, a URL template with {z}/{x}/{y} fetched by the reader\'s browser; none keeps the maps drawn offline as SVG, with nothing loaded from elsewhere (or ODSNAP_TILES)',
+  default: process.env.ODSNAP_TILES || OSM_TILES,
+};
+export const tilesSchema = z.string().superRefine((value, context) => {
+  const problem = tilesProblem(value);
+  if (problem) context.addIssue({ code: 'custom', message: problem });
+});
 
 /**
  * A command: its options as data (for parsing and --help) and a schema that turns the parsed

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { datasets } from '../datasets/index.ts';
 import { defaultSeed, defaultUntil, scales, type SampleSettings } from '../datasets/vocabulary/sample.ts';
-import { dataDirOption, defineCommand } from './command.ts';
+import { dataDirOption, defineCommand, tilesOption, tilesSchema } from './command.ts';
 import type { Output } from '../core/progress.ts';
 import { formatCount, Progress } from '../core/progress.ts';
 import { PullReport } from '../scripts/pull/report.ts';
@@ -13,7 +13,6 @@ import { openSnapshot, shapeMismatch } from '../core/snapshot/read.ts';
 import { canBuildSite } from '../scripts/static/site.ts';
 import { builtSnapshotId, INDEX } from '../core/published-tree.ts';
 import { pullSummary } from './pull-command.ts';
-import { tilesOption, tilesSchema } from './build-command.ts';
 import { explainListenError, untilStopped } from './serve-command.ts';
 
 /** Where `start` keeps the sample city it serves to itself as the upstream, inside the data directory. */

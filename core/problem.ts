@@ -2,6 +2,7 @@
  * Errors a client can cause, answered as RFC 9457 problem details. Anything else is a fault of
  * the server: logged, and answered 500 without internals.
  */
+import { escapeHtml } from './text.ts';
 
 /**
  * Every problem type the service answers with. A problem's `type` is `<base>/problems/<slug>`, and
@@ -117,9 +118,8 @@ export function problemBody(problem: Problem, base: string, instance: string) {
 export function problemTypePage(slug: string): string | undefined {
   if (!Object.hasOwn(problemTypes, slug)) return undefined;
   const type = problemTypes[slug as ProblemType];
-  const escape = (text: string) => text.replace(/[&<>]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;' })[c]!);
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${type.title} (${type.status})</title></head>
-<body><h1>${type.title}</h1><p>HTTP status ${type.status}; problem type <code>${slug}</code> (RFC 9457).</p><p>${escape(type.about).replace(/`([^`]+)`/g, '<code>$1</code>')}</p></body></html>
+<body><h1>${type.title}</h1><p>HTTP status ${type.status}; problem type <code>${slug}</code> (RFC 9457).</p><p>${escapeHtml(type.about).replace(/`([^`]+)`/g, '<code>$1</code>')}</p></body></html>
 `;
 }

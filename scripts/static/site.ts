@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { NO_TILES } from '../../core/base-map.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const astroCli = join(root, 'node_modules', 'astro', 'astro.js');
@@ -49,7 +50,7 @@ export function startSiteBuild(options: SiteBuild): RunningSiteBuild {
     ...(options.tree ? { ODSNAP_SITE_TREE: options.tree } : {}),
     ...(options.ready ? { ODSNAP_SITE_TREE_READY: options.ready } : {}),
     // Always set, so a setting left in the calling process's environment does not choose for it.
-    ODSNAP_SITE_TILES: options.tiles ?? 'none',
+    ODSNAP_SITE_TILES: options.tiles ?? NO_TILES,
     ...(base ? { ODSNAP_SITE_BASE: `${base.pathname.replace(/\/+$/, '')}/` } : {}),
     ...(base && base.origin !== 'http://relative.invalid' ? { ODSNAP_SITE_URL: base.origin } : {}),
   };
