@@ -28,13 +28,15 @@ const SCREENSHOTS = 'test-results/site';
 const dictionaries = { en, pl } as const;
 const pageOf = (lang: 'en' | 'pl') => (lang === 'en' ? '/query/' : '/pl/query/');
 
-/** The queries of README.md's SQL section (the server's examples). */
-const README_QUERIES = [
-  'SELECT market_type_value, count(*), round(median(gross_price)) FROM rcn_transactions GROUP BY ALL',
-  'SELECT * FROM citybike_rides',
-  "SELECT * FROM bike_counter_readings WHERE read_at >= '2025-01-01'",
-  'SELECT * FROM bike_counter_counters',
-];
+/** The queries of README.md's SQL section (the server's examples): the block of `npx odsnap sql` lines and its `curl …&q=`. */
+async function readmeQueries(): Promise<string[]> {
+  const readme = await readFile('README.md', 'utf8');
+  const block = readme.split('```').find((part) => part.startsWith('sh\n') && part.includes('npx odsnap sql'));
+  if (!block) throw new Error('README.md has no sh block of `npx odsnap sql` examples');
+  const queries = [...block.matchAll(/npx odsnap sql (?:--out \S+ )?"([^"]+)"/g)].map((m) => m[1]!);
+  queries.push(...[...block.matchAll(/[?&]q=([^'&\s]+)/g)].map((m) => decodeURIComponent(m[1]!.replaceAll('+', ' '))));
+  return queries;
+}
 
 /** Served like a static host: the tree's files and nothing else (no API, no /healthz); `downloads` from another tree when given. */
 async function startStaticHost(tree: string, downloads?: string): Promise<{ url: string; server: Server }> {
@@ -162,7 +164,9 @@ describe.skipIf(skip)('the query page in Chromium', () => {
   it('answers the query page’s examples and the README’s queries as /api/sql does, time functions included', async () => {
     await open(site.url, pageOf('en'));
     const examples = await tab.locator('[data-sql-example]').evaluateAll((buttons) => buttons.map((button) => (button as unknown as { dataset: { sqlInsert: string } }).dataset.sqlInsert));
-    const queries = [...examples, ...README_QUERIES];
+    const readme = await readmeQueries();
+    expect(readme).toHaveLength(4);
+    const queries = [...examples, ...readme];
     expect(queries.length).toBeGreaterThanOrEqual(10);
     for (const used of ["date_trunc('", 'year(', '::DATE', 'strftime(']) expect(examples.join('\n')).toContain(used);
     // The issue's queries, each failing before (no ICU in DuckDB-WASM).
