@@ -1,5 +1,6 @@
 import { analysisCharts, type Chart, type MapLayer } from '../vocabulary/figure.ts';
 import { text, type Text } from '../../core/text.ts';
+import { quoteString } from '../../core/db/duckdb.ts';
 import { marketTypes, propertyTypes, type Dictionary } from './dictionaries.ts';
 import { districtOf, districts } from './districts.ts';
 
@@ -94,7 +95,7 @@ export const charts: readonly Chart[] = analysisCharts({
   ],
 });
 
-const districtNames = Object.entries(districts).map(([code, name]) => `('${code}', '${name.en.replaceAll("'", "''")}')`).join(', ');
+const districtNames = Object.entries(districts).map(([code, name]) => `(${quoteString(code)}, ${quoteString(name.en)})`).join(', ');
 
 /** Most properties on the map: the latest sold, so that a city's register stays a page one can load. */
 const PROPERTIES_SHOWN = 1000;
