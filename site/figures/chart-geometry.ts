@@ -99,7 +99,7 @@ export function labelOf(chart: Pick<ChartData, 'panels' | 'labels' | 'valuesLang
 }
 
 /** An x value as a reader names it: a period of time in the page's language, or a category's label. */
-export function xLabelOf(chart: ChartData, x: string, lang: Language): Label {
+function xLabelOf(chart: ChartData, x: string, lang: Language): Label {
   if (!chart.x.time) return labelOf(chart, x, lang);
   const time = timeOf(x);
   const period = chart.x.period ?? 'day';
@@ -119,7 +119,7 @@ export const dayLabel = (day: string, lang: Language) => new Intl.DateTimeFormat
  * `wide` fills a page; `phone` is drawn for a phone's width (about 335 px across at 375 px): SVG
  * text scales with the drawing, and the wide one's 12-unit labels would show 4 to 8 px high there.
  */
-export type ChartSize = 'wide' | 'phone';
+type ChartSize = 'wide' | 'phone';
 
 export function chartGeometry(chart: ChartData, lang: Language, size: ChartSize = 'wide'): ChartGeometry {
   const panelKeys = unique(chart.rows.map((row) => row.panel ?? ''));
@@ -158,9 +158,9 @@ export function chartGeometry(chart: ChartData, lang: Language, size: ChartSize 
         const label = labelOf(chart, x, lang);
         return { x: scaleX(categoryIndex.get(x)!), label: label.text, ...(label.lang ? { lang: label.lang } : {}) };
       });
-  const gap = chart.x.time ? 1.5 * smallestStep(chart.rows, xValue) : 1.5;
-  const incompleteX = chart.incomplete?.x;
   const step = chart.x.time ? smallestStep(chart.rows, xValue) : 1;
+  const gap = 1.5 * step;
+  const incompleteX = chart.incomplete?.x;
 
   const panels = panelKeys.map((key): PanelGeometry => {
     const rows = byPanel.get(key)!;
