@@ -1,5 +1,6 @@
 import { analysisCharts, type Chart, type MapLayer } from '../vocabulary/figure.ts';
 import { text, type Text } from '../../core/text.ts';
+import { quoteString } from '../../core/db/duckdb.ts';
 import { marketTypes, propertyTypes, type Dictionary } from './dictionaries.ts';
 import { districtOf, districts } from './districts.ts';
 
@@ -94,7 +95,7 @@ export const charts: readonly Chart[] = analysisCharts({
   ],
 });
 
-const districtNames = Object.entries(districts).map(([code, name]) => `('${code}', '${name.en.replaceAll("'", "''")}')`).join(', ');
+const districtNames = Object.entries(districts).map(([code, name]) => `(${quoteString(code)}, ${quoteString(name.en)})`).join(', ');
 
 /** Most properties on the map: the latest sold, so that a city's register stays a page one can load. */
 const PROPERTIES_SHOWN = 1000;
@@ -121,12 +122,13 @@ export const map: readonly MapLayer[] = [
       'Liczby z analizy rejestru według dzielnic: lokale sprzedane pojedynczo (transakcje jednej nieruchomości), cena brutto podzielona przez powierzchnię użytkową lokali. ' +
         'Dzielnica z prefiksu TERYT pierwszej działki. Rejestr nie zawiera granic dzielnic: każde koło stoi w środku lokali sprzedanych w dzielnicy.',
     ),
-    // The analysis's own facts and median, so that the map and the charts never disagree.
+    // The analysis's own facts and median, so that the map and the charts never disagree: premises
+    // without geometry count too (avg skips their NULL lon and lat; a district with none is left off the map).
     sql: `WITH facts AS (${facts}), districts(code, name) AS (VALUES ${districtNames})
           SELECT district AS id, coalesce(any_value(districts.name), district) AS name, round(avg(lon), 6) AS lon, round(avg(lat), 6) AS lat,
                  round(median(price_per_m2), 0) AS value, count(*) AS count
           FROM facts LEFT JOIN districts ON districts.code = facts.district
-          WHERE district IS NOT NULL AND property_type = 'nieruchomoscLokalowa' AND price_per_m2 IS NOT NULL AND lon IS NOT NULL
+          WHERE district IS NOT NULL AND property_type = 'nieruchomoscLokalowa' AND price_per_m2 IS NOT NULL
           GROUP BY district ORDER BY district`,
     value: { label: text('Median price per m²', 'Mediana ceny za m²'), unit: text('PLN/m²', 'zł/m²'), count: text('premises sold alone', 'lokale sprzedane pojedynczo') },
   },

@@ -153,7 +153,8 @@ export interface ChartData {
   readonly title: Text;
   readonly description: Text;
   readonly kind: Chart['kind'];
-  readonly x: Chart['x'];
+  /** The declaration's x axis without its `through` SQL, which is not published (`incomplete` says what it found). */
+  readonly x: Omit<Chart['x'], 'through'>;
   readonly y: Chart['y'];
   readonly panels: NonNullable<Chart['panels']>;
   readonly labels?: Chart['labels'];

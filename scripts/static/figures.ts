@@ -34,7 +34,8 @@ export async function figuresOf(db: Database, dataset: Dataset): Promise<Dataset
       title: chart.title,
       description: chart.description,
       kind: chart.kind,
-      x: chart.x,
+      // The axis without its `through` SQL: the figures publish what the site draws, not the SQL.
+      x: { label: chart.x.label, time: chart.x.time, ...(chart.x.period ? { period: chart.x.period } : {}) },
       y: chart.y,
       panels: chart.panels ?? {},
       ...(chart.labels ? { labels: chart.labels } : {}),

@@ -13,20 +13,39 @@ function hideOnTapElsewhere(): void {
   });
 }
 
+/** Each chart's tooltip texts, parsed once for its two drawings: per panel, [label, series, value, series, value, …] per column. */
+const textsOf = new WeakMap<Element, (string | number)[][][]>();
+
+function tipTexts(figure: Element | null): (string | number)[][][] {
+  if (!figure) return [];
+  let texts = textsOf.get(figure);
+  if (!texts) {
+    texts = JSON.parse(figure.querySelector('script[data-chart-tips]')?.textContent || '[]') as (string | number)[][][];
+    textsOf.set(figure, texts);
+  }
+  return texts;
+}
+
 /**
- * Values on a chart's panel (an `svg.plot` with `data-tips`, see components/Chart.astro): the column
+ * Values on a chart's panel (an `svg.plot` with `data-tip-at`, see components/Chart.astro): the column
  * nearest the pointer on hover and on tap, or the one the arrow keys move to once the panel has the
  * focus (Home and End jump to the ends, Escape hides). A rule and dots mark the column; the values
  * show in the panel's tooltip, a live region, so a screen reader reads them too.
  */
 export function mountChartTips(svg: SVGSVGElement): void {
-  // Packed as [x, label, [series, y, value, series, y, value, …]] to keep the page light.
-  const packed = JSON.parse(svg.dataset.tips ?? '[]') as [number, string, (number | string)[]][];
-  const columns: TipColumn[] = packed.map(([x, label, flat]) => ({
-    x,
-    label,
-    points: Array.from({ length: flat.length / 3 }, (_, i) => ({ series: flat[i * 3] as number, y: flat[i * 3 + 1] as number, value: flat[i * 3 + 2] as string })),
-  }));
+  // Packed to keep the page light: the labels and values once per chart (in its figure), and
+  // here, per column, [x, y of each point, …] in this drawing.
+  const positions = JSON.parse(svg.dataset.tipAt ?? '[]') as number[][];
+  const texts = tipTexts(svg.closest('figure'))[Number(svg.dataset.panel)] ?? [];
+  const columns: TipColumn[] = positions.flatMap(([x, ...ys], i) => {
+    const [label, ...flat] = texts[i] ?? [];
+    if (x === undefined || label === undefined) return [];
+    return [{
+      x,
+      label: String(label),
+      points: ys.map((y, j) => ({ series: flat[j * 2] as number, y, value: String(flat[j * 2 + 1]) })),
+    }];
+  });
   const tip = svg.parentElement?.querySelector<HTMLElement>('.chart-tip');
   const marks = svg.querySelector<SVGGElement>('g.tip-marks');
   if (!columns.length || !tip || !marks) return;

@@ -99,7 +99,8 @@ export function textResult(table: ArrowLike): TextResult {
   };
 }
 
-const csvField = (text: string | null) => (text === null ? '' : /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text);
+/** A field of a CSV file (RFC 4180): quoted when it holds a quote, a comma or a line break; NULL empty. */
+export const csvField = (text: string | null) => (text === null ? '' : /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text);
 
 /** The whole result as CSV (RFC 4180, CRLF), as `/api/sql?format=csv` writes it. */
 export const csvOf = (result: TextResult) =>

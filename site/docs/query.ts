@@ -2,7 +2,7 @@ import type { Dataset } from '../../datasets/vocabulary/dataset.ts';
 import type { Text } from '../../core/text.ts';
 import type { EndpointDoc, Limits, ParamDoc } from './endpoint-docs.ts';
 import { viewName } from '../../core/table.ts';
-import { sqlOf, type ViewDoc } from './sql.ts';
+import { quote, sqlOf, type ViewDoc } from './sql.ts';
 
 /**
  * What the query page shows, read from the declarations: the SQL views of every table (the ones
@@ -48,8 +48,6 @@ export interface ExampleCatalogueTable {
   readonly files: readonly { readonly rows: number; readonly partition: Readonly<Record<string, string>>; readonly min: string | null; readonly max: string | null }[];
 }
 
-const sqlString = (value: string) => `'${value.replaceAll("'", "''")}'`;
-
 /**
  * The examples the query page offers, made from the declarations (and, when the site is built
  * with a tree, its catalogue): the first endpoint's query, then over the largest tables with a
@@ -87,7 +85,7 @@ export function sqlExamples(datasets: readonly Dataset[], catalogue: readonly Ex
     examples.push({
       kind: 'oneMonth',
       table: name,
-      query: `SELECT ${time}::DATE AS day, count(*) AS rows FROM ${name}\nWHERE ${partition.column} = ${sqlString(value)} AND ${time} >= '${monthStart}' AND ${time} < '${next}'\nGROUP BY 1 ORDER BY 1;`,
+      query: `SELECT ${time}::DATE AS day, count(*) AS rows FROM ${name}\nWHERE ${partition.column} = ${quote(value)} AND ${time} >= '${monthStart}' AND ${time} < '${next}'\nGROUP BY 1 ORDER BY 1;`,
     });
   }
   return examples;

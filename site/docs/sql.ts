@@ -20,7 +20,8 @@ export interface SqlExample {
   readonly query: string;
 }
 
-const quote = (value: string) => `'${value.replaceAll("'", "''")}'`;
+/** A SQL string literal of `value`. */
+export const quote = (value: string) => `'${value.replaceAll("'", "''")}'`;
 
 export function sqlOf(dataset: Dataset, endpoint: Endpoint, pathValues: Readonly<Record<string, string>> = {}): SqlExample {
   const kind = kindOf(endpoint.answer);

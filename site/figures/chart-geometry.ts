@@ -10,8 +10,8 @@ import { formatNumber, locale, niceTicks, timeOf, timeTicks } from './scales.ts'
  * when the declaration shares it. Values are named in the page's language where the declaration
  * names them (`labels`), and shown as given otherwise. A last period the data ends inside is drawn
  * apart (dashed, lighter). Each panel carries its points for the tooltips. Lines are one path per series
- * and panel, broken where data is missing and thinned to at most ~600 points, so even the
- * largest chart stays a light page.
+ * and panel, broken where data is missing and thinned to at most ~600 points, and the tooltips'
+ * columns thinned by the same buckets, so even the largest chart stays a light page.
  */
 
 /** Series colours, distinguishable and readable on the light and the dark background. */
@@ -55,6 +55,7 @@ export interface PanelGeometry {
   readonly bars: readonly { readonly series: number; readonly x: number; readonly y: number; readonly width: number; readonly height: number; readonly title: string; readonly incomplete: boolean }[];
   /** The incomplete last period's stretch of the plot, shaded. */
   readonly incompleteSpan?: { readonly x: number; readonly width: number };
+  /** At most ~600, the same x values in every drawing of the chart (only their positions differ). */
   readonly tips: readonly TipColumn[];
   /** The panel's values, for its text alternative. */
   readonly yMin: number;
@@ -98,7 +99,7 @@ export function labelOf(chart: Pick<ChartData, 'panels' | 'labels' | 'valuesLang
 }
 
 /** An x value as a reader names it: a period of time in the page's language, or a category's label. */
-export function xLabelOf(chart: ChartData, x: string, lang: Language): Label {
+function xLabelOf(chart: ChartData, x: string, lang: Language): Label {
   if (!chart.x.time) return labelOf(chart, x, lang);
   const time = timeOf(x);
   const period = chart.x.period ?? 'day';
@@ -118,7 +119,7 @@ export const dayLabel = (day: string, lang: Language) => new Intl.DateTimeFormat
  * `wide` fills a page; `phone` is drawn for a phone's width (about 335 px across at 375 px): SVG
  * text scales with the drawing, and the wide one's 12-unit labels would show 4 to 8 px high there.
  */
-export type ChartSize = 'wide' | 'phone';
+type ChartSize = 'wide' | 'phone';
 
 export function chartGeometry(chart: ChartData, lang: Language, size: ChartSize = 'wide'): ChartGeometry {
   const panelKeys = unique(chart.rows.map((row) => row.panel ?? ''));
@@ -157,9 +158,9 @@ export function chartGeometry(chart: ChartData, lang: Language, size: ChartSize 
         const label = labelOf(chart, x, lang);
         return { x: scaleX(categoryIndex.get(x)!), label: label.text, ...(label.lang ? { lang: label.lang } : {}) };
       });
-  const gap = chart.x.time ? 1.5 * smallestStep(chart.rows, xValue) : 1.5;
-  const incompleteX = chart.incomplete?.x;
   const step = chart.x.time ? smallestStep(chart.rows, xValue) : 1;
+  const gap = 1.5 * step;
+  const incompleteX = chart.incomplete?.x;
 
   const panels = panelKeys.map((key): PanelGeometry => {
     const rows = byPanel.get(key)!;
@@ -181,7 +182,7 @@ export function chartGeometry(chart: ChartData, lang: Language, size: ChartSize 
         const apart = last.x === incompleteX;
         const complete = apart ? sorted.slice(0, -1) : sorted;
         if (complete.length) {
-          const path = linePath(complete.map((row) => ({ x: xValue(row), y: row.y })), gap, scaleX, scaleY, plotWidth);
+          const path = linePath(complete.map((row) => ({ x: xValue(row), y: row.y })), gap, scaleX, scaleY, plot.left, plotWidth);
           lines.push({ series: index, d: path.d, points: path.points });
         }
         if (apart) {
@@ -205,8 +206,9 @@ export function chartGeometry(chart: ChartData, lang: Language, size: ChartSize 
     const values = rows.map((row) => row.y);
     const title = key ? labelOf(chart, key, lang) : { text: '' };
     const declared = chart.panels[key];
-    // A column per x value: the tooltip's stops, every series's value there.
-    const tips = [...groupBy(rows, (row) => row.x)].sort(([, a], [, b]) => xValue(a[0]!) - xValue(b[0]!)).map(([x, members]): TipColumn => {
+    // A column per x value: the tooltip's stops, every series's value there; thinned as the lines are.
+    const columns = [...groupBy(rows, (row) => row.x)].sort(([, a], [, b]) => xValue(a[0]!) - xValue(b[0]!));
+    const tips = thinColumns(columns, (row) => (scaleX(xValue(row)) - plot.left) / plotWidth, incompleteX).map(([x, members]): TipColumn => {
       const label = xLabelOf(chart, x, lang).text;
       return {
         x: round(scaleX(xValue(members[0]!))),
@@ -260,14 +262,17 @@ function yDomain(values: readonly number[], bars: boolean, count: number) {
   return niceTicks(min, max, count);
 }
 
+/** The bucket of a position across the plot (0 at its left, 1 at its right) when thinning to `buckets`. */
+const bucketOf = (position: number, buckets: number) => Math.max(0, Math.min(buckets - 1, Math.floor(position * buckets)));
+
 /**
  * A line as one path: a new subpath after a gap in x wider than `gap` (a lone point becomes a dot,
- * drawn by the round line cap), thinned to the lowest and highest point of each of ~300 columns.
+ * drawn by the round line cap), thinned to the lowest and highest point of each of ~300 columns
+ * of the plot (those the tooltips are thinned by, see `thinColumns`).
  * Coordinates are in tenths, relative after each subpath's start, to keep the markup small.
  */
-function linePath(points: readonly { x: number; y: number }[], gap: number, scaleX: (x: number) => number, scaleY: (y: number) => number, plotWidth: number) {
+function linePath(points: readonly { x: number; y: number }[], gap: number, scaleX: (x: number) => number, scaleY: (y: number) => number, plotLeft: number, plotWidth: number) {
   const buckets = Math.min(MAX_POINTS / 2, Math.floor(plotWidth));
-  const bucketOf = (x: number) => Math.min(buckets - 1, Math.floor((x / plotWidth) * buckets));
   const segments: { x: number; y: number }[][] = [];
   let current: { x: number; y: number }[] = [];
   for (const [i, point] of points.entries()) {
@@ -278,11 +283,10 @@ function linePath(points: readonly { x: number; y: number }[], gap: number, scal
     current.push({ x: scaleX(point.x), y: scaleY(point.y) });
   }
   if (current.length) segments.push(current);
-  const left = Math.min(...points.map((point) => scaleX(point.x)));
   let d = '';
   let count = 0;
   for (const segment of segments) {
-    const kept = points.length > MAX_POINTS ? thin(segment, (point) => bucketOf(point.x - left)) : segment;
+    const kept = points.length > MAX_POINTS ? thin(segment, (point) => bucketOf((point.x - plotLeft) / plotWidth, buckets)) : segment;
     let [px, py] = [Math.round(kept[0]!.x * 10), Math.round(kept[0]!.y * 10)];
     d += `M${px / 10} ${py / 10}${kept.length === 1 ? 'l0 0' : 'l'}`;
     const parts: string[] = [];
@@ -311,6 +315,30 @@ function thin<T extends { x: number; y: number }>(points: readonly T[], bucketOf
     else kept.push(...(low.x <= high.x ? [low, high] : [high, low]));
   }
   return kept;
+}
+
+/**
+ * A panel's tooltip columns (x value, its rows; in x order) thinned as its lines are, when there
+ * are more than the lines keep points: in each of the ~300 buckets across the plot, the column
+ * holding the bucket's lowest value and the one holding its highest, so a peak the line shows can
+ * be pointed at; the incomplete last period is always kept. `position` places a row across the
+ * plot (0 to 1), the same in every drawing, so every drawing keeps the same columns.
+ */
+function thinColumns(columns: readonly (readonly [string, Row[]])[], position: (row: Row) => number, incompleteX: string | undefined): (readonly [string, Row[]])[] {
+  if (columns.length <= MAX_POINTS) return [...columns];
+  const kept = new Set<readonly [string, Row[]]>();
+  for (const [, members] of groupBy(columns, ([, rows]) => bucketOf(position(rows[0]!), MAX_POINTS / 2))) {
+    let low = members[0]!;
+    let high = members[0]!;
+    const lowest = (column: readonly [string, Row[]]) => Math.min(...column[1].map((row) => row.y));
+    const highest = (column: readonly [string, Row[]]) => Math.max(...column[1].map((row) => row.y));
+    for (const column of members) {
+      if (lowest(column) < lowest(low)) low = column;
+      if (highest(column) > highest(high)) high = column;
+    }
+    kept.add(low).add(high);
+  }
+  return columns.filter((column) => kept.has(column) || column[0] === incompleteX);
 }
 
 /** The smallest distance between consecutive x values of a series: the data's step (a day, a week, a month). */

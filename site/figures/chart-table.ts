@@ -1,6 +1,7 @@
 import type { ChartData } from '../../datasets/vocabulary/figure.ts';
 import type { Language } from '../../core/text.ts';
 import { uiOf } from '../i18n/ui.ts';
+import { csvField } from '../client/sql-result.ts';
 import { labelOf, type Label } from './chart-geometry.ts';
 
 /**
@@ -17,8 +18,6 @@ export interface TableCell {
 
 export interface ChartTable {
   readonly header: readonly Label[];
-  /** Columns holding numbers, by index. */
-  readonly numeric: readonly number[];
   readonly rows: readonly { readonly incomplete: boolean; readonly cells: readonly TableCell[] }[];
 }
 
@@ -36,7 +35,6 @@ export function chartTable(chart: ChartData, lang: Language): ChartTable {
     const values = new Map(chart.rows.map((row) => [`${row.x}\n${row.panel}`, row.y]));
     return {
       header: [{ text: chart.x.label[lang] }, ...panels.map((panel) => labelOf(chart, panel, lang)), ...noteColumn],
-      numeric: panels.map((_, i) => i + 1),
       rows: xs.map((x) => ({
         incomplete: x === chart.incomplete?.x,
         cells: [xCell(x), ...panels.map((panel) => numberCell(values.get(`${x}\n${panel}`))), ...noteCell(x)],
@@ -53,7 +51,6 @@ export function chartTable(chart: ChartData, lang: Language): ChartTable {
   ];
   return {
     header,
-    numeric: [header.length - 1 - noteColumn.length],
     rows: chart.rows.map((row) => ({
       incomplete: row.x === chart.incomplete?.x,
       cells: [
@@ -69,8 +66,7 @@ export function chartTable(chart: ChartData, lang: Language): ChartTable {
 
 /** The table as CSV (RFC 4180): the header's and cells' texts, numbers as they are, with a dot. */
 export function chartCsv(table: ChartTable): string {
-  const field = (value: string) => (/[",\r\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value);
-  const lines = [table.header.map((label) => field(label.text)), ...table.rows.map((row) => row.cells.map((cell) => field(cell.value === undefined ? cell.text : String(cell.value))))];
+  const lines = [table.header.map((label) => csvField(label.text)), ...table.rows.map((row) => row.cells.map((cell) => csvField(cell.value === undefined ? cell.text : String(cell.value))))];
   return lines.map((line) => line.join(',')).join('\r\n') + '\r\n';
 }
 

@@ -70,6 +70,7 @@ describe.skipIf(skip)('the data-set pages and the downloads page in Chromium', (
             const panels = new Set(data.rows.map((row) => row.panel ?? '')).size;
             expect(chart.panels, `${path} ${chart.id}`).toHaveLength(panels);
             expect(chart.details).toBe(true);
+            expect(data.x, `${path} ${chart.id}: the figures publish no SQL`).not.toHaveProperty('through');
             for (const panel of chart.panels) {
               expect(panel.role).toBe('img');
               expect(panel.label.length, `${path} ${chart.id}`).toBeGreaterThan(10);

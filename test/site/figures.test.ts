@@ -43,6 +43,16 @@ describe('chartGeometry', () => {
     expect(tops).toBeLessThanOrEqual(1200);
   });
 
+  it('thins the tooltips as the lines, the same columns in both drawings, keeping the extremes', () => {
+    const rows = ['one', 'two'].flatMap((series) => days(5000).map((day, i) => ({ x: day, y: series === 'one' && i === 2500 ? 1000 : i % 7, series })));
+    const [wide, phone] = (['wide', 'phone'] as const).map((size) => chartGeometry(chart(rows), 'en', size).panels[0]!.tips);
+    expect(wide!.length).toBeLessThanOrEqual(600);
+    expect(wide!.length).toBeGreaterThan(300);
+    expect(phone!.map((column) => column.label)).toEqual(wide!.map((column) => column.label));
+    expect(wide!.some((column) => column.points.some((point) => point.value === '1,000'))).toBe(true);
+    expect(wide!.every((column) => column.points.length === 2)).toBe(true);
+  });
+
   it('draws a panel per key with its translated title, series in the same colour in every panel', () => {
     const rows = ['a', 'b'].flatMap((panel) => ['one', 'two'].flatMap((series) => days(3).map((x, i) => ({ x, y: i, series, panel }))));
     const geometry = chartGeometry(chart(rows, { panels: { a: text('Panel A', 'Panel A po polsku') } }), 'pl');
