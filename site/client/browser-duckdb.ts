@@ -235,6 +235,13 @@ export async function openBrowserDatabase(catalogueUrl: string): Promise<Browser
       const { file, metadata } = remote(part.file);
       const read = await readColumns(file, await metadata, part.rowStart, part.rowEnd, missing);
       for (const [name, vector] of read) vectors.set(vectorKey(part, name), vector);
+      // The columns' bytes are not read again (their vectors are kept): the file may let them go.
+      for (const chunk of (await metadata).row_groups[part.group]?.columns ?? []) {
+        const meta = chunk.meta_data;
+        if (!meta || !missing.some((column) => column.name === meta.path_in_schema[0])) continue;
+        const start = Number(meta.dictionary_page_offset || meta.data_page_offset);
+        file.release(start, start + Number(meta.total_compressed_size));
+      }
     });
     const read = new Map(now.parts);
     for (const part of parts) read.set(partKey(part), { part, columns: new Set([...(read.get(partKey(part))?.columns ?? []), ...columns.map((column) => column.name)]) });
