@@ -34,6 +34,15 @@ export function timeCoverage(tables: readonly { readonly files: readonly { reado
   values.sort();
   return { min: values[0]!, max: values[values.length - 1]! };
 }
+/**
+ * The time some tables cover, as two ranges: the records' own dates, and the captures of live
+ * views (tables declaring `liveCaptures`, see core/table.ts), stamped by the pull's clock (a pull
+ * today captures today, however old the data); one range over both would claim records up to the
+ * day of the last pull. What the site and the DCAT-AP record say a data set covers is `records`.
+ */
+export function recordsAndLiveCoverage<T extends Parameters<typeof timeCoverage>[0][number]>(tables: readonly T[], isLive: (table: T) => boolean) {
+  return { records: timeCoverage(tables.filter((table) => !isLive(table))), live: timeCoverage(tables.filter(isLive)) };
+}
 export const DATAPACKAGE = 'datapackage.json';
 export const DCAT = `${DOWNLOADS}/dcat.jsonld`;
 

@@ -9,6 +9,9 @@ import { datasetPagePath } from '../core/published-tree.ts';
  * language; English has no prefix, Polish lives under `pl/`.
  */
 
+/** The site's base (Astro's `base`), ending in `/`: what its own links start with. */
+export const siteBase = () => import.meta.env.BASE_URL.replace(/\/?$/, '/');
+
 export type View =
   | { readonly kind: 'home' }
   | { readonly kind: 'dataset'; readonly dataset: Dataset }

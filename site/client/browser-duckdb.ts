@@ -133,6 +133,16 @@ export async function openBrowserDatabase(catalogueUrl: string): Promise<Browser
     await connection.query(`${createTableSql(table.sqlName, table.columns, ROWS_SCHEMA)}; ${createTableSql(table.sqlName, table.columns, PLAN_SCHEMA)}`);
     await connection.query(viewSql(table, nothingHeld));
   }
+  // Queries are planned on a connection of their own, set up once, so that nothing the user SETs
+  // on theirs is undone: its search path finds the empty tables first, and it knows the macro.
+  // Statistics of tables not loaded yet would let DuckDB prune scans away from the plan; that
+  // option is the database's (DuckDB sets it for every connection), costing the user's queries
+  // nothing but time.
+  const planner = await db.connect();
+  await planner.query(`SET search_path = '${PLAN_SCHEMA},main'`);
+  await planner.query('CREATE TEMP MACRO date_trunc(part, value) AS CAST(system.main.date_trunc(part, value) AS TIMESTAMP)');
+  const NO_PRUNING = 'statistics_propagation';
+  await planner.query(`SET disabled_optimizers = '${NO_PRUNING}'`);
 
   const tables = new Map(catalogue.tables.map((table) => [table.sqlName, table]));
   const typesOf = new Map<string, ColumnTypes>(catalogue.tables.map((table) => [table.sqlName, new Map(table.columns.map((column) => [column.name, browserType(column)]))]));
@@ -156,18 +166,29 @@ export async function openBrowserDatabase(catalogueUrl: string): Promise<Browser
   async function plan(sql: string): Promise<Scan[] | 'fails' | undefined> {
     // EXPLAIN covers one statement: more than one are read whole.
     if (/;\s*\S/.test(sql.replace(/--[^\n]*/g, '').trim())) return undefined;
-    // Statistics of tables not loaded yet would let DuckDB prune scans away from the plan.
-    await connection.query(`SET disabled_optimizers = 'statistics_propagation'; SET search_path = '${PLAN_SCHEMA},main'`);
+    // A user's SET disabled_optimizers (the database's, see planner) would let the plan lose scans: theirs is kept, with pruning off.
+    const disabled = String((await planner.query("SELECT current_setting('disabled_optimizers') AS value")).getChild('value')?.get(0) ?? '');
+    if (!disabled.split(',').map((name) => name.trim()).includes(NO_PRUNING)) await planner.query(`SET disabled_optimizers = '${[disabled, NO_PRUNING].filter(Boolean).join(',')}'`);
+    const explain = `EXPLAIN (FORMAT JSON) ${sql.replace(/;\s*$/, '')}`;
+    const bindFails = (failure: unknown) => /^(Parser|Catalog|Binder) Error/.test(failure instanceof Error ? failure.message : '');
     try {
-      const answer = await connection.query(`EXPLAIN (FORMAT JSON) ${sql.replace(/;\s*$/, '')}`);
+      const answer = await planner.query(explain);
       const plan = answer.getChild('explain_value')?.get(0);
       return typeof plan === 'string' ? scansOf(plan, typesOf) : undefined;
     } catch (failure) {
+      if (!bindFails(failure)) return undefined;
+      // A name only the user's connection knows (a TEMP table, their search path) is no failure:
+      // the query is then not planned, and the tables it names are read whole.
+      if (/^Catalog Error/.test(failure instanceof Error ? failure.message : '')) {
+        try {
+          await connection.query(explain);
+          return undefined;
+        } catch (again) {
+          if (!bindFails(again)) return undefined;
+        }
+      }
       // The query fails the same way when run: nothing to load for it.
-      if (/^(Parser|Catalog|Binder) Error/.test(failure instanceof Error ? failure.message : '')) return 'fails';
-      return undefined;
-    } finally {
-      await connection.query('RESET disabled_optimizers; RESET search_path');
+      return 'fails';
     }
   }
 
@@ -214,6 +235,13 @@ export async function openBrowserDatabase(catalogueUrl: string): Promise<Browser
       const { file, metadata } = remote(part.file);
       const read = await readColumns(file, await metadata, part.rowStart, part.rowEnd, missing);
       for (const [name, vector] of read) vectors.set(vectorKey(part, name), vector);
+      // The columns' bytes are not read again (their vectors are kept): the file may let them go.
+      for (const chunk of (await metadata).row_groups[part.group]?.columns ?? []) {
+        const meta = chunk.meta_data;
+        if (!meta || !missing.some((column) => column.name === meta.path_in_schema[0])) continue;
+        const start = Number(meta.dictionary_page_offset || meta.data_page_offset);
+        file.release(start, start + Number(meta.total_compressed_size));
+      }
     });
     const read = new Map(now.parts);
     for (const part of parts) read.set(partKey(part), { part, columns: new Set([...(read.get(partKey(part))?.columns ?? []), ...columns.map((column) => column.name)]) });

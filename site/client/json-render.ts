@@ -135,7 +135,7 @@ function renderTable(items: readonly JsonObject[], context: RenderContext): HTML
     if (unique) ids.add(id);
     return element('tr', unique ? { id } : {}, ...columns.map((column) => element('td', { 'data-label': column }, column in item ? renderValue(item[column]!, context, true) : '')));
   });
-  return element('div', { class: 'table-scroll' }, element('table', { class: 'stacked json-table', 'data-json-view-table': '' }, head, element('tbody', {}, ...rows)));
+  return element('div', { class: 'table-scroll' }, element('table', { class: 'json-table', 'data-json-view-table': '' }, head, element('tbody', {}, ...rows)));
 }
 
 /** Links to the file's neighbour pages, wherever the file names them: at its top or in an object of its own (`pagination`). */

@@ -88,6 +88,9 @@ export function timeTicks(min: number, max: number, count: number, lang: Languag
 }
 
 /** A day or an instant for text: `2024-10-01`, or `2024-10-01 22:00 UTC` when the time matters. */
+/** A day (or the day of an instant, in UTC) written out in the language, e.g. `3 March 2025`. */
+export const formatDay = (iso: string, lang: Language) => new Intl.DateTimeFormat(locale(lang), { dateStyle: 'long', timeZone: 'UTC' }).format(new Date(iso));
+
 export function formatTime(value: string, withTime = false): string {
   if (!value.includes('T')) return value;
   const date = new Date(value);

@@ -5,7 +5,7 @@ export const en = {
   skipToContent: 'Skip to content',
   mainNav: 'Main',
   breadcrumb: 'Breadcrumb',
-  nav: { home: 'Home', map: 'Map', downloads: 'Downloads', docs: 'API docs', openapi: 'OpenAPI', query: 'Query' },
+  nav: { home: 'Home', map: 'Map', downloads: 'Downloads', docs: 'API docs', openapi: 'OpenAPI', query: 'Query', datasets: 'Data sets' },
   tagline: 'Public open data, durable, fast and easy to use',
   footer: {
     licence: 'Data published under the Creative Commons Attribution 4.0 International licence (CC BY 4.0).',
@@ -266,7 +266,6 @@ export const en = {
     recordsFrom: (range: string) => `Its records run ${range}.`,
     datesOfRecords: 'dates of the records',
     liveCaptures: 'live captures',
-    nav: { datasets: 'Data sets' },
     datasets: {
       title: 'Data sets',
       lead: 'Every data set of this site, with its tables, rows and the time its records cover.',

@@ -7,7 +7,7 @@ export const pl: Ui = {
   skipToContent: 'Przejdź do treści',
   mainNav: 'Główna nawigacja',
   breadcrumb: 'Ścieżka nawigacji',
-  nav: { home: 'Start', map: 'Mapa', downloads: 'Pliki do pobrania', docs: 'Dokumentacja API', openapi: 'OpenAPI', query: 'Zapytania' },
+  nav: { home: 'Start', map: 'Mapa', downloads: 'Pliki do pobrania', docs: 'Dokumentacja API', openapi: 'OpenAPI', query: 'Zapytania', datasets: 'Zbiory danych' },
   tagline: 'Publiczne otwarte dane: trwałe, szybkie i łatwe w użyciu',
   footer: {
     licence: 'Dane udostępniane na licencji Creative Commons Uznanie autorstwa 4.0 Międzynarodowe (CC BY 4.0).',
@@ -267,7 +267,6 @@ export const pl: Ui = {
     recordsFrom: (range: string) => `Jej rekordy obejmują okres ${range}.`,
     datesOfRecords: 'daty rekordów',
     liveCaptures: 'zapisy na żywo',
-    nav: { datasets: 'Zbiory danych' },
     datasets: {
       title: 'Zbiory danych',
       lead: 'Wszystkie zbiory danych tej strony: ich tabele, wiersze i okres, który obejmują rekordy.',

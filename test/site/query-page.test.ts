@@ -253,6 +253,28 @@ describe.skipIf(skip)('the query page in Chromium', () => {
     expect(problems).toEqual([]);
   });
 
+  it('keeps what the user SETs and creates in the console: queries are planned on a connection of their own', async () => {
+    await open(site.url, pageOf('en'));
+    /** A statement with no rows to show: it runs, with no error. */
+    const runStatement = async (sql: string) => {
+      await tab.fill('[data-sql-text]', sql);
+      await tab.click('[data-sql-run]');
+      await tab.waitForSelector('[data-sql-console]:not([aria-busy])', { timeout: 60_000 });
+      expect(await tab.isVisible('[data-sql-error]'), sql).toBe(false);
+    };
+    // A schema of the user's own, first on their search path (which planning used to reset).
+    await runStatement('CREATE SCHEMA mine; CREATE TABLE mine.picked AS SELECT 1 AS one');
+    await runStatement("SET search_path = 'mine,main'");
+    const count = 'SELECT count(*) AS rides FROM citybike_rides';
+    expect(await runSql(tab, count)).toEqual(await serverRows(count));
+    expect(await runSql(tab, "SELECT current_setting('search_path') AS path")).toEqual([['path'], ['mine,main']]);
+    // A TEMP table only the user's connection knows, joined to a table not loaded yet: its rows are all read.
+    await runStatement('CREATE TEMP TABLE chosen AS SELECT 1 AS one');
+    const joined = 'SELECT count(*) AS zones FROM citybike_zones, chosen, picked';
+    expect(await runSql(tab, joined)).toEqual(await serverRows('SELECT count(*) AS zones FROM citybike_zones'));
+    expect(problems).toEqual([]);
+  });
+
   it('downloads the result as the CSV /api/sql writes', async () => {
     await open(site.url, pageOf('en'));
     const sql = 'SELECT id, name FROM citybike_zones ORDER BY id';

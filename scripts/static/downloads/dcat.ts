@@ -1,5 +1,5 @@
 import type { Snapshot } from '../../../core/snapshot/read.ts';
-import { CATALOGUE, DCAT, DOWNLOADS, INDEX, timeCoverage } from '../../../core/published-tree.ts';
+import { CATALOGUE, DCAT, DOWNLOADS, INDEX, recordsAndLiveCoverage } from '../../../core/published-tree.ts';
 import type { Dataset } from '../../../datasets/vocabulary/dataset.ts';
 import { partitionLabel, type DownloadFile, type TableDownloads } from './files.ts';
 
@@ -82,9 +82,12 @@ export function dcatOf({ snapshot, datasets, tables, base, publisher, pages }: D
       distribution(`${title} (CSV, gzip)`, file.csv, { type: 'text/csv', code: 'CSV', compressed: true }),
     ];
   };
-  /** The earliest and latest time of a data set's rows, from its files' ranges. */
+  /**
+   * The earliest and latest time of a data set's records, from its files' ranges: as on the site,
+   * live captures are left out, their times being the pulls' own clock, not dates of the data.
+   */
   const period = (dataset: Dataset) => {
-    const covered = timeCoverage(tables.filter((t) => t.dataset === dataset));
+    const covered = recordsAndLiveCoverage(tables.filter((t) => t.dataset === dataset), (t) => t.table.liveCaptures === true).records;
     return covered ? { 'dct:temporal': { '@type': 'dct:PeriodOfTime', 'dcat:startDate': dateTime(covered.min), 'dcat:endDate': dateTime(covered.max) } } : {};
   };
 
