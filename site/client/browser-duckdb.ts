@@ -135,14 +135,9 @@ export async function openBrowserDatabase(catalogueUrl: string): Promise<Browser
   }
   // Queries are planned on a connection of their own, set up once, so that nothing the user SETs
   // on theirs is undone: its search path finds the empty tables first, and it knows the macro.
-  // Statistics of tables not loaded yet would let DuckDB prune scans away from the plan; that
-  // option is the database's (DuckDB sets it for every connection), costing the user's queries
-  // nothing but time.
   const planner = await db.connect();
   await planner.query(`SET search_path = '${PLAN_SCHEMA},main'`);
   await planner.query('CREATE TEMP MACRO date_trunc(part, value) AS CAST(system.main.date_trunc(part, value) AS TIMESTAMP)');
-  const NO_PRUNING = 'statistics_propagation';
-  await planner.query(`SET disabled_optimizers = '${NO_PRUNING}'`);
 
   const tables = new Map(catalogue.tables.map((table) => [table.sqlName, table]));
   const typesOf = new Map<string, ColumnTypes>(catalogue.tables.map((table) => [table.sqlName, new Map(table.columns.map((column) => [column.name, browserType(column)]))]));
@@ -166,11 +161,13 @@ export async function openBrowserDatabase(catalogueUrl: string): Promise<Browser
   async function plan(sql: string): Promise<Scan[] | 'fails' | undefined> {
     // EXPLAIN covers one statement: more than one are read whole.
     if (/;\s*\S/.test(sql.replace(/--[^\n]*/g, '').trim())) return undefined;
-    // A user's SET disabled_optimizers (the database's, see planner) would let the plan lose scans: theirs is kept, with pruning off.
-    const disabled = String((await planner.query("SELECT current_setting('disabled_optimizers') AS value")).getChild('value')?.get(0) ?? '');
-    if (!disabled.split(',').map((name) => name.trim()).includes(NO_PRUNING)) await planner.query(`SET disabled_optimizers = '${[disabled, NO_PRUNING].filter(Boolean).join(',')}'`);
     const explain = `EXPLAIN (FORMAT JSON) ${sql.replace(/;\s*$/, '')}`;
     const bindFails = (failure: unknown) => /^(Parser|Catalog|Binder) Error/.test(failure instanceof Error ? failure.message : '');
+    // Statistics of tables not loaded yet would let DuckDB prune scans away from the plan. The
+    // option is the database's, not the connection's: off for the plan alone, then as it was (the
+    // user's own setting included), so the user's queries keep it.
+    const disabled = String((await planner.query("SELECT current_setting('disabled_optimizers') AS value")).getChild('value')?.get(0) ?? '');
+    await planner.query(`SET disabled_optimizers = '${[disabled, 'statistics_propagation'].filter(Boolean).join(',')}'`);
     try {
       const answer = await planner.query(explain);
       const plan = answer.getChild('explain_value')?.get(0);
@@ -189,6 +186,8 @@ export async function openBrowserDatabase(catalogueUrl: string): Promise<Browser
       }
       // The query fails the same way when run: nothing to load for it.
       return 'fails';
+    } finally {
+      await planner.query(`SET disabled_optimizers = '${disabled.replaceAll("'", "''")}'`);
     }
   }
 

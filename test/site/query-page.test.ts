@@ -268,6 +268,10 @@ describe.skipIf(skip)('the query page in Chromium', () => {
     const count = 'SELECT count(*) AS rides FROM citybike_rides';
     expect(await runSql(tab, count)).toEqual(await serverRows(count));
     expect(await runSql(tab, "SELECT current_setting('search_path') AS path")).toEqual([['path'], ['mine,main']]);
+    // The optimizers: planning turns pruning off for the plan alone, and leaves the user's own setting as it was.
+    await runStatement("SET disabled_optimizers = 'join_order'");
+    expect(await runSql(tab, count)).toEqual(await serverRows(count));
+    expect(await runSql(tab, "SELECT current_setting('disabled_optimizers') AS off")).toEqual([['off'], ['join_order']]);
     // A TEMP table only the user's connection knows, joined to a table not loaded yet: its rows are all read.
     await runStatement('CREATE TEMP TABLE chosen AS SELECT 1 AS one');
     const joined = 'SELECT count(*) AS zones FROM citybike_zones, chosen, picked';
