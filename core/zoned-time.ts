@@ -112,3 +112,27 @@ export function zonedDayStart(day: string, timeZone: string): number {
   const guess = wall - offsetMinutes(wall, timeZone) * 60_000;
   return wall - offsetMinutes(guess, timeZone) * 60_000;
 }
+
+/** ISO 8601 extended date and time with an offset: seconds, fraction and the offset's minutes optional. */
+export const ISO_INSTANT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(Z|[+-]\d{2}(?::?\d{2})?)$/;
+
+/**
+ * Epoch ms of an ISO 8601 instant with offset in any form the standard allows (`…T10:00Z`,
+ * `+0200`, `+02`, a comma before the fraction), which Date.parse does not all read; NaN for
+ * anything else. Fractions finer than a millisecond are cut to it.
+ */
+export function instantMs(text: string): number {
+  const m = ISO_INSTANT.exec(text);
+  if (!m) return NaN;
+  const [year, month, day, hour, minute] = [m[1], m[2], m[3], m[4], m[5]].map(Number) as [number, number, number, number, number];
+  const second = m[6] === undefined ? 0 : Number(m[6]);
+  const millis = m[7] === undefined ? 0 : Number(m[7].slice(0, 3).padEnd(3, '0'));
+  if (month < 1 || month > 12 || day < 1 || hour > 24 || minute > 59 || second > 60) return NaN;
+  const wall = Date.UTC(year, month - 1, day, hour, minute, second, millis);
+  if (new Date(Date.UTC(year, month - 1, day)).getUTCDate() !== day || (hour === 24 && (minute || second || millis))) return NaN;
+  const zone = m[8]!;
+  if (zone === 'Z') return wall;
+  const sign = zone[0] === '-' ? -1 : 1;
+  const offset = Number(zone.slice(1, 3)) * 60 + (zone.length > 3 ? Number(zone.slice(-2)) : 0);
+  return wall - sign * offset * 60_000;
+}

@@ -1,6 +1,7 @@
 import type { RowOf } from '../../core/table.ts';
 import type { ParseContext } from '../vocabulary/parse.ts';
 import type { HistoryReading, LiveReading, LiveStation, Sensor, Station } from './resources.ts';
+import { instantMs } from '../../core/zoned-time.ts';
 import type * as tables from './tables.ts';
 
 /** How upstream air-quality records become rows: the inverses of render.ts. */
@@ -37,7 +38,7 @@ export const parseSensor = (s: Sensor): RowOf<typeof tables.sensors.columns> => 
 export const parseHistoryReading = (r: HistoryReading, context: ParseContext): RowOf<typeof tables.readings.columns> => ({
   station_id: context.params.stationId!,
   sensor_code: context.params.sensorCode!,
-  read_at: Date.parse(r.readAt),
+  read_at: instantMs(r.readAt),
   value: r.value,
 });
 
@@ -52,6 +53,6 @@ export const parseLiveReading = (r: LiveReading, context: ParseContext): RowOf<t
   captured_at: context.fetchedAt,
   station_id: context.params.stationId!,
   sensor_code: r.sensorCode,
-  read_at: Date.parse(r.readAt),
+  read_at: instantMs(r.readAt),
   value: r.value,
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { doc, instant, link, named, position, unshown } from '../vocabulary/field.ts';
+import { doc, hexColour, instant, link, named, position, unshown } from '../vocabulary/field.ts';
 
 export const station = named(
   'Station',
@@ -22,7 +22,7 @@ export const station = named(
 export const legendBand = z.object({
   from: doc(z.number(), 'Lower bound of the band.', 'Dolna granica przedziału.'),
   to: doc(z.number(), 'Upper bound of the band.', 'Górna granica przedziału.'),
-  color: doc(z.string().regex(/^#[0-9A-Fa-f]{6}$/), 'Colour, hex #RRGGBB.', 'Kolor, szesnastkowo #RRGGBB.'),
+  color: doc(hexColour(), 'Colour, a hex colour (#RGB, #RGBA, #RRGGBB or #RRGGBBAA).', 'Kolor szesnastkowy (#RGB, #RGBA, #RRGGBB lub #RRGGBBAA).'),
   label: doc(z.string(), 'Name of the band.', 'Nazwa przedziału.'),
 });
 

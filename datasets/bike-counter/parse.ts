@@ -1,6 +1,7 @@
 import type { RowOf } from '../../core/table.ts';
 import type { ParseContext } from '../vocabulary/parse.ts';
 import type { Counter, CounterReading } from './resources.ts';
+import { instantMs } from '../../core/zoned-time.ts';
 import type * as tables from './tables.ts';
 
 /** How upstream counter records become rows: the inverses of render.ts. */
@@ -12,14 +13,14 @@ export const parseCounter = (c: Counter): RowOf<typeof tables.counters.columns> 
   external_id: c.externalId,
   lat: c.location.lat,
   lon: c.location.lon,
-  active_from: Date.parse(c.activeFrom),
-  active_to: c.activeTo === null ? null : Date.parse(c.activeTo),
-  last_synchronized_at: Date.parse(c.lastSynchronizedAt),
+  active_from: instantMs(c.activeFrom),
+  active_to: c.activeTo === null ? null : instantMs(c.activeTo),
+  last_synchronized_at: instantMs(c.lastSynchronizedAt),
 });
 
 /** A reading does not name its counter: the request's path does. */
 export const parseReading = (r: CounterReading, context: ParseContext): RowOf<typeof tables.readings.columns> => ({
   counter_id: context.params.counterId!,
-  read_at: Date.parse(r.readAt),
+  read_at: instantMs(r.readAt),
   value: r.value,
 });

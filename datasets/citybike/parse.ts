@@ -1,6 +1,7 @@
 import type { RowOf } from '../../core/table.ts';
 import type { ParseContext } from '../vocabulary/parse.ts';
 import type { Bike, LiveBike, LiveZone, Ride, Season, Zone } from './resources.ts';
+import { instantMs } from '../../core/zoned-time.ts';
 import type * as tables from './tables.ts';
 
 /** How upstream bike-share records become rows: the inverses of render.ts. */
@@ -32,8 +33,8 @@ export const parseRide = (r: Ride): RowOf<typeof tables.rides.columns> => ({
   season_year: r.seasonYear,
   started_zone_id: r.startedZoneId,
   finished_zone_id: r.finishedZoneId,
-  started_at: Date.parse(r.startedAt),
-  finished_at: Date.parse(r.finishedAt),
+  started_at: instantMs(r.startedAt),
+  finished_at: instantMs(r.finishedAt),
   distance: r.distance,
   average_speed: r.averageSpeed,
   rating: r.rating ?? null,

@@ -48,7 +48,7 @@ export function parseProperty(p: Property, context: ParseContext): RowOf<typeof 
   };
 }
 
-export const parseDictionary = (payload: Record<string, unknown>, context: ParseContext): RowOf<typeof dictionaries.columns> => ({
+export const parseDictionary = (payload: unknown, context: ParseContext): RowOf<typeof dictionaries.columns> => ({
   path: context.path,
   payload: context.json(payload),
 });

@@ -64,5 +64,4 @@ export const renderProperty = (row: PropertyRow, context: RenderContext): Proper
   units: resolveLinks(row.units, context) as Property['units'],
 });
 
-export const renderDictionary = (row: DictionaryRow, context: RenderContext) =>
-  resolveLinks(row.payload, context) as Record<string, unknown>;
+export const renderDictionary = (row: DictionaryRow, context: RenderContext): unknown => resolveLinks(row.payload, context);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { day, decimal, doc, link, named, unshown } from '../vocabulary/field.ts';
+import { day, decimal, decimalText, doc, link, named, unshown } from '../vocabulary/field.ts';
 
 /** Section 2.2 of the spec. */
 export const codedTerm = named(
@@ -48,8 +48,8 @@ export const transaction = named(
     sellerPartyType: term('party-types', 'Category of the selling party.', 'Kategoria strony sprzedającej.'),
     buyerPartyType: term('party-types', 'Category of the buying party.', 'Kategoria strony kupującej.'),
     grossPrice: doc(decimal(2), 'Gross price, a decimal with two decimals.', 'Cena brutto, liczba z dwoma miejscami po przecinku.'),
-    vatAmount: doc(decimal(2).nullable(), 'VAT amount, a decimal; null when none is recorded.', 'Kwota podatku VAT, liczba dziesiętna; null, gdy jej nie podano.'),
-    currency: doc(z.string().regex(/^[A-Z]{3}$/), 'Currency code (ISO 4217).', 'Kod waluty (ISO 4217).'),
+    vatAmount: doc(decimalText().nullable(), 'VAT amount, a decimal; null when none is recorded.', 'Kwota podatku VAT, liczba dziesiętna; null, gdy jej nie podano.'),
+    currency: doc(z.string(), 'Currency code, e.g. PLN.', 'Kod waluty, np. PLN.'),
     properties: doc(
       z.array(
         z.object({
@@ -74,7 +74,7 @@ const propertyFields = {
   propertyRightShare: doc(z.string().regex(/^\d+\/\d+$/), 'Share in the right, a fraction <numerator>/<denominator>.', 'Udział w prawie, ułamek <licznik>/<mianownik>.'),
   landAreaM2: doc(decimal(4), 'Land area in square metres, with four decimals.', 'Powierzchnia gruntu w metrach kwadratowych, z czterema miejscami po przecinku.'),
   grossPrice: doc(decimal(2), 'Gross price, a decimal with two decimals.', 'Cena brutto, liczba z dwoma miejscami po przecinku.'),
-  currency: doc(z.string().regex(/^[A-Z]{3}$/), 'Currency code (ISO 4217).', 'Kod waluty (ISO 4217).'),
+  currency: doc(z.string(), 'Currency code, e.g. PLN.', 'Kod waluty, np. PLN.'),
   transactions: doc(
     z.array(
       z.object({
@@ -129,10 +129,10 @@ export const pagination = named(
   'Położenie strony w całej liście.',
 );
 
-/** Dictionary payloads: not shown by the spec, so any JSON object is kept as it comes. */
+/** Dictionary payloads: not shown by the spec, so any JSON (an object, an array, …) is kept as it comes. */
 export const dictionaryPayload = named(
   'DictionaryPayload',
-  z.record(z.string(), unshown()),
+  unshown(),
   'Payload of a dictionary endpoint. Its shape is not shown by the spec; odsnap keeps it as the upstream sends it. The sample upstream answers { name, uri, label: { en, pl }, items: [ { code, value, termUri, label: { en, pl } } ] } for a dictionary and { items: [ { name, uri, label, termCount } ] } for the list.',
   'Treść odpowiedzi punktu słownika. Specyfikacja nie pokazuje jej kształtu; odsnap zachowuje ją tak, jak przesyła ją źródło. Przykładowe źródło odpowiada { name, uri, label: { en, pl }, items: [ { code, value, termUri, label: { en, pl } } ] } dla słownika i { items: [ { name, uri, label, termCount } ] } dla listy.',
 );

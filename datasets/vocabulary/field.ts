@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Text } from '../../core/text.ts';
+import { instantMs } from '../../core/zoned-time.ts';
 
 /**
  * Resource fields are zod schemas carrying their docs as metadata, so one declaration validates
@@ -24,11 +25,25 @@ export const decimal = (scale: number) =>
     .regex(new RegExp(`^-?\\d+\\.\\d{${scale}}$`), { error: `expected a decimal string with ${scale} decimals` })
     .meta({ format: `decimal(${scale})` });
 
+/** A decimal number written as a string, any number of decimals (the spec names no scale), e.g. "23.5". */
+export const decimalText = () =>
+  z
+    .string()
+    .regex(/^-?\d+(\.\d+)?$/, { error: 'expected a decimal number as a string' })
+    .meta({ format: 'decimal' });
+
+/** A hex colour as CSS writes one: #RGB, #RGBA, #RRGGBB or #RRGGBBAA. */
+export const hexColour = () => z.string().regex(/^#([0-9A-Fa-f]{3,4}|[0-9A-Fa-f]{6}|[0-9A-Fa-f]{8})$/, { error: 'expected a hex colour, #RGB, #RGBA, #RRGGBB or #RRGGBBAA' });
+
 /** A calendar day, YYYY-MM-DD. */
 export const day = () => z.iso.date();
 
-/** An instant, ISO 8601 with an offset (Z or ±HH:MM). */
-export const instant = () => z.iso.datetime({ offset: true });
+/** An instant, ISO 8601 with an offset, in any form the standard allows (see instantMs). */
+export const instant = () =>
+  z
+    .string()
+    .refine((text) => !Number.isNaN(instantMs(text)), { error: 'expected an ISO 8601 date and time with an offset' })
+    .meta({ format: 'date-time' });
 
 /** An absolute http(s) address; every link field of v1 is one. */
 export const link = () => z.url({ protocol: /^https?$/, error: 'expected an absolute http(s) address' });

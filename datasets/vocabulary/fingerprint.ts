@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
+import { instantMs, ISO_INSTANT } from '../../core/zoned-time.ts';
 import { linkFields } from './parse.ts';
 
-const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
 
 /**
  * What a record says, as a short hash: its fields in sorted order, links left out (they depend on
@@ -20,6 +20,6 @@ function canonical(value: unknown): string {
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     return `{${entries.map(([key, v]) => `${JSON.stringify(key)}:${canonical(v)}`).join(',')}}`;
   }
-  if (typeof value === 'string' && INSTANT.test(value)) return String(Date.parse(value));
+  if (typeof value === 'string' && ISO_INSTANT.test(value)) return String(instantMs(value));
   return JSON.stringify(value);
 }

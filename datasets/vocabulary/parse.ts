@@ -1,3 +1,5 @@
+import { instantMs, ISO_INSTANT } from '../../core/zoned-time.ts';
+
 /**
  * What turning an upstream resource back into a table row needs besides the resource: which
  * request it came from (a reading does not name its counter; the path does), when it was fetched
@@ -23,7 +25,6 @@ export const linkFields: ReadonlySet<string> = new Set([
   'uri', 'termUri', 'propertyUri', 'transactionUri', 'seasonUri', 'startedZoneUri', 'finishedZoneUri', 'counterUri', 'sensorUri', 'next',
 ]);
 
-const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
 const NOTHING: ReadonlySet<string> = new Set();
 
 // Written with plain loops and no inner functions: this runs for every record a pull stores.
@@ -32,7 +33,7 @@ const isRecord = (value: unknown): value is Record<string, unknown> => value !==
 
 /** Two strings naming the same instant, whatever their offsets. */
 const sameInstant = (a: string, b: string): boolean =>
-  a.length >= 16 && b.length >= 16 && a[10] === 'T' && b[10] === 'T' && INSTANT.test(a) && INSTANT.test(b) && Date.parse(a) === Date.parse(b);
+  a.length >= 16 && b.length >= 16 && a[10] === 'T' && b[10] === 'T' && ISO_INSTANT.test(a) && ISO_INSTANT.test(b) && instantMs(a) === instantMs(b);
 
 function sameValue(a: unknown, b: unknown, zoned: boolean): boolean {
   if (a === b) return true;

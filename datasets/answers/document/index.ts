@@ -1,6 +1,6 @@
 import { quoteIdentifier } from '../../../core/db/duckdb.ts';
 import { notFound } from '../../../core/problem.ts';
-import { objectShape, storedProblems } from '../crawling.ts';
+import { storedProblems } from '../crawling.ts';
 import type { AnswerKind } from '../kind.ts';
 import { readProblems } from '../problems.ts';
 import { columnsFor, renderRows, resourceOf, selectList } from '../serving.ts';
@@ -13,7 +13,7 @@ export interface DocumentAnswer {
   readonly where: Readonly<Record<string, string>>;
 }
 
-/** Fetched whole each pull. */
+/** Fetched whole each pull, whatever JSON it is. */
 export interface DocumentStep {
   readonly path: string;
 }
@@ -51,7 +51,8 @@ export const document: AnswerKind<DocumentAnswer, DocumentStep> = {
       crawl.plan(crawl.table(answer.resource).name, { kind: 'replace' });
       crawl.planned(1);
       await crawl.unit(`GET ${endpoint.fullPath}`, async () => {
-        const got = await crawl.get(endpoint.fullPath, {}, { shape: objectShape });
+        // The spec shows no payload here: whatever JSON comes (an object, an array, …) is the document.
+        const got = await crawl.get(endpoint.fullPath, {}, {});
         return crawl.found(got, step.path, {}, [{ resource: answer.resource, document: true }], { records: 1 });
       });
     },
