@@ -97,7 +97,7 @@ export interface TableSpec<C extends Columns> {
   readonly changes?: 'records' | 'days';
 }
 
-export type WithExtra<C extends Columns> = C & { readonly extra: Column<unknown> };
+export type WithExtra<C extends Columns> = C & { readonly extra: Column<unknown>; readonly upstream_json: Column<string | null> };
 
 export interface Table<C extends Columns = Columns> extends Omit<TableSpec<C>, 'columns'> {
   readonly name: string;

@@ -15,6 +15,7 @@ import { sourceHash } from '../core/source-hash.ts';
 import { viewName, type Table } from '../core/table.ts';
 import type { Dataset } from '../datasets/vocabulary/dataset.ts';
 import { renderContext } from '../datasets/vocabulary/render.ts';
+import { stringify } from '../datasets/vocabulary/written.ts';
 import { RecordFileWriter } from './record-store.ts';
 import { lookupColumns, recordedResources, storagePlan } from './storage-plan.ts';
 
@@ -234,7 +235,7 @@ async function writeRecordFiles(
     for (const read of rows) {
       const row = decode(read);
       if (row.__position !== position++) throw new Error(`${stored}: rendered rows did not come in row order`);
-      for (const { resource, writer, at } of writers) writer.add(JSON.stringify(resource.render(row, context)), at.map((i) => row[`__key${i}`] as string | null));
+      for (const { resource, writer, at } of writers) writer.add(stringify(resource.render(row, context)), at.map((i) => row[`__key${i}`] as string | null));
     }
   }
   for (const { writer } of writers) writer.finish();

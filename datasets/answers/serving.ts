@@ -7,6 +7,7 @@ import type { Column } from '../../core/table.ts';
 import type { Dataset, Resource } from '../vocabulary/dataset.ts';
 import type { Endpoint } from '../vocabulary/endpoint.ts';
 import type { RenderContext } from '../vocabulary/render.ts';
+import { stringify } from '../vocabulary/written.ts';
 import type { RowScan } from './page/scan.ts';
 
 /**
@@ -89,7 +90,7 @@ export class SerializedJson {
 }
 
 /** The body as UTF-8 JSON. */
-export const serialize = (body: unknown): Buffer => (body instanceof SerializedJson ? body.bytes : Buffer.from(JSON.stringify(body)));
+export const serialize = (body: unknown): Buffer => (body instanceof SerializedJson ? body.bytes : Buffer.from(stringify(body)));
 
 export function resourceOf(dataset: Dataset, name: string): Resource {
   const resource = dataset.resources[name];

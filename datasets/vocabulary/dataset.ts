@@ -6,7 +6,8 @@ import type { ParseContext } from './parse.ts';
 import { mergePatch, resolveLinks, type RenderContext } from './render.ts';
 import type { ResourceSpec } from './resource.ts';
 import type { SampleGenerator } from './sample.ts';
-import { extraColumn } from './table.ts';
+import { recordColumns } from './table.ts';
+import { asWritten } from './written.ts';
 import type { Columns, RowOf, StoredDataset, Table, TableSpec } from '../../core/table.ts';
 import type { Language, Text } from '../../core/text.ts';
 import { CSV_DOWNLOADS, DOWNLOADS } from '../../core/published-tree.ts';
@@ -82,7 +83,10 @@ export interface Resource {
   readonly schema: z.ZodType;
   /** Columns the rendering never reads. */
   readonly omits: readonly string[];
-  /** Renders one row, restoring what the upstream sent beyond the spec (`extra`). */
+  /**
+   * Renders one row: as its upstream wrote it (`upstream_json`, a WrittenJson) where it was kept,
+   * else from its columns, restoring what the upstream sent beyond the spec (`extra`).
+   */
   readonly render: (row: Record<string, unknown>, context: RenderContext) => unknown;
   /** The row for an upstream record, without `extra`; absent for resources never stored from one. */
   readonly parse?: (record: unknown, context: ParseContext) => Record<string, unknown>;
@@ -114,7 +118,7 @@ export interface Dataset extends StoredDataset {
 /** Where a data set's endpoints live: `/api/public/<name>`. */
 export const apiPrefix = (name: string) => `/api/public/${name}`;
 
-/** Completes a data set's declaration: table names, the `extra` column, full endpoint paths. */
+/** Completes a data set's declaration: table names, the `extra` and `upstream_json` columns, full endpoint paths. */
 export function defineDataset<T extends TableSpecs>(spec: DatasetSpec<T>): Dataset {
   if (!/^[a-z][a-z0-9-]*$/.test(spec.name)) throw new Error(`data set name "${spec.name}" must be lower-case kebab-case`);
   if (`${DOWNLOADS}/${spec.name}` === CSV_DOWNLOADS) throw new Error(`data set name "${spec.name}" is taken: the downloads keep their CSV files under ${CSV_DOWNLOADS}/`);
@@ -125,7 +129,7 @@ export function defineDataset<T extends TableSpecs>(spec: DatasetSpec<T>): Datas
   const tables = Object.fromEntries(
     Object.entries(spec.tables).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([name, table]) => [
       name,
-      { ...table, name, columns: { ...table.columns, extra: extraColumn } } as Table,
+      { ...table, name, columns: { ...table.columns, ...recordColumns } } as Table,
     ]),
   );
   for (const table of Object.values(tables)) {
@@ -139,20 +143,27 @@ export function defineDataset<T extends TableSpecs>(spec: DatasetSpec<T>): Datas
     return entry[0];
   };
   const resources = Object.fromEntries(
-    Object.entries(spec.resources).map(([name, resource]) => [
-      name,
-      {
+    Object.entries(spec.resources).map(([name, resource]) => {
+      // The resource stored in the same table (its upstream_json is that one's text): a list form
+      // of it leaves out the fields the stored form has beyond its own.
+      const stored = Object.values(spec.resources).find((other) => other.table === resource.table && other.parse);
+      const written = asWritten(resource.schema, stored?.schema ?? resource.schema);
+      return [
         name,
-        table: tableNameOf(resource.table),
-        schema: resource.schema,
-        omits: resource.omits ?? [],
-        parse: resource.parse as Resource['parse'],
-        render: (row: Record<string, unknown>, context: RenderContext) => {
-          const rendered = resource.render(row as RowOf<Columns>, context);
-          return row.extra == null ? rendered : mergePatch(rendered, resolveLinks(row.extra, context));
-        },
-      } satisfies Resource,
-    ]),
+        {
+          name,
+          table: tableNameOf(resource.table),
+          schema: resource.schema,
+          omits: resource.omits ?? [],
+          parse: resource.parse as Resource['parse'],
+          render: (row: Record<string, unknown>, context: RenderContext) => {
+            if (typeof row.upstream_json === 'string') return written(row.upstream_json, context);
+            const rendered = resource.render(row as RowOf<Columns>, context);
+            return row.extra == null ? rendered : mergePatch(rendered, resolveLinks(row.extra, context));
+          },
+        } satisfies Resource,
+      ];
+    }),
   );
   const endpoints = spec.endpoints.map((endpoint) => completeEndpoint(prefix, endpoint));
   for (const endpoint of endpoints) {

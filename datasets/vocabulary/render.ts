@@ -11,6 +11,12 @@ export type Query = Readonly<Record<string, string | number | undefined>>;
  */
 export interface RenderContext {
   readonly timeZone: string;
+  /**
+   * Where links are `base` + path + query as written (the server, the pull): set, stored links
+   * keep their path and query as the upstream wrote them; absent (the static tree), each link is
+   * routed to a file.
+   */
+  readonly base?: string;
   /** The address a client follows for a v1 path and query, e.g. `/api/public/rcn/transactions/X`. */
   link(path: string, query?: Query): string;
   /** An instant (epoch ms) in ISO 8601 with the offset of `timeZone`. */
@@ -28,6 +34,7 @@ export function renderContext(options: { baseUrl: string; timeZone?: string }): 
   const timeZone = options.timeZone ?? 'UTC';
   return {
     timeZone,
+    base,
     link: (path, query) => `${base}${path}${queryString(query)}`,
     time: (ms) => formatInstant(ms, timeZone),
   };

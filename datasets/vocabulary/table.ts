@@ -9,6 +9,17 @@ export const extraColumn = nullable(
   }),
 );
 
+/** Every table keeps each record as its upstream wrote it, where rendering its row would write it otherwise. */
+export const upstreamJsonColumn = nullable(
+  column.varchar({
+    en: "The record as the upstream wrote it (JSON text: key order, numbers and strings as sent, links relative to {base_url}), served back as it is; null where the record's row renders it byte for byte, or no upstream sent it (the sample city).",
+    pl: 'Rekord w postaci zapisanej przez źródło (tekst JSON: kolejność kluczy, liczby i napisy jak przesłano, linki względne wobec {base_url}), udostępniany bez zmian; null, gdy wiersz rekordu renderuje go bajt w bajt albo gdy żadne źródło go nie przesłało (przykładowe miasto).',
+  }),
+);
+
+/** The columns every table has beside its declared ones. */
+export const recordColumns = { extra: extraColumn, upstream_json: upstreamJsonColumn };
+
 /**
  * Where a record stood in the upstream's own list, as a pull saw it: a table whose records an
  * endpoint lists declares it first in its `sortBy`, so the list is served in the upstream's order.

@@ -191,7 +191,7 @@ export class DatasetCrawl implements Crawl {
     const entry = this.options.journal.read(unitKey)!;
     const rows: Record<string, unknown>[] = [];
     for (const batch of entry.batches ?? []) {
-      this.normalizer.batch(batch, entry.answers?.[batch.answer], (result) => result.ok && rows.push(result.row));
+      this.normalizer.batch(batch, entry.answers?.[batch.answer], entry.texts?.[batch.answer], (result) => result.ok && rows.push(result.row));
     }
     this.fetched.set(resource, rows);
   }

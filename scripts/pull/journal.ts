@@ -1,6 +1,7 @@
 import { closeSync, createReadStream, ftruncateSync, fstatSync, openSync, readSync, writeSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { RecordPlace } from '../../datasets/answers/crawling.ts';
+import { elementSpans, memberSpan, minify } from '../../datasets/vocabulary/json-text.ts';
 import { nestingPast } from './upstream.ts';
 
 /**
@@ -41,9 +42,9 @@ export interface Batch extends RecordPlace {
 export class RawJson {
   constructor(readonly json: string) {}
 
-  /** The text for a journal line, which may hold no line break (JSON allows them between tokens). */
+  /** The text for a journal line, which may hold no line break (JSON allows them between tokens, which go; the rest stays as written). */
   get line(): string {
-    return /[\r\n]/.test(this.json) ? JSON.stringify(JSON.parse(this.json)) : this.json;
+    return /[\r\n]/.test(this.json) ? minify(this.json) : this.json;
   }
 }
 
@@ -52,6 +53,8 @@ export interface Payload {
   readonly batches?: readonly Batch[];
   /** The unit's answers; a batch points into one of them. */
   readonly answers?: readonly unknown[];
+  /** The same answers as the JSON text they came in (read back from the journal). */
+  readonly texts?: readonly string[];
 }
 
 export interface Entry<M = unknown> extends Payload {
@@ -171,5 +174,8 @@ function headOf(line: string, maxDepth: number): { key: string; meta: unknown } 
 function parseLine(line: string): Entry {
   const first = line.indexOf('\t');
   const second = line.indexOf('\t', first + 1);
-  return { key: JSON.parse(line.slice(0, first)), meta: JSON.parse(line.slice(first + 1, second)), ...JSON.parse(line.slice(second + 1)) };
+  const payload = line.slice(second + 1);
+  const answers = memberSpan(payload, 0, 'answers');
+  const texts = answers ? elementSpans(payload, answers[0]).map(([start, end]) => payload.slice(start, end)) : [];
+  return { key: JSON.parse(line.slice(0, first)), meta: JSON.parse(line.slice(first + 1, second)), ...JSON.parse(payload), texts };
 }

@@ -2,17 +2,20 @@ import { z } from 'zod';
 import { kindOf } from '../../datasets/answers/index.ts';
 import type { Dataset, Resource } from '../../datasets/vocabulary/dataset.ts';
 import { patchOf } from '../../datasets/vocabulary/parse.ts';
+import { elementSpans, memberSpan, minify, type Span } from '../../datasets/vocabulary/json-text.ts';
 import { relativeLinks, renderContext, type RenderContext } from '../../datasets/vocabulary/render.ts';
+import { relativeText } from '../../datasets/vocabulary/written.ts';
 import type { Table } from '../../core/table.ts';
 import type { Batch, Quarantined } from './journal.ts';
 
 /**
  * How the records of an upstream's answers become stored rows. A crawl keeps answers as they came
  * (so it spends its time fetching); the snapshot is built by normalizing them: each record is
- * validated against its resource's schema, parsed into its table's columns, and whatever it holds
- * beyond what that row renders back (fields the spec does not name, other spellings) is kept in
- * `extra`, so nothing the upstream sent is lost. A record that fails validation is not a row:
- * it is quarantined, verbatim, with the reason.
+ * validated against its resource's schema and parsed into its table's columns. Where its row would
+ * render otherwise than the upstream wrote it (key order, number text, instants, links, fields
+ * the spec does not name), its text is kept as written in `upstream_json`, which the mirror
+ * serves; what it holds beyond the rendered row is also kept in `extra`, a merge patch for SQL.
+ * A record that fails validation is not a row: it is quarantined, verbatim, with the reason.
  */
 
 export type Normalized =
@@ -54,15 +57,18 @@ export class Normalizer {
     return this.dataset.tables[this.resource(resource).table]!;
   }
 
-  /** Calls `each` for every record of a batch: its row, or its quarantine entry. */
-  batch(batch: Batch, answer: unknown, each: (result: Normalized) => void): void {
+  /** Calls `each` for every record of a batch: its row, or its quarantine entry. `text` is the answer as it came. */
+  batch(batch: Batch, answer: unknown, text: string | undefined, each: (result: Normalized) => void): void {
     const resource = this.resource(batch.resource);
     const table = this.dataset.tables[resource.table]!;
     const ignore = batch.ignore ? new Set(batch.ignore) : undefined;
     const zoned = this.zoned.has(batch.resource);
     const positioned = 'list_position' in table.columns && !batch.document;
     const unread = (filter: string) => this.noteUnread(filter, batch.url);
+    const texts = text === undefined || batch.checkOnly ? undefined : recordTextsOf(batch, text);
+    let n = -1;
     for (const [record, params, index] of recordsOf(batch, answer)) {
+      n++;
       const checked = resource.schema.safeParse(record);
       if (!checked.success) {
         each({ ok: false, quarantined: { resource: batch.resource, url: batch.url, reason: z.prettifyError(checked.error).replace(/\n\s*/g, ' '), record } });
@@ -77,9 +83,14 @@ export class Normalizer {
         continue;
       }
       row.extra = null;
+      row.upstream_json = null;
       // Where it stood in the upstream's list; a list paged by offset says so by key instead (see TablePlan).
       if (positioned) row.list_position = index;
-      const patch = patchOf(record, resource.render(row, this.context), ignore, zoned);
+      const rendered = resource.render(row, this.context);
+      const own = texts?.[n];
+      const written = own === undefined ? undefined : minify(own);
+      if (written !== undefined && written !== JSON.stringify(rendered)) row.upstream_json = relativeText(written, this.bases);
+      const patch = patchOf(record, rendered, ignore, zoned);
       if (patch !== undefined) row.extra = relativeLinks(patch, this.bases);
       each({ ok: true, table, row });
     }
@@ -120,6 +131,22 @@ export function* recordsOf(batch: Batch, answer: unknown): Generator<[unknown, R
     for (let i = 0; i < inner.length; i++) yield [inner[i], params, i];
   }
 }
+
+/** The texts of a batch's records in its answer's text, in the order recordsOf gives the records. */
+export function recordTextsOf(batch: Batch, text: string): string[] {
+  if (batch.document) return [text];
+  const cut = (spans: readonly Span[], within: string = text) => spans.map(([start, end]) => within.slice(start, end));
+  const list = batch.field === undefined ? elementSpans(text, 0) : spansAt(text, memberSpan(text, 0, batch.field));
+  if (!batch.within) return cut(list);
+  const texts: string[] = [];
+  for (const [start, end] of list) {
+    const entry = text.slice(start, end);
+    texts.push(...cut(spansAt(entry, memberSpan(entry, 0, batch.within.field)), entry));
+  }
+  return texts;
+}
+
+const spansAt = (text: string, span: Span | undefined): Span[] => (span ? elementSpans(text, span[0]) : []);
 
 /** Keeps the first row of each key (or, in a table without one, of each identical row). */
 export class Dedupe {

@@ -5,6 +5,7 @@ import { openDatabase, quoteIdentifier, type Database } from '../../core/db/duck
 import { currentSnapshotId } from '../../core/snapshot/layout.ts';
 import { openSnapshot, shapeMismatch, tableFiles, tableSource, type Snapshot } from '../../core/snapshot/read.ts';
 import { fingerprint } from '../../datasets/vocabulary/fingerprint.ts';
+import { valueOf } from '../../datasets/vocabulary/written.ts';
 import { seriesKey } from '../../datasets/answers/crawling.ts';
 
 /**
@@ -64,7 +65,7 @@ export class Previous {
     const decode = rowDecoder(table.columns);
     for await (const batch of this.db.stream(`SELECT ${select} FROM ${tableSource(tableFiles(this.snapshot, dataset.name, table.name))}`)) {
       for (const row of batch) {
-        const record = resource.render(decode(row), context) as Record<string, unknown>;
+        const record = valueOf(resource.render(decode(row), context)) as Record<string, unknown>;
         prints.set(String(record[id]), fingerprint(record));
       }
     }

@@ -26,13 +26,34 @@ export function baseIn(resource: Resource, batch: Omit<Batch, 'answer'>, answer:
     if (!checked?.success) return undefined;
     try {
       const row = resource.parse(checked.data, { params, path: batch.path, fetchedAt: batch.fetchedAt, json: (value) => value, unread: () => {} });
-      const path = (resource.render({ ...row, extra: null }, paths) as { uri?: unknown }).uri;
-      return typeof path === 'string' && path.startsWith('/') && (uri as string).endsWith(path) ? (uri as string).slice(0, -path.length) : undefined;
+      const path = (resource.render({ ...row, extra: null, upstream_json: null }, paths) as { uri?: unknown }).uri;
+      return typeof path === 'string' && path.startsWith('/') ? baseBefore(uri as string, path) : undefined;
     } catch {
       return undefined;
     }
   }
   return undefined;
+}
+
+const decoded = (segment: string) => {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+};
+
+/**
+ * `uri` less its end that is `path`, as odsnap writes it or with its segments escaped otherwise
+ * (an id's `:` or `+` left as they are, which a path segment allows); undefined when it ends otherwise.
+ */
+function baseBefore(uri: string, path: string): string | undefined {
+  if (uri.endsWith(path)) return uri.slice(0, -path.length);
+  const want = path.split('/').slice(1);
+  const have = uri.split('/');
+  if (have.length <= want.length) return undefined;
+  const tail = have.slice(-want.length);
+  return tail.every((segment, i) => decoded(segment) === decoded(want[i]!)) ? have.slice(0, -want.length).join('/') : undefined;
 }
 
 /** The base most units of the journal showed; the address pulled from when none did. */

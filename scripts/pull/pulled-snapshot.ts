@@ -78,7 +78,7 @@ export async function writePulledSnapshot(options: PulledSnapshotOptions): Promi
         const dedupes = new Map<string, Dedupe>();
         const rejected: string[] = [];
         for (const batch of entry.batches ?? []) {
-          normalizer.batch(batch, entry.answers?.[batch.answer], (result) => {
+          normalizer.batch(batch, entry.answers?.[batch.answer], entry.texts?.[batch.answer], (result) => {
             if (!result.ok) return void rejected.push(JSON.stringify(result.quarantined) + '\n');
             let dedupe = dedupes.get(result.table.name);
             if (!dedupe) dedupes.set(result.table.name, (dedupe = new Dedupe(result.table)));

@@ -19,6 +19,7 @@ import { kindOf } from '../../datasets/answers/index.ts';
 import type { Defaults } from '../../datasets/answers/static-files.ts';
 import { filePath, isPaged, layoutAbout, patternsOf } from '../../datasets/answers/tree.ts';
 import { resolveLinks } from '../../datasets/vocabulary/render.ts';
+import { stringify } from '../../datasets/vocabulary/written.ts';
 import { Listing } from './listing.ts';
 import { staticContext } from './static-context.ts';
 import { pullsBack, writeChanges } from './changes.ts';
@@ -166,7 +167,7 @@ export async function buildStatic(options: BuildOptions): Promise<BuildResult> {
           } else {
             if ('ending' in file) await output.replaceEnding(file.path, file.ending, file.input);
             else if ('extend' in file) await output.extend(file.path, file.extend, file.input);
-            else await output.write(file.path, JSON.stringify(file.body), { input: file.input, ending: file.endsWith, segment: file.segment });
+            else await output.write(file.path, stringify(file.body), { input: file.input, ending: file.endsWith, segment: file.segment });
             if (!('segment' in file) || file.segment === undefined) await listing.add(file.path);
             files++;
             progress();

@@ -57,7 +57,9 @@ beforeAll(async () => {
       const list = firstPageServed ? moved : listed;
       // The list moves once the pull has read its first page (not its ask for the default page size).
       if (offset === 0 && url.searchParams.has('limit')) firstPageServed = true;
-      return { kind: 'rewrite', body: () => ({ items: list.slice(offset, offset + limit), pagination: { limit, offset, total: list.length, next: null } }) };
+      // Links as every answer through the proxy has them: naming the proxy (the list was read from the upstream itself).
+      const items = JSON.parse(JSON.stringify(list.slice(offset, offset + limit)).replaceAll(upstream.url, proxy.url));
+      return { kind: 'rewrite', body: () => ({ items, pagination: { limit, offset, total: list.length, next: null } }) };
     }
     if (url.pathname === '/api/public/citybike/bikes') return { kind: 'rewrite', body: (bikes: unknown[]) => [...bikes, { number: 42, note: 'not a bicycle' }] };
     if (/\/counters\/[^/]+\/readings$/.test(url.pathname) && (invalidReadingUrl ??= key) === key) {

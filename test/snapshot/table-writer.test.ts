@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { column, derived, nullable } from '../../datasets/vocabulary/column.ts';
-import { defineTable, extraColumn } from '../../datasets/vocabulary/table.ts';
+import { defineTable, recordColumns } from '../../datasets/vocabulary/table.ts';
 import type { Table } from '../../core/table.ts';
 import { text } from '../../core/text.ts';
 import { readList, rowDecoder } from '../../core/db/columns.ts';
@@ -25,7 +25,7 @@ const spec = defineTable({
   sortBy: ['at'],
   timeColumn: 'at',
 });
-const table: Table = { ...spec, name: 'readings', columns: { ...spec.columns, extra: extraColumn } };
+const table: Table = { ...spec, name: 'readings', columns: { ...spec.columns, ...recordColumns } };
 
 let dir: string;
 let db: Database;
@@ -60,8 +60,8 @@ describe('TableWriter', () => {
       ['air/readings/station=b/year=2025/part-0.parquet', 1, '2025-01-01T02:00:00.000Z', '2025-01-01T02:00:00.000Z'],
     ]);
     expect(await read('air/readings/station=a/year=2025/part-0.parquet')).toEqual([
-      { station: 'a', at: at('2025-01-01T00:00:00Z'), value: null, note: null, extra: null },
-      { station: 'a', at: at('2025-01-01T01:00:00Z'), value: 2, note: { why: 'late' }, extra: null },
+      { station: 'a', at: at('2025-01-01T00:00:00Z'), value: null, note: null, extra: null, upstream_json: null },
+      { station: 'a', at: at('2025-01-01T01:00:00Z'), value: 2, note: { why: 'late' }, extra: null, upstream_json: null },
     ]);
   });
 
@@ -72,7 +72,7 @@ describe('TableWriter', () => {
       `DESCRIBE SELECT * FROM read_parquet(${quoteString(join(dir, 'out', 'air/readings/part-0.parquet'))})`,
     );
     expect(columns.map((c) => `${c.column_name} ${c.column_type}`)).toEqual([
-      'station VARCHAR', 'at TIMESTAMP WITH TIME ZONE', 'value DOUBLE', 'note JSON', 'extra JSON',
+      'station VARCHAR', 'at TIMESTAMP WITH TIME ZONE', 'value DOUBLE', 'note JSON', 'extra JSON', 'upstream_json VARCHAR',
     ]);
   });
 
@@ -105,8 +105,8 @@ describe('TableWriter', () => {
       key: ['item'],
       sortBy: ['first_sold', 'item'],
     });
-    const sales: Table = { ...salesSpec, name: 'sales', columns: { ...salesSpec.columns, extra: extraColumn } };
-    const items: Table = { ...itemsSpec, name: 'items', columns: { ...itemsSpec.columns, extra: extraColumn } };
+    const sales: Table = { ...salesSpec, name: 'sales', columns: { ...salesSpec.columns, ...recordColumns } };
+    const items: Table = { ...itemsSpec, name: 'items', columns: { ...itemsSpec.columns, ...recordColumns } };
     const salesWriter = new TableWriter(sales, 'shop/sales', await mkdtemp(join(dir, 's-')));
     salesWriter.write({ sale: 's1', day: '2025-03-02', items: ['a', 'b'] });
     salesWriter.write({ sale: 's2', day: '2025-03-01', items: ['b'] });
@@ -136,7 +136,7 @@ describe('TableWriter', () => {
       sortBy: ['id'],
       timeColumn: 'at',
     });
-    const table: Table = { ...spec, name: 'things', columns: { ...spec.columns, extra: extraColumn } };
+    const table: Table = { ...spec, name: 'things', columns: { ...spec.columns, ...recordColumns } };
     expect(() => new TableWriter(table, 'x/things', dir)).toThrow('the derived column at cannot partition the table or be its time column');
   });
 });

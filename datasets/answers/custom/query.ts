@@ -3,6 +3,7 @@ import { rowDecoder } from '../../../core/db/columns.ts';
 import { quoteIdentifier } from '../../../core/db/duckdb.ts';
 import { rowOrder } from '../../../core/row-order.ts';
 import { castParam, columnsFor, resourceOf, selectList, type AnswerRequest } from '../serving.ts';
+import { valueOf } from '../../vocabulary/written.ts';
 import type { Query } from './index.ts';
 
 /** The snapshot as a custom answer sees it, on the server. */
@@ -31,6 +32,7 @@ export function queryFor(request: AnswerRequest): Query {
   return {
     rows: (resource, where = {}) => read(resource, where, false),
     latest: (resource, where = {}) => read(resource, where, true),
-    render: (resource, row) => resourceOf(request.dataset, resource).render(row, request.context),
+    // Custom answers compose values (a live station with its readings): a record kept as written is read as its value.
+    render: (resource, row) => valueOf(resourceOf(request.dataset, resource).render(row, request.context)),
   };
 }

@@ -1,6 +1,7 @@
 import { dayToUtcMs, utcDayOf } from '../../../core/calendar.ts';
 import { rowOrder } from '../../../core/row-order.ts';
 import type { RenderContext } from '../../vocabulary/render.ts';
+import { stringify } from '../../vocabulary/written.ts';
 import { enveloped } from '../serving.ts';
 import { EMPTY, paramsIn, pathIn, type FileSource, type StaticFile } from '../static-files.ts';
 import type { SeriesAnswer } from './index.ts';
@@ -135,7 +136,7 @@ export async function* seriesFiles(source: FileSource, answer: SeriesAnswer): As
       const params = paramsIn(source, monthLayout, values, { kind: 'month', month: m.month });
       const items = byMonth.get(m.month) ?? [];
       const ending = s.after.has(m.month) ? endingAfterRows(envelope, items, params, context) : undefined;
-      if (ending !== undefined) yield { path: m.path, extend: { ending, insert: `,${items.map((item) => JSON.stringify(item)).join(',')}` }, input: m.input };
+      if (ending !== undefined) yield { path: m.path, extend: { ending, insert: `,${items.map((item) => stringify(item)).join(',')}` }, input: m.input };
       else if (s.after.has(m.month)) {
         // The envelope is not one to add rows to: the month is rendered whole after all.
         const whole: unknown[] = [];
@@ -162,7 +163,7 @@ function endingAfterRows(envelope: SeriesAnswer['envelope'], items: readonly unk
     if (at < 0) return undefined;
     const ending = empty.slice(at + 1);
     const two = JSON.stringify(envelope(probe, params, context));
-    return two === `${empty.slice(0, at + 1)}${probe.map((item) => JSON.stringify(item)).join(',')}${ending}` ? ending : undefined;
+    return two === `${empty.slice(0, at + 1)}${probe.map((item) => stringify(item)).join(',')}${ending}` ? ending : undefined;
   } catch {
     return undefined;
   }
