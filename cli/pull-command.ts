@@ -5,6 +5,7 @@ import { dataDirOption, defineCommand } from './command.ts';
 import { formatBytes, formatCount } from '../core/progress.ts';
 import type { PullResult } from '../scripts/pull/pull.ts';
 import { duration, PullReport } from '../scripts/pull/report.ts';
+import { unlearned } from '../scripts/pull/range-rules.ts';
 import { defaultUpstreamOptions } from '../scripts/pull/upstream.ts';
 
 const names = datasets.map((d) => d.name);
@@ -95,6 +96,9 @@ export function pullSummary(result: PullResult, report: PullReport): string {
       for (const [filter, { records, example }] of Object.entries(filters)) {
         lines.push(`not understood: ${name} ${filter}: ${formatCount(records)} records hold nothing the filter reads (e.g. ${example}); it will not match them`);
       }
+    }
+    for (const [endpoint, { range }] of Object.entries(snapshot.manifest.endpoints ?? {})) {
+      for (const line of range ? unlearned(endpoint, range) : []) lines.push(`not learned: ${line}`);
     }
   } else {
     lines.push(`the current snapshot is unchanged; run the same command again to resume. ${result.failures.length} failure(s):`);

@@ -54,6 +54,22 @@ const changesEntry = z.object({
   sha256: z.string().regex(/^[0-9a-f]{64}$/),
 });
 
+/**
+ * Which rows an endpoint's from..to range of days returns, where the spec does not say: learned
+ * by a pull from the answers to its windows (scripts/pull/range-rules.ts), and what it could not
+ * learn. A mirror applies what was learned; where nothing was, it answers as the sample city does
+ * (rows by their start, up to the next midnight, not including it).
+ */
+export const rangeRule = z.object({
+  /** Whether a `to` day includes the instant of the next midnight (an hourly reading at 00:00 of the day after). */
+  toInclusive: z.boolean().optional(),
+  /** Which rows a range returns: those that start in it, those that end in it, or those that overlap it. */
+  by: z.enum(['start', 'end', 'overlap']).optional(),
+  /** What the answers did not show. */
+  unknown: z.array(z.enum(['toInclusive', 'by'])).optional(),
+});
+export type RangeRule = z.infer<typeof rangeRule>;
+
 export const manifestSchema = z.object({
   layoutVersion: z.literal(LAYOUT_VERSION),
   id: z.string(),
@@ -73,9 +89,10 @@ export const manifestSchema = z.object({
    * By endpoint (full path): what its upstream's answers showed beyond their records, where the
    * spec leaves it room: `defaults`, query values applied to a request that leaves them out (the
    * page size of a list asked without `limit`), and `envelope`, keys every answer's envelope had
-   * beyond the spec's, links relative to {base_url}. A mirror answers with them too.
+   * beyond the spec's, links relative to {base_url}; `range`, which rows a from..to range
+   * returns (see rangeRule). A mirror answers with them too.
    */
-  endpoints: z.record(z.string(), z.object({ defaults: z.record(z.string(), z.string()).optional(), envelope: z.record(z.string(), z.unknown()).optional() })).optional(),
+  endpoints: z.record(z.string(), z.object({ defaults: z.record(z.string(), z.string()).optional(), envelope: z.record(z.string(), z.unknown()).optional(), range: rangeRule.optional() })).optional(),
   /** Absent for a snapshot with none before it, and for the sample's. */
   changes: changesEntry.optional(),
 });

@@ -59,6 +59,12 @@ export interface RecordPlace {
   readonly ignore?: readonly string[];
   /** Validated, not stored: a list form whose full resource is fetched on its own. */
   readonly checkOnly?: boolean;
+  /**
+   * The records answer a from..to window (the request's `from` and `to` parameters): what they
+   * show of the endpoint's range rule is learned, and records two windows both return are
+   * stored once (see scripts/pull/range-rules.ts). `time` and `until` are the row's columns.
+   */
+  readonly window?: { readonly endpoint: string; readonly time: string; readonly until?: string };
 }
 
 /**
@@ -74,6 +80,18 @@ export interface Observed {
   readonly defaults?: Readonly<Record<string, string>>;
   /** The envelope's keys beyond those of the endpoint's response in the spec, with their values. */
   readonly envelope?: Readonly<Record<string, unknown>>;
+  /** What asking the upstream showed of its range rule (see range-probe.ts). */
+  readonly range?: RangeFacts;
+}
+
+/** What a range of days returns, as the upstream answered windows asked to tell (see range-probe.ts). */
+export interface RangeFacts {
+  /** A row that starts before the window was returned: rows are not chosen by their start. */
+  readonly startsBefore?: boolean;
+  /** A row that ends after the window was returned: rows are not chosen by their end. */
+  readonly endsAfter?: boolean;
+  /** The row at the next midnight was returned with the day before it. */
+  readonly toInclusive?: boolean;
 }
 
 /** The keys of an answer's envelope beyond those of the endpoint's response in the spec, with their values. */
@@ -104,6 +122,8 @@ export interface Crawl {
   planned(units: number): void;
   /** A unit of work finished (for progress). */
   done(): void;
+  /** Whether a unit is finished (in the journal). */
+  has(unitKey: string): boolean;
   /** Runs a unit unless the journal has it; `replay` rebuilds in-memory state from a journalled unit's meta. */
   unit<M>(key: string, work: () => Promise<Found<M>>, replay?: (meta: M) => void): Promise<M>;
   get(path: string, query: Readonly<Record<string, string | number>>, options: FetchOptions): Promise<Fetched>;
@@ -116,6 +136,10 @@ export interface Crawl {
   failure(message: string): void;
   /** Keeps the rows of a finished unit's records of a resource, for later steps to fan out over. */
   keepRows(unitKey: string, resource: string): void;
+  /** The rows of a finished unit's records. */
+  rowsOf(unitKey: string): Record<string, unknown>[];
+  /** The rows of answers fetched now (not kept), their records at `place`. */
+  rowsIn(answers: readonly Fetched[], path: string, params: Readonly<Record<string, string>>, place: RecordPlace): Record<string, unknown>[];
   /** The rows an earlier step kept of a resource. */
   parentsOf(resource: string): Record<string, unknown>[];
   /** The latest `time` (epoch ms) of each series of the previous snapshot, by seriesKey of `columns`. */

@@ -63,7 +63,7 @@ export const endpoints: readonly EndpointSpec[] = [
       hasNextPage: doc(z.boolean(), 'Whether a further page holds rides.', 'Czy kolejna strona zawiera przejazdy.'),
     }),
     // Section 8: a rides range covers at most 366 days.
-    answer: { kind: 'numbered-page', resource: 'ride', time: 'started_at', maxDays: 366 },
+    answer: { kind: 'numbered-page', resource: 'ride', time: 'started_at', until: 'finished_at', maxDays: 366 },
   },
   {
     path: '/live',

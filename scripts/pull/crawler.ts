@@ -1,7 +1,7 @@
 import { addDays, utcDayOf } from '../../core/calendar.ts';
 import type { Table } from '../../core/table.ts';
 import { kindOf } from '../../datasets/answers/index.ts';
-import type { Crawl, FetchOptions, Fetched, Found, Observed, RecordPlace, Span, TablePlan } from '../../datasets/answers/crawling.ts';
+import type { Crawl, FetchOptions, Fetched, Found, Observed, RangeFacts, RecordPlace, Span, TablePlan } from '../../datasets/answers/crawling.ts';
 import type { Dataset } from '../../datasets/vocabulary/dataset.ts';
 import type { Endpoint } from '../../datasets/vocabulary/endpoint.ts';
 import { RawJson, type Batch, type Journal } from './journal.ts';
@@ -21,6 +21,13 @@ import type { Upstream } from './upstream.ts';
  */
 
 export type { TablePlan } from '../../datasets/answers/crawling.ts';
+
+/** What an endpoint's answers showed beyond their records (see Observed). */
+export interface EndpointObservations {
+  defaults?: Record<string, string>;
+  envelope?: Record<string, unknown>;
+  range?: RangeFacts;
+}
 
 export interface Tally {
   requests: number;
@@ -56,7 +63,7 @@ export class DatasetCrawl implements Crawl {
   /** Rows of the resources list steps fetched, which later steps fan out over. */
   private readonly fetched = new Map<string, Record<string, unknown>[]>();
   /** What the endpoints' answers showed beyond their records (see Observed), by endpoint; an envelope's text, or null once two differ. */
-  private readonly observations = new Map<string, { defaults?: Record<string, string>; envelope?: string | null }>();
+  private readonly observations = new Map<string, { defaults?: Record<string, string>; envelope?: string | null; range?: RangeFacts }>();
 
   constructor(private readonly options: CrawlOptions) {
     this.normalizer = new Normalizer(options.dataset, { pulledFrom: options.upstreamUrl });
@@ -103,6 +110,10 @@ export class DatasetCrawl implements Crawl {
     this.options.tally.done++;
   }
 
+  has(unitKey: string): boolean {
+    return this.options.journal.has(unitKey);
+  }
+
   async unit<M>(key: string, work: () => Promise<Found<M>>, replay?: (meta: M) => void): Promise<M> {
     const { journal, tally } = this.options;
     if (journal.has(key)) {
@@ -125,19 +136,21 @@ export class DatasetCrawl implements Crawl {
    * envelope's extra keys when every answer had the same (one that varies cannot be answered
    * again, and is said in the log).
    */
-  observed(): Record<string, { defaults?: Record<string, string>; envelope?: Record<string, unknown> }> {
-    const result: Record<string, { defaults?: Record<string, string>; envelope?: Record<string, unknown> }> = {};
-    for (const [endpoint, { defaults, envelope }] of this.observations) {
+  observed(): Record<string, EndpointObservations> {
+    const result: Record<string, EndpointObservations> = {};
+    for (const [endpoint, { defaults, envelope, range }] of this.observations) {
       if (envelope === null) this.log('envelope varies', { dataset: this.dataset.name, endpoint, note: 'its answers carry keys beyond the spec whose values differ from answer to answer; the mirror leaves them out' });
       const kept = envelope ? (JSON.parse(envelope) as Record<string, unknown>) : undefined;
-      if (defaults || (kept && Object.keys(kept).length)) result[endpoint] = { ...(defaults ? { defaults } : {}), ...(kept && Object.keys(kept).length ? { envelope: kept } : {}) };
+      const seen = { ...(defaults ? { defaults } : {}), ...(kept && Object.keys(kept).length ? { envelope: kept } : {}), ...(range ? { range } : {}) };
+      if (Object.keys(seen).length) result[endpoint] = seen;
     }
     return result;
   }
 
-  private observe({ endpoint, defaults, envelope }: Observed): void {
+  private observe({ endpoint, defaults, envelope, range }: Observed): void {
     const entry = this.observations.get(endpoint) ?? {};
     if (defaults) entry.defaults = { ...entry.defaults, ...defaults };
+    if (range) entry.range = { ...entry.range, ...range };
     if (envelope) {
       const text = JSON.stringify(envelope);
       entry.envelope = entry.envelope === undefined ? text : entry.envelope === text ? text : null;
@@ -188,12 +201,25 @@ export class DatasetCrawl implements Crawl {
   }
 
   keepRows(unitKey: string, resource: string): void {
+    this.fetched.set(resource, this.rowsOf(unitKey));
+  }
+
+  rowsOf(unitKey: string): Record<string, unknown>[] {
     const entry = this.options.journal.read(unitKey)!;
     const rows: Record<string, unknown>[] = [];
     for (const batch of entry.batches ?? []) {
       this.normalizer.batch(batch, entry.answers?.[batch.answer], entry.texts?.[batch.answer], (result) => result.ok && rows.push(result.row));
     }
-    this.fetched.set(resource, rows);
+    return rows;
+  }
+
+  rowsIn(answers: readonly Fetched[], path: string, params: Readonly<Record<string, string>>, place: RecordPlace): Record<string, unknown>[] {
+    const rows: Record<string, unknown>[] = [];
+    answers.forEach((got, answer) => {
+      const batch: Batch = { ...place, answer, params, path, url: got.url, fetchedAt: Date.now() };
+      this.normalizer.batch(batch, got.body, got.text, (result) => result.ok && rows.push(result.row));
+    });
+    return rows;
   }
 
   parentsOf(resource: string): Record<string, unknown>[] {

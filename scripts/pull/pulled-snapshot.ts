@@ -4,14 +4,15 @@ import type { Dataset } from '../../datasets/vocabulary/dataset.ts';
 import type { SampleSettings } from '../../datasets/vocabulary/sample.ts';
 import type { Table } from '../../core/table.ts';
 import { quoteIdentifier, quoteString } from '../../core/db/duckdb.ts';
-import type { EndpointManifest, FileManifest, QuarantineManifest } from '../../core/snapshot/manifest.ts';
+import type { EndpointManifest, FileManifest, QuarantineManifest, RangeRule } from '../../core/snapshot/manifest.ts';
 import { sha256Of } from '../../core/snapshot/table-writer.ts';
 import type { TableWriter } from '../../core/snapshot/table-writer.ts';
 import { writeSnapshot, type WrittenSnapshot } from '../../core/snapshot/write.ts';
-import type { TablePlan } from './crawler.ts';
-import type { Journal } from './journal.ts';
+import type { EndpointObservations, TablePlan } from './crawler.ts';
+import type { Batch, Journal } from './journal.ts';
 import { Dedupe, Normalizer } from './normalize.ts';
 import type { Previous } from './previous.ts';
+import { RangeRules } from './range-rules.ts';
 
 /**
  * Turns a finished crawl into a snapshot: the rows of every record the journal holds (normalized:
@@ -33,7 +34,7 @@ export interface PulledSnapshotOptions {
   /** The address the upstream writes its links on, when not the one pulled from (see public-base.ts). */
   readonly publicBase?: string;
   /** What the endpoints' answers showed beyond their records (see Observed), by endpoint, links as the upstream wrote them. */
-  readonly endpoints: Readonly<Record<string, EndpointManifest>>;
+  readonly endpoints: Readonly<Record<string, EndpointObservations>>;
   readonly sample?: SampleSettings;
   readonly createdAt: number;
   readonly log: (line: string) => void;
@@ -54,6 +55,7 @@ export async function writePulledSnapshot(options: PulledSnapshotOptions): Promi
   const quarantined: Record<string, number> = {};
   let linkedFiles = 0;
   const normalizers = new Map(options.datasets.map((d) => [d.name, new Normalizer(d, { pulledFrom: options.upstream, publicBase: options.publicBase })]));
+  const ranges = new RangeRules();
   const snapshot = await writeSnapshot(
     {
       dataDir: options.dataDir,
@@ -71,6 +73,23 @@ export async function writePulledSnapshot(options: PulledSnapshotOptions): Promi
     },
     async (writers, snapshotDir) => {
       let entries = 0;
+      /**
+       * Rows of the previous snapshot that span the first instant this pull asks again (a ride
+       * started before it, finished after): an upstream returning rows by overlap sends them again.
+       */
+      const seeded = new Set<string>();
+      const edgesOfPrevious = async (window: NonNullable<Batch['window']>, datasetName: string) => {
+        const dataset = options.datasets.find((d) => d.name === datasetName)!;
+        const table = Object.values(dataset.tables).find((t) => window.time in t.columns && (window.until === undefined || window.until in t.columns));
+        const plan = table && options.plans.get(datasetName)?.get(table.name);
+        const key = `${datasetName}/${table?.name}`;
+        if (!table || !previous || !window.until || plan?.kind !== 'append' || seeded.has(key)) return;
+        seeded.add(key);
+        for (const cutoff of new Set(plan.cutoffs.values())) {
+          const where = `epoch_ms(${quoteIdentifier(window.time)}) < ${cutoff} AND epoch_ms(${quoteIdentifier(window.until)}) >= ${cutoff}`;
+          for await (const rows of previous.rows(dataset, table.name, undefined, where)) for (const row of rows) ranges.seen(table, row);
+        }
+      };
       for await (const entry of options.journal.entries()) {
         const normalizer = entry.dataset && normalizers.get(entry.dataset);
         if (!normalizer) continue;
@@ -78,8 +97,10 @@ export async function writePulledSnapshot(options: PulledSnapshotOptions): Promi
         const dedupes = new Map<string, Dedupe>();
         const rejected: string[] = [];
         for (const batch of entry.batches ?? []) {
+          if (batch.window) await edgesOfPrevious(batch.window, entry.dataset!);
           normalizer.batch(batch, entry.answers?.[batch.answer], entry.texts?.[batch.answer], (result) => {
             if (!result.ok) return void rejected.push(JSON.stringify(result.quarantined) + '\n');
+            if (batch.window && !ranges.keep(batch.window, batch.params, result.table, result.row)) return;
             let dedupe = dedupes.get(result.table.name);
             if (!dedupe) dedupes.set(result.table.name, (dedupe = new Dedupe(result.table)));
             if (dedupe.keep(result.row)) writerOf[result.table.name]!.write(placed(options.plans.get(entry.dataset!)?.get(result.table.name), result.table, result.row));
@@ -113,7 +134,8 @@ export async function writePulledSnapshot(options: PulledSnapshotOptions): Promi
         quarantine[name] = { records, path, bytes: statSync(file).size, sha256: await sha256Of(file) };
       }
       const unread = Object.fromEntries([...normalizers].filter(([, n]) => n.unread.size).map(([name, n]) => [name, Object.fromEntries(n.unread)]));
-      const endpoints = endpointsOf(options, normalizers);
+      for (const [path, { range }] of Object.entries(options.endpoints)) if (range) ranges.asked(path, range);
+      const endpoints = endpointsOf(options, normalizers, ranges.rules());
       return {
         ...(Object.keys(quarantine).length ? { quarantine } : {}),
         ...(Object.keys(unread).length ? { unread } : {}),
@@ -131,14 +153,37 @@ const quarantinePath = (dataset: string) => `quarantine/${dataset}.ndjson`;
  * the data sets it pulled (envelopes' links made relative, as records' are), and the previous
  * snapshot's for the others.
  */
-function endpointsOf(options: PulledSnapshotOptions, normalizers: ReadonlyMap<string, Normalizer>): Record<string, EndpointManifest> {
+function endpointsOf(options: PulledSnapshotOptions, normalizers: ReadonlyMap<string, Normalizer>, ranges: ReadonlyMap<string, RangeRule>): Record<string, EndpointManifest> {
   const pulled = (path: string) => options.datasets.find((d) => path.startsWith(`${d.prefix}/`) && options.plans.has(d.name));
   const kept = Object.entries(options.previous?.snapshot.manifest.endpoints ?? {}).filter(([path]) => !pulled(path));
-  const seen = Object.entries(options.endpoints).map(([path, { defaults, envelope }]): [string, EndpointManifest] => [
-    path,
-    { ...(defaults ? { defaults } : {}), ...(envelope ? { envelope: normalizers.get(pulled(path)?.name ?? '')?.relative(envelope) as Record<string, unknown> } : {}) },
-  ]);
+  const previousRange = (path: string) => options.previous?.snapshot.manifest.endpoints?.[path]?.range;
+  const paths = [...new Set([...Object.keys(options.endpoints), ...ranges.keys()])];
+  const seen = paths.map((path): [string, EndpointManifest] => {
+    const { defaults, envelope } = options.endpoints[path] ?? {};
+    // What an incremental pull's few windows did not show, the pulls before it may have.
+    const range = ranges.get(path) && withEarlier(ranges.get(path)!, previousRange(path));
+    return [
+      path,
+      {
+        ...(defaults ? { defaults } : {}),
+        ...(envelope ? { envelope: normalizers.get(pulled(path)?.name ?? '')?.relative(envelope) as Record<string, unknown> } : {}),
+        ...(range ? { range } : {}),
+      },
+    ];
+  });
   return Object.fromEntries([...kept, ...seen].sort(([a], [b]) => (a < b ? -1 : 1)));
+}
+
+/** A rule learned now, what it left unknown filled in from the one learned before. */
+function withEarlier(rule: RangeRule, earlier: RangeRule | undefined): RangeRule {
+  if (!earlier || !rule.unknown) return rule;
+  const merged: { -readonly [K in keyof RangeRule]: RangeRule[K] } = { ...rule };
+  if (merged.toInclusive === undefined && earlier.toInclusive !== undefined) merged.toInclusive = earlier.toInclusive;
+  if (merged.by === undefined && earlier.by !== undefined) merged.by = earlier.by;
+  const unknown = (rule.unknown ?? []).filter((what) => merged[what] === undefined);
+  if (unknown.length) merged.unknown = unknown;
+  else delete merged.unknown;
+  return merged;
 }
 
 /** The row with where its key stood in the upstream's list, when the table's plan says (a list paged by offset). */

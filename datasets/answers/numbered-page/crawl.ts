@@ -2,6 +2,7 @@ import { addDays, dayToUtcMs, utcDayOf } from '../../../core/calendar.ts';
 import type { Endpoint } from '../../vocabulary/endpoint.ts';
 import { envelopeExtras, forwardWindows, isObject, OVERLAP_DAYS, readColumnProblems, seriesKey, storedProblems, type Crawl, type Fetched, type Span, type StepScope } from '../crawling.ts';
 import type { NumberedPageAnswer } from './index.ts';
+import { probeRange } from '../range-probe.ts';
 import { MAX_PAGE_SIZE } from './numbered-page.ts';
 
 /**
@@ -55,25 +56,40 @@ export async function crawlWindows(crawl: Crawl, step: WindowsStep, endpoint: En
   const cutoffs = new Map(start && windows.length ? [[seriesKey([]), dayToUtcMs(windows[0]![0])]] : []);
   crawl.plan(table.name, crawl.appendOrReplace([], time, cutoffs));
   crawl.planned(windows.length);
+  const place = { resource, field: 'data', window: { endpoint: endpoint.fullPath, time, ...(answer.until ? { until: answer.until } : {}) } };
+  const keyOf = (from: string, to: string) => `GET ${endpoint.fullPath}?from=${from}&to=${to}&pageSize=${MAX_PAGE_SIZE}`;
   await crawl.each(windows, async ([from, to]) => {
-    await crawl.unit(`GET ${endpoint.fullPath}?from=${from}&to=${to}&pageSize=${MAX_PAGE_SIZE}`, async () => {
-      const pages: Fetched[] = [];
-      let records = 0;
-      const shape = numberedPageShape(MAX_PAGE_SIZE);
-      let previous: string | undefined;
-      for (let page = 1; ; page++) {
-        const got = await crawl.get(endpoint.fullPath, { from, to, page, pageSize: MAX_PAGE_SIZE }, { shape });
-        const body = got.body as { data: unknown[]; hasNextPage: boolean };
-        // An upstream that ignores `page` would be paged forever, storing the same rows again and again.
-        const first = JSON.stringify(body.data[0]);
-        if (page > 1 && first === previous) throw new Error(`GET ${got.url}: page ${page} starts with the row page ${page - 1} started with; the upstream does not page`);
-        previous = first;
-        pages.push(got);
-        records += body.data.length;
-        if (!body.hasNextPage) break;
-      }
+    await crawl.unit(keyOf(from, to), async () => {
+      const pages = await windowPages(crawl, endpoint, from, to);
+      const records = pages.reduce((sum, got) => sum + (got.body as { data: unknown[] }).data.length, 0);
       const observed = { endpoint: endpoint.fullPath, envelope: envelopeExtras(pages[0]!.body, endpoint) };
-      return crawl.found(pages, step.path, { from, to }, [{ resource, field: 'data' }], { records, observed });
+      return crawl.found(pages, step.path, { from, to }, [place], { records, observed });
     });
   });
+  // What the spec leaves open about the range, asked once the windows are in.
+  await probeRange(crawl, {
+    endpoint: endpoint.fullPath,
+    table,
+    time,
+    ...(answer.until ? { until: answer.until } : {}),
+    windows: windows.filter(([from, to]) => crawl.has(keyOf(from, to))).map(([from, to]) => ({ key: keyOf(from, to), params: { from, to } })),
+    ask: async ({ from, to }) => crawl.rowsIn(await windowPages(crawl, endpoint, from!, to!), step.path, { from: from!, to: to! }, place),
+  });
+}
+
+/** Every page of a window, in order. */
+async function windowPages(crawl: Crawl, endpoint: Endpoint, from: string, to: string): Promise<Fetched[]> {
+  const pages: Fetched[] = [];
+  const shape = numberedPageShape(MAX_PAGE_SIZE);
+  let previous: string | undefined;
+  for (let page = 1; ; page++) {
+    const got = await crawl.get(endpoint.fullPath, { from, to, page, pageSize: MAX_PAGE_SIZE }, { shape });
+    const body = got.body as { data: unknown[]; hasNextPage: boolean };
+    // An upstream that ignores `page` would be paged forever, storing the same rows again and again.
+    const first = JSON.stringify(body.data[0]);
+    if (page > 1 && first === previous) throw new Error(`GET ${got.url}: page ${page} starts with the row page ${page - 1} started with; the upstream does not page`);
+    previous = first;
+    pages.push(got);
+    if (!body.hasNextPage) return pages;
+  }
 }

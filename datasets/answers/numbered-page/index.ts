@@ -9,12 +9,15 @@ import { answerNumberedPage } from './serve.ts';
 
 /**
  * Numbered pages `{ data, page, pageSize, hasNextPage }` of the rows whose `time` falls in
- * from..to: the bike share's `/rides`. `maxDays`: the most days a range may cover.
+ * from..to: the bike share's `/rides`. `until`: the column of a row's end, where rows span time
+ * (a ride's finish): an upstream may choose rows by their end or by overlap instead (see
+ * RangeRule). `maxDays`: the most days a range may cover.
  */
 export interface NumberedPageAnswer {
   readonly kind: 'numbered-page';
   readonly resource: string;
   readonly time: string;
+  readonly until?: string;
   readonly maxDays?: number;
 }
 
@@ -31,7 +34,7 @@ export const numberedPage: AnswerKind<NumberedPageAnswer, WindowsStep, DayUnit> 
     const range = param.dayRange({ maxDays: answer.maxDays });
     return { params: { ...range.params, page, pageSize }, rules: range.rules };
   },
-  problems: (answer, scope) => readProblems(scope, answer.resource, [answer.time]),
+  problems: (answer, scope) => readProblems(scope, answer.resource, [answer.time, ...(answer.until ? [answer.until] : [])]),
   reads: (answer) => [answer.resource],
 
   serve: answerNumberedPage,

@@ -1,6 +1,6 @@
 import type { DuckDBValue } from '@duckdb/node-api';
 import { columnsFor, enveloped, renderRows, resourceOf, selectList, type AnswerRequest } from '../serving.ts';
-import { dayRangeOf, timeCondition } from '../time-range.ts';
+import { dayRangeOf, rangeCondition, rangeNarrowing } from '../time-range.ts';
 import type { NumberedPageAnswer } from './index.ts';
 import { numberedPage } from './numbered-page.ts';
 
@@ -17,11 +17,11 @@ export async function answerNumberedPage(request: AnswerRequest, answer: Numbere
   const page = request.params.page as number;
   const pageSize = request.params.pageSize as number;
   const files = table.timeColumn === answer.time
-    ? request.served.files(request.dataset, resource.table, { from: range[0], to: range[1] })
+    ? request.served.files(request.dataset, resource.table, rangeNarrowing(range))
     : request.served.files(request.dataset, resource.table);
   const from = request.served.source(request.dataset, resource, files, bind);
   const rows = await request.connection.rows(
-    `SELECT ${selectList(columnsFor(request, resource))} FROM ${from} WHERE ${timeCondition(answer.time, range, bind)} LIMIT ${bind(pageSize + 1)} OFFSET ${bind((page - 1) * pageSize)}`,
+    `SELECT ${selectList(columnsFor(request, resource))} FROM ${from} WHERE ${rangeCondition(answer, range, bind)} LIMIT ${bind(pageSize + 1)} OFFSET ${bind((page - 1) * pageSize)}`,
     values,
   );
   return enveloped(numberedPage(renderRows(request, resource, rows.slice(0, pageSize)), page, pageSize, rows.length > pageSize), request.envelope);

@@ -2,6 +2,7 @@ import { addDays, dayToUtcMs, utcDayOf } from '../../../core/calendar.ts';
 import type { Endpoint } from '../../vocabulary/endpoint.ts';
 import { envelopeExtras, forwardWindows, isObject, OVERLAP_DAYS, readColumnProblems, seriesKey, storedProblems, type Crawl, type Span, type StepScope } from '../crawling.ts';
 import type { SeriesAnswer } from './index.ts';
+import { probeRange } from '../range-probe.ts';
 
 /**
  * A series (its records in `field`) for every combination of its parents, in from/to windows of
@@ -53,17 +54,24 @@ export async function crawlSeries(crawl: Crawl, step: SeriesStep, endpoint: Endp
   });
   crawl.plan(table.name, crawl.appendOrReplace(columns, time, cutoffs));
   crawl.planned(jobs.length);
+  const place = { resource, field: step.field, window: { endpoint: endpoint.fullPath, time } };
+  const shape = (body: unknown) => (isObject(body) && Array.isArray(body[step.field]) ? undefined : `no array "${step.field}"`);
+  const pathOf = (params: Readonly<Record<string, string>>) => parents.reduce((p, parent) => p.replace(`{${parent.param}}`, encodeURIComponent(params[parent.param]!)), endpoint.fullPath);
+  const fetched: { key: string; params: Record<string, string> }[] = [];
   await crawl.each(jobs, async (job) => {
     const params = Object.fromEntries(parents.map((p, i) => [p.param, job.values[i]!]));
-    const path = parents.reduce((p, parent, i) => p.replace(`{${parent.param}}`, encodeURIComponent(job.values[i]!)), endpoint.fullPath);
-    const shape = (body: unknown) => (isObject(body) && Array.isArray(body[step.field]) ? undefined : `no array "${step.field}"`);
-    const window = ([from, to]: [string, string]) =>
-      crawl.unit<{ records: number }>(`GET ${path}?from=${from}&to=${to}`, async () => {
+    const path = pathOf(params);
+    const window = async ([from, to]: [string, string]) => {
+      const key = `GET ${path}?from=${from}&to=${to}`;
+      const meta = await crawl.unit<{ records: number }>(key, async () => {
         const got = await crawl.get(path, { from, to }, { shape });
         const records = (got.body as Record<string, unknown[]>)[step.field]!.length;
         const observed = { endpoint: endpoint.fullPath, envelope: envelopeExtras(got.body, endpoint) };
-        return crawl.found(got, step.path, { ...params, from, to }, [{ resource, field: step.field }], { records, observed });
+        return crawl.found(got, step.path, { ...params, from, to }, [place], { records, observed });
       });
+      if (meta.records) fetched.push({ key, params: { ...params, from, to } });
+      return meta;
+    };
     if (job.windows) {
       crawl.planned(job.windows.length);
       for (const w of job.windows) await window(w);
@@ -76,5 +84,16 @@ export async function crawlSeries(crawl: Crawl, step: SeriesStep, endpoint: Endp
       }
     }
     crawl.done();
+  });
+  // What the spec leaves open about the range, asked once the windows are in.
+  await probeRange(crawl, {
+    endpoint: endpoint.fullPath,
+    table,
+    time,
+    windows: fetched,
+    ask: async (params) => {
+      const { from, to } = params;
+      return crawl.rowsIn([await crawl.get(pathOf(params), { from: from!, to: to! }, { shape })], step.path, params, place);
+    },
   });
 }

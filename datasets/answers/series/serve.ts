@@ -2,7 +2,7 @@ import type { DuckDBValue } from '@duckdb/node-api';
 import { quoteIdentifier } from '../../../core/db/duckdb.ts';
 import { notFound } from '../../../core/problem.ts';
 import { castParam, columnsFor, enveloped, findRow, renderRows, resourceOf, selectList, type AnswerRequest } from '../serving.ts';
-import { dayRangeOf, timeCondition } from '../time-range.ts';
+import { dayRangeOf, rangeCondition, rangeNarrowing } from '../time-range.ts';
 import type { SeriesAnswer } from './index.ts';
 
 /** Rows under their parents (each must exist) in a time range, oldest first, in the endpoint's envelope. */
@@ -20,8 +20,8 @@ export async function answerSeries(request: AnswerRequest, answer: SeriesAnswer)
   const values: DuckDBValue[] = [];
   const bind = (value: DuckDBValue) => `$${values.push(value)}`;
   const conditions = Object.entries(equal).map(([column, value]) => `${quoteIdentifier(column)} = ${castParam(table.columns[column]!, bind(value as string))}`);
-  conditions.push(timeCondition(answer.time, range, bind));
-  const narrowed = table.timeColumn === answer.time ? { equal, from: range[0], to: range[1] } : { equal };
+  conditions.push(rangeCondition(answer, range, bind));
+  const narrowed = table.timeColumn === answer.time ? { equal, ...rangeNarrowing(range) } : { equal };
   const files = request.served.files(request.dataset, resource.table, narrowed);
   const from = request.served.source(request.dataset, resource, files, bind);
   // The parents' columns hold one value in every row: reading it thousands of times is waste.
