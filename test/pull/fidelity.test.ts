@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDialectUpstream, type DialectUpstream } from '../fixtures/dialect-upstream.ts';
+import { HAND_PICKED, sampleShapes, shapesOf, startDialectUpstream, type DialectUpstream } from '../fixtures/dialect-upstream.ts';
 import { compare, corpusOf, type UpstreamUnderTest } from '../fixtures/fidelity.ts';
 import { startFaultProxy, type Fault, type FaultProxy } from '../fixtures/fault-proxy.ts';
 import { pullFrom, tempDir } from '../fixtures/pull.ts';
@@ -11,25 +11,6 @@ import { startTestServer, type TestServer } from '../fixtures/server.ts';
  * implementation of the spec (test/fixtures/dialect-upstream.ts). Each is pulled, the pull is
  * served, and a corpus made from the upstream's own records goes to both.
  */
-
-type Json = any;
-const addressOf = (a: Json) => (a ? [a.locality ?? a.city, a.street ?? a.streetName, a.number ?? a.buildingNumber].filter(Boolean) : []);
-const positionsIn = (value: Json): [number, number][] =>
-  Array.isArray(value) && typeof value[0] === 'number' ? [[value[0], value[1]]]
-  : Array.isArray(value) ? value.flatMap(positionsIn)
-  : value && typeof value === 'object' ? Object.entries(value).flatMap(([key, v]) => (key === 'coordinates' || typeof v === 'object' ? positionsIn(v) : []))
-  : [];
-
-const sampleShapes = {
-  parcelIds: (p: Json) => p.parcels.map((parcel: Json) => parcel.id),
-  addressParts: (p: Json) => [...p.parcels, ...p.buildings, ...p.units].flatMap((e: Json) => addressOf(e.address)),
-  positions: (p: Json) => positionsIn([...p.parcels, ...p.buildings, ...p.units]),
-};
-const dialectShapes = {
-  parcelIds: (p: Json) => p.parcels.map((parcel: Json) => parcel.cadastral.teryt),
-  addressParts: (p: Json) => [...p.parcels.map((e: Json) => e.location.address), ...p.buildings.map((e: Json) => e.address), ...p.units.map((e: Json) => e.properties.address)].flatMap(addressOf),
-  positions: (p: Json) => positionsIn([...p.parcels, ...p.buildings, ...p.units]),
-};
 
 /** A few of each fault the pull tests inject, on the first requests of each kind. */
 function faults(): (request: { url: URL; index: number }) => Fault | undefined {
@@ -60,7 +41,7 @@ describe.each([
     other = dialect ? await startDialectUpstream(sample.url) : undefined;
     const served = other ?? sample;
     proxy = faulty ? await startFaultProxy(served.url, faults()) : undefined;
-    upstream = { url: served.url, publicBase: other?.publicBase ?? sample.url, ...(dialect ? dialectShapes : sampleShapes) };
+    upstream = { url: served.url, publicBase: other?.publicBase ?? sample.url, ...(dialect ? shapesOf(HAND_PICKED) : sampleShapes) };
     const dataDir = await tempDir('fidelity');
     pull = await pullFrom(proxy?.url ?? served.url, dataDir);
     mirror = await startTestServer({ dataDir });
@@ -83,7 +64,7 @@ describe.each([
     const corpus = await corpusOf(upstream);
     expect(corpus.length).toBeGreaterThan(500);
     const result = await compare(upstream, mirror.url, corpus);
-    console.log(`fidelity: ${result.identical} of ${result.requests} answers identical`, result.differingPaths);
+    console.log(`fidelity: ${result.identical} of ${result.requests} answers identical, ${result.sameBytes} byte for byte`, result.differingPaths);
     expect(result.differing).toEqual([]);
     expect(result.identical).toBe(result.requests);
   }, 300_000);
