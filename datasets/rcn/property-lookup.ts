@@ -2,9 +2,11 @@
  * What the property filters look up (`parcelIdentifier`, `address`, `bbox`), read from a
  * property's parcels, buildings and units. The spec does not show their shape, so each is read
  * from whatever an upstream sends: cadastral identifiers wherever they are in a parcel (or under
- * a key that names one), address parts under the names implementations give them, GeoJSON
- * geometry wherever it appears in an element (under `geometry`, `shape`, as a bare Feature, …).
+ * a key that names one), address parts under the names implementations give them, geometry
+ * wherever it appears in an element (under `geometry`, `shape`, as a bare Feature, …) in any form
+ * geometry.ts reads: GeoJSON, WKT, GML, in the reference systems they name.
  */
+import { geoJsonCrs, readGeometry } from '../vocabulary/geometry.ts';
 
 export interface PropertyLookup {
   parcel_ids: string[];
@@ -18,8 +20,8 @@ export interface PropertyLookup {
   outlines: number[][];
 }
 
-/** What a filter needs and a kind of element lacked: the filter's name. */
-export type Unread = 'parcelIdentifier' | 'address' | 'bbox';
+/** What a filter needs and a kind of element lacked: the filter's name, and for a geometry in a system odsnap cannot convert, which. */
+export type Unread = 'parcelIdentifier' | 'address' | 'bbox' | `bbox (${string})`;
 
 type Element = Record<string, unknown>;
 
@@ -36,36 +38,13 @@ const ADDRESS_KEYS = {
   number: ['number', 'buildingNumber', 'houseNumber', 'numer', 'numerPorzadkowy', 'numerPorządkowy'],
 };
 const ALL_ADDRESS_KEYS = new Set(Object.values(ADDRESS_KEYS).flat());
-const GEOMETRIES = new Set(['Point', 'MultiPoint', 'LineString', 'MultiLineString', 'Polygon', 'MultiPolygon']);
-
-/** Every value inside a JSON value, objects and arrays first, depth first. */
-function* walk(value: unknown): Generator<unknown> {
-  yield value;
-  if (Array.isArray(value)) for (const item of value) yield* walk(item);
-  else if (isRecord(value)) for (const key in value) yield* walk(value[key]);
-}
-
-const position = (value: unknown): value is [number, number] => Array.isArray(value) && typeof value[0] === 'number' && typeof value[1] === 'number';
-
-/** A GeoJSON geometry's outlines: each polygon's outer ring, each line, each point (a ring of one position). */
-function outlinesOf(geometry: Element): number[][] {
-  const ring = (positions: unknown) => (Array.isArray(positions) ? positions.filter(position).flatMap(([lon, lat]) => [lon, lat]) : []);
-  const { type, coordinates } = geometry;
-  if (!Array.isArray(coordinates)) return [];
-  switch (type) {
-    case 'Point':
-      return position(coordinates) ? [[coordinates[0], coordinates[1]]] : [];
-    case 'MultiPoint':
-    case 'LineString':
-      return type === 'LineString' ? [ring(coordinates)] : coordinates.filter(position).map(([lon, lat]) => [lon, lat]);
-    case 'MultiLineString':
-      return coordinates.map(ring);
-    case 'Polygon':
-      return [ring(coordinates[0])];
-    case 'MultiPolygon':
-      return coordinates.map((polygon) => ring(Array.isArray(polygon) ? polygon[0] : undefined));
-    default:
-      return [];
+/** Every value inside a JSON value, objects and arrays first, depth first, each with the reference system a GeoJSON `crs` around it names. */
+function* walk(value: unknown, crs?: string): Generator<[unknown, string | undefined]> {
+  yield [value, crs];
+  if (Array.isArray(value)) for (const item of value) yield* walk(item, crs);
+  else if (isRecord(value)) {
+    const inner = geoJsonCrs(value) ?? crs;
+    for (const key in value) yield* walk(value[key], inner);
   }
 }
 
@@ -75,18 +54,20 @@ export function lookupOf(details: { parcels: unknown; buildings: unknown; units:
   const elements = [...parcels, ...listOf(details.buildings), ...listOf(details.units)];
   const parcelIds: string[] = [];
   for (const parcel of parcels) {
-    const cadastral = [...walk(parcel)].filter((v): v is string => typeof v === 'string' && CADASTRAL.test(v));
+    const cadastral = [...walk(parcel)].map(([v]) => v).filter((v): v is string => typeof v === 'string' && CADASTRAL.test(v));
     const named = PARCEL_ID_KEYS.map((key) => parcel[key]).filter((v): v is string => typeof v === 'string' && v !== '');
     parcelIds.push(...new Set(cadastral.length ? cadastral : named.slice(0, 1)));
   }
   const parts = new Set<string>();
   const outlines: number[][] = [];
   let anyAddress = false;
+  const unknownSystems = new Set<string>();
   for (const element of elements) {
-    for (const value of walk(element)) {
-      if (!isRecord(value)) continue;
-      if (typeof value.type === 'string' && GEOMETRIES.has(value.type)) outlines.push(...outlinesOf(value).filter((ring) => ring.length >= 2));
-      if (!Object.keys(value).some((key) => ALL_ADDRESS_KEYS.has(key))) continue;
+    for (const [value, crs] of walk(element)) {
+      const geometry = readGeometry(value, crs);
+      if (geometry?.type === 'outlines') outlines.push(...geometry.outlines.filter((ring) => ring.length >= 2));
+      else if (geometry?.type === 'unknown-crs') unknownSystems.add(geometry.crs);
+      if (!isRecord(value) || !Object.keys(value).some((key) => ALL_ADDRESS_KEYS.has(key))) continue;
       anyAddress = true;
       for (const key of ALL_ADDRESS_KEYS) {
         const part = value[key];
@@ -96,7 +77,8 @@ export function lookupOf(details: { parcels: unknown; buildings: unknown; units:
   }
   if (parcels.length && !parcelIds.length) unread('parcelIdentifier');
   if (elements.length && !anyAddress) unread('address');
-  if (elements.length && !outlines.length) unread('bbox');
+  for (const crs of unknownSystems) unread(`bbox (geometry in ${crs}, a reference system odsnap cannot convert)`);
+  if (elements.length && !outlines.length && !unknownSystems.size) unread('bbox');
   let minLon = Infinity, minLat = Infinity, maxLon = -Infinity, maxLat = -Infinity;
   for (const ring of outlines) {
     for (let i = 0; i + 1 < ring.length; i += 2) {
