@@ -36,6 +36,7 @@ describe('a mirror of an upstream drawn from what the spec allows', () => {
         try {
           const pulled = await pullFrom(upstream.url, dataDir);
           expect(pulled.failures, JSON.stringify(dialect)).toEqual([]);
+          expect(pulled.snapshot!.manifest.unread ?? {}, JSON.stringify(dialect)).toEqual({});
           upstream.calm();
           mirror = await startTestServer({ dataDir });
           const corpus = await corpusOf({ url: upstream.url, publicBase: upstream.publicBase, ...shapesOf(dialect) });
@@ -58,6 +59,7 @@ describe('a mirror of an upstream whose ranges of days are its own', () => {
   it.each<[string, Partial<Dialect>, Record<string, unknown>]>([
     ['a `to` that includes the next midnight, rides by overlap', { toInclusive: true, ridesBy: 'overlap' }, { rides: { by: 'overlap' }, readings: { toInclusive: true } }],
     ['rides by their end', { ridesBy: 'end' }, { rides: { by: 'end' }, readings: { toInclusive: false } }],
+    ['(parcels in GML 3.2 in EPSG:2180, northing first)', { geometry: 'gml32-2180', renamedShapes: false }, { rides: { by: 'start' }, readings: { toInclusive: false } }],
   ])('learns %s by asking, and answers as the upstream does', async (_, differs, learned) => {
     const dialect = { ...HAND_PICKED, ...differs };
     const upstream = await startDialectUpstream(sample.url, dialect);
@@ -66,6 +68,7 @@ describe('a mirror of an upstream whose ranges of days are its own', () => {
     try {
       const pulled = await pullFrom(upstream.url, dataDir);
       expect(pulled.failures).toEqual([]);
+      expect(pulled.snapshot!.manifest.unread ?? {}).toEqual({});
       const snapshot = await openSnapshot(dataDir);
       const endpoints = snapshot.manifest.endpoints!;
       // Windows that both return a ride (one across their edge, by overlap) store it once.
