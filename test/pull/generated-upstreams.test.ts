@@ -59,7 +59,7 @@ describe('a mirror of an upstream whose ranges of days are its own', () => {
   it.each<[string, Partial<Dialect>, Record<string, unknown>]>([
     ['a `to` that includes the next midnight, rides by overlap', { toInclusive: true, ridesBy: 'overlap' }, { rides: { by: 'overlap' }, readings: { toInclusive: true } }],
     ['rides by their end', { ridesBy: 'end' }, { rides: { by: 'end' }, readings: { toInclusive: false } }],
-    ['(parcels in GML 3.2 in EPSG:2180, northing first)', { geometry: 'gml32-2180', renamedShapes: false }, { rides: { by: 'start' }, readings: { toInclusive: false } }],
+    ['(parcels in GML 3.2 in EPSG:2180, northing first; ids with colons unescaped in links)', { geometry: 'gml32-2180', renamedShapes: false, idColons: true }, { rides: { by: 'start' }, readings: { toInclusive: false } }],
   ])('learns %s by asking, and answers as the upstream does', async (_, differs, learned) => {
     const dialect = { ...HAND_PICKED, ...differs };
     const upstream = await startDialectUpstream(sample.url, dialect);
