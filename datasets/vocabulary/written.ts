@@ -19,7 +19,7 @@ export class WrittenJson {
   }
 }
 
-/** The texts a running `stringify` splices in, behind markers no data can hold. */
+/** The texts a running `stringify` splices in, behind markers that carry a random nonce, so no data holds them. */
 class Splice {
   private static readonly nonce = `\u0001${Math.random().toString(36).slice(2)}:`;
   readonly texts: string[] = [];
