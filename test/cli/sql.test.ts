@@ -72,7 +72,7 @@ describe('odsnap sql exports', () => {
     expect((await sql(['--out', rides, 'SELECT * FROM citybike_rides'])).code).toBe(0);
     const text = await readFile(rides, 'utf8');
     const [header, first] = text.split('\n');
-    expect(header).toBe('season_year,started_zone_id,finished_zone_id,started_at,finished_at,distance,average_speed,rating,extra');
+    expect(header).toBe('season_year,started_zone_id,finished_zone_id,started_at,finished_at,distance,average_speed,rating,extra,upstream_json');
     expect(first!.split(',')[3]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     const csv = `read_csv(${quoteString(rides)}, all_varchar = true)`;
     expect(await count(`SELECT * FROM ${csv}`)).toBe(await count('SELECT * FROM citybike_rides'));
