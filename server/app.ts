@@ -71,9 +71,11 @@ export function createApp(options: AppOptions) {
     const host = request.headers.host;
     let base = host === undefined ? undefined : bases.get(host);
     if (base === undefined) {
+      const named = host !== undefined && /^[A-Za-z0-9.\-:[\]]{1,255}$/.test(host);
       // A Host that is no host (or none, from HTTP/1.0): this server's own port on localhost, so links still resolve here.
-      base = `http://${host && /^[A-Za-z0-9.\-:[\]]{1,255}$/.test(host) ? host : `localhost:${request.socket.localPort}`}`;
-      if (host !== undefined) {
+      base = `http://${named ? host : `localhost:${request.socket.localPort}`}`;
+      // Only a host name is remembered: any other Host would be a key as long as the client makes it.
+      if (named) {
         if (bases.size >= 256) bases.clear();
         bases.set(host, base);
       }

@@ -19,12 +19,14 @@ export type Encoding = 'br' | 'gzip' | 'identity';
 /** Bodies smaller than this are sent as they are: compressing them saves less than it costs. */
 const COMPRESS_FROM = 1024;
 
-/** Clients send few distinct Accept-Encoding values: each is read once. */
+/** Clients send few distinct Accept-Encoding values: each is read once (if short: the client chooses its length). */
 const negotiated = new Map<string, Encoding>();
+const NEGOTIATED_LENGTH = 256;
 
 /** The best encoding the client accepts, by Accept-Encoding and its q-values. */
 export function negotiate(acceptEncoding: string | undefined): Encoding {
   if (!acceptEncoding) return 'identity';
+  if (acceptEncoding.length > NEGOTIATED_LENGTH) return negotiateOnce(acceptEncoding);
   let encoding = negotiated.get(acceptEncoding);
   if (encoding === undefined) {
     if (negotiated.size >= 256) negotiated.clear();
