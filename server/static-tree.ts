@@ -1,6 +1,6 @@
-import { closeSync, createReadStream, fstatSync, lstatSync, openSync, readlinkSync, readSync, statSync } from 'node:fs';
+import { closeSync, createReadStream, fstatSync, lstatSync, openSync, readSync, realpathSync, statSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { extname, join, resolve, dirname } from 'node:path';
+import { extname, join, resolve, sep } from 'node:path';
 import type { ExtraHandler } from './app.ts';
 import { CORS_LIST, matches, negotiate, type Encoding } from './http/respond.ts';
 import { NOT_FOUND_PAGE } from '../core/published-tree.ts';
@@ -15,7 +15,8 @@ import { NOT_FOUND_PAGE } from '../core/published-tree.ts';
  * `out` is the symlink odsnap build swaps; it is read again at most every half second, so a
  * rebuild is served without a restart. Small files are kept in memory, and paths the tree does not
  * hold are remembered, both for the symlink's own inode (which a rebuild replaces) and both
- * bounded by the bytes they take, paths included (see PathMemory).
+ * bounded by the bytes they take, paths included (see PathMemory). Only files whose real path is
+ * inside the tree are served: a symlink in the tree to a file elsewhere is not followed.
  */
 
 const TYPES: Readonly<Record<string, string>> = {
@@ -85,6 +86,7 @@ export function staticTree(out: string, accepts: (root: string) => boolean = () 
   const link = resolve(out);
   let checkedAt = 0;
   let generation = -1;
+  /** The tree's real path, symlinks resolved: served files must be under it. */
   let root: string | undefined;
   const files = new PathMemory<Entry>(CACHE_BYTES);
   const misses = new PathMemory<true>(MISSES_BYTES);
@@ -98,7 +100,7 @@ export function staticTree(out: string, accepts: (root: string) => boolean = () 
     try {
       const stat = lstatSync(link);
       ino = stat.ino * 1000 + (stat.isSymbolicLink() ? 1 : 0);
-      if (ino !== generation) root = stat.isSymbolicLink() ? resolve(dirname(link), readlinkSync(link)) : link;
+      if (ino !== generation) root = realpathSync.native(link);
     } catch {
       root = undefined;
     }
@@ -172,14 +174,17 @@ async function respondNotFound(request: IncomingMessage, response: ServerRespons
   return content.length;
 }
 
-function variantOf(path: string): Found | undefined {
+/** The file at `path` under the tree's real path `root`, unless it is no file or a symlink takes it out of the tree. */
+function variantOf(root: string, path: string): Found | undefined {
   let stat;
   try {
     stat = statSync(path, { throwIfNoEntry: false });
+    if (!stat?.isFile()) return undefined;
+    path = realpathSync.native(path);
   } catch {
     return undefined;
   }
-  if (!stat?.isFile()) return undefined;
+  if (!path.startsWith(root + sep)) return undefined;
   const etag = `"${stat.ino.toString(36)}-${stat.size.toString(36)}-${Math.floor(stat.mtimeMs).toString(36)}"`;
   return { path, size: stat.size, etag, content: stat.size <= CACHE_FILE_BYTES ? readWhole(path) : undefined };
 }
@@ -201,15 +206,15 @@ function readWhole(path: string): Buffer {
   }
 }
 
-/** The file of the tree at `tree` that a request `path` names, with its variants; null when there is none. */
-function readEntry(tree: string, path: string): Entry | null {
-  const file = join(tree, path);
-  const identity = variantOf(file);
+/** The file of the tree at `root` (its real path) that a request `path` names, with its variants; null when there is none. */
+function readEntry(root: string, path: string): Entry | null {
+  const file = join(root, path);
+  const identity = variantOf(root, file);
   if (!identity) return null;
   const extension = extname(path);
   const compressible = ['.json', '.jsonld', '.atom', '.html', '.js', '.mjs', '.css', '.svg', '.wasm'].includes(extension);
-  const br = compressible ? variantOf(`${file}.br`) : undefined;
-  const gzip = compressible ? variantOf(`${file}.gz`) : undefined;
+  const br = compressible ? variantOf(root, `${file}.br`) : undefined;
+  const gzip = compressible ? variantOf(root, `${file}.gz`) : undefined;
   const bytes = [identity, br, gzip].reduce((sum, v) => sum + (v?.content?.length ?? 0), 0);
   const type = TYPES[extension] ?? 'application/octet-stream';
   const cacheControl = path.startsWith('/downloads/') ? 'public, max-age=3600' : path.startsWith('/_astro/') ? 'public, max-age=31536000, immutable' : 'public, max-age=300';

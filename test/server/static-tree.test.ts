@@ -179,6 +179,39 @@ describe('serve with a static tree of files too big to keep in memory', () => {
   });
 });
 
+describe('serve --static, with symlinks in the tree', () => {
+  it('serves a file only when its real path is inside the tree', async () => {
+    const dir = await tempDir('serve-static-links');
+    const [tree, outside] = [join(dir, 'tree'), join(dir, 'outside')];
+    await mkdir(join(tree, 'api'), { recursive: true });
+    await mkdir(outside);
+    await writeFile(join(outside, 'secret.json'), '{"secret":true}');
+    await writeFile(join(tree, 'api', 'own.json'), '{"own":true}');
+    await symlink(join(outside, 'secret.json'), join(tree, 'leak.json'));
+    await symlink('../../outside/secret.json', join(tree, 'api', 'relative.json'));
+    await symlink(outside, join(tree, 'elsewhere'));
+    // The identity is the tree's own, its br variant not.
+    await symlink(join(outside, 'secret.json'), join(tree, 'api', 'own.json.br'));
+    await symlink('api/own.json', join(tree, 'alias.json'));
+    await symlink(tree, join(dir, 'dist'));
+    const server = await startTestServer({ extra: () => [staticTree(join(dir, 'dist'))] });
+    try {
+      for (const path of ['/leak.json', '/api/relative.json', '/elsewhere/secret.json']) {
+        const answer = await raw(server.url, { path });
+        expect(answer.status, path).toBe(404);
+        expect(answer.body.toString(), path).not.toContain('"secret":true');
+      }
+      const own = await raw(server.url, { path: '/api/own.json', headers: { 'accept-encoding': 'br' } });
+      expect(own.headers['content-encoding']).toBeUndefined();
+      expect(own.body.toString()).toBe('{"own":true}');
+      // A symlink to a file of the tree is served.
+      expect((await raw(server.url, { path: '/alias.json' })).body.toString()).toBe('{"own":true}');
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe('serve --static, asked for many short ranges of a big file', () => {
   it('keeps ranges asked again within its memory for them, their keys counted: the oldest are read again', async () => {
     const dir = await tempDir('serve-static-ranges');
