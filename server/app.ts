@@ -64,6 +64,8 @@ export function createApp(options: AppOptions) {
   };
 
   const publicBase = options.publicUrl?.replace(/\/+$/, '');
+  // Without a public URL, links follow the request's Host: a cache must not give one host's answer to another.
+  const vary = publicBase ? undefined : 'Host';
   // Requests come with a few Host values: each is read once.
   const bases = new Map<string, string>();
   const baseOf = (request: IncomingMessage) => {
@@ -155,6 +157,7 @@ export function createApp(options: AppOptions) {
         content: serialize(body),
         cacheControl: API_CACHE,
         identity: [served.id, base, url.pathname, url.search],
+        vary,
         headers: { 'x-odsnap-snapshot': served.id },
       });
     } finally {
@@ -188,6 +191,7 @@ export function createApp(options: AppOptions) {
           type: 'application/problem+json',
           content: Buffer.from(JSON.stringify(problemBody(reported, base, instanceOf(request.url ?? '/', base)))),
           cacheControl: 'no-store',
+          vary,
           headers: reported.headers,
         });
       } else response.destroy();

@@ -79,7 +79,7 @@ function brokenRequestProblem(error: NodeJS.ErrnoException & { rawPacket?: Buffe
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const host = await SnapshotHost.open(options.dataDir, options.datasets, { ...options, log: options.log });
   if (options.watch !== false) host.watch();
-  const extra = [...(options.extra?.(host) ?? []), apiIndex(host, options.datasets), sqlHandler(host, { ...options.sql, log: options.log })];
+  const extra = [...(options.extra?.(host) ?? []), apiIndex(host, options.datasets, options.publicUrl === undefined), sqlHandler(host, { ...options.sql, log: options.log })];
   const listener = createApp({ datasets: options.datasets, host, publicUrl: options.publicUrl, log: options.log, logRequests: options.logRequests, extra });
   // requireHostHeader: false lets a request without Host reach the app, which answers it with a problem body, not node's bare 400.
   // node looks for requests past their timeouts every connectionsCheckingInterval (30 s by default,
