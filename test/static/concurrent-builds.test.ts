@@ -1,11 +1,13 @@
 import { spawn } from 'node:child_process';
-import { mkdir, readlink, writeFile } from 'node:fs/promises';
+import { mkdir, readlink, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../cli/main.ts';
 import { builtSnapshotId } from '../../core/published-tree.ts';
 import { datasets } from '../../datasets/index.ts';
 import { buildStatic } from '../../scripts/static/build-static.ts';
+import { siteFiles, startSiteBuild } from '../../scripts/static/site.ts';
 import { treesDir } from '../../scripts/static/tree-state.ts';
 import { capture } from '../fixtures/output.ts';
 import { tempDir, tinyDataDir } from '../fixtures/tiny.ts';
@@ -38,5 +40,25 @@ describe('two builds into one output', () => {
     const after = await build();
     expect(after.code, after.err).toBe(0);
     expect(builtSnapshotId(fresh)).toBe(await currentSnapshot());
+  });
+});
+
+describe('a site build', () => {
+  it("publishes the site, never what Astro left of its server code (its manifest names this machine's paths)", async () => {
+    // Where Astro puts its server code when the site goes outside its working directory: a build
+    // stopped half way, or running beside this one, leaves its manifest there.
+    const shared = join(fileURLToPath(new URL('../..', import.meta.url)), '.astro');
+    const leftover = join(shared, 'manifest_0ddba11.mjs');
+    await mkdir(shared, { recursive: true });
+    await writeFile(leftover, `export const manifest = { root: ${JSON.stringify(shared)} };\n`);
+    try {
+      const outDir = join(await tempDir('site-alone'), 'site');
+      await startSiteBuild({ outDir }).done;
+      const files = await siteFiles(outDir);
+      expect(files).toContain('index.html');
+      expect(files.filter((file) => file.endsWith('.mjs') || file.includes('manifest_'))).toEqual([]);
+    } finally {
+      await rm(leftover, { force: true });
+    }
   });
 });
