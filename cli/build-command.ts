@@ -11,7 +11,8 @@ export const buildCommand = defineCommand({
     'and .br beside them; nginx.conf and _headers say how to serve them. A rebuild renders only files whose rows\n' +
     'changed and writes only new content: OUT is a symlink to one of two trees, and the one not in use is updated\n' +
     'and then swapped in, so readers never see a half-built tree. The site (bilingual docs, data-set pages,\n' +
-    'charts, downloads) is built into the same tree, its examples linking to the tree\'s files.',
+    'charts, downloads) is built into the same tree, its examples linking to the tree\'s files. One build at a time\n' +
+    'writes OUT: another exits at once with code 2, naming the process that holds it.',
   options: {
     data: dataDirOption('read', 'whose current snapshot to publish'),
     'cache-dir': cacheDirOption,
@@ -42,9 +43,16 @@ export const buildCommand = defineCommand({
     tiles: tilesSchema,
   }),
   async run(options, output) {
-    const { buildStaticForCommand } = await import('../scripts/static/build-on-thread.ts');
+    const [{ buildStaticForCommand }, { OUTPUT_LOCKED }] = await Promise.all([import('../scripts/static/build-on-thread.ts'), import('../scripts/static/build-lock.ts')]);
     const progress = new Progress(output);
     progress.step(`building the static tree of ${options.data} into ${options.out}`);
+    // Another build holds OUT: said at once rather than waited for (it may take many minutes, and
+    // would publish the same snapshot), with its own exit code so that a script can tell busy from failed.
+    const locked = (error: NodeJS.ErrnoException) => {
+      if (error.code !== OUTPUT_LOCKED) throw error;
+      output.err(`odsnap build: ${error.message}\n`);
+      return undefined;
+    };
     const result = await buildStaticForCommand({
       dataDir: options.data,
       out: options.out,
@@ -55,7 +63,8 @@ export const buildCommand = defineCommand({
       publisher: { name: options.publisher, contact: options.contact },
       onProgress: ({ endpoint, files }) => progress.update(() => `${endpoint}: ${formatCount(files)} files`),
       onStep: (text) => progress.step(text),
-    });
+    }).catch(locked);
+    if (!result) return 2;
     progress.step(
       `${options.out} -> ${result.tree}: snapshot ${result.snapshot}, ${formatCount(result.files)} files; ` +
         `${formatCount(result.carried)} carried over unrendered, ${formatCount(result.reenveloped)} pages with a new total, ${formatCount(result.extended)} with rows added; ${formatCount(result.written)} written (${formatBytes(result.bytes)}), ${formatCount(result.linked)} linked, ${formatCount(result.deleted)} deleted, in ${result.seconds.toFixed(1)} s`,

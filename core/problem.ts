@@ -35,6 +35,11 @@ export const problemTypes = {
     title: 'Method not allowed',
     about: 'The service is read-only: it answers GET, HEAD and OPTIONS (the `Allow` header says so).',
   },
+  'request-timeout': {
+    status: 408,
+    title: 'Request timeout',
+    about: 'The request did not arrive in time: its headers within 10 seconds, or the whole of it within 30. The connection is closed; the request may be sent again.',
+  },
   'expectation-failed': {
     status: 417,
     title: 'Expectation failed',

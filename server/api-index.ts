@@ -4,8 +4,11 @@ import { invalidParameter } from '../core/problem.ts';
 import { send } from './http/respond.ts';
 import type { SnapshotHost } from './snapshot-host.ts';
 
-/** `GET /` and `GET /api/public`: what this service holds and every endpoint it answers, with links. */
-export function apiIndex(host: SnapshotHost, datasets: readonly Dataset[]): ExtraHandler {
+/**
+ * `GET /` and `GET /api/public`: what this service holds and every endpoint it answers, with links.
+ * `linksFollowHost`: the links' base is the request's Host (no public URL), so answers vary by it.
+ */
+export function apiIndex(host: SnapshotHost, datasets: readonly Dataset[], linksFollowHost: boolean): ExtraHandler {
   return (request, response, url, base) => (url.pathname === '/' || url.pathname === '/api/public' ? answer(request, response, url, base) : false);
 
   async function answer(...[request, response, url, base]: Parameters<ExtraHandler>): Promise<number> {
@@ -36,6 +39,7 @@ export function apiIndex(host: SnapshotHost, datasets: readonly Dataset[]): Extr
       content: Buffer.from(JSON.stringify(body, null, 2)),
       cacheControl: 'public, max-age=60',
       identity: [manifest.id, base, 'index', url.search],
+      vary: linksFollowHost ? 'Host' : undefined,
       headers: { 'x-odsnap-snapshot': manifest.id },
     });
   }

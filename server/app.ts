@@ -64,6 +64,8 @@ export function createApp(options: AppOptions) {
   };
 
   const publicBase = options.publicUrl?.replace(/\/+$/, '');
+  // Without a public URL, links follow the request's Host: a cache must not give one host's answer to another.
+  const vary = publicBase ? undefined : 'Host';
   // Requests come with a few Host values: each is read once.
   const bases = new Map<string, string>();
   const baseOf = (request: IncomingMessage) => {
@@ -71,9 +73,11 @@ export function createApp(options: AppOptions) {
     const host = request.headers.host;
     let base = host === undefined ? undefined : bases.get(host);
     if (base === undefined) {
+      const named = host !== undefined && /^[A-Za-z0-9.\-:[\]]{1,255}$/.test(host);
       // A Host that is no host (or none, from HTTP/1.0): this server's own port on localhost, so links still resolve here.
-      base = `http://${host && /^[A-Za-z0-9.\-:[\]]{1,255}$/.test(host) ? host : `localhost:${request.socket.localPort}`}`;
-      if (host !== undefined) {
+      base = `http://${named ? host : `localhost:${request.socket.localPort}`}`;
+      // Only a host name is remembered: any other Host would be a key as long as the client makes it.
+      if (named) {
         if (bases.size >= 256) bases.clear();
         bases.set(host, base);
       }
@@ -153,6 +157,7 @@ export function createApp(options: AppOptions) {
         content: serialize(body),
         cacheControl: API_CACHE,
         identity: [served.id, base, url.pathname, url.search],
+        vary,
         headers: { 'x-odsnap-snapshot': served.id },
       });
     } finally {
@@ -186,6 +191,7 @@ export function createApp(options: AppOptions) {
           type: 'application/problem+json',
           content: Buffer.from(JSON.stringify(problemBody(reported, base, instanceOf(request.url ?? '/', base)))),
           cacheControl: 'no-store',
+          vary,
           headers: reported.headers,
         });
       } else response.destroy();

@@ -34,6 +34,10 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/** How long a request's headers may take to arrive, and the whole request; past them it is answered 408 (see core/problem.ts). */
+const HEADERS_TIMEOUT_MS = 10_000;
+const REQUEST_TIMEOUT_MS = 30_000;
+
 /**
  * A problem body for requests too broken to reach the app (oversized URLs or headers, garbage),
  * written straight to the socket. Its type is under `publicUrl`, else the address the request
@@ -64,6 +68,7 @@ function writeProblem(socket: Socket, publicUrl: string | undefined, slug: Probl
 }
 
 function brokenRequestProblem(error: NodeJS.ErrnoException & { rawPacket?: Buffer }): [ProblemType, string] {
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return ['request-timeout', `the request did not arrive in time: its headers within ${HEADERS_TIMEOUT_MS / 1000} s, the whole of it within ${REQUEST_TIMEOUT_MS / 1000} s`];
   if (error.code !== 'HPE_HEADER_OVERFLOW') return ['bad-request', 'the request is not valid HTTP/1.1'];
   // The parser counts the request line with the headers; a first line this long is the URL's doing.
   const firstLine = error.rawPacket?.indexOf('\r\n') ?? -1;
@@ -74,10 +79,12 @@ function brokenRequestProblem(error: NodeJS.ErrnoException & { rawPacket?: Buffe
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const host = await SnapshotHost.open(options.dataDir, options.datasets, { ...options, log: options.log });
   if (options.watch !== false) host.watch();
-  const extra = [...(options.extra?.(host) ?? []), apiIndex(host, options.datasets), sqlHandler(host, { ...options.sql, log: options.log })];
+  const extra = [...(options.extra?.(host) ?? []), apiIndex(host, options.datasets, options.publicUrl === undefined), sqlHandler(host, { ...options.sql, log: options.log })];
   const listener = createApp({ datasets: options.datasets, host, publicUrl: options.publicUrl, log: options.log, logRequests: options.logRequests, extra });
   // requireHostHeader: false lets a request without Host reach the app, which answers it with a problem body, not node's bare 400.
-  const server = createServer({ maxHeaderSize: 16 * 1024, requestTimeout: 30_000, headersTimeout: 10_000, keepAliveTimeout: 5_000, requireHostHeader: false }, (request, response) => {
+  // node looks for requests past their timeouts every connectionsCheckingInterval (30 s by default,
+  // so headers that never end were answered up to 30 s late): every second here.
+  const server = createServer({ maxHeaderSize: 16 * 1024, requestTimeout: REQUEST_TIMEOUT_MS, headersTimeout: HEADERS_TIMEOUT_MS, connectionsCheckingInterval: 1_000, keepAliveTimeout: 5_000, requireHostHeader: false }, (request, response) => {
     void listener(request, response);
   });
   server.on('clientError', rejectBroken(options.publicUrl));

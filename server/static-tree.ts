@@ -1,6 +1,6 @@
-import { closeSync, createReadStream, fstatSync, lstatSync, openSync, readlinkSync, readSync, statSync } from 'node:fs';
+import { closeSync, createReadStream, fstatSync, lstatSync, openSync, readSync, realpathSync, statSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { extname, join, resolve, dirname } from 'node:path';
+import { extname, join, resolve, sep } from 'node:path';
 import type { ExtraHandler } from './app.ts';
 import { CORS_LIST, matches, negotiate, type Encoding } from './http/respond.ts';
 import { NOT_FOUND_PAGE } from '../core/published-tree.ts';
@@ -13,8 +13,10 @@ import { NOT_FOUND_PAGE } from '../core/published-tree.ts';
  * 404.html when a browser asks (`notFoundPage`, which the app calls).
  *
  * `out` is the symlink odsnap build swaps; it is read again at most every half second, so a
- * rebuild is served without a restart. Small files are kept in memory (a bounded cache keyed by
- * the symlink's own inode, which a rebuild replaces).
+ * rebuild is served without a restart. Small files are kept in memory, and paths the tree does not
+ * hold are remembered, both for the symlink's own inode (which a rebuild replaces) and both
+ * bounded by the bytes they take, paths included (see PathMemory). Only files whose real path is
+ * inside the tree are served: a symlink in the tree to a file elsewhere is not followed.
  */
 
 const TYPES: Readonly<Record<string, string>> = {
@@ -42,8 +44,16 @@ const TYPES: Readonly<Record<string, string>> = {
 
 /** Files up to this size are kept in memory once read… */
 const CACHE_FILE_BYTES = 512 * 1024;
-/** …up to this much in all. */
+/** …up to this much in all, their paths counted. */
 const CACHE_BYTES = 64 * 1024 * 1024;
+/**
+ * Paths that are no file of the tree, remembered up to this much: every API request passes by the
+ * tree first, and a stat that finds nothing costs more than a look-up in memory. Kept small, as
+ * clients choose these paths, as many and as long as they like.
+ */
+const MISSES_BYTES = 4 * 1024 * 1024;
+/** What an entry of a map costs beyond its key and the bytes its value holds (the map's slot, small objects): a guess on the high side. */
+const ENTRY_BYTES = 512;
 const RECHECK_MS = 500;
 /** Ranges (or whole files) up to this size are read at once and sent as one buffer; longer ones stream. */
 const READ_AT_ONCE_BYTES = 1024 * 1024;
@@ -76,9 +86,10 @@ export function staticTree(out: string, accepts: (root: string) => boolean = () 
   const link = resolve(out);
   let checkedAt = 0;
   let generation = -1;
+  /** The tree's real path, symlinks resolved: served files must be under it. */
   let root: string | undefined;
-  const cache = new Map<string, Entry | null>();
-  let cachedBytes = 0;
+  const files = new PathMemory<Entry>(CACHE_BYTES);
+  const misses = new PathMemory<true>(MISSES_BYTES);
   const bigFiles = new BigFiles();
 
   const currentRoot = () => {
@@ -89,31 +100,27 @@ export function staticTree(out: string, accepts: (root: string) => boolean = () 
     try {
       const stat = lstatSync(link);
       ino = stat.ino * 1000 + (stat.isSymbolicLink() ? 1 : 0);
-      if (ino !== generation) root = stat.isSymbolicLink() ? resolve(dirname(link), readlinkSync(link)) : link;
+      if (ino !== generation) root = realpathSync.native(link);
     } catch {
       root = undefined;
     }
     if (ino !== generation) {
       generation = ino;
-      cache.clear();
+      files.clear();
+      misses.clear();
       bigFiles.forget();
-      cachedBytes = 0;
       if (root && !accepts(root)) root = undefined;
     }
     return root;
   };
 
   const lookUp = (tree: string, path: string): Entry | null => {
-    let entry = cache.get(path);
-    if (entry !== undefined) return entry;
-    entry = readEntry(join(tree, path), path);
-    if (entry && cachedBytes + entry.bytes > CACHE_BYTES) {
-      cache.clear();
-      cachedBytes = 0;
-    }
-    if (cache.size > 100_000) cache.clear();
-    cache.set(path, entry);
-    cachedBytes += entry?.bytes ?? 0;
+    const found = files.get(path);
+    if (found) return found;
+    if (misses.get(path)) return null;
+    const entry = readEntry(tree, path);
+    if (entry) files.set(path, entry, entry.bytes);
+    else misses.set(path, true);
     return entry;
   };
 
@@ -131,6 +138,8 @@ export function staticTree(out: string, accepts: (root: string) => boolean = () 
     if (path.endsWith('/')) path += 'index.html';
     // Nothing hidden (no segment starts with a dot, which also keeps out `..`), nothing outside the tree.
     if (path.includes('\0') || path.includes('/.')) return false;
+    // One name per file (`//a` is `/a`, as the file system reads it), so a file is remembered once.
+    if (path.includes('//')) path = path.replace(/\/{2,}/g, '/');
     const entry = lookUp(tree, path);
     if (!entry) return false;
     return respond(request, response, entry, bigFiles);
@@ -165,14 +174,17 @@ async function respondNotFound(request: IncomingMessage, response: ServerRespons
   return content.length;
 }
 
-function variantOf(path: string): Found | undefined {
+/** The file at `path` under the tree's real path `root`, unless it is no file or a symlink takes it out of the tree. */
+function variantOf(root: string, path: string): Found | undefined {
   let stat;
   try {
-    stat = statSync(path);
+    stat = statSync(path, { throwIfNoEntry: false });
+    if (!stat?.isFile()) return undefined;
+    path = realpathSync.native(path);
   } catch {
     return undefined;
   }
-  if (!stat.isFile()) return undefined;
+  if (!path.startsWith(root + sep)) return undefined;
   const etag = `"${stat.ino.toString(36)}-${stat.size.toString(36)}-${Math.floor(stat.mtimeMs).toString(36)}"`;
   return { path, size: stat.size, etag, content: stat.size <= CACHE_FILE_BYTES ? readWhole(path) : undefined };
 }
@@ -194,13 +206,15 @@ function readWhole(path: string): Buffer {
   }
 }
 
-function readEntry(file: string, path: string): Entry | null {
-  const identity = variantOf(file);
+/** The file of the tree at `root` (its real path) that a request `path` names, with its variants; null when there is none. */
+function readEntry(root: string, path: string): Entry | null {
+  const file = join(root, path);
+  const identity = variantOf(root, file);
   if (!identity) return null;
   const extension = extname(path);
   const compressible = ['.json', '.jsonld', '.atom', '.html', '.js', '.mjs', '.css', '.svg', '.wasm'].includes(extension);
-  const br = compressible ? variantOf(`${file}.br`) : undefined;
-  const gzip = compressible ? variantOf(`${file}.gz`) : undefined;
+  const br = compressible ? variantOf(root, `${file}.br`) : undefined;
+  const gzip = compressible ? variantOf(root, `${file}.gz`) : undefined;
   const bytes = [identity, br, gzip].reduce((sum, v) => sum + (v?.content?.length ?? 0), 0);
   const type = TYPES[extension] ?? 'application/octet-stream';
   const cacheControl = path.startsWith('/downloads/') ? 'public, max-age=3600' : path.startsWith('/_astro/') ? 'public, max-age=31536000, immutable' : 'public, max-age=300';
@@ -261,8 +275,10 @@ const readBuffers = {
 
 /** Ranges up to this size asked for twice are kept… */
 const KEPT_RANGE_BYTES = 256 * 1024;
-/** …up to this much in all. */
+/** …up to this much in all, their keys counted (a range may be one byte long). */
 const KEPT_RANGES_BYTES = 8 * 1024 * 1024;
+/** Ranges asked for once are remembered up to this much. */
+const SEEN_RANGES_BYTES = 4 * 1024 * 1024;
 
 /**
  * Files too big to keep whole, for the tree's present generation: ranges are read by one
@@ -275,8 +291,8 @@ const KEPT_RANGES_BYTES = 8 * 1024 * 1024;
  */
 class BigFiles {
   private readonly descriptors = new Map<string, number>();
-  /** Ranges asked for once, by key; forgotten all at once past 10,000 (a reader scanning a file). */
-  private readonly seen = new Set<string>();
+  /** Ranges asked for once, by key; forgotten all at once when they fill their memory (a reader scanning a file). */
+  private readonly seen = new PathMemory<true>(SEEN_RANGES_BYTES);
   /** Ranges asked for again, oldest first: the oldest go when more would pass KEPT_RANGES_BYTES. */
   private readonly kept = new Map<string, Buffer>();
   private keptBytes = 0;
@@ -284,11 +300,8 @@ class BigFiles {
   /** Writes bytes `start`..`start + length` of the file as the body, ending the response. */
   send(response: ServerResponse, path: string, start: number, length: number): void {
     const key = length <= KEPT_RANGE_BYTES ? `${start}:${length}:${path}` : undefined;
-    if (key === undefined || !this.seen.has(key)) {
-      if (key !== undefined) {
-        if (this.seen.size >= 10_000) this.seen.clear();
-        this.seen.add(key);
-      }
+    if (key === undefined || !this.seen.get(key)) {
+      if (key !== undefined) this.seen.set(key, true);
       const buffer = this.read(path, start, length, readBuffers.take(length));
       // Given back once written (a connection closed first leaves it to the garbage collector).
       response.end(buffer.subarray(0, length), () => readBuffers.give(buffer));
@@ -298,13 +311,17 @@ class BigFiles {
     if (!kept) {
       // Asked before: read into a buffer of its own, and keep it.
       kept = this.read(path, start, length, Buffer.allocUnsafeSlow(length));
-      for (const [oldest, bytes] of this.kept) {
-        if (this.keptBytes + length <= KEPT_RANGES_BYTES) break;
-        this.kept.delete(oldest);
-        this.keptBytes -= bytes.length;
+      // When full, the oldest go down to three quarters of the memory, in one pass: removed one at a
+      // time, each removal walked past the holes of the ones before.
+      if (this.keptBytes + memoryOf(key, kept) > KEPT_RANGES_BYTES) {
+        for (const [oldest, bytes] of this.kept) {
+          if (this.keptBytes + memoryOf(key, kept) <= KEPT_RANGES_BYTES * 0.75) break;
+          this.kept.delete(oldest);
+          this.keptBytes -= memoryOf(oldest, bytes);
+        }
       }
       this.kept.set(key, kept);
-      this.keptBytes += length;
+      this.keptBytes += memoryOf(key, kept);
     }
     response.end(kept);
   }
@@ -343,6 +360,39 @@ class BigFiles {
   forget(): void {
     this.closeDescriptors();
     this.forgetRanges();
+  }
+}
+
+/** What an entry of a map takes: its key (two bytes a character, as a string past Latin-1 is held), its value's bytes, the rest. */
+const memoryOf = (key: string, value?: Uint8Array) => 2 * key.length + (value?.length ?? 0) + ENTRY_BYTES;
+
+/**
+ * A map from what clients send (paths, ranges) that forgets everything once its entries pass
+ * `limit` bytes: their keys, as long as clients make them, and the bytes each value holds, as the
+ * caller counts them: bounded by entries alone, it grew with the length of the paths clients chose.
+ */
+class PathMemory<V> {
+  private readonly entries = new Map<string, V>();
+  private bytes = 0;
+
+  constructor(private readonly limit: number) {}
+
+  get(key: string): V | undefined {
+    return this.entries.get(key);
+  }
+
+  /** Remembers a value for a key it does not hold; `valueBytes`: the memory the value holds beyond small objects. */
+  set(key: string, value: V, valueBytes = 0): void {
+    const bytes = memoryOf(key) + valueBytes;
+    if (this.bytes + bytes > this.limit) this.clear();
+    if (bytes > this.limit) return;
+    this.entries.set(key, value);
+    this.bytes += bytes;
+  }
+
+  clear(): void {
+    this.entries.clear();
+    this.bytes = 0;
   }
 }
 

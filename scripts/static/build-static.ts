@@ -25,6 +25,7 @@ import { staticContext } from './static-context.ts';
 import { pullsBack, writeChanges } from './changes.ts';
 import { CATALOGUE, CHANGES_INDEX, DATAPACKAGE, DCAT, DUCKDB_SCRIPT, figuresPath, INDEX, OPENAPI } from '../../core/published-tree.ts';
 import { TreeOutput, type TreeCounts } from './tree-output.ts';
+import { lockOutput } from './build-lock.ts';
 import { treesDir } from './tree-state.ts';
 
 /**
@@ -69,6 +70,15 @@ export interface BuildResult extends TreeCounts {
 }
 
 export async function buildStatic(options: BuildOptions): Promise<BuildResult> {
+  const unlock = await lockOutput(options.out);
+  try {
+    return await buildLocked(options);
+  } finally {
+    await unlock();
+  }
+}
+
+async function buildLocked(options: BuildOptions): Promise<BuildResult> {
   const started = Date.now();
   const base = (options.base ?? '').replace(/\/+$/, '');
   const snapshot = await openSnapshot(options.dataDir);

@@ -20,7 +20,7 @@ try {
   });
   parentPort.postMessage({ result });
 } catch (error) {
-  parentPort.postMessage({ error: error instanceof Error ? error.message : String(error) });
+  parentPort.postMessage({ error: error instanceof Error ? error.message : String(error), code: error?.code });
 } finally {
   clearInterval(timer);
 }

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { dirname, join, relative } from 'node:path';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { NO_TILES } from '../../core/base-map.ts';
 
@@ -11,8 +11,12 @@ const astroCli = join(root, 'node_modules', 'astro', 'astro.js');
 /** Whether this installation can build the site: its sources and Astro are here. */
 export const canBuildSite = () => existsSync(join(root, 'astro.config.mjs')) && existsSync(astroCli);
 
-/** What Astro's content layer leaves in the output directory, which is not part of the site. */
-const NOT_SITE = new Set(['content-assets.mjs', 'content-modules.mjs']);
+/**
+ * Whether a file Astro wrote is part of the site. Its server code is not: every .mjs it writes
+ * (its manifest, which holds this machine's paths, chunks, the content layer's modules); the
+ * site's own scripts are .js under _astro/. Nor is anything hidden.
+ */
+const isSite = (path: string) => !path.endsWith('.mjs') && !path.split(sep).some((segment) => segment.startsWith('.'));
 
 export interface SiteBuild {
   /** Where Astro writes; emptied first. */
@@ -60,11 +64,22 @@ export function startSiteBuild(options: SiteBuild): RunningSiteBuild {
     await rm(options.outDir, { recursive: true, force: true });
     if (stopped) throw new Error('the site build was stopped');
     const output: string[] = [];
-    child = spawn(process.execPath, [astroCli, 'build', '--outDir', options.outDir], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    child.stdout!.on('data', (chunk) => output.push(String(chunk)));
-    child.stderr!.on('data', (chunk) => output.push(String(chunk)));
-    const code = await new Promise<number | null>((resolve) => child!.on('close', resolve));
-    if (code !== 0) throw new Error(`astro build failed (exit ${code}):\n${output.join('').slice(-4000)}`);
+    // Astro writes the site's server code into .astro/ of its working directory (under odsnap's
+    // root, where it finds odsnap's packages) and at the end copies all it finds there into the
+    // site. Run from the root itself, every build shared that folder: two at once took each other's
+    // files, and one stopped half way left its manifest for the next to publish. So each build
+    // runs in a working directory of its own.
+    await mkdir(join(root, '.cache'), { recursive: true });
+    const workDir = await mkdtemp(join(root, '.cache', 'astro-'));
+    try {
+      child = spawn(process.execPath, [astroCli, 'build', '--root', root, '--outDir', resolve(options.outDir)], { cwd: workDir, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      child.stdout!.on('data', (chunk) => output.push(String(chunk)));
+      child.stderr!.on('data', (chunk) => output.push(String(chunk)));
+      const code = await new Promise<number | null>((done) => child!.on('close', done));
+      if (code !== 0) throw new Error(`astro build failed (exit ${code}):\n${output.join('').slice(-4000)}`);
+    } finally {
+      await rm(workDir, { recursive: true, force: true });
+    }
     return (performance.now() - started) / 1000;
   })();
   // Awaited by the caller; until then a failure must not count as unhandled.
@@ -90,7 +105,7 @@ export async function siteFiles(outDir: string): Promise<string[]> {
   return entries
     .filter((entry) => entry.isFile())
     .map((entry) => relative(outDir, join(entry.parentPath, entry.name)))
-    .filter((path) => !NOT_SITE.has(path))
+    .filter(isSite)
     .sort();
 }
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DuckDBValue } from '@duckdb/node-api';
 import { inTurn, quoteIdentifier, quoteString, type Database } from '../../core/db/duckdb.ts';
@@ -9,6 +9,7 @@ import type { Column } from '../../core/table.ts';
 import type { BucketPrint, GroupPrint, PagePrint, PrintsWanted, TreePrints } from '../../datasets/answers/static-files.ts';
 import type { Dataset } from '../../datasets/vocabulary/dataset.ts';
 import { columnsOf, resourceIn, selection } from './snapshot-rows.ts';
+import { writeWhole } from './whole-files.ts';
 
 /** DuckDB's hash of a row's columns (64 bits). */
 const rowHash = (columns: readonly [string, Column][]) => `hash(${columns.map(([name]) => quoteIdentifier(name)).join(', ')})`;
@@ -195,7 +196,7 @@ export class SnapshotPrints implements TreePrints {
       for (const row of rows) perFile.get(shaOf.get(row.file)!)!.push({ values: by.map((column) => row[column]!), unit: row.unit, n: Number(row.n), h: row.h.toString(16), l: Number(row.l) });
       if (this.printsCache) {
         await mkdir(this.printsCache, { recursive: true });
-        for (const file of missing) await writeFile(cachePath(file.sha256), JSON.stringify(perFile.get(file.sha256)));
+        for (const file of missing) await writeWhole(cachePath(file.sha256), JSON.stringify(perFile.get(file.sha256)));
       }
     }
     const merged = new Map<string, { values: string[]; unit: string; n: number; h: bigint; l: number }>();

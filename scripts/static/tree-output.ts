@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { mkdir, readdir, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, symlink } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { ownBytes, TreeWriters, type FileJob } from './tree-writers.ts';
+import { writeWhole } from './whole-files.ts';
 import { hasVariants, VARIANTS } from './variants.ts';
 import { entryIn, filesIn, goneFrom, hashIn, INPUT_SEPARATOR, inputIn, linesOf, parseLines, stateFileOf, stateText, treesDir, treesOf, type TreeState } from './tree-state.ts';
 
@@ -65,6 +66,8 @@ export class TreeOutput {
   });
   /** Whether files of the tree in use may be reused by their input: it was rendered the same way, and the build trusts inputs. */
   private readonly reusable: boolean;
+  /** Whether `out` points at the tree written (see publish). */
+  private published = false;
 
   private constructor(
     /** The path readers use: a symlink to the current tree. */
@@ -224,9 +227,17 @@ export class TreeOutput {
     return this.writers.flush();
   }
 
-  /** Stops the writer threads; call it last, whether the build succeeded or not. */
-  close(): Promise<void> {
-    return this.writers.close();
+  /**
+   * Stops the writer threads and, unless the tree was published, deletes what was written of it:
+   * a build that failed (a full disk) leaves no partial tree behind, and the next build would
+   * empty it anyway (its state is gone). Call it last, whether the build succeeded or not.
+   */
+  async close(): Promise<void> {
+    await this.writers.close();
+    if (this.published) return;
+    // Its state first (saved if publishing failed after it): a state without its tree would say files are there.
+    await rm(this.stateFile, { force: true });
+    await rm(this.dir, { recursive: true, force: true });
   }
 
   /** Waits for every write, deletes what the snapshot no longer has, saves the tree's state and makes it current. */
@@ -242,12 +253,13 @@ export class TreeOutput {
       const { print, files, count } = this.nextSegments.get(key)!;
       return [key, { print, count: files?.size ?? count!, text }];
     }));
-    await writeFile(this.stateFile, stateText({ snapshot, renderKey: this.renderKey, files: this.next, segments }));
+    await writeWhole(this.stateFile, stateText({ snapshot, renderKey: this.renderKey, files: this.next, segments }));
     // A new symlink renamed over the old one: readers see the old tree or the new, never neither.
     const temporary = `${this.out}.${process.pid}.tmp`;
     await rm(temporary, { force: true });
     await symlink(relative(dirname(this.out), this.dir), temporary);
     await rename(temporary, this.out);
+    this.published = true;
   }
 
   /** Lists a file in the tree being written: its content hash, and the input it was made from. */

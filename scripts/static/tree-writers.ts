@@ -3,6 +3,7 @@ import { availableParallelism } from 'node:os';
 import { dirname } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { VARIANTS } from './variants.ts';
+import { namingPath } from './whole-files.ts';
 
 /**
  * The file work of a static build, done on threads of its own: writing a file and its compressed
@@ -57,7 +58,11 @@ export function doFileJobs(jobs: readonly FileJob[], madeDirs: Set<string>): Fil
   };
   const put = (path: string, bytes: Uint8Array, replace: boolean) => {
     if (replace) unlinkIfThere(path);
-    writeFileSync(path, bytes, { flag: 'wx' });
+    try {
+      writeFileSync(path, bytes, { flag: 'wx' });
+    } catch (error) {
+      throw namingPath(path, error);
+    }
     counts.written++;
     counts.bytes += bytes.length;
   };

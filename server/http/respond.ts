@@ -19,12 +19,14 @@ export type Encoding = 'br' | 'gzip' | 'identity';
 /** Bodies smaller than this are sent as they are: compressing them saves less than it costs. */
 const COMPRESS_FROM = 1024;
 
-/** Clients send few distinct Accept-Encoding values: each is read once. */
+/** Clients send few distinct Accept-Encoding values: each is read once (if short: the client chooses its length). */
 const negotiated = new Map<string, Encoding>();
+const NEGOTIATED_LENGTH = 256;
 
 /** The best encoding the client accepts, by Accept-Encoding and its q-values. */
 export function negotiate(acceptEncoding: string | undefined): Encoding {
   if (!acceptEncoding) return 'identity';
+  if (acceptEncoding.length > NEGOTIATED_LENGTH) return negotiateOnce(acceptEncoding);
   let encoding = negotiated.get(acceptEncoding);
   if (encoding === undefined) {
     if (negotiated.size >= 256) negotiated.clear();
@@ -89,6 +91,8 @@ export interface Body {
   readonly cacheControl: string;
   /** What the response stands for; with the encoding it makes the ETag. Absent: no ETag. */
   readonly identity?: readonly string[];
+  /** A request header the content depends on besides Accept-Encoding, for Vary: Host when its links are built on it. */
+  readonly vary?: 'Host';
   readonly headers?: Readonly<Record<string, string>>;
 }
 
@@ -99,7 +103,7 @@ export const CORS_LIST: readonly string[] = Object.entries(corsHeaders).flat();
 export async function send(request: IncomingMessage, response: ServerResponse, body: Body): Promise<number> {
   const encoding = body.content.length >= COMPRESS_FROM ? negotiate(request.headers['accept-encoding']) : 'identity';
   const etag = body.identity ? etagOf(body.identity, encoding) : undefined;
-  const headers = [...CORS_LIST, 'content-type', body.type, 'cache-control', body.cacheControl, 'vary', 'Accept-Encoding'];
+  const headers = [...CORS_LIST, 'content-type', body.type, 'cache-control', body.cacheControl, 'vary', body.vary ? `Accept-Encoding, ${body.vary}` : 'Accept-Encoding'];
   if (etag) headers.push('etag', etag);
   if (body.headers) for (const name in body.headers) headers.push(name, body.headers[name]!);
   if (etag && body.status === 200 && matches(request.headers['if-none-match'], etag)) {

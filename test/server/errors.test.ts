@@ -129,6 +129,28 @@ describe('bad requests', () => {
     expect(body(hosts)).toMatchObject({ status: 400, detail: 'a request may carry one Host header, not several' });
   });
 
+  it('answers headers that come too slowly with 408 and a problem at the header timeout (10 s), not later', async () => {
+    const { hostname, port } = new URL(server.url);
+    const started = performance.now();
+    const answer = await new Promise<string>((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      const socket = connect(Number(port), hostname, () => socket.write(`GET ${p}/citybike/seasons HTTP/1.1\r\nHost: a\r\n`));
+      // A header line every 2 s: the headers never end.
+      const trickle = setInterval(() => socket.writable && socket.write(`X-Slow-${Date.now()}: 1\r\n`), 2_000);
+      const giveUp = setTimeout(() => socket.destroy(new Error('no answer within 13 s')), 13_000);
+      const done = () => (clearInterval(trickle), clearTimeout(giveUp));
+      socket.on('data', (chunk) => chunks.push(chunk)).on('end', () => (done(), resolve(Buffer.concat(chunks).toString()))).on('error', (error) => (done(), reject(error)));
+    });
+    const seconds = (performance.now() - started) / 1000;
+    expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+    expect(answer).toContain('content-type: application/problem+json');
+    const problem = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4));
+    expect(problem).toMatchObject({ status: 408, type: `${server.url}/problems/request-timeout` });
+    expect((await raw(problem.type)).status).toBe(200);
+    expect(seconds).toBeGreaterThan(9.5);
+    expect(seconds).toBeLessThan(12);
+  });
+
   it.each(['constructor', '__proto__', 'valueOf', 'toString', 'hasOwnProperty'])('takes a query parameter named %s as any unknown one: ignored', async (name) => {
     const response = await raw(`${server.url}${p}/rcn/transactions?limit=1&${name}=1`);
     expect(response.status).toBe(200);

@@ -22,7 +22,8 @@ describe('HTTP', () => {
     expect(brotliDecompressSync(br.body).equals(plain.body)).toBe(true);
     expect(gunzipSync(gz.body).equals(plain.body)).toBe(true);
     expect(br.body.length).toBeLessThan(plain.body.length / 3);
-    expect(br.headers.vary).toBe('Accept-Encoding');
+    // The test server has no public URL: its links follow Host.
+    expect(br.headers.vary).toBe('Accept-Encoding, Host');
   });
 
   it('gives each representation a strong ETag, stable for the snapshot, and 304 when it still matches', async () => {
@@ -59,6 +60,25 @@ describe('HTTP', () => {
   it('says how long answers may be cached, and never caches errors', async () => {
     expect((await raw(`${server.url}${path}`)).headers['cache-control']).toMatch(/max-age=\d+/);
     expect((await raw(`${server.url}/api/public/rcn/transactions?limit=0`)).headers['cache-control']).toBe('no-store');
+  });
+
+  it('says answers whose links follow the Host header vary by Host, unless links are built on --public-url', async () => {
+    for (const path of ['/api/public/citybike/seasons', '/api/public']) {
+      const answer = await raw(`${server.url}${path}`, { headers: { host: 'mirror.example.org' } });
+      expect(answer.headers['cache-control'], path).toMatch(/^public/);
+      expect(answer.body.toString(), path).toContain('http://mirror.example.org/');
+      expect(answer.headers.vary, path).toBe('Accept-Encoding, Host');
+    }
+    const fixed = await startTestServer({ publicUrl: 'https://data.example.org' });
+    try {
+      for (const path of ['/api/public/citybike/seasons', '/api/public']) {
+        const answer = await raw(`${fixed.url}${path}`, { headers: { host: 'mirror.example.org' } });
+        expect(answer.body.toString(), path).toContain('https://data.example.org/');
+        expect(answer.headers.vary, path).toBe('Accept-Encoding');
+      }
+    } finally {
+      await fixed.close();
+    }
   });
 
   it('reports health and the snapshot it serves', async () => {

@@ -1,6 +1,9 @@
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdir, readFile, realpath, rename, symlink, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import autocannon from 'autocannon';
 import { asyncBufferFromUrl, parquetReadObjects } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -172,6 +175,110 @@ describe('serve with a static tree of files too big to keep in memory', () => {
       expect(back.body.equals(rewritten.subarray(0, 65536))).toBe(true);
     } finally {
       await server.close();
+    }
+  });
+});
+
+describe('serve --static, with symlinks in the tree', () => {
+  it('serves a file only when its real path is inside the tree', async () => {
+    const dir = await tempDir('serve-static-links');
+    const [tree, outside] = [join(dir, 'tree'), join(dir, 'outside')];
+    await mkdir(join(tree, 'api'), { recursive: true });
+    await mkdir(outside);
+    await writeFile(join(outside, 'secret.json'), '{"secret":true}');
+    await writeFile(join(tree, 'api', 'own.json'), '{"own":true}');
+    await symlink(join(outside, 'secret.json'), join(tree, 'leak.json'));
+    await symlink('../../outside/secret.json', join(tree, 'api', 'relative.json'));
+    await symlink(outside, join(tree, 'elsewhere'));
+    // The identity is the tree's own, its br variant not.
+    await symlink(join(outside, 'secret.json'), join(tree, 'api', 'own.json.br'));
+    await symlink('api/own.json', join(tree, 'alias.json'));
+    await symlink(tree, join(dir, 'dist'));
+    const server = await startTestServer({ extra: () => [staticTree(join(dir, 'dist'))] });
+    try {
+      for (const path of ['/leak.json', '/api/relative.json', '/elsewhere/secret.json']) {
+        const answer = await raw(server.url, { path });
+        expect(answer.status, path).toBe(404);
+        expect(answer.body.toString(), path).not.toContain('"secret":true');
+      }
+      const own = await raw(server.url, { path: '/api/own.json', headers: { 'accept-encoding': 'br' } });
+      expect(own.headers['content-encoding']).toBeUndefined();
+      expect(own.body.toString()).toBe('{"own":true}');
+      // A symlink to a file of the tree is served.
+      expect((await raw(server.url, { path: '/alias.json' })).body.toString()).toBe('{"own":true}');
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('serve --static, asked for many short ranges of a big file', () => {
+  it('keeps ranges asked again within its memory for them, their keys counted: the oldest are read again', async () => {
+    const dir = await tempDir('serve-static-ranges');
+    // A long path makes long keys: fewer ranges fill the memory.
+    const path = `/downloads/${'d'.repeat(250)}/${'e'.repeat(250)}/big.parquet`;
+    const file = join(dir, 'tree', path);
+    await mkdir(dirname(file), { recursive: true });
+    await writeFile(file, Buffer.alloc(1024 * 1024, 1));
+    await symlink(join(dir, 'tree'), join(dir, 'dist'));
+    const server = await startTestServer({ extra: () => [staticTree(join(dir, 'dist'))] });
+    try {
+      const byteAt = async (at: number) => (await raw(server.url, { path, headers: { range: `bytes=${at}-${at}` } })).body[0];
+      // One-byte ranges, each asked twice, so kept: a few kilobytes of bytes, but each with its key.
+      const ranges = 8_000;
+      let next = 0;
+      await Promise.all(Array.from({ length: 16 }, async () => {
+        for (let at = next++; at < ranges; at = next++) {
+          expect(await byteAt(at)).toBe(1);
+          expect(await byteAt(at)).toBe(1);
+        }
+      }));
+      // The file changes where it is (a tree is never written so; here it tells what was kept from what is read).
+      await writeFile(file, Buffer.alloc(1024 * 1024, 2));
+      expect(await byteAt(ranges - 1)).toBe(1);
+      expect(await byteAt(0)).toBe(2);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('odsnap serve --static, a real process, asked for paths the tree does not hold', () => {
+  /** The process's peak resident memory so far, in MiB (Linux's VmHWM). */
+  const peakMiB = (pid: number) => Number(/^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+
+  it.skipIf(process.platform !== 'linux')('keeps its peak memory bounded through 100,000 unique missing paths of 8 KiB', async () => {
+    const out = join(await tempDir('serve-misses'), 'dist');
+    await buildStatic({ dataDir: tinyDataDir(), out, datasets });
+    const child = spawn(process.execPath, ['bin/odsnap.js', 'serve', '--data', tinyDataDir(), '--static', out, '--port', '0', '--quiet'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    try {
+      let err = '';
+      child.stderr.on('data', (chunk) => (err += chunk));
+      while (!/serving snapshot \S+ at (\S+)/.test(err)) {
+        if (child.exitCode !== null) throw new Error(err);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const url = /serving snapshot \S+ at (\S+)/.exec(err)![1]!;
+      expect((await raw(url, { path: '/api/public/index.json' })).status).toBe(200);
+      const before = peakMiB(child.pid!);
+      // Each path is new, and as long as a request target may be.
+      const filler = 'x'.repeat(8100);
+      let sent = 0;
+      const result = await autocannon({
+        url,
+        connections: 16,
+        amount: 100_000,
+        requests: [{ setupRequest: (request) => ({ ...request, path: `/missing/${(sent++).toString(36)}/${filler}` }) }],
+      });
+      const after = peakMiB(child.pid!);
+      expect(result.errors).toBe(0);
+      expect(result['4xx']).toBe(100_000);
+      // What it remembers of misses is a few MiB; the rest is the collector's slack, which levels off.
+      const peaks = `peak RSS ${before.toFixed(0)} MiB, then ${after.toFixed(0)} MiB`;
+      expect(after - before, peaks).toBeLessThan(192);
+      expect(after, peaks).toBeLessThan(512);
+    } finally {
+      child.kill('SIGINT');
     }
   });
 });

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -11,6 +11,7 @@ import type { Snapshot } from '../../../core/snapshot/read.ts';
 import { tableSource } from '../../../core/snapshot/read.ts';
 import { sourceHash } from '../../../core/source-hash.ts';
 import type { Dataset } from '../../../datasets/vocabulary/dataset.ts';
+import { namingPath, writeWhole } from '../whole-files.ts';
 
 /**
  * The CSV twin of every Parquet file, gzip-compressed, written by DuckDB in the conventions of
@@ -83,16 +84,24 @@ export async function makeCsvFiles(db: Database, snapshot: Snapshot, datasets: r
           made.set(parquet.sha256, { file, ...known });
           continue;
         }
-        // Written aside and renamed: a cached name always holds a whole file.
+        // Written aside and renamed: a cached name always holds a whole file. One that failed (a
+        // full disk) leaves nothing behind.
         const plain = `${stem}.${process.pid}.partial.csv`;
         const partial = `${plain}.gz`;
+        const removePartial = () => Promise.all([plain, partial].map((path) => rm(path, { force: true })));
         while (compressing.size >= COMPRESSING) await Promise.race(compressing);
-        await db.run(`COPY (SELECT ${csvSelectList(columns)} FROM ${tableSource([join(snapshot.dir, parquet.path)])}) TO ${quoteString(plain)} (${csvCopyOptions()})`);
+        await db.run(`COPY (SELECT ${csvSelectList(columns)} FROM ${tableSource([join(snapshot.dir, parquet.path)])}) TO ${quoteString(plain)} (${csvCopyOptions()})`).catch(async (error: unknown) => {
+          await removePartial();
+          throw error;
+        });
         const compressed = (async () => {
-          const described = await gzipFile(plain, partial);
+          const described = await gzipFile(plain, partial).catch(async (error: unknown) => {
+            await removePartial();
+            throw namingPath(partial, error);
+          });
           await rm(plain);
           await rename(partial, file);
-          await writeFile(`${stem}.json`, JSON.stringify(described));
+          await writeWhole(`${stem}.json`, JSON.stringify(described));
           made.set(parquet.sha256, { file, ...described });
           options.onFile?.();
         })();
