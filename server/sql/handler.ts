@@ -8,7 +8,8 @@ import { invalidParameter, Problem } from '../../core/problem.ts';
 import { corsHeaders, etagOf, matches, negotiate } from '../http/respond.ts';
 import type { SnapshotHost } from '../snapshot-host.ts';
 import { contentTypes, formats, type Format } from './formats.ts';
-import { defaultRunnerOptions, SqlRunner, type RunnerOptions } from './runner.ts';
+import { removeOrphanedSpillDirs } from '../../core/db/spill.ts';
+import { defaultRunnerOptions, spillParent, SqlRunner, type RunnerOptions } from './runner.ts';
 import { defaultLimits, SqlRefused, type SqlLimits } from './sandbox.ts';
 
 export interface SqlServiceOptions {
@@ -56,6 +57,8 @@ class Admission {
 export function sqlHandler(host: SnapshotHost, options: SqlServiceOptions = {}): ExtraHandler {
   const limits = options.limits ?? defaultLimits;
   const admission = new Admission(options.running ?? 2, options.waiting ?? 6);
+  // What SQL processes and servers killed before left in the temporary directory: their results, DuckDB's spill.
+  void removeOrphanedSpillDirs(spillParent()).catch(() => {});
   return (request: IncomingMessage, response: ServerResponse, url: URL) => (url.pathname === '/api/sql' ? answer(request, response, url) : false);
 
   async function answer(request: IncomingMessage, response: ServerResponse, url: URL): Promise<number> {

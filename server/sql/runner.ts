@@ -1,7 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { ownSpillDir, type SpillDir } from '../../core/db/spill.ts';
+import { ownSpillDir, removeOrphanedSpillDirs, type SpillDir } from '../../core/db/spill.ts';
 import { nodeCommand } from '../../core/node-process.ts';
 import { Problem } from '../../core/problem.ts';
 import { viewedDatasets, type Snapshot, type ViewedDataset } from '../../core/snapshot/read.ts';
@@ -14,10 +15,11 @@ import { SqlRefused, type SqlLimits } from './sandbox.ts';
  * result past the cap fails in DuckDB, quickly, as a refusal), it runs at a lower CPU priority
  * and on its own threads (the server's thread pool stays free for v1 requests), and a query that
  * will not stop at its deadline is stopped with its process. Results come back as files, so the
- * server never holds one whole.
+ * server never holds one whole; a file is removed as soon as its query ends without answering
+ * (refused, failed, stopped, its process gone), and a served one once it is sent.
  */
 
-export type RunnerRequest = { readonly id: number; readonly sql: string; readonly format: Format; readonly limits: SqlLimits };
+export type RunnerRequest = { readonly id: number; readonly sql: string; readonly format: Format; readonly limits: SqlLimits; readonly file: string };
 export type RunnerReply =
   | { readonly ready: true }
   | { readonly id: number; readonly file: string; readonly bytes: number }
@@ -33,12 +35,23 @@ export interface RunnerOptions {
 
 export const defaultRunnerOptions: RunnerOptions = { memoryLimit: '96MB', processMemory: 320 * 1024 * 1024 };
 
+/**
+ * Where the server's result directory and the SQL processes' spill directories are made
+ * (`spill-<host>-<pid>-…`, see core/db/spill.ts): DuckDB's default parent, shared by every process.
+ */
+export const spillParent = () => join(tmpdir(), 'odsnap');
+
+/** Removes a result file nobody will send; it may never have been written. */
+const discard = (file: string) => void rm(file, { force: true }).catch(() => {});
+
 /** How long past its deadline a query may take to stop before its process is stopped. */
 const GRACE_MS = 5_000;
 const START_TIMEOUT_MS = 60_000;
 
 interface Job {
-  readonly request: Omit<RunnerRequest, 'id' | 'limits'> & { readonly limits: SqlLimits; readonly deadline: number };
+  readonly request: Omit<RunnerRequest, 'id' | 'limits' | 'file'> & { readonly limits: SqlLimits; readonly deadline: number };
+  /** Where its process writes its result. */
+  readonly file: string;
   resolve(result: { file: string; bytes: number }): void;
   reject(error: Error): void;
   timer: NodeJS.Timeout;
@@ -62,6 +75,8 @@ class SqlProcess {
   constructor(
     readonly child: ChildProcess,
     readonly ready: Promise<void>,
+    /** Where it writes results, each in a file named by its job. */
+    readonly resultDir: string,
   ) {}
 
   retire(): void {
@@ -144,17 +159,18 @@ export class SqlRunner {
       throw new SqlRefused(`the query waited longer than ${request.limits.timeoutMs / 1000} s to run`, 'time');
     }
     const id = this.nextId++;
+    const file = join(process.resultDir, `${id}.${request.format}`);
     const timer = setTimeout(() => {
       process.overdue = id;
       this.log({ event: 'sql-process-stopped', reason: 'a query ran past its deadline and did not stop' });
       process.child.kill('SIGKILL');
     }, timeoutMs + GRACE_MS);
-    process.jobs.set(id, { request, resolve, reject, timer, again });
-    process.child.send({ id, sql: request.sql, format: request.format, limits: { ...request.limits, timeoutMs } } satisfies RunnerRequest);
+    process.jobs.set(id, { request, file, resolve, reject, timer, again });
+    process.child.send({ id, sql: request.sql, format: request.format, limits: { ...request.limits, timeoutMs }, file } satisfies RunnerRequest);
   }
 
   private async spawn(): Promise<SqlProcess> {
-    this.results ??= ownSpillDir(join(tmpdir(), 'odsnap'));
+    this.results ??= ownSpillDir(spillParent());
     const results = await this.results;
     const args = [resolve(this.snapshot.dir), this.snapshot.id, results.path, this.options.memoryLimit, JSON.stringify(viewedDatasets(this.datasets))];
     const [command, commandArgs] = nodeCommand(entry, args, { memoryCap: this.options.processMemory, nice: true });
@@ -174,7 +190,7 @@ export class SqlRunner {
       });
     });
     ready.catch(() => {});
-    const sqlProcess = new SqlProcess(child, ready);
+    const sqlProcess = new SqlProcess(child, ready, results.path);
     this.live.add(sqlProcess);
     child.stderr!.on('data', (chunk: Buffer) => (sqlProcess.stderr = (sqlProcess.stderr + chunk.toString()).slice(-2000)));
     child.on('message', (reply: RunnerReply) => this.settle(sqlProcess, reply));
@@ -187,9 +203,13 @@ export class SqlRunner {
   private settle(process: SqlProcess, reply: RunnerReply): void {
     if ('ready' in reply) return;
     const job = process.jobs.get(reply.id);
-    if (!job) return;
+    if (!job) {
+      if ('file' in reply) discard(reply.file);
+      return;
+    }
     process.jobs.delete(reply.id);
     clearTimeout(job.timer);
+    if (!('file' in reply)) discard(job.file);
     const shared = process.jobs.size > 0;
     // DuckDB is not sure to be whole after an allocation failed (a later query crashed such a process): the next query gets a new one.
     const outOfMemory = 'refused' in reply && reply.limit === 'memory';
@@ -213,9 +233,12 @@ export class SqlRunner {
     if (this.current === process) this.current = undefined;
     this.live.delete(process);
     if (!this.closed && (!process.retired || process.jobs.size)) this.log({ event: 'sql-process-ended', pid: process.child.pid, code, signal, jobs: process.jobs.size, stderr: process.stderr.trim().split('\n').slice(-3).join(' | ') || undefined });
+    // Its DuckDB's spill directory is left behind when it is killed.
+    void removeOrphanedSpillDirs(spillParent()).catch(() => {});
     const alone = process.jobs.size === 1;
     for (const [id, job] of process.jobs) {
       clearTimeout(job.timer);
+      discard(job.file);
       if (id === process.overdue) job.reject(new SqlRefused(`the query ran longer than its time limit and was stopped`, 'time'));
       // Without a deadline to blame, the process died of memory (the only cap it meets): the query did
       // it if it ran alone in a process where no allocation had failed before.

@@ -1,4 +1,6 @@
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { homedir, hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -138,9 +140,9 @@ describe('a query left running in a process where an allocation failed', () => {
 });
 
 /** Waits for `found` to find something, checking every 5 ms, for up to 10 s. */
-async function until<T>(found: () => T | undefined): Promise<T> {
+async function until<T>(found: () => T | undefined | Promise<T | undefined>): Promise<T> {
   for (let waited = 0; waited < 10_000; waited += 5) {
-    const value = found();
+    const value = await found();
     if (value !== undefined) return value;
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
@@ -275,5 +277,104 @@ describe('a result that cannot be written to its file', () => {
     // The soak met it: a light query out of memory beside an abusive one was told to cast its column, and not run again alone.
     expect(typeHint('Out of Memory Error: Failed to allocate block of 32768 bytes (bad allocation)', columns, 'json')).toBeUndefined();
     expect(typeHint('INTERRUPT Error: Interrupted!', columns, 'json')).toBeUndefined();
+  });
+});
+
+/** The files in the result directories of this process's servers (see runner.ts), by name, and their sizes. */
+async function resultFiles(): Promise<Map<string, number>> {
+  const parent = join(tmpdir(), 'odsnap');
+  const sizes = new Map<string, number>();
+  for (const dir of await readdir(parent).catch(() => [])) {
+    if (!dir.startsWith(`spill-${hostname()}-${process.pid}-`)) continue;
+    for (const name of await readdir(join(parent, dir)).catch(() => [])) sizes.set(name, (await stat(join(parent, dir, name)).catch(() => undefined))?.size ?? 0);
+  }
+  return sizes;
+}
+
+describe('the result files of queries that do not answer', () => {
+  const MAX_BYTES = 1024 * 1024;
+  // Rows enough to meet the byte limit before the row limit.
+  const limits = { timeoutMs: 4000, maxRows: 100_000, maxBytes: MAX_BYTES };
+  /** Past the byte limit in every format; numbers in many named columns are far longer as JSON or CSV than as values. */
+  const wide = `SELECT x AS first_column, x + 1 AS second_column, x + 2 AS third_column, x + 3 AS fourth_column FROM range(90000) t(x)`;
+  /** 16 MB as Parquet: random numbers hardly compress. */
+  const incompressible = `SELECT ${Array.from({ length: 24 }, (_, i) => `random() AS r${i}`).join(', ')} FROM range(90000) t(x)`;
+  const refused: [string, string][] = [
+    ...['json', 'csv', 'arrow'].map((format): [string, string] => [wide, format]),
+    [incompressible, 'parquet'],
+    [`SELECT * FROM range(200000)`, 'json'],
+    [`SELECT count(*) FROM range(30000000000) t(i) WHERE hash(i) = 0`, 'json'],
+    [`SELECT length(repeat('x', 2000000000)) AS l`, 'csv'],
+    [`SELECT CASE WHEN x < 200 THEN x ELSE error('boom') END AS v FROM range(300) t(x)`, 'json'],
+  ];
+
+  it('are removed however the query ends, while the server runs, and never grow past the byte limit', async () => {
+    const own = await startTestServer({ sql: { limits } });
+    /** The largest result file seen, by format. */
+    const largest: Record<string, number> = {};
+    let watching = true;
+    const watcher = (async () => {
+      while (watching) {
+        for (const [name, size] of await resultFiles()) {
+          const format = name.split('.').at(-1)!;
+          largest[format] = Math.max(largest[format] ?? 0, size);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      }
+    })();
+    try {
+      for (const [query, format] of refused) {
+        const response = await raw(`${own.url}/api/sql?format=${format}&q=${encodeURIComponent(query)}`);
+        expect(response.status, `${format}: ${query}`).toBe(400);
+      }
+      // A process killed under its query, which then runs again and is killed again.
+      const killed = raw(`${own.url}/api/sql?q=${encodeURIComponent(`SELECT x, repeat('y', 1000) AS y FROM range(100000000) t(x) WHERE x % 100 = 0`)}`);
+      for (let kills = 0; kills < 2; kills++) {
+        await new Promise((resolve) => setTimeout(resolve, 700));
+        for (const pid of await sqlProcesses()) process.kill(pid, 'SIGKILL');
+      }
+      expect((await killed).status).not.toBe(200);
+      watching = false;
+      await watcher;
+      expect([...(await resultFiles())]).toEqual([]);
+      // JSON, CSV and Arrow are refused before a write would pass the limit.
+      for (const format of ['json', 'csv', 'arrow']) expect(largest[format] ?? 0, format).toBeLessThanOrEqual(MAX_BYTES);
+      // Parquet, which DuckDB writes, is stopped as it passes it: far short of its 16 MB.
+      expect(largest.parquet).toBeGreaterThan(0);
+      expect(largest.parquet).toBeLessThanOrEqual(4 * MAX_BYTES);
+    } finally {
+      watching = false;
+      await own.close();
+    }
+  });
+});
+
+describe('spill and result directories of processes that are gone', () => {
+  it('are removed when a server starts, before any query', async () => {
+    const ended = spawnSync(process.execPath, ['-e', '']).pid;
+    const left = join(tmpdir(), 'odsnap', `spill-${hostname()}-${ended}-abcdef`);
+    await mkdir(left, { recursive: true });
+    await writeFile(join(left, '7.json'), 'x'.repeat(4096));
+    const own = await startTestServer();
+    try {
+      await until(() => (existsSync(left) ? undefined : true));
+    } finally {
+      await own.close();
+    }
+  });
+
+  it("are removed when an SQL process is killed: its DuckDB's own", async () => {
+    const own = await startTestServer();
+    try {
+      const before = new Set(await sqlProcesses());
+      expect((await raw(`${own.url}/api/sql?q=SELECT+1`)).status).toBe(200);
+      const [pid] = (await sqlProcesses()).filter((pid) => !before.has(pid));
+      const spill = async () => (await readdir(join(tmpdir(), 'odsnap'))).filter((name) => name.startsWith(`spill-${hostname()}-${pid}-`));
+      expect(await spill()).toHaveLength(1);
+      process.kill(pid!, 'SIGKILL');
+      await until(async () => ((await spill()).length ? undefined : true));
+    } finally {
+      await own.close();
+    }
   });
 });
