@@ -1,5 +1,4 @@
-import { createReadStream } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { open, rm, type FileHandle } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream/promises';
 import { constants, createBrotliCompress, createGzip } from 'node:zlib';
@@ -110,20 +109,35 @@ export function sqlHandler(host: SnapshotHost, options: SqlServiceOptions = {}):
       } finally {
         leave();
       }
+      const result = await wholeResult(file, bytes);
       if (encoding !== 'identity') headers['content-encoding'] = encoding;
       else headers['content-length'] = String(bytes);
       response.writeHead(200, headers);
       if (request.method === 'HEAD') {
+        await result.close();
         response.end();
         return 0;
       }
-      if (encoding === 'identity') await pipeline(createReadStream(file), response);
+      // A failure from here on destroys the response (pipeline does): the body then ends short of its
+      // length, or without chunked encoding's last chunk, so no client takes it for the whole result.
+      if (encoding === 'identity') await pipeline(result.createReadStream(), response);
       // As the API's answers are compressed (brotli at its default, 11, would take seconds of CPU for a large result).
-      else await pipeline(createReadStream(file), encoding === 'br' ? createBrotliCompress({ params: { [constants.BROTLI_PARAM_QUALITY]: 4, [constants.BROTLI_PARAM_SIZE_HINT]: bytes } }) : createGzip({ level: 6 }), response);
+      else await pipeline(result.createReadStream(), encoding === 'br' ? createBrotliCompress({ params: { [constants.BROTLI_PARAM_QUALITY]: 4, [constants.BROTLI_PARAM_SIZE_HINT]: bytes } }) : createGzip({ level: 6 }), response);
       return bytes;
     } finally {
       if (file) await rm(file, { force: true });
       release();
     }
   }
+}
+
+/**
+ * The result file, opened, once it is known to hold what its process wrote: the status goes out
+ * only then, so a result that is not whole is answered with a problem, not a 200.
+ */
+async function wholeResult(file: string, bytes: number): Promise<FileHandle> {
+  const handle = await open(file).catch(() => undefined);
+  if (handle && (await handle.stat()).size === bytes) return handle;
+  await handle?.close();
+  throw new Problem('service-unavailable', 'the result of the query was lost before it was sent; send it again', {}, { 'retry-after': '1' });
 }

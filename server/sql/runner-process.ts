@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import { readManifest } from '../../core/snapshot/manifest.ts';
 import type { Snapshot, ViewedDataset } from '../../core/snapshot/read.ts';
 import { toArrow, toCsvChunks, toJsonChunks, type Format } from './formats.ts';
-import { resultTooLarge, SqlRefused, SqlSandbox, type SqlLimits } from './sandbox.ts';
+import { resultTooLarge, SqlCutShort, SqlRefused, SqlSandbox, type SqlLimits } from './sandbox.ts';
 import type { RunnerReply, RunnerRequest } from './runner.ts';
 
 /**
@@ -91,7 +91,7 @@ process.on('message', (request: RunnerRequest) => {
   answer(request.file, request.sql, request.format, request.limits, new AbortController()).then(
     (bytes) => reply({ id: request.id, file: request.file, bytes }),
     (error: unknown) => {
-      if (error instanceof SqlRefused) reply({ id: request.id, refused: error.message, limit: error.limit });
+      if (error instanceof SqlRefused) reply({ id: request.id, refused: error.message, limit: error.limit, unexplained: error instanceof SqlCutShort });
       else reply({ id: request.id, failed: (error as Error).message });
     },
   );

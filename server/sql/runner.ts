@@ -23,7 +23,7 @@ export type RunnerRequest = { readonly id: number; readonly sql: string; readonl
 export type RunnerReply =
   | { readonly ready: true }
   | { readonly id: number; readonly file: string; readonly bytes: number }
-  | { readonly id: number; readonly refused: string; readonly limit?: SqlRefused['limit'] }
+  | { readonly id: number; readonly refused: string; readonly limit?: SqlRefused['limit']; readonly unexplained?: boolean }
   | { readonly id: number; readonly failed: string };
 
 export interface RunnerOptions {
@@ -212,10 +212,12 @@ export class SqlRunner {
     if (!('file' in reply)) discard(job.file);
     const shared = process.jobs.size > 0;
     // DuckDB is not sure to be whole after an allocation failed (a later query crashed such a process): the next query gets a new one.
-    const outOfMemory = 'refused' in reply && reply.limit === 'memory';
+    // A failure DuckDB does not explain (see SqlCutShort) is taken for one: it is the common cause.
+    const outOfMemory = 'refused' in reply && (reply.limit === 'memory' || reply.unexplained === true);
     if (outOfMemory && !process.damaged) {
       process.damaged = true;
-      this.log({ event: 'sql-process-untrusted', pid: process.child.pid, reason: 'an allocation failed in it', jobs: process.jobs.size });
+      const reason = 'unexplained' in reply && reply.unexplained ? 'a query failed in it without DuckDB saying why' : 'an allocation failed in it';
+      this.log({ event: 'sql-process-untrusted', pid: process.child.pid, reason, jobs: process.jobs.size });
     }
     if (outOfMemory && !process.retired) {
       if (this.current === process) this.current = undefined;

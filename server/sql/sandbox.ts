@@ -1,4 +1,4 @@
-import { StatementType, type DuckDBConnection, type DuckDBPreparedStatement } from '@duckdb/node-api';
+import { ResultReturnType, StatementType, type DuckDBConnection, type DuckDBPreparedStatement } from '@duckdb/node-api';
 import { openInstance, quoteString, type OpenedInstance } from '../../core/db/duckdb.ts';
 import { createViews, type Snapshot, type ViewedDataset } from '../../core/snapshot/read.ts';
 import { releaseResult } from '../native-memory.ts';
@@ -73,6 +73,17 @@ export class SqlRefused extends Error {
     readonly limit?: 'rows' | 'bytes' | 'memory' | 'time',
   ) {
     super(message);
+  }
+}
+
+/**
+ * A query DuckDB failed partway through its rows without saying why: the binding ends such a
+ * stream as if it were whole, and only the result's return type tells (DuckDB's C API answers
+ * INVALID for a result holding an error, whose text the binding does not give).
+ */
+export class SqlCutShort extends SqlRefused {
+  constructor() {
+    super('the query failed in DuckDB partway through its result, for a reason DuckDB does not pass on here: most often the memory a query may use (select fewer rows or columns, or send it again later)');
   }
 }
 
@@ -224,6 +235,7 @@ export class SqlSandbox {
           }
           yield rows;
         }
+        if (result.returnType === ResultReturnType.INVALID) throw new SqlCutShort();
       }
       const answer = await consume(columns, batches());
       releaseResult();

@@ -378,3 +378,57 @@ describe('spill and result directories of processes that are gone', () => {
     }
   });
 });
+
+describe('a query DuckDB fails partway through its rows', () => {
+  it('is refused, not answered 200 with the rows before the failure', async () => {
+    const own = await startTestServer({ sql: { limits: { timeoutMs: 8000, maxRows: 300_000, maxBytes: 16 * 1024 * 1024 } } });
+    try {
+      // Failing past what DuckDB reads ahead (about 1 MB), so that rows before the failure are already sent on when it comes.
+      const query = `SELECT CASE WHEN x < 200000 THEN x ELSE error('boom') END AS v FROM range(250000) t(x)`;
+      for (const format of ['json', 'csv', 'arrow']) {
+        const response = await raw(`${own.url}/api/sql?format=${format}&q=${encodeURIComponent(query)}`);
+        expect(response.status, `${format}: ${response.body.subarray(0, 200).toString()}`).toBe(400);
+        expect(problem(response).detail).toMatch(/partway through its result/);
+      }
+    } finally {
+      await own.close();
+    }
+  });
+});
+
+describe('SQL answers under a load that kills the SQL process', () => {
+  const ROWS = 3000;
+  /** What a 200 must hold: every row the query promises, in a body that parses whole. */
+  const whole = (body: string, format: string) => (format === 'json' ? JSON.parse(body).rows.length === ROWS : body.endsWith('\r\n') && body.split('\r\n').length === ROWS + 2);
+
+  it('are whole when they are 200s, with every row the query promises, and problems otherwise', { timeout: 300_000 }, async () => {
+    // A process with less room than the endpoint's, which such a load fills (its process then dies of it, or DuckDB fails an allocation);
+    // a deadline that leaves the time to the load, not to the machine running it.
+    const own = await startTestServer({
+      sql: { limits: { timeoutMs: 30_000, maxRows: 100_000, maxBytes: 64 * 1024 * 1024 }, runner: { memoryLimit: '64MB', processMemory: 240 * 1024 * 1024 } },
+    });
+    // Past every limit, so only ever refused: the reviewer's query, which made the process die of its memory cap.
+    const unbounded = `SELECT x, repeat('y', 1000) AS y FROM generate_series(1, 1000000000000) t(x)`;
+    const promised = `SELECT x, repeat('y', 1000) AS y FROM range(${ROWS}) t(x)`;
+    const outcomes: Record<string, number> = {};
+    const send = async (query: string, format: string) => {
+      for (let round = 0; round < 2; round++) {
+        const response = await raw(`${own.url}/api/sql?format=${format}&q=${encodeURIComponent(query)}`);
+        const outcome =
+          response.status === 200 ? (query === promised && whole(response.body.toString(), format) ? '200 whole' : '200 cut short')
+          : response.headers['content-type'] === 'application/problem+json' && problem(response).status === response.status ? `${response.status} problem`
+          : `${response.status} other`;
+        outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
+      }
+    };
+    try {
+      await Promise.all(['json', 'csv', 'json', 'csv'].flatMap((format) => [send(unbounded, format), send(promised, format)]));
+      expect(Object.keys(outcomes).filter((outcome) => !/^(200 whole|400 problem|503 problem)$/.test(outcome)), JSON.stringify(outcomes)).toEqual([]);
+      expect(outcomes['200 whole'], JSON.stringify(outcomes)).toBeGreaterThan(0);
+      // The load did what it is here for: the process died of its memory cap, or an allocation failed in it.
+      expect(own.logs.some((line) => line.event === 'sql-process-ended' || line.event === 'sql-process-untrusted')).toBe(true);
+    } finally {
+      await own.close();
+    }
+  });
+});
