@@ -33,13 +33,29 @@ class Admission {
     private readonly waiting: number,
   ) {}
 
-  /** Resolves with a release function once the query may run; throws 503 when the line is full. */
-  async enter(): Promise<() => void> {
+  /**
+   * Resolves with a release function once the query may run; throws 503 when the line is full.
+   * Aborting `signal` takes a waiting query out of the line, failed with the abort's reason.
+   */
+  async enter(signal?: AbortSignal): Promise<() => void> {
+    signal?.throwIfAborted();
     if (this.active >= this.running) {
       if (this.line.length >= this.waiting) {
         throw new Problem('service-unavailable', `${this.running + this.waiting} SQL queries are running or waiting, as many as this server takes; send it again shortly`, {}, { 'retry-after': '1' });
       }
-      await new Promise<void>((resolve) => this.line.push(resolve));
+      await new Promise<void>((resolve, reject) => {
+        const turn = () => {
+          signal?.removeEventListener('abort', leave);
+          resolve();
+        };
+        const leave = () => {
+          const at = this.line.indexOf(turn);
+          if (at >= 0) this.line.splice(at, 1);
+          reject(signal!.reason);
+        };
+        this.line.push(turn);
+        signal?.addEventListener('abort', leave, { once: true });
+      });
     } else this.active++;
     let left = false;
     return () => {
@@ -68,6 +84,11 @@ export function sqlHandler(host: SnapshotHost, options: SqlServiceOptions = {}):
     if (!formats.includes(format)) throw invalidParameter('format', `format must be one of ${formats.join(', ')}`);
     const arrived = Date.now();
     const deadline = arrived + limits.timeoutMs;
+    // A client that goes away before its answer is ready takes its query with it: stopped, its turn given up.
+    const clientGone = new AbortController();
+    response.once('close', () => {
+      if (!response.writableEnded) clientGone.abort(new Problem('sql-refused', 'the client went away before its answer was ready', { param: 'q' }));
+    });
     if (url.searchParams.getAll('snapshot').length > 1) throw invalidParameter('snapshot', 'snapshot is given more than once');
     const { served, release } = await host.leaseOf(url.searchParams.get('snapshot') ?? undefined);
     let file: string | undefined;
@@ -88,7 +109,7 @@ export function sqlHandler(host: SnapshotHost, options: SqlServiceOptions = {}):
         response.writeHead(304, headers).end();
         return 0;
       }
-      const leave = await admission.enter();
+      const leave = await admission.enter(clientGone.signal);
       let bytes: number;
       try {
         const runner = await served.attachment('sql', async () => new SqlRunner(served.snapshot, served.datasets, options.runner ?? defaultRunnerOptions, options.log));
@@ -96,7 +117,7 @@ export function sqlHandler(host: SnapshotHost, options: SqlServiceOptions = {}):
         const starting = Date.now();
         await runner.ready();
         const admitted = Date.now();
-        ({ file, bytes } = await runner.run(query, format, limits, deadline + (admitted - starting)).catch((error) => {
+        ({ file, bytes } = await runner.run(query, format, limits, deadline + (admitted - starting), clientGone.signal).catch((error) => {
           if (!(error instanceof SqlRefused)) throw error;
           // The process knows the time it had left, not the limit: the whole story is told here.
           const waited = (starting - arrived) / 1000;

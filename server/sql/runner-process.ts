@@ -5,7 +5,7 @@ import { readManifest } from '../../core/snapshot/manifest.ts';
 import type { Snapshot, ViewedDataset } from '../../core/snapshot/read.ts';
 import { toArrow, toCsvChunks, toJsonChunks, type Format } from './formats.ts';
 import { resultTooLarge, SqlCutShort, SqlRefused, SqlSandbox, type SqlLimits } from './sandbox.ts';
-import type { RunnerReply, RunnerRequest } from './runner.ts';
+import type { RunnerCancel, RunnerReply, RunnerRequest } from './runner.ts';
 
 /**
  * The server's SQL process (see runner.ts): one snapshot's sandbox, confined, answering queries
@@ -87,13 +87,25 @@ function sizeOf(path: string): number {
   }
 }
 
-process.on('message', (request: RunnerRequest) => {
-  answer(request.file, request.sql, request.format, request.limits, new AbortController()).then(
-    (bytes) => reply({ id: request.id, file: request.file, bytes }),
-    (error: unknown) => {
-      if (error instanceof SqlRefused) reply({ id: request.id, refused: error.message, limit: error.limit, unexplained: error instanceof SqlCutShort });
-      else reply({ id: request.id, failed: (error as Error).message });
-    },
-  );
+/** What stops each query running, by its id. */
+const running = new Map<number, AbortController>();
+
+process.on('message', (message: RunnerRequest | RunnerCancel) => {
+  if ('cancel' in message) {
+    running.get(message.cancel)?.abort(new SqlRefused('the query was stopped: its client went away'));
+    return;
+  }
+  const request = message;
+  const stopping = new AbortController();
+  running.set(request.id, stopping);
+  answer(request.file, request.sql, request.format, request.limits, stopping)
+    .then(
+      (bytes) => reply({ id: request.id, file: request.file, bytes }),
+      (error: unknown) => {
+        if (error instanceof SqlRefused) reply({ id: request.id, refused: error.message, limit: error.limit, unexplained: error instanceof SqlCutShort });
+        else reply({ id: request.id, failed: (error as Error).message });
+      },
+    )
+    .finally(() => running.delete(request.id));
 });
 reply({ ready: true });

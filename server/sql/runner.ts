@@ -20,6 +20,8 @@ import { SqlRefused, type SqlLimits } from './sandbox.ts';
  */
 
 export type RunnerRequest = { readonly id: number; readonly sql: string; readonly format: Format; readonly limits: SqlLimits; readonly file: string };
+/** Stops the query of that id, whose client went away. */
+export type RunnerCancel = { readonly cancel: number };
 export type RunnerReply =
   | { readonly ready: true }
   | { readonly id: number; readonly file: string; readonly bytes: number }
@@ -49,7 +51,7 @@ const GRACE_MS = 5_000;
 const START_TIMEOUT_MS = 60_000;
 
 interface Job {
-  readonly request: Omit<RunnerRequest, 'id' | 'limits' | 'file'> & { readonly limits: SqlLimits; readonly deadline: number };
+  readonly request: Omit<RunnerRequest, 'id' | 'limits' | 'file'> & { readonly limits: SqlLimits; readonly deadline: number; readonly signal?: AbortSignal };
   /** Where its process writes its result. */
   readonly file: string;
   resolve(result: { file: string; bytes: number }): void;
@@ -140,10 +142,14 @@ export class SqlRunner {
     }
   }
 
-  /** Runs one query; answers the file holding its result in `format` (the caller removes it), or fails with SqlRefused. */
-  run(sql: string, format: Format, limits: SqlLimits, deadline: number): Promise<{ file: string; bytes: number }> {
+  /**
+   * Runs one query; answers the file holding its result in `format` (the caller removes it), or
+   * fails with SqlRefused. Aborting `signal` (its client went away) stops the query, and fails it
+   * with the abort's reason if it was not sent yet.
+   */
+  run(sql: string, format: Format, limits: SqlLimits, deadline: number, signal?: AbortSignal): Promise<{ file: string; bytes: number }> {
     return new Promise((resolve, reject) => {
-      this.send({ sql, format, limits, deadline }, resolve, reject, false).catch(reject);
+      this.send({ sql, format, limits, deadline, signal }, resolve, reject, false).catch(reject);
     });
   }
 
@@ -153,20 +159,36 @@ export class SqlRunner {
     const process = again ? await this.alone() : await this.ready();
     if (again) request = { ...request, deadline: request.deadline + (Date.now() - starting) };
     const timeoutMs = request.deadline - Date.now();
-    if (timeoutMs <= 0) {
+    const gone = request.signal?.aborted;
+    if (timeoutMs <= 0 || gone) {
       // A process started for this query alone would otherwise wait for a query that never comes.
       if (again) process.child.kill('SIGKILL');
-      throw new SqlRefused(`the query waited longer than ${request.limits.timeoutMs / 1000} s to run`, 'time');
+      throw gone ? request.signal!.reason : new SqlRefused(`the query waited longer than ${request.limits.timeoutMs / 1000} s to run`, 'time');
     }
     const id = this.nextId++;
     const file = join(process.resultDir, `${id}.${request.format}`);
-    const timer = setTimeout(() => {
-      process.overdue = id;
-      this.log({ event: 'sql-process-stopped', reason: 'a query ran past its deadline and did not stop' });
-      process.child.kill('SIGKILL');
-    }, timeoutMs + GRACE_MS);
+    const timer = this.stopIfStill(process, id, timeoutMs + GRACE_MS, 'a query ran past its deadline and did not stop');
     process.jobs.set(id, { request, file, resolve, reject, timer, again });
+    request.signal?.addEventListener('abort', () => this.cancel(process, id), { once: true });
     process.child.send({ id, sql: request.sql, format: request.format, limits: { ...request.limits, timeoutMs }, file } satisfies RunnerRequest);
+  }
+
+  /** Stops the process in `ms` if job `id` still runs then: a query that will not stop takes its process with it. */
+  private stopIfStill(process: SqlProcess, id: number, ms: number, reason: string): NodeJS.Timeout {
+    return setTimeout(() => {
+      process.overdue = id;
+      this.log({ event: 'sql-process-stopped', reason });
+      process.child.kill('SIGKILL');
+    }, ms);
+  }
+
+  /** Stops a query whose client went away, so that its turn and its process's time go to others. */
+  private cancel(process: SqlProcess, id: number): void {
+    const job = process.jobs.get(id);
+    if (!job || !process.child.connected) return;
+    process.child.send({ cancel: id } satisfies RunnerCancel);
+    clearTimeout(job.timer);
+    job.timer = this.stopIfStill(process, id, GRACE_MS, 'a query whose client went away did not stop');
   }
 
   private async spawn(): Promise<SqlProcess> {

@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { homedir, hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -427,6 +428,39 @@ describe('SQL answers under a load that kills the SQL process', () => {
       expect(outcomes['200 whole'], JSON.stringify(outcomes)).toBeGreaterThan(0);
       // The load did what it is here for: the process died of its memory cap, or an allocation failed in it.
       expect(own.logs.some((line) => line.event === 'sql-process-ended' || line.event === 'sql-process-untrusted')).toBe(true);
+    } finally {
+      await own.close();
+    }
+  });
+});
+
+/** Sends a GET for `url` and closes the connection `after` ms later, without reading an answer. */
+function abandon(url: string, after: number): Promise<void> {
+  const target = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(target.port), target.hostname, () => {
+      socket.write(`GET ${target.pathname}${target.search} HTTP/1.1\r\nHost: ${target.host}\r\n\r\n`);
+      setTimeout(() => (socket.destroy(), resolve()), after);
+    });
+    socket.on('error', reject);
+  });
+}
+
+describe('SQL queries whose clients go away', () => {
+  it('are stopped, and their turns given up, at once', async () => {
+    // Two running and six waiting, as the endpoint's defaults, each with a deadline far off.
+    const own = await startTestServer({ sql: { limits: { timeoutMs: 8000, maxRows: 1000, maxBytes: 1024 * 1024 } } });
+    try {
+      expect((await raw(`${own.url}/api/sql?q=SELECT+1`)).status).toBe(200);
+      await Promise.all(Array.from({ length: 8 }, () => abandon(`${own.url}/api/sql?q=${encodeURIComponent(SLOW)}`, 500)));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const sent = performance.now();
+      const response = await raw(`${own.url}/api/sql?q=SELECT+42+AS+answer`);
+      expect(response.status, response.body.toString()).toBe(200);
+      // Not the abandoned queries' deadline: they were stopped, not waited for.
+      expect(performance.now() - sent).toBeLessThan(3000);
+      // Interrupted in DuckDB, not stopped with their process.
+      expect(own.logs.filter((line) => line.level === 'error' || line.event === 'sql-process-stopped')).toEqual([]);
     } finally {
       await own.close();
     }
