@@ -466,3 +466,17 @@ describe('SQL queries whose clients go away', () => {
     }
   });
 });
+
+describe('a pattern DuckDB matches without looking for an interrupt', () => {
+  // Matching backtracks through every way to place the wildcards: far longer than any deadline.
+  const patterns = [`SELECT count(*) AS n FROM range(2) t(i) WHERE repeat('a', 3000) || i GLOB repeat('*a', 6) || 'b'`, `SELECT count(*) AS n FROM range(2) t(i) WHERE repeat('a', 3000) || i ILIKE repeat('%a', 6) || 'b'`];
+
+  it.each(patterns)('is stopped with its process soon after its deadline: %s', async (query) => {
+    // A process running, so that starting one is not in the time (the one before this test's was stopped).
+    expect((await sql('SELECT 1')).status).toBe(200);
+    const { response, ms } = await timed(query);
+    expect(response.status).toBe(400);
+    expect(problem(response).limit).toBe('time');
+    expect(ms).toBeLessThan(TIMEOUT_MS + 2500);
+  });
+});
