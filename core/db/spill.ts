@@ -22,11 +22,19 @@ export interface SpillDir {
 const OWNED = /^spill-(.+)-(\d+)-[A-Za-z0-9]{6}$/;
 
 export async function ownSpillDir(parent: string): Promise<SpillDir> {
+  await removeOrphanedSpillDirs(parent);
+  const path = await mkdtemp(join(parent, `spill-${ownerTag()}-`));
+  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+/**
+ * Removes the spill directories under `parent` of this host's processes that no longer run: a
+ * process killed or crashed leaves its own behind, which nothing else would remove.
+ */
+export async function removeOrphanedSpillDirs(parent: string): Promise<void> {
   await mkdir(parent, { recursive: true });
   for (const name of await readdir(parent)) {
     const [, host, pid] = OWNED.exec(name) ?? [];
     if (host && ownerGone(host, Number(pid))) await rm(join(parent, name), { recursive: true, force: true });
   }
-  const path = await mkdtemp(join(parent, `spill-${ownerTag()}-`));
-  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
 }

@@ -13,6 +13,8 @@ export interface CopyTarget {
   readonly format: 'csv' | 'parquet';
   /** CSV only: gzip-compressed. */
   readonly gzip?: boolean;
+  /** Parquet only: rows per row group, DuckDB's default (122,880) unless given. DuckDB writes a row group at a time. */
+  readonly rowGroupRows?: number;
 }
 
 /**
@@ -44,7 +46,7 @@ export function beforeTrailingComments(sql: string): string[] {
  */
 export function copyStatement(sql: string, columns: readonly SqlColumn[], target: CopyTarget, limit?: number): string {
   const select = target.format === 'csv' ? csvSelectList(columns) : '*';
-  const options = target.format === 'csv' ? csvCopyOptions(target.gzip) : 'FORMAT parquet, COMPRESSION zstd';
+  const options = target.format === 'csv' ? csvCopyOptions(target.gzip) : `FORMAT parquet, COMPRESSION zstd${target.rowGroupRows ? `, ROW_GROUP_SIZE ${target.rowGroupRows}` : ''}`;
   // DuckDB would write over an existing file through a temporary one beside it, which the sandbox does not allow: the file is new anyway.
   return `COPY (SELECT ${select} FROM ${asSubquery(sql)}${limit === undefined ? '' : ` LIMIT ${limit}`}) TO ${quoteString(target.path)} (${options}, USE_TMP_FILE false)`;
 }

@@ -1,5 +1,4 @@
-import { createReadStream } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { open, rm, type FileHandle } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream/promises';
 import { constants, createBrotliCompress, createGzip } from 'node:zlib';
@@ -8,7 +7,8 @@ import { invalidParameter, Problem } from '../../core/problem.ts';
 import { corsHeaders, etagOf, matches, negotiate } from '../http/respond.ts';
 import type { SnapshotHost } from '../snapshot-host.ts';
 import { contentTypes, formats, type Format } from './formats.ts';
-import { defaultRunnerOptions, SqlRunner, type RunnerOptions } from './runner.ts';
+import { removeOrphanedSpillDirs } from '../../core/db/spill.ts';
+import { defaultRunnerOptions, spillParent, SqlRunner, type RunnerOptions } from './runner.ts';
 import { defaultLimits, SqlRefused, type SqlLimits } from './sandbox.ts';
 
 export interface SqlServiceOptions {
@@ -33,13 +33,29 @@ class Admission {
     private readonly waiting: number,
   ) {}
 
-  /** Resolves with a release function once the query may run; throws 503 when the line is full. */
-  async enter(): Promise<() => void> {
+  /**
+   * Resolves with a release function once the query may run; throws 503 when the line is full.
+   * Aborting `signal` takes a waiting query out of the line, failed with the abort's reason.
+   */
+  async enter(signal?: AbortSignal): Promise<() => void> {
+    signal?.throwIfAborted();
     if (this.active >= this.running) {
       if (this.line.length >= this.waiting) {
         throw new Problem('service-unavailable', `${this.running + this.waiting} SQL queries are running or waiting, as many as this server takes; send it again shortly`, {}, { 'retry-after': '1' });
       }
-      await new Promise<void>((resolve) => this.line.push(resolve));
+      await new Promise<void>((resolve, reject) => {
+        const turn = () => {
+          signal?.removeEventListener('abort', leave);
+          resolve();
+        };
+        const leave = () => {
+          const at = this.line.indexOf(turn);
+          if (at >= 0) this.line.splice(at, 1);
+          reject(signal!.reason);
+        };
+        this.line.push(turn);
+        signal?.addEventListener('abort', leave, { once: true });
+      });
     } else this.active++;
     let left = false;
     return () => {
@@ -56,6 +72,8 @@ class Admission {
 export function sqlHandler(host: SnapshotHost, options: SqlServiceOptions = {}): ExtraHandler {
   const limits = options.limits ?? defaultLimits;
   const admission = new Admission(options.running ?? 2, options.waiting ?? 6);
+  // What SQL processes and servers killed before left in the temporary directory: their results, DuckDB's spill.
+  void removeOrphanedSpillDirs(spillParent()).catch(() => {});
   return (request: IncomingMessage, response: ServerResponse, url: URL) => (url.pathname === '/api/sql' ? answer(request, response, url) : false);
 
   async function answer(request: IncomingMessage, response: ServerResponse, url: URL): Promise<number> {
@@ -66,6 +84,11 @@ export function sqlHandler(host: SnapshotHost, options: SqlServiceOptions = {}):
     if (!formats.includes(format)) throw invalidParameter('format', `format must be one of ${formats.join(', ')}`);
     const arrived = Date.now();
     const deadline = arrived + limits.timeoutMs;
+    // A client that goes away before its answer is ready takes its query with it: stopped, its turn given up.
+    const clientGone = new AbortController();
+    response.once('close', () => {
+      if (!response.writableEnded) clientGone.abort(new Problem('sql-refused', 'the client went away before its answer was ready', { param: 'q' }));
+    });
     if (url.searchParams.getAll('snapshot').length > 1) throw invalidParameter('snapshot', 'snapshot is given more than once');
     const { served, release } = await host.leaseOf(url.searchParams.get('snapshot') ?? undefined);
     let file: string | undefined;
@@ -86,7 +109,7 @@ export function sqlHandler(host: SnapshotHost, options: SqlServiceOptions = {}):
         response.writeHead(304, headers).end();
         return 0;
       }
-      const leave = await admission.enter();
+      const leave = await admission.enter(clientGone.signal);
       let bytes: number;
       try {
         const runner = await served.attachment('sql', async () => new SqlRunner(served.snapshot, served.datasets, options.runner ?? defaultRunnerOptions, options.log));
@@ -94,7 +117,7 @@ export function sqlHandler(host: SnapshotHost, options: SqlServiceOptions = {}):
         const starting = Date.now();
         await runner.ready();
         const admitted = Date.now();
-        ({ file, bytes } = await runner.run(query, format, limits, deadline + (admitted - starting)).catch((error) => {
+        ({ file, bytes } = await runner.run(query, format, limits, deadline + (admitted - starting), clientGone.signal).catch((error) => {
           if (!(error instanceof SqlRefused)) throw error;
           // The process knows the time it had left, not the limit: the whole story is told here.
           const waited = (starting - arrived) / 1000;
@@ -107,20 +130,35 @@ export function sqlHandler(host: SnapshotHost, options: SqlServiceOptions = {}):
       } finally {
         leave();
       }
+      const result = await wholeResult(file, bytes);
       if (encoding !== 'identity') headers['content-encoding'] = encoding;
       else headers['content-length'] = String(bytes);
       response.writeHead(200, headers);
       if (request.method === 'HEAD') {
+        await result.close();
         response.end();
         return 0;
       }
-      if (encoding === 'identity') await pipeline(createReadStream(file), response);
+      // A failure from here on destroys the response (pipeline does): the body then ends short of its
+      // length, or without chunked encoding's last chunk, so no client takes it for the whole result.
+      if (encoding === 'identity') await pipeline(result.createReadStream(), response);
       // As the API's answers are compressed (brotli at its default, 11, would take seconds of CPU for a large result).
-      else await pipeline(createReadStream(file), encoding === 'br' ? createBrotliCompress({ params: { [constants.BROTLI_PARAM_QUALITY]: 4, [constants.BROTLI_PARAM_SIZE_HINT]: bytes } }) : createGzip({ level: 6 }), response);
+      else await pipeline(result.createReadStream(), encoding === 'br' ? createBrotliCompress({ params: { [constants.BROTLI_PARAM_QUALITY]: 4, [constants.BROTLI_PARAM_SIZE_HINT]: bytes } }) : createGzip({ level: 6 }), response);
       return bytes;
     } finally {
       if (file) await rm(file, { force: true });
       release();
     }
   }
+}
+
+/**
+ * The result file, opened, once it is known to hold what its process wrote: the status goes out
+ * only then, so a result that is not whole is answered with a problem, not a 200.
+ */
+async function wholeResult(file: string, bytes: number): Promise<FileHandle> {
+  const handle = await open(file).catch(() => undefined);
+  if (handle && (await handle.stat()).size === bytes) return handle;
+  await handle?.close();
+  throw new Problem('service-unavailable', 'the result of the query was lost before it was sent; send it again', {}, { 'retry-after': '1' });
 }

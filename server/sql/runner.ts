@@ -1,7 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { ownSpillDir, type SpillDir } from '../../core/db/spill.ts';
+import { ownSpillDir, removeOrphanedSpillDirs, type SpillDir } from '../../core/db/spill.ts';
 import { nodeCommand } from '../../core/node-process.ts';
 import { Problem } from '../../core/problem.ts';
 import { viewedDatasets, type Snapshot, type ViewedDataset } from '../../core/snapshot/read.ts';
@@ -14,14 +15,17 @@ import { SqlRefused, type SqlLimits } from './sandbox.ts';
  * result past the cap fails in DuckDB, quickly, as a refusal), it runs at a lower CPU priority
  * and on its own threads (the server's thread pool stays free for v1 requests), and a query that
  * will not stop at its deadline is stopped with its process. Results come back as files, so the
- * server never holds one whole.
+ * server never holds one whole; a file is removed as soon as its query ends without answering
+ * (refused, failed, stopped, its process gone), and a served one once it is sent.
  */
 
-export type RunnerRequest = { readonly id: number; readonly sql: string; readonly format: Format; readonly limits: SqlLimits };
+export type RunnerRequest = { readonly id: number; readonly sql: string; readonly format: Format; readonly limits: SqlLimits; readonly file: string };
+/** Stops the query of that id, whose client went away. */
+export type RunnerCancel = { readonly cancel: number };
 export type RunnerReply =
   | { readonly ready: true }
   | { readonly id: number; readonly file: string; readonly bytes: number }
-  | { readonly id: number; readonly refused: string; readonly limit?: SqlRefused['limit'] }
+  | { readonly id: number; readonly refused: string; readonly limit?: SqlRefused['limit']; readonly unexplained?: boolean }
   | { readonly id: number; readonly failed: string };
 
 export interface RunnerOptions {
@@ -33,12 +37,27 @@ export interface RunnerOptions {
 
 export const defaultRunnerOptions: RunnerOptions = { memoryLimit: '96MB', processMemory: 320 * 1024 * 1024 };
 
-/** How long past its deadline a query may take to stop before its process is stopped. */
-const GRACE_MS = 5_000;
+/**
+ * Where the server's result directory and the SQL processes' spill directories are made
+ * (`spill-<host>-<pid>-…`, see core/db/spill.ts): DuckDB's default parent, shared by every process.
+ */
+export const spillParent = () => join(tmpdir(), 'odsnap');
+
+/** Removes a result file nobody will send; it may never have been written. */
+const discard = (file: string) => void rm(file, { force: true }).catch(() => {});
+
+/**
+ * How long past its deadline a query may take to stop before its process is stopped. DuckDB
+ * notices an interrupt between its steps, within milliseconds, but not inside one (a GLOB or ILIKE
+ * pattern that backtracks): short, so that such a query is answered near its deadline too.
+ */
+const GRACE_MS = 1_000;
 const START_TIMEOUT_MS = 60_000;
 
 interface Job {
-  readonly request: Omit<RunnerRequest, 'id' | 'limits'> & { readonly limits: SqlLimits; readonly deadline: number };
+  readonly request: Omit<RunnerRequest, 'id' | 'limits' | 'file'> & { readonly limits: SqlLimits; readonly deadline: number; readonly signal?: AbortSignal };
+  /** Where its process writes its result. */
+  readonly file: string;
   resolve(result: { file: string; bytes: number }): void;
   reject(error: Error): void;
   timer: NodeJS.Timeout;
@@ -62,6 +81,8 @@ class SqlProcess {
   constructor(
     readonly child: ChildProcess,
     readonly ready: Promise<void>,
+    /** Where it writes results, each in a file named by its job. */
+    readonly resultDir: string,
   ) {}
 
   retire(): void {
@@ -125,10 +146,14 @@ export class SqlRunner {
     }
   }
 
-  /** Runs one query; answers the file holding its result in `format` (the caller removes it), or fails with SqlRefused. */
-  run(sql: string, format: Format, limits: SqlLimits, deadline: number): Promise<{ file: string; bytes: number }> {
+  /**
+   * Runs one query; answers the file holding its result in `format` (the caller removes it), or
+   * fails with SqlRefused. Aborting `signal` (its client went away) stops the query, and fails it
+   * with the abort's reason if it was not sent yet.
+   */
+  run(sql: string, format: Format, limits: SqlLimits, deadline: number, signal?: AbortSignal): Promise<{ file: string; bytes: number }> {
     return new Promise((resolve, reject) => {
-      this.send({ sql, format, limits, deadline }, resolve, reject, false).catch(reject);
+      this.send({ sql, format, limits, deadline, signal }, resolve, reject, false).catch(reject);
     });
   }
 
@@ -138,23 +163,40 @@ export class SqlRunner {
     const process = again ? await this.alone() : await this.ready();
     if (again) request = { ...request, deadline: request.deadline + (Date.now() - starting) };
     const timeoutMs = request.deadline - Date.now();
-    if (timeoutMs <= 0) {
+    const gone = request.signal?.aborted;
+    if (timeoutMs <= 0 || gone) {
       // A process started for this query alone would otherwise wait for a query that never comes.
       if (again) process.child.kill('SIGKILL');
-      throw new SqlRefused(`the query waited longer than ${request.limits.timeoutMs / 1000} s to run`, 'time');
+      throw gone ? request.signal!.reason : new SqlRefused(`the query waited longer than ${request.limits.timeoutMs / 1000} s to run`, 'time');
     }
     const id = this.nextId++;
-    const timer = setTimeout(() => {
+    const file = join(process.resultDir, `${id}.${request.format}`);
+    const timer = this.stopIfStill(process, id, timeoutMs + GRACE_MS, 'a query ran past its deadline and did not stop');
+    process.jobs.set(id, { request, file, resolve, reject, timer, again });
+    request.signal?.addEventListener('abort', () => this.cancel(process, id), { once: true });
+    process.child.send({ id, sql: request.sql, format: request.format, limits: { ...request.limits, timeoutMs }, file } satisfies RunnerRequest);
+  }
+
+  /** Stops the process in `ms` if job `id` still runs then: a query that will not stop takes its process with it. */
+  private stopIfStill(process: SqlProcess, id: number, ms: number, reason: string): NodeJS.Timeout {
+    return setTimeout(() => {
       process.overdue = id;
-      this.log({ event: 'sql-process-stopped', reason: 'a query ran past its deadline and did not stop' });
+      this.log({ event: 'sql-process-stopped', reason });
       process.child.kill('SIGKILL');
-    }, timeoutMs + GRACE_MS);
-    process.jobs.set(id, { request, resolve, reject, timer, again });
-    process.child.send({ id, sql: request.sql, format: request.format, limits: { ...request.limits, timeoutMs } } satisfies RunnerRequest);
+    }, ms);
+  }
+
+  /** Stops a query whose client went away, so that its turn and its process's time go to others. */
+  private cancel(process: SqlProcess, id: number): void {
+    const job = process.jobs.get(id);
+    if (!job || !process.child.connected) return;
+    process.child.send({ cancel: id } satisfies RunnerCancel);
+    clearTimeout(job.timer);
+    job.timer = this.stopIfStill(process, id, GRACE_MS, 'a query whose client went away did not stop');
   }
 
   private async spawn(): Promise<SqlProcess> {
-    this.results ??= ownSpillDir(join(tmpdir(), 'odsnap'));
+    this.results ??= ownSpillDir(spillParent());
     const results = await this.results;
     const args = [resolve(this.snapshot.dir), this.snapshot.id, results.path, this.options.memoryLimit, JSON.stringify(viewedDatasets(this.datasets))];
     const [command, commandArgs] = nodeCommand(entry, args, { memoryCap: this.options.processMemory, nice: true });
@@ -174,7 +216,7 @@ export class SqlRunner {
       });
     });
     ready.catch(() => {});
-    const sqlProcess = new SqlProcess(child, ready);
+    const sqlProcess = new SqlProcess(child, ready, results.path);
     this.live.add(sqlProcess);
     child.stderr!.on('data', (chunk: Buffer) => (sqlProcess.stderr = (sqlProcess.stderr + chunk.toString()).slice(-2000)));
     child.on('message', (reply: RunnerReply) => this.settle(sqlProcess, reply));
@@ -187,15 +229,21 @@ export class SqlRunner {
   private settle(process: SqlProcess, reply: RunnerReply): void {
     if ('ready' in reply) return;
     const job = process.jobs.get(reply.id);
-    if (!job) return;
+    if (!job) {
+      if ('file' in reply) discard(reply.file);
+      return;
+    }
     process.jobs.delete(reply.id);
     clearTimeout(job.timer);
+    if (!('file' in reply)) discard(job.file);
     const shared = process.jobs.size > 0;
     // DuckDB is not sure to be whole after an allocation failed (a later query crashed such a process): the next query gets a new one.
-    const outOfMemory = 'refused' in reply && reply.limit === 'memory';
+    // A failure DuckDB does not explain (see SqlCutShort) is taken for one: it is the common cause.
+    const outOfMemory = 'refused' in reply && (reply.limit === 'memory' || reply.unexplained === true);
     if (outOfMemory && !process.damaged) {
       process.damaged = true;
-      this.log({ event: 'sql-process-untrusted', pid: process.child.pid, reason: 'an allocation failed in it', jobs: process.jobs.size });
+      const reason = 'unexplained' in reply && reply.unexplained ? 'a query failed in it without DuckDB saying why' : 'an allocation failed in it';
+      this.log({ event: 'sql-process-untrusted', pid: process.child.pid, reason, jobs: process.jobs.size });
     }
     if (outOfMemory && !process.retired) {
       if (this.current === process) this.current = undefined;
@@ -213,9 +261,12 @@ export class SqlRunner {
     if (this.current === process) this.current = undefined;
     this.live.delete(process);
     if (!this.closed && (!process.retired || process.jobs.size)) this.log({ event: 'sql-process-ended', pid: process.child.pid, code, signal, jobs: process.jobs.size, stderr: process.stderr.trim().split('\n').slice(-3).join(' | ') || undefined });
+    // Its DuckDB's spill directory is left behind when it is killed.
+    void removeOrphanedSpillDirs(spillParent()).catch(() => {});
     const alone = process.jobs.size === 1;
     for (const [id, job] of process.jobs) {
       clearTimeout(job.timer);
+      discard(job.file);
       if (id === process.overdue) job.reject(new SqlRefused(`the query ran longer than its time limit and was stopped`, 'time'));
       // Without a deadline to blame, the process died of memory (the only cap it meets): the query did
       // it if it ran alone in a process where no allocation had failed before.

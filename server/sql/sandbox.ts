@@ -1,4 +1,4 @@
-import { StatementType, type DuckDBConnection, type DuckDBPreparedStatement } from '@duckdb/node-api';
+import { ResultReturnType, StatementType, type DuckDBConnection, type DuckDBPreparedStatement } from '@duckdb/node-api';
 import { openInstance, quoteString, type OpenedInstance } from '../../core/db/duckdb.ts';
 import { createViews, type Snapshot, type ViewedDataset } from '../../core/snapshot/read.ts';
 import { releaseResult } from '../native-memory.ts';
@@ -75,6 +75,20 @@ export class SqlRefused extends Error {
     super(message);
   }
 }
+
+/**
+ * A query DuckDB failed partway through its rows without saying why: the binding ends such a
+ * stream as if it were whole, and only the result's return type tells (DuckDB's C API answers
+ * INVALID for a result holding an error, whose text the binding does not give).
+ */
+export class SqlCutShort extends SqlRefused {
+  constructor() {
+    super('the query failed in DuckDB partway through its result, for a reason DuckDB does not pass on here: most often the memory a query may use (select fewer rows or columns, or send it again later)');
+  }
+}
+
+/** The refusal of a result past `maxBytes`, however it is written. */
+export const resultTooLarge = (maxBytes: number) => new SqlRefused(`the result is larger than ${Math.round(maxBytes / 1024 / 1024)} MiB; select fewer rows or columns`, 'bytes');
 
 /**
  * How the binding's JSON form writes infinite dates and timestamps of each type that it does not
@@ -181,20 +195,26 @@ export class SqlSandbox {
     return sandbox;
   }
 
-  /** Collects the result, within `limits`. */
-  run(sql: string, limits: SqlLimits = defaultLimits): Promise<SqlResult> {
-    return this.stream(sql, limits, async (columns, batches) => {
-      const rows: unknown[][] = [];
-      for await (const batch of batches) rows.push(...batch);
-      return { columns, rows };
-    });
+  /** Collects the result, within `limits` (and until `signal` aborts). */
+  run(sql: string, limits: SqlLimits = defaultLimits, signal?: AbortSignal): Promise<SqlResult> {
+    return this.stream(
+      sql,
+      limits,
+      async (columns, batches) => {
+        const rows: unknown[][] = [];
+        for await (const batch of batches) rows.push(...batch);
+        return { columns, rows };
+      },
+      signal,
+    );
   }
 
   /**
    * Runs the query and gives its columns and its rows batch by batch (values as in SqlResult) to
-   * `consume`, within `limits` (the time limit covers consuming too), and answers what it answers.
+   * `consume`, within `limits` (the time limit covers consuming too) and until `signal` aborts, and
+   * answers what it answers.
    */
-  stream<T>(sql: string, limits: SqlLimits, consume: (columns: readonly SqlColumn[], batches: AsyncIterable<unknown[][]>) => Promise<T>): Promise<T> {
+  stream<T>(sql: string, limits: SqlLimits, consume: (columns: readonly SqlColumn[], batches: AsyncIterable<unknown[][]>) => Promise<T>, signal?: AbortSignal): Promise<T> {
     const { infinities } = this;
     return this.query(sql, limits, async (prepared, columns) => {
       const result = await prepared.stream();
@@ -211,15 +231,16 @@ export class SqlSandbox {
             }
             rows.push(values);
             if (++count > limits.maxRows) throw new SqlRefused(`the result has more than ${limits.maxRows} rows; add a LIMIT or aggregate`, 'rows');
-            if (bytes > limits.maxBytes) throw new SqlRefused(`the result is larger than ${Math.round(limits.maxBytes / 1024 / 1024)} MiB; select fewer rows or columns`, 'bytes');
+            if (bytes > limits.maxBytes) throw resultTooLarge(limits.maxBytes);
           }
           yield rows;
         }
+        if (result.returnType === ResultReturnType.INVALID) throw new SqlCutShort();
       }
       const answer = await consume(columns, batches());
       releaseResult();
       return answer;
-    });
+    }, signal);
   }
 
   /**
@@ -227,9 +248,10 @@ export class SqlSandbox {
    * with as writable), rows never passing through JS; answers the number of rows written. A result
    * of more than limits.maxRows rows is refused once that many and one more are written (the
    * caller removes the file of a failed copy); limits.maxBytes does not apply. `onProgress` is
-   * called a few times a second while it runs, when the sandbox was opened with progress.
+   * called a few times a second while it runs, when the sandbox was opened with progress; aborting
+   * `signal` stops it.
    */
-  copy(sql: string, target: CopyTarget, limits: SqlLimits, onProgress?: (progress: QueryProgress) => void): Promise<{ rows: number; columns: readonly SqlColumn[] }> {
+  copy(sql: string, target: CopyTarget, limits: SqlLimits, onProgress?: (progress: QueryProgress) => void, signal?: AbortSignal): Promise<{ rows: number; columns: readonly SqlColumn[] }> {
     return this.query(sql, limits, async (_, columns, connection) => {
       // A subquery's columns are known by name regardless of case: "A" would be read as "a".
       const lower = columns.map((column) => column.name.toLowerCase());
@@ -271,7 +293,7 @@ export class SqlSandbox {
       } finally {
         clearInterval(poll);
       }
-    });
+    }, signal);
   }
 
   /** Stops every query running now (each fails with DuckDB's "Interrupted"). */
@@ -279,23 +301,35 @@ export class SqlSandbox {
     for (const connection of this.busy) connection.interrupt();
   }
 
-  /** Prepares `sql` as one SELECT with its columns named apart, and gives it to `use`, within limits.timeoutMs. */
-  private async query<T>(sql: string, limits: SqlLimits, use: (prepared: DuckDBPreparedStatement, columns: readonly SqlColumn[], connection: DuckDBConnection) => Promise<T>): Promise<T> {
+  /**
+   * Prepares `sql` as one SELECT with its columns named apart, and gives it to `use`, within
+   * limits.timeoutMs; aborting `signal` stops it too, refused with the abort's reason.
+   */
+  private async query<T>(
+    sql: string,
+    limits: SqlLimits,
+    use: (prepared: DuckDBPreparedStatement, columns: readonly SqlColumn[], connection: DuckDBConnection) => Promise<T>,
+    signal?: AbortSignal,
+  ): Promise<T> {
     const connection = this.idle.pop() ?? (await this.duckdb.instance.connect());
     this.busy.add(connection);
-    let timedOut = false;
+    /** Why the query is being stopped, once it is: what it is refused with, whatever DuckDB then says. */
+    let stopping: SqlRefused | undefined;
     let again: NodeJS.Timeout | undefined;
-    // (setTimeout would take Infinity for 1 ms.) An interrupt between two of DuckDB's steps finds
-    // nothing to stop: it is repeated until the query ends.
-    const timer = Number.isFinite(limits.timeoutMs)
-      ? setTimeout(() => {
-          timedOut = true;
-          connection.interrupt();
-          again = setInterval(() => connection.interrupt(), 50);
-        }, limits.timeoutMs)
-      : undefined;
-    const stopped = () => new SqlRefused(`the query ran longer than ${limits.timeoutMs / 1000} s and was stopped`, 'time');
+    // An interrupt between two of DuckDB's steps finds nothing to stop: it is repeated until the query ends.
+    const stop = (reason: SqlRefused) => {
+      if (stopping) return;
+      stopping = reason;
+      connection.interrupt();
+      again = setInterval(() => connection.interrupt(), 50);
+    };
+    // (setTimeout would take Infinity for 1 ms.)
+    const timer = Number.isFinite(limits.timeoutMs) ? setTimeout(() => stop(new SqlRefused(`the query ran longer than ${limits.timeoutMs / 1000} s and was stopped`, 'time')), limits.timeoutMs) : undefined;
+    const aborted = () => stop(signal!.reason instanceof SqlRefused ? signal!.reason : new SqlRefused('the query was stopped'));
+    signal?.addEventListener('abort', aborted, { once: true });
     try {
+      if (signal?.aborted) aborted();
+      if (stopping) throw stopping;
       const statements = await connection.extractStatements(sql);
       if (statements.count !== 1) {
         // DuckDB runs a PIVOT that does not list its values as two statements: one finds them.
@@ -315,11 +349,11 @@ export class SqlSandbox {
       const denied = this.hidden && (await deniedIn(connection, sql));
       if (denied) throw new SqlRefused(denied);
       const answer = await use(prepared, columns, connection);
-      // Done, but past its time: a deadline is the same however the work fell.
-      if (timedOut) throw stopped();
+      // Done, but past its time (a deadline is the same however the work fell), or no longer wanted.
+      if (stopping) throw stopping;
       return answer;
     } catch (error) {
-      if (timedOut && !(error instanceof SqlRefused && error.limit)) throw stopped();
+      if (stopping && !(error instanceof SqlRefused && error.limit)) throw stopping;
       const message = error instanceof SqlRefused ? error.message : (error as Error).message.split('\n')[0]!;
       const shown = this.hidden ? withoutMachineNames(message, this.hidden) : message;
       if (error instanceof SqlRefused) throw shown === message ? error : new SqlRefused(shown, error.limit);
@@ -328,6 +362,7 @@ export class SqlSandbox {
     } finally {
       clearTimeout(timer);
       clearInterval(again);
+      signal?.removeEventListener('abort', aborted);
       this.busy.delete(connection);
       if (this.closed) connection.closeSync();
       else this.idle.push(connection);

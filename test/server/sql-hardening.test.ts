@@ -1,4 +1,7 @@
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { homedir, hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -138,9 +141,9 @@ describe('a query left running in a process where an allocation failed', () => {
 });
 
 /** Waits for `found` to find something, checking every 5 ms, for up to 10 s. */
-async function until<T>(found: () => T | undefined): Promise<T> {
+async function until<T>(found: () => T | undefined | Promise<T | undefined>): Promise<T> {
   for (let waited = 0; waited < 10_000; waited += 5) {
-    const value = found();
+    const value = await found();
     if (value !== undefined) return value;
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
@@ -275,5 +278,205 @@ describe('a result that cannot be written to its file', () => {
     // The soak met it: a light query out of memory beside an abusive one was told to cast its column, and not run again alone.
     expect(typeHint('Out of Memory Error: Failed to allocate block of 32768 bytes (bad allocation)', columns, 'json')).toBeUndefined();
     expect(typeHint('INTERRUPT Error: Interrupted!', columns, 'json')).toBeUndefined();
+  });
+});
+
+/** The files in the result directories of this process's servers (see runner.ts), by name, and their sizes. */
+async function resultFiles(): Promise<Map<string, number>> {
+  const parent = join(tmpdir(), 'odsnap');
+  const sizes = new Map<string, number>();
+  for (const dir of await readdir(parent).catch(() => [])) {
+    if (!dir.startsWith(`spill-${hostname()}-${process.pid}-`)) continue;
+    for (const name of await readdir(join(parent, dir)).catch(() => [])) sizes.set(name, (await stat(join(parent, dir, name)).catch(() => undefined))?.size ?? 0);
+  }
+  return sizes;
+}
+
+describe('the result files of queries that do not answer', () => {
+  const MAX_BYTES = 1024 * 1024;
+  // Rows enough to meet the byte limit before the row limit.
+  const limits = { timeoutMs: 4000, maxRows: 100_000, maxBytes: MAX_BYTES };
+  /** Past the byte limit in every format; numbers in many named columns are far longer as JSON or CSV than as values. */
+  const wide = `SELECT x AS first_column, x + 1 AS second_column, x + 2 AS third_column, x + 3 AS fourth_column FROM range(90000) t(x)`;
+  /** 16 MB as Parquet: random numbers hardly compress. */
+  const incompressible = `SELECT ${Array.from({ length: 24 }, (_, i) => `random() AS r${i}`).join(', ')} FROM range(90000) t(x)`;
+  const refused: [string, string][] = [
+    ...['json', 'csv', 'arrow'].map((format): [string, string] => [wide, format]),
+    [incompressible, 'parquet'],
+    [`SELECT * FROM range(200000)`, 'json'],
+    [`SELECT count(*) FROM range(30000000000) t(i) WHERE hash(i) = 0`, 'json'],
+    [`SELECT length(repeat('x', 2000000000)) AS l`, 'csv'],
+    [`SELECT CASE WHEN x < 200 THEN x ELSE error('boom') END AS v FROM range(300) t(x)`, 'json'],
+  ];
+
+  it('are removed however the query ends, while the server runs, and never grow past the byte limit', async () => {
+    const own = await startTestServer({ sql: { limits } });
+    /** The largest result file seen, by format. */
+    const largest: Record<string, number> = {};
+    let watching = true;
+    const watcher = (async () => {
+      while (watching) {
+        for (const [name, size] of await resultFiles()) {
+          const format = name.split('.').at(-1)!;
+          largest[format] = Math.max(largest[format] ?? 0, size);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      }
+    })();
+    try {
+      for (const [query, format] of refused) {
+        const response = await raw(`${own.url}/api/sql?format=${format}&q=${encodeURIComponent(query)}`);
+        expect(response.status, `${format}: ${query}`).toBe(400);
+      }
+      // A process killed under its query, which then runs again and is killed again.
+      const killed = raw(`${own.url}/api/sql?q=${encodeURIComponent(`SELECT x, repeat('y', 1000) AS y FROM range(100000000) t(x) WHERE x % 100 = 0`)}`);
+      for (let kills = 0; kills < 2; kills++) {
+        await new Promise((resolve) => setTimeout(resolve, 700));
+        for (const pid of await sqlProcesses()) process.kill(pid, 'SIGKILL');
+      }
+      expect((await killed).status).not.toBe(200);
+      watching = false;
+      await watcher;
+      expect([...(await resultFiles())]).toEqual([]);
+      // JSON, CSV and Arrow are refused before a write would pass the limit.
+      for (const format of ['json', 'csv', 'arrow']) expect(largest[format] ?? 0, format).toBeLessThanOrEqual(MAX_BYTES);
+      // Parquet, which DuckDB writes, is stopped as it passes it: far short of its 16 MB.
+      expect(largest.parquet).toBeGreaterThan(0);
+      expect(largest.parquet).toBeLessThanOrEqual(4 * MAX_BYTES);
+    } finally {
+      watching = false;
+      await own.close();
+    }
+  });
+});
+
+describe('spill and result directories of processes that are gone', () => {
+  it('are removed when a server starts, before any query', async () => {
+    const ended = spawnSync(process.execPath, ['-e', '']).pid;
+    const left = join(tmpdir(), 'odsnap', `spill-${hostname()}-${ended}-abcdef`);
+    await mkdir(left, { recursive: true });
+    await writeFile(join(left, '7.json'), 'x'.repeat(4096));
+    const own = await startTestServer();
+    try {
+      await until(() => (existsSync(left) ? undefined : true));
+    } finally {
+      await own.close();
+    }
+  });
+
+  it("are removed when an SQL process is killed: its DuckDB's own", async () => {
+    const own = await startTestServer();
+    try {
+      const before = new Set(await sqlProcesses());
+      expect((await raw(`${own.url}/api/sql?q=SELECT+1`)).status).toBe(200);
+      const [pid] = (await sqlProcesses()).filter((pid) => !before.has(pid));
+      const spill = async () => (await readdir(join(tmpdir(), 'odsnap'))).filter((name) => name.startsWith(`spill-${hostname()}-${pid}-`));
+      expect(await spill()).toHaveLength(1);
+      process.kill(pid!, 'SIGKILL');
+      await until(async () => ((await spill()).length ? undefined : true));
+    } finally {
+      await own.close();
+    }
+  });
+});
+
+describe('a query DuckDB fails partway through its rows', () => {
+  it('is refused, not answered 200 with the rows before the failure', async () => {
+    const own = await startTestServer({ sql: { limits: { timeoutMs: 8000, maxRows: 300_000, maxBytes: 16 * 1024 * 1024 } } });
+    try {
+      // Failing past what DuckDB reads ahead (about 1 MB), so that rows before the failure are already sent on when it comes.
+      const query = `SELECT CASE WHEN x < 200000 THEN x ELSE error('boom') END AS v FROM range(250000) t(x)`;
+      for (const format of ['json', 'csv', 'arrow']) {
+        const response = await raw(`${own.url}/api/sql?format=${format}&q=${encodeURIComponent(query)}`);
+        expect(response.status, `${format}: ${response.body.subarray(0, 200).toString()}`).toBe(400);
+        expect(problem(response).detail).toMatch(/partway through its result/);
+      }
+    } finally {
+      await own.close();
+    }
+  });
+});
+
+describe('SQL answers under a load that kills the SQL process', () => {
+  const ROWS = 3000;
+  /** What a 200 must hold: every row the query promises, in a body that parses whole. */
+  const whole = (body: string, format: string) => (format === 'json' ? JSON.parse(body).rows.length === ROWS : body.endsWith('\r\n') && body.split('\r\n').length === ROWS + 2);
+
+  it('are whole when they are 200s, with every row the query promises, and problems otherwise', { timeout: 300_000 }, async () => {
+    // A process with less room than the endpoint's, which such a load fills (its process then dies of it, or DuckDB fails an allocation);
+    // a deadline that leaves the time to the load, not to the machine running it.
+    const own = await startTestServer({
+      sql: { limits: { timeoutMs: 30_000, maxRows: 100_000, maxBytes: 64 * 1024 * 1024 }, runner: { memoryLimit: '64MB', processMemory: 240 * 1024 * 1024 } },
+    });
+    // Past every limit, so only ever refused: the reviewer's query, which made the process die of its memory cap.
+    const unbounded = `SELECT x, repeat('y', 1000) AS y FROM generate_series(1, 1000000000000) t(x)`;
+    const promised = `SELECT x, repeat('y', 1000) AS y FROM range(${ROWS}) t(x)`;
+    const outcomes: Record<string, number> = {};
+    const send = async (query: string, format: string) => {
+      for (let round = 0; round < 2; round++) {
+        const response = await raw(`${own.url}/api/sql?format=${format}&q=${encodeURIComponent(query)}`);
+        const outcome =
+          response.status === 200 ? (query === promised && whole(response.body.toString(), format) ? '200 whole' : '200 cut short')
+          : response.headers['content-type'] === 'application/problem+json' && problem(response).status === response.status ? `${response.status} problem`
+          : `${response.status} other`;
+        outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
+      }
+    };
+    try {
+      await Promise.all(['json', 'csv', 'json', 'csv'].flatMap((format) => [send(unbounded, format), send(promised, format)]));
+      expect(Object.keys(outcomes).filter((outcome) => !/^(200 whole|400 problem|503 problem)$/.test(outcome)), JSON.stringify(outcomes)).toEqual([]);
+      expect(outcomes['200 whole'], JSON.stringify(outcomes)).toBeGreaterThan(0);
+      // The load did what it is here for: the process died of its memory cap, or an allocation failed in it.
+      expect(own.logs.some((line) => line.event === 'sql-process-ended' || line.event === 'sql-process-untrusted')).toBe(true);
+    } finally {
+      await own.close();
+    }
+  });
+});
+
+/** Sends a GET for `url` and closes the connection `after` ms later, without reading an answer. */
+function abandon(url: string, after: number): Promise<void> {
+  const target = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(target.port), target.hostname, () => {
+      socket.write(`GET ${target.pathname}${target.search} HTTP/1.1\r\nHost: ${target.host}\r\n\r\n`);
+      setTimeout(() => (socket.destroy(), resolve()), after);
+    });
+    socket.on('error', reject);
+  });
+}
+
+describe('SQL queries whose clients go away', () => {
+  it('are stopped, and their turns given up, at once', async () => {
+    // Two running and six waiting, as the endpoint's defaults, each with a deadline far off.
+    const own = await startTestServer({ sql: { limits: { timeoutMs: 8000, maxRows: 1000, maxBytes: 1024 * 1024 } } });
+    try {
+      expect((await raw(`${own.url}/api/sql?q=SELECT+1`)).status).toBe(200);
+      await Promise.all(Array.from({ length: 8 }, () => abandon(`${own.url}/api/sql?q=${encodeURIComponent(SLOW)}`, 500)));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const sent = performance.now();
+      const response = await raw(`${own.url}/api/sql?q=SELECT+42+AS+answer`);
+      expect(response.status, response.body.toString()).toBe(200);
+      // Not the abandoned queries' deadline: they were stopped, not waited for.
+      expect(performance.now() - sent).toBeLessThan(3000);
+      // Interrupted in DuckDB, not stopped with their process.
+      expect(own.logs.filter((line) => line.level === 'error' || line.event === 'sql-process-stopped')).toEqual([]);
+    } finally {
+      await own.close();
+    }
+  });
+});
+
+describe('a pattern DuckDB matches without looking for an interrupt', () => {
+  // Matching backtracks through every way to place the wildcards: far longer than any deadline.
+  const patterns = [`SELECT count(*) AS n FROM range(2) t(i) WHERE repeat('a', 3000) || i GLOB repeat('*a', 6) || 'b'`, `SELECT count(*) AS n FROM range(2) t(i) WHERE repeat('a', 3000) || i ILIKE repeat('%a', 6) || 'b'`];
+
+  it.each(patterns)('is stopped with its process soon after its deadline: %s', async (query) => {
+    // A process running, so that starting one is not in the time (the one before this test's was stopped).
+    expect((await sql('SELECT 1')).status).toBe(200);
+    const { response, ms } = await timed(query);
+    expect(response.status).toBe(400);
+    expect(problem(response).limit).toBe('time');
+    expect(ms).toBeLessThan(TIMEOUT_MS + 2500);
   });
 });
