@@ -97,7 +97,11 @@ export function pullSummary(result: PullResult, report: PullReport): string {
       }
     }
   } else {
-    lines.push(`the current snapshot is unchanged; run the same command again to resume. ${result.failures.length} failure(s):`);
+    lines.push(
+      result.setAside
+        ? `the current snapshot is unchanged; the journal was set aside in ${result.setAside} (what caused this may be in it), so the next pull starts afresh. ${result.failures.length} failure(s):`
+        : `the current snapshot is unchanged; run the same command again to resume. ${result.failures.length} failure(s):`,
+    );
     for (const failure of result.failures.slice(0, 20)) lines.push(`  ${failure}`);
     if (result.failures.length > 20) lines.push(`  … and ${result.failures.length - 20} more`);
   }

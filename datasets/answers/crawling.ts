@@ -82,6 +82,13 @@ export function envelopeExtras(body: unknown, endpoint: Endpoint): Record<string
   return isObject(body) ? Object.fromEntries(Object.entries(body).filter(([key]) => !named.includes(key))) : {};
 }
 
+/**
+ * The upstream answered what v1 does not allow, or past a limit of the pull that the upstream
+ * cannot lift (a total no list holds, pages without end): its unit fails at once, not retried,
+ * with the request and the limit named.
+ */
+export class ProtocolError extends Error {}
+
 /** What a unit of work found: its answers and where the records are in them, and what later units need to know. */
 export interface Found<M> {
   readonly meta: M & { readonly observed?: Observed };

@@ -1,7 +1,7 @@
 import { addDays, utcDayOf } from '../../core/calendar.ts';
 import type { Table } from '../../core/table.ts';
 import { kindOf } from '../../datasets/answers/index.ts';
-import type { Crawl, FetchOptions, Fetched, Found, Observed, RecordPlace, Span, TablePlan } from '../../datasets/answers/crawling.ts';
+import { ProtocolError, type Crawl, type FetchOptions, type Fetched, type Found, type Observed, type RecordPlace, type Span, type TablePlan } from '../../datasets/answers/crawling.ts';
 import type { Dataset } from '../../datasets/vocabulary/dataset.ts';
 import type { Endpoint } from '../../datasets/vocabulary/endpoint.ts';
 import { RawJson, type Batch, type Journal } from './journal.ts';
@@ -21,6 +21,15 @@ import type { Upstream } from './upstream.ts';
  */
 
 export type { TablePlan } from '../../datasets/answers/crawling.ts';
+
+/**
+ * Whether a failure may have its cause in what the journal holds, so that every pull resuming it
+ * would fail the same way: an answer v1 does not allow, a limit reached, or a crash (an error of
+ * the language itself: code meeting data it was not written for). Failures of the network, and
+ * those they bring about (a step whose list could not be fetched), leave the journal to resume.
+ */
+export const spoilsJournal = (error: unknown): boolean =>
+  error instanceof ProtocolError || error instanceof TypeError || error instanceof RangeError || error instanceof SyntaxError || error instanceof ReferenceError;
 
 export interface Tally {
   requests: number;
@@ -51,6 +60,8 @@ export interface CrawlOptions {
 export class DatasetCrawl implements Crawl {
   readonly plans = new Map<string, TablePlan>();
   readonly failures: string[] = [];
+  /** Why the journal cannot be resumed, once a failure may have its cause in it (see spoilsJournal). */
+  unresumable: string | undefined;
   readonly today: string;
   private readonly normalizer: Normalizer;
   /** Rows of the resources list steps fetched, which later steps fan out over. */
@@ -225,6 +236,7 @@ export class DatasetCrawl implements Crawl {
   private fail(error: unknown): void {
     const message = (error as Error).message ?? String(error);
     this.failures.push(message);
+    if (spoilsJournal(error)) this.unresumable ??= message;
     this.options.log('failed', { dataset: this.dataset.name, error: message });
   }
 }

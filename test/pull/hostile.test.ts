@@ -1,12 +1,16 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { cp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openSnapshot } from '../../core/snapshot/read.ts';
+import { currentSnapshotId } from '../../core/snapshot/layout.ts';
+import { openSnapshot, type Snapshot } from '../../core/snapshot/read.ts';
+import type { PullResult } from '../../scripts/pull/pull.ts';
 import { startDialectUpstream } from '../fixtures/dialect-upstream.ts';
 import { startFaultProxy, type Fault, type FaultProxy } from '../fixtures/fault-proxy.ts';
+import { startHostileProxy, type HostileMode, type HostileProxy } from '../fixtures/hostile-proxy.ts';
 import { differences, pullFrom, tempDir } from '../fixtures/pull.ts';
 import { startTestServer, type TestServer } from '../fixtures/server.ts';
 import { tinySnapshot } from '../fixtures/tiny.ts';
@@ -150,4 +154,78 @@ describe('a pull that fails', () => {
     expect(said! - started).toBeLessThan(15_000);
     expect(performance.now() - said!).toBeLessThan(3_000);
   }, 60_000);
+});
+
+describe('a hostile upstream, mode by mode (test/fixtures/hostile-proxy.ts)', () => {
+  /**
+   * Each mode is pulled into a copy of a data directory whose current snapshot was pulled from the
+   * same proxy, healthy: then the proxy turns healthy again and the same pull is run once more,
+   * which must not be wedged by what the hostile one left, and must end with the sample's rows.
+   */
+  interface Mode {
+    readonly mode: HostileMode;
+    readonly datasets: readonly string[];
+    /** The pull fails with this; else it is fine, and `check` says what it made. */
+    readonly failure?: RegExp;
+    /** A failure leaves the journal to resume (a network fault), rather than set aside. */
+    readonly resumable?: boolean;
+    readonly check?: (pulled: PullResult & { log: string }, snapshot: Snapshot) => Promise<void> | void;
+    /** How long the hostile pull may take, in seconds; 30 unless said. */
+    readonly seconds?: number;
+  }
+
+  const modes: Mode[] = [
+    { mode: 'healthy', datasets: ['rcn', 'citybike'], check: async (_, snapshot) => expect(await differences(snapshot, await tinySnapshot())).toEqual([]) },
+    // Before, the three rounds it takes were journalled, and every pull after replayed them and failed again.
+    { mode: 'total-inflated', datasets: ['rcn'], failure: /198 distinct items after 3 rounds, the upstream reports 1000/ },
+  ];
+
+  let proxy: HostileProxy;
+  let template: string;
+  beforeAll(async () => {
+    proxy = await startHostileProxy(upstream.url);
+    proxies.push(proxy);
+    template = await tempDir('hostile-template');
+    expect((await pullFrom(proxy.url, template)).ok).toBe(true);
+  });
+
+  it.each(modes)('$mode', async (row) => {
+    const dataDir = await tempDir(`hostile-${row.mode}`);
+    await cp(template, dataDir, { recursive: true, verbatimSymlinks: true });
+    const before = await currentSnapshotId(dataDir);
+    const options = {
+      only: row.datasets,
+    };
+    proxy.mode = row.mode;
+    // Bounded in requests whatever the pull does: past these the proxy answers 503 to everything.
+    proxy.hostile = 0;
+    proxy.budget = 400;
+    let pulled: Awaited<ReturnType<typeof pullFrom>>;
+    try {
+      pulled = await pullFrom(proxy.url, dataDir, options);
+    } finally {
+      proxy.mode = 'healthy';
+    }
+    expect(pulled.seconds).toBeLessThan(row.seconds ?? 30);
+    expect(proxy.hostile).toBeLessThan(proxy.budget);
+    if (row.failure) {
+      expect(pulled.ok).toBe(false);
+      expect(pulled.failures.join('\n')).toMatch(row.failure);
+      expect(await currentSnapshotId(dataDir)).toBe(before);
+      expect(existsSync(join(dataDir, '.pull-set-aside', 'journal.ndjson'))).toBe(!row.resumable);
+      if (!row.resumable) expect(pulled.log).toMatch(/"event":"journal set aside"/);
+    } else {
+      expect(pulled.failures).toEqual([]);
+      expect(pulled.ok).toBe(true);
+      expect(await currentSnapshotId(dataDir)).not.toBe(before);
+      await row.check?.(pulled, await openSnapshot(dataDir));
+    }
+
+    // The same pull, the upstream healthy again: nothing left behind wedges it.
+    const healed = await pullFrom(proxy.url, dataDir, options);
+    expect(healed.failures).toEqual([]);
+    expect(healed.ok).toBe(true);
+    if (row.resumable) expect(healed.log).toMatch(/"event":"resuming"/);
+    expect(await differences(await openSnapshot(dataDir), await tinySnapshot())).toEqual([]);
+  }, 180_000);
 });

@@ -1,6 +1,6 @@
 import { fingerprint } from '../../vocabulary/fingerprint.ts';
 import type { Endpoint } from '../../vocabulary/endpoint.ts';
-import { envelopeExtras, isObject, objectShape, storedProblems, type Crawl, type RecordPlace, type StepScope } from '../crawling.ts';
+import { envelopeExtras, isObject, objectShape, ProtocolError, storedProblems, type Crawl, type RecordPlace, type StepScope } from '../crawling.ts';
 import type { PageAnswer } from './index.ts';
 import { PAGE_LIMIT } from './offset-page.ts';
 
@@ -89,21 +89,35 @@ export async function crawlPages(crawl: Crawl, step: PagesStep, endpoint: Endpoi
     return { meta: { observed: { endpoint: endpoint.fullPath, ...(usable ? { defaults: { limit: String(limit) } } : {}) } } };
   });
 
+  /** Pages that failed (and are failures of the pull): a gap may be theirs. */
+  let failed = 0;
+  const counted = (offset: number, round: number) =>
+    page(round, offset).then(
+      () => undefined,
+      (error: unknown) => {
+        failed++;
+        throw error;
+      },
+    );
   for (let round = 1; round <= MAX_ROUNDS; round++) {
     crawl.planned(1);
     total = (await page(round, 0)).total;
     const offsets: number[] = [];
     for (let offset = PAGE_LIMIT; offset < total; offset += PAGE_LIMIT) offsets.push(offset);
     crawl.planned(offsets.length);
-    await crawl.each(offsets, (offset) => page(round, offset).then(() => undefined));
+    await crawl.each(offsets, (offset) => counted(offset, round));
     // A list that grew while it was paged has pages past the first answer's total.
     for (let offset = (offsets.at(-1) ?? 0) + PAGE_LIMIT; offset < total; offset += PAGE_LIMIT) {
       crawl.planned(1);
-      await page(round, offset);
+      await counted(offset, round);
     }
     if (seen.size >= total) break;
     crawl.log('gap', { dataset: crawl.dataset.name, path: step.path, round, seen: seen.size, total });
-    if (round === MAX_ROUNDS) crawl.failure(`${endpoint.fullPath}: ${seen.size} distinct items after ${round} rounds, the upstream reports ${total}`);
+    if (round < MAX_ROUNDS) continue;
+    const gap = `${endpoint.fullPath}: ${seen.size} distinct items after ${round} rounds, the upstream reports ${total}`;
+    // Every page read, the pages do not hold the total they report: a pull that resumed these rounds would find the same gap.
+    if (!failed) throw new ProtocolError(gap);
+    crawl.failure(gap);
   }
 
   if (!detail) {
