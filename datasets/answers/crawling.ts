@@ -89,6 +89,14 @@ export function envelopeExtras(body: unknown, endpoint: Endpoint): Record<string
  */
 export class ProtocolError extends Error {}
 
+/** What a crawl takes from an upstream at most, whatever it says (see scripts/pull/limits.ts). */
+export interface CrawlLimits {
+  /** The largest `pagination.total` an offset-paged list may report (`--max-records`). */
+  readonly maxRecords: number;
+  /** Pages of one window of a numbered-page list (`--max-pages`). */
+  readonly maxPages: number;
+}
+
 /** What a unit of work found: its answers and where the records are in them, and what later units need to know. */
 export interface Found<M> {
   readonly meta: M & { readonly observed?: Observed };
@@ -100,6 +108,7 @@ export interface Crawl {
   readonly dataset: Dataset;
   /** The pull's "today", a UTC day. */
   readonly today: string;
+  readonly limits: CrawlLimits;
   endpoint(path: string): Endpoint;
   /** The table a resource is stored in. */
   table(resource: string): Table;
@@ -111,7 +120,10 @@ export interface Crawl {
   planned(units: number): void;
   /** A unit of work finished (for progress). */
   done(): void;
-  /** Runs a unit unless the journal has it; `replay` rebuilds in-memory state from a journalled unit's meta. */
+  /**
+   * Runs a unit unless the journal has it; `replay` rebuilds in-memory state from a journalled
+   * unit's meta, and may throw (a meta no longer valid, from an older odsnap): the unit is then run again.
+   */
   unit<M>(key: string, work: () => Promise<Found<M>>, replay?: (meta: M) => void): Promise<M>;
   get(path: string, query: Readonly<Record<string, string | number>>, options: FetchOptions): Promise<Fetched>;
   /** A unit's result from its answers (each holding records at `places`), kept as the text they came in. */

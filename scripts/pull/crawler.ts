@@ -1,7 +1,7 @@
 import { addDays, utcDayOf } from '../../core/calendar.ts';
 import type { Table } from '../../core/table.ts';
 import { kindOf } from '../../datasets/answers/index.ts';
-import { ProtocolError, type Crawl, type FetchOptions, type Fetched, type Found, type Observed, type RecordPlace, type Span, type TablePlan } from '../../datasets/answers/crawling.ts';
+import { ProtocolError, type Crawl, type CrawlLimits, type FetchOptions, type Fetched, type Found, type Observed, type RecordPlace, type Span, type TablePlan } from '../../datasets/answers/crawling.ts';
 import type { Dataset } from '../../datasets/vocabulary/dataset.ts';
 import type { Endpoint } from '../../datasets/vocabulary/endpoint.ts';
 import { RawJson, type Batch, type Journal } from './journal.ts';
@@ -53,6 +53,7 @@ export interface CrawlOptions {
   readonly startedAt: number;
   /** Units in flight at once. */
   readonly parallel: number;
+  readonly limits: CrawlLimits;
   readonly tally: Tally;
   readonly log: (event: string, fields: Record<string, unknown>) => void;
 }
@@ -76,6 +77,10 @@ export class DatasetCrawl implements Crawl {
 
   get dataset(): Dataset {
     return this.options.dataset;
+  }
+
+  get limits(): CrawlLimits {
+    return this.options.limits;
   }
 
   async run(): Promise<void> {
@@ -118,11 +123,15 @@ export class DatasetCrawl implements Crawl {
     const { journal, tally } = this.options;
     if (journal.has(key)) {
       const meta = journal.meta<M & { observed?: Observed }>(key)!;
-      if (meta?.observed) this.observe(meta.observed);
-      replay?.(meta);
-      tally.done++;
-      tally.resumed++;
-      return meta;
+      try {
+        replay?.(meta);
+        if (meta?.observed) this.observe(meta.observed);
+        tally.done++;
+        tally.resumed++;
+        return meta;
+      } catch (error) {
+        this.log('journal-unit-unusable', { key, reason: (error as Error).message, then: 'fetched again' });
+      }
     }
     const found = await work();
     journal.append({ key, meta: found.meta, dataset: this.dataset.name, batches: (found.batches ?? []) as Batch[], answers: found.answers ?? [] });

@@ -9,6 +9,7 @@ import { paceHeap } from '../../core/heap.ts';
 import { writePulledSnapshot } from './pulled-snapshot.ts';
 import { DatasetCrawl, spoilsJournal, type TablePlan } from './crawler.ts';
 import { Journal } from './journal.ts';
+import { defaultPullLimits, type PullLimits } from './limits.ts';
 import { Previous } from './previous.ts';
 import { learnPublicBase } from './public-base.ts';
 import type { PullReport } from './report.ts';
@@ -36,6 +37,8 @@ export interface PullOptions {
   /** Fetch everything again rather than only what is new since the previous snapshot. */
   readonly full?: boolean;
   readonly upstream?: Partial<Omit<UpstreamOptions, 'baseUrl' | 'onRetry'>>;
+  /** What the pull takes from the upstream at most (see limits.ts). */
+  readonly limits?: Partial<PullLimits>;
   readonly report: PullReport;
   /** Set when the upstream is odsnap serving its sample city: the snapshot then says its records are synthetic. */
   readonly sample?: SampleSettings;
@@ -77,6 +80,7 @@ export async function pull(options: PullOptions): Promise<PullResult> {
   const unlock = await lockDataDir(options.dataDir, 'pull');
   const upstreamUrl = options.from.replace(/\/+$/, '');
   const chosen = options.datasets.filter((d) => !options.only || options.only.includes(d.name));
+  const limits: PullLimits = { ...defaultPullLimits, ...options.limits };
 
   let previous: Previous | undefined;
   const client = new Upstream({
@@ -144,6 +148,7 @@ export async function pull(options: PullOptions): Promise<PullResult> {
           previous: settings.full ? undefined : previous,
           startedAt: settings.startedAt,
           parallel: concurrency * 2,
+          limits,
           tally: report.tally(dataset.name),
           log: (event, fields) => report.event(event, fields),
         }),

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { currentSnapshotId } from '../../core/snapshot/layout.ts';
 import { openSnapshot, type Snapshot } from '../../core/snapshot/read.ts';
+import type { PullLimits } from '../../scripts/pull/limits.ts';
 import type { PullResult } from '../../scripts/pull/pull.ts';
 import { startDialectUpstream } from '../fixtures/dialect-upstream.ts';
 import { startFaultProxy, type Fault, type FaultProxy } from '../fixtures/fault-proxy.ts';
@@ -165,6 +166,7 @@ describe('a hostile upstream, mode by mode (test/fixtures/hostile-proxy.ts)', ()
   interface Mode {
     readonly mode: HostileMode;
     readonly datasets: readonly string[];
+    readonly limits?: Partial<PullLimits>;
     /** The pull fails with this; else it is fine, and `check` says what it made. */
     readonly failure?: RegExp;
     /** A failure leaves the journal to resume (a network fault), rather than set aside. */
@@ -176,6 +178,13 @@ describe('a hostile upstream, mode by mode (test/fixtures/hostile-proxy.ts)', ()
 
   const modes: Mode[] = [
     { mode: 'healthy', datasets: ['rcn', 'citybike'], check: async (_, snapshot) => expect(await differences(snapshot, await tinySnapshot())).toEqual([]) },
+    { mode: 'rides-endless', datasets: ['citybike'], limits: { maxPages: 20 }, failure: /rides\?from=.*: still a next page after 20 pages \(--max-pages\)/ },
+    { mode: 'rides-cycle', datasets: ['citybike'], failure: /page=3.*: page 3 starts with the row page 1 started with; the upstream does not page/ },
+    { mode: 'total-billion', datasets: ['rcn'], failure: /transactions\?limit=100&offset=0.*: pagination.total is 1000000000, more than the 2000000 records a list may hold \(--max-records\)/ },
+    { mode: 'total-absurd', datasets: ['rcn'], failure: /pagination.total is 1000000000000000, more than the 2000000 records/ },
+    { mode: 'total-negative', datasets: ['rcn'], failure: /pagination.total is -5, not a whole number of records/ },
+    { mode: 'total-fraction', datasets: ['rcn'], failure: /pagination.total is 198.5, not a whole number of records/ },
+    { mode: 'total-short', datasets: ['rcn'], failure: /100 items at offset 0 of a list whose pagination.total is 5/ },
     // Before, the three rounds it takes were journalled, and every pull after replayed them and failed again.
     { mode: 'total-inflated', datasets: ['rcn'], failure: /198 distinct items after 3 rounds, the upstream reports 1000/ },
   ];
@@ -195,6 +204,7 @@ describe('a hostile upstream, mode by mode (test/fixtures/hostile-proxy.ts)', ()
     const before = await currentSnapshotId(dataDir);
     const options = {
       only: row.datasets,
+      ...(row.limits ? { limits: row.limits } : {}),
     };
     proxy.mode = row.mode;
     // Bounded in requests whatever the pull does: past these the proxy answers 503 to everything.

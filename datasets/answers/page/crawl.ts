@@ -1,6 +1,6 @@
 import { fingerprint } from '../../vocabulary/fingerprint.ts';
 import type { Endpoint } from '../../vocabulary/endpoint.ts';
-import { envelopeExtras, isObject, objectShape, ProtocolError, storedProblems, type Crawl, type RecordPlace, type StepScope } from '../crawling.ts';
+import { envelopeExtras, isObject, objectShape, ProtocolError, storedProblems, type Crawl, type CrawlLimits, type RecordPlace, type StepScope } from '../crawling.ts';
 import type { PageAnswer } from './index.ts';
 import { PAGE_LIMIT } from './offset-page.ts';
 
@@ -27,6 +27,18 @@ interface PageMeta {
 function idOf(item: unknown, field: string): string {
   const id = isObject(item) ? item[field] : undefined;
   return typeof id === 'string' || typeof id === 'number' ? String(id) : JSON.stringify(item);
+}
+
+/**
+ * What is wrong with the total a page reports, if anything: the list's pages are asked for up to
+ * it, so one no list holds (negative, fractional, past `--max-records`) would page without end or
+ * crash, and one smaller than the page itself would end the list early, its records lost.
+ */
+function totalProblem(total: number, limits: CrawlLimits, page?: { readonly items: number; readonly offset: number }): string | undefined {
+  if (!Number.isSafeInteger(total) || total < 0) return `pagination.total is ${total}, not a whole number of records`;
+  if (total > limits.maxRecords) return `pagination.total is ${total}, more than the ${limits.maxRecords} records a list may hold (--max-records)`;
+  if (page && page.items > Math.max(0, total - page.offset)) return `${page.items} items at offset ${page.offset} of a list whose pagination.total is ${total}`;
+  return undefined;
 }
 
 const pageShape = (body: unknown) =>
@@ -64,6 +76,8 @@ export async function crawlPages(crawl: Crawl, step: PagesStep, endpoint: Endpoi
       async () => {
         const got = await crawl.get(endpoint.fullPath, { limit: PAGE_LIMIT, offset }, { shape: pageShape });
         const body = got.body as { items: unknown[]; pagination: { total: number } };
+        const problem = totalProblem(body.pagination.total, crawl.limits, { items: body.items.length, offset });
+        if (problem) throw new ProtocolError(`GET ${got.url}: ${problem}`);
         const fresh = body.items.filter((item) => !seen.has(idOf(item, step.id)));
         const items = fresh.map((item): [string, string | null, number] => [idOf(item, step.id), detail ? fingerprint(item) : null, offset + body.items.indexOf(item)]);
         items.forEach(see);
@@ -73,7 +87,12 @@ export async function crawlPages(crawl: Crawl, step: PagesStep, endpoint: Endpoi
         const observed = { endpoint: endpoint.fullPath, envelope: envelopeExtras(body, endpoint) };
         return crawl.found(kept, step.path, {}, [place], { total: body.pagination.total, items, records: fresh.length, observed });
       },
-      (meta) => meta.items.forEach(see),
+      (meta) => {
+        // Journalled by an odsnap that took any total.
+        const problem = totalProblem(meta.total, crawl.limits);
+        if (problem) throw new ProtocolError(problem);
+        meta.items.forEach(see);
+      },
     );
     total = Math.max(total, meta.total);
     return meta;
