@@ -4,7 +4,7 @@ import { kindOf } from '../../datasets/answers/index.ts';
 import { ProtocolError, type Crawl, type CrawlLimits, type FetchOptions, type Fetched, type Found, type Observed, type RecordPlace, type Span, type TablePlan } from '../../datasets/answers/crawling.ts';
 import type { Dataset } from '../../datasets/vocabulary/dataset.ts';
 import type { Endpoint } from '../../datasets/vocabulary/endpoint.ts';
-import { RawJson, type Batch, type Journal } from './journal.ts';
+import { JournalFull, RawJson, type Batch, type Journal } from './journal.ts';
 import { Normalizer } from './normalize.ts';
 import type { Previous } from './previous.ts';
 import { baseIn } from './public-base.ts';
@@ -29,7 +29,7 @@ export type { TablePlan } from '../../datasets/answers/crawling.ts';
  * those they bring about (a step whose list could not be fetched), leave the journal to resume.
  */
 export const spoilsJournal = (error: unknown): boolean =>
-  error instanceof ProtocolError || error instanceof TypeError || error instanceof RangeError || error instanceof SyntaxError || error instanceof ReferenceError;
+  error instanceof ProtocolError || error instanceof JournalFull || error instanceof TypeError || error instanceof RangeError || error instanceof SyntaxError || error instanceof ReferenceError;
 
 export interface Tally {
   requests: number;
@@ -89,10 +89,15 @@ export class DatasetCrawl implements Crawl {
         const endpoint = this.endpoint(step.path);
         await kindOf(endpoint.answer).crawl!.run(this, step, endpoint, endpoint.answer);
       } catch (error) {
-        if (this.options.upstream.downError) throw this.options.upstream.downError;
+        if (this.stopped) throw this.stopped;
         this.fail(error);
       }
     }
+  }
+
+  /** What ends the whole pull at once: the upstream found down, or the journal full. */
+  private get stopped(): Error | undefined {
+    return this.options.upstream.downError ?? this.options.journal.full;
   }
 
   endpoint(path: string): Endpoint {
@@ -133,6 +138,7 @@ export class DatasetCrawl implements Crawl {
         this.log('journal-unit-unusable', { key, reason: (error as Error).message, then: 'fetched again' });
       }
     }
+    if (journal.full) throw journal.full;
     const found = await work();
     journal.append({ key, meta: found.meta, dataset: this.dataset.name, batches: (found.batches ?? []) as Batch[], answers: found.answers ?? [] });
     if (found.meta.observed) this.observe(found.meta.observed);
@@ -191,7 +197,7 @@ export class DatasetCrawl implements Crawl {
         try {
           await work(item);
         } catch (error) {
-          if (this.options.upstream.downError) throw this.options.upstream.downError;
+          if (this.stopped) throw this.stopped;
           this.fail(error);
         }
       }

@@ -2,15 +2,27 @@ import type { CrawlLimits } from '../../datasets/answers/crawling.ts';
 
 /**
  * What a pull takes from an upstream at most, whatever the upstream says: an upstream that is
- * broken, or a man in the middle on plain http, can otherwise page it without end. Each limit is
+ * broken, or a man in the middle on plain http, can otherwise page it without end, fill the disk
+ * with its journal, or publish a snapshot that is gutted or that no server can open. Each limit is
  * a pull option (named in the failure it causes) with a default well past what the real service
  * needs: at city scale the largest list holds about 240,000 records, a window of rides about 45
- * pages.
+ * pages, the journal about 1.3 GB.
  */
 export interface PullLimits extends CrawlLimits {
+  /** Bytes the journal may grow to (`--max-journal`): past it the pull stops. */
+  readonly maxJournalBytes: number;
 }
 
 export const defaultPullLimits: PullLimits = {
   maxRecords: 2_000_000,
   maxPages: 10_000,
+  maxJournalBytes: 8 * 1024 ** 3,
 };
+
+/** A size as the options write it: 8 GiB, 1 MiB, 1.5 MiB, 300 B. */
+export function sizeText(bytes: number): string {
+  for (const [unit, scale] of [['GiB', 1024 ** 3], ['MiB', 1024 ** 2], ['KiB', 1024]] as const) {
+    if (bytes >= scale) return `${Number((bytes / scale).toFixed(1))} ${unit}`;
+  }
+  return `${bytes} B`;
+}

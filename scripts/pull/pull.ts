@@ -127,6 +127,7 @@ export async function pull(options: PullOptions): Promise<PullResult> {
     const openJournal = () =>
       Journal.open(journalFile, {
         maxDepth: options.upstream?.maxDepth,
+        maxBytes: limits.maxJournalBytes,
         onUnreadable: (offset, reason) => report.event('journal-line-unreadable', { offset, reason, then: 'its unit is fetched again' }),
       });
     journal = await openJournal().catch(async (error: Error) => {

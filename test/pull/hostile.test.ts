@@ -181,6 +181,7 @@ describe('a hostile upstream, mode by mode (test/fixtures/hostile-proxy.ts)', ()
     { mode: 'rides-endless', datasets: ['citybike'], limits: { maxPages: 20 }, failure: /rides\?from=.*: still a next page after 20 pages \(--max-pages\)/ },
     { mode: 'rides-cycle', datasets: ['citybike'], failure: /page=3.*: page 3 starts with the row page 1 started with; the upstream does not page/ },
     { mode: 'total-billion', datasets: ['rcn'], failure: /transactions\?limit=100&offset=0.*: pagination.total is 1000000000, more than the 2000000 records a list may hold \(--max-records\)/ },
+    { mode: 'total-within-cap', datasets: ['rcn'], limits: { maxJournalBytes: 4 * 1024 * 1024 }, failure: /the journal would grow past 4 MiB \(--max-journal\)/ },
     { mode: 'total-absurd', datasets: ['rcn'], failure: /pagination.total is 1000000000000000, more than the 2000000 records/ },
     { mode: 'total-negative', datasets: ['rcn'], failure: /pagination.total is -5, not a whole number of records/ },
     { mode: 'total-fraction', datasets: ['rcn'], failure: /pagination.total is 198.5, not a whole number of records/ },
