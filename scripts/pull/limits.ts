@@ -11,13 +11,32 @@ import type { CrawlLimits } from '../../datasets/answers/crawling.ts';
 export interface PullLimits extends CrawlLimits {
   /** Bytes the journal may grow to (`--max-journal`): past it the pull stops. */
   readonly maxJournalBytes: number;
+  /**
+   * The largest value stored, in bytes: a string, or a JSON value as text (`--max-value`). A record
+   * holding a larger one is quarantined with the reason: the server's database could not hold it.
+   */
+  readonly maxValueBytes: number;
+  /**
+   * The share of the records a table got in this pull that may be quarantined (`--max-quarantine`,
+   * 0.01 for 1%). Past it, and past QUARANTINE_FLOOR records, or when every record of a table was
+   * quarantined, the pull fails rather than publish the table gutted.
+   */
+  readonly maxQuarantined: number;
 }
 
 export const defaultPullLimits: PullLimits = {
   maxRecords: 2_000_000,
   maxPages: 10_000,
   maxJournalBytes: 8 * 1024 ** 3,
+  maxValueBytes: 1024 ** 2,
+  maxQuarantined: 0.01,
 };
+
+/**
+ * Quarantined records of a table a pull accepts whatever their share: one odd record among the
+ * 40 bicycles of a small city is not a gutted table, and is said in the summary.
+ */
+export const QUARANTINE_FLOOR = 10;
 
 /** A size as the options write it: 8 GiB, 1 MiB, 1.5 MiB, 300 B. */
 export function sizeText(bytes: number): string {

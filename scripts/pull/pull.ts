@@ -196,6 +196,7 @@ export async function pull(options: PullOptions): Promise<PullResult> {
         endpoints: Object.assign({}, ...crawls.map((crawl) => crawl.observed())),
         sample: options.sample,
         createdAt: settings.startedAt,
+        limits,
         log: (line) => report.event(line),
       });
     } catch (error) {

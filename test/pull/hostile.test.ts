@@ -176,6 +176,7 @@ describe('a hostile upstream, mode by mode (test/fixtures/hostile-proxy.ts)', ()
     readonly seconds?: number;
   }
 
+  const transactions = (snapshot: Snapshot) => snapshot.manifest.datasets.rcn!.tables.transactions!.rows;
   const modes: Mode[] = [
     { mode: 'healthy', datasets: ['rcn', 'citybike'], check: async (_, snapshot) => expect(await differences(snapshot, await tinySnapshot())).toEqual([]) },
     { mode: 'rides-endless', datasets: ['citybike'], limits: { maxPages: 20 }, failure: /rides\?from=.*: still a next page after 20 pages \(--max-pages\)/ },
@@ -188,6 +189,27 @@ describe('a hostile upstream, mode by mode (test/fixtures/hostile-proxy.ts)', ()
     { mode: 'total-short', datasets: ['rcn'], failure: /100 items at offset 0 of a list whose pagination.total is 5/ },
     // Before, the three rounds it takes were journalled, and every pull after replayed them and failed again.
     { mode: 'total-inflated', datasets: ['rcn'], failure: /198 distinct items after 3 rounds, the upstream reports 1000/ },
+    { mode: 'duplicate-keys', datasets: ['rcn'], failure: /rcn\/transactions: 198 of 198 records quarantined \(100%\), more than --max-quarantine 1% allows; the first because .*grossPrice/ },
+    {
+      mode: 'one-invalid',
+      datasets: ['rcn'],
+      check: (pulled, snapshot) => {
+        expect(pulled.quarantined).toBe(1);
+        expect(transactions(snapshot)).toBe(197);
+      },
+    },
+    {
+      mode: 'huge-value',
+      datasets: ['rcn'],
+      check: async (pulled, snapshot) => {
+        expect(pulled.quarantined).toBe(1);
+        expect(transactions(snapshot)).toBe(197);
+        const [entry] = (await readFile(join(snapshot.dir, snapshot.manifest.quarantine!.rcn!.path), 'utf8')).trim().split('\n').map((line) => JSON.parse(line));
+        expect(entry.reason).toMatch(/its document_creator is 10 MiB, more than the 1 MiB a value may hold \(--max-value\)/);
+        // Not kept in the quarantine either.
+        expect(snapshot.manifest.quarantine!.rcn!.bytes).toBeLessThan(64 * 1024);
+      },
+    },
   ];
 
   let proxy: HostileProxy;
