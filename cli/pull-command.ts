@@ -6,6 +6,7 @@ import { formatBytes, formatCount } from '../core/progress.ts';
 import type { PullResult } from '../scripts/pull/pull.ts';
 import { duration, PullReport } from '../scripts/pull/report.ts';
 import { defaultUpstreamOptions } from '../scripts/pull/upstream.ts';
+import { openSnapshot } from '../core/snapshot/read.ts';
 
 const names = datasets.map((d) => d.name);
 
@@ -18,7 +19,9 @@ export const pullCommand = defineCommand({
     'items, untouched Parquet files linked rather than rewritten. Checkpoints as it goes: run the same\n' +
     'command again after a failure or a kill and it resumes. The new snapshot becomes current only when\n' +
     'complete and verified; until then the previous one stays current. Exit code 1 when it failed.\n' +
-    'To try it here: "odsnap serve --data DIR" serves a sample city, then --from http://127.0.0.1:4321.',
+    'To try it here: "odsnap serve --data DIR" serves a sample city, then --from http://127.0.0.1:4321.\n' +
+    'Before the new snapshot becomes current, its serving database is built\n' +
+    'as "odsnap serve" would build it (kept for the server), so a snapshot no server can open never is.',
   options: {
     from: { type: 'string', value: 'URL', description: 'base URL of the upstream (paths start with /api/public/...)' },
     data: dataDirOption('create', 'to pull into'),
@@ -28,6 +31,7 @@ export const pullCommand = defineCommand({
     full: { type: 'boolean', description: 'fetch everything again, not only what is new' },
     timeout: { type: 'string', value: 'SECONDS', description: 'per request, for the whole answer', default: String(defaultUpstreamOptions.timeoutMs / 1000) },
     retries: { type: 'string', value: 'N', description: 'attempts after the first before a request fails', default: String(defaultUpstreamOptions.retries) },
+    'no-serve-check': { type: 'boolean', description: 'make the new snapshot current without first building its serving database' },
     prune: { type: 'string', value: 'POLICY', description: 'once the new snapshot is current, remove those this policy does not keep, e.g. last=7,weekly=4,monthly=12 (as odsnap prune --keep-…)' },
   },
   schema: z.object({
@@ -42,6 +46,7 @@ export const pullCommand = defineCommand({
     full: z.boolean().optional(),
     timeout: z.string().regex(/^\d+(\.\d+)?$/, { error: 'must be a number of seconds' }).transform((s) => Number(s) * 1000).pipe(z.number().positive({ error: 'must be more than 0' })),
     retries: z.string().regex(/^\d+$/, { error: 'must be a whole number' }).transform(Number),
+    'no-serve-check': z.boolean().optional(),
     prune: z
       .string()
       .transform((text, context) => parsePolicy(text) ?? (context.addIssue({ code: 'custom', message: 'is a policy like last=7,weekly=4,monthly=12 (last, daily, weekly, monthly; each once)' }), z.NEVER))
@@ -58,6 +63,7 @@ export const pullCommand = defineCommand({
       only: options.datasets,
       full: options.full,
       upstream: { concurrency: options.concurrency, rate: options.rate, timeoutMs: options.timeout, retries: options.retries },
+      servable: options['no-serve-check'] ? undefined : serveCheck(options.data, (event, fields) => report.event(event, fields)),
       report,
     });
     output.err(pullSummary(result, report));
@@ -70,6 +76,22 @@ export const pullCommand = defineCommand({
     return 0;
   },
 });
+
+/**
+ * The check a pull makes before its snapshot becomes current: the snapshot's serving database
+ * built as the server would build it (and kept for the server), failing when no server could.
+ */
+export const serveCheck =
+  (dataDir: string, log: (event: string, fields: Record<string, unknown>) => void = () => {}) =>
+  async ({ id }: { readonly id: string }): Promise<void> => {
+    const { ensureServeDatabase } = await import('../server/serve-database.ts');
+    log('checking the snapshot can be served', { snapshot: id });
+    try {
+      await ensureServeDatabase(await openSnapshot(dataDir, id), datasets, ({ event, ...fields }) => log(String(event), fields));
+    } catch (error) {
+      throw new Error(`the new snapshot ${id} cannot be served, so it was not made current: ${(error as Error).message.split('\n')[0]}`);
+    }
+  };
 
 /** The end of a pull in a few lines: what it fetched, what it kept, what went wrong. */
 export function pullSummary(result: PullResult, report: PullReport): string {

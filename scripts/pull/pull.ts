@@ -39,6 +39,8 @@ export interface PullOptions {
   readonly upstream?: Partial<Omit<UpstreamOptions, 'baseUrl' | 'onRetry'>>;
   /** What the pull takes from the upstream at most (see limits.ts). */
   readonly limits?: Partial<PullLimits>;
+  /** Checks the new snapshot can be served before it becomes current (the CLI builds the server's database). */
+  readonly servable?: (snapshot: WrittenSnapshot) => Promise<void>;
   readonly report: PullReport;
   /** Set when the upstream is odsnap serving its sample city: the snapshot then says its records are synthetic. */
   readonly sample?: SampleSettings;
@@ -197,6 +199,7 @@ export async function pull(options: PullOptions): Promise<PullResult> {
         sample: options.sample,
         createdAt: settings.startedAt,
         limits,
+        servable: options.servable,
         log: (line) => report.event(line),
       });
     } catch (error) {

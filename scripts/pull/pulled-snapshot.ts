@@ -41,6 +41,8 @@ export interface PulledSnapshotOptions {
   readonly sample?: SampleSettings;
   readonly createdAt: number;
   readonly limits: Pick<PullLimits, 'maxValueBytes' | 'maxQuarantined'>;
+  /** Checks the snapshot before it becomes current (see WriteSnapshotOptions.beforeCurrent). */
+  readonly servable?: (snapshot: WrittenSnapshot) => Promise<void>;
   readonly log: (line: string) => void;
 }
 
@@ -82,6 +84,7 @@ export async function writePulledSnapshot(options: PulledSnapshotOptions): Promi
       log: options.log,
       previous: previous?.snapshot,
       recordChanges: true,
+      beforeCurrent: options.servable,
     },
     async (writers, snapshotDir) => {
       let entries = 0;
