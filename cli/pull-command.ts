@@ -31,6 +31,7 @@ export const pullCommand = defineCommand({
     full: { type: 'boolean', description: 'fetch everything again, not only what is new' },
     timeout: { type: 'string', value: 'SECONDS', description: 'per request, for the whole answer', default: String(defaultUpstreamOptions.timeoutMs / 1000) },
     retries: { type: 'string', value: 'N', description: 'attempts after the first before a request fails', default: String(defaultUpstreamOptions.retries) },
+    'max-wait': { type: 'string', value: 'SECONDS', description: 'the longest a request waits to be tried again, in all, Retry-After included; a longer wait fails it', default: String(defaultUpstreamOptions.maxWaitMs / 1000) },
     'no-serve-check': { type: 'boolean', description: 'make the new snapshot current without first building its serving database' },
     prune: { type: 'string', value: 'POLICY', description: 'once the new snapshot is current, remove those this policy does not keep, e.g. last=7,weekly=4,monthly=12 (as odsnap prune --keep-…)' },
   },
@@ -46,6 +47,7 @@ export const pullCommand = defineCommand({
     full: z.boolean().optional(),
     timeout: z.string().regex(/^\d+(\.\d+)?$/, { error: 'must be a number of seconds' }).transform((s) => Number(s) * 1000).pipe(z.number().positive({ error: 'must be more than 0' })),
     retries: z.string().regex(/^\d+$/, { error: 'must be a whole number' }).transform(Number),
+    'max-wait': z.string().regex(/^\d+(\.\d+)?$/, { error: 'must be a number of seconds' }).transform((s) => Number(s) * 1000),
     'no-serve-check': z.boolean().optional(),
     prune: z
       .string()
@@ -62,7 +64,7 @@ export const pullCommand = defineCommand({
       datasets,
       only: options.datasets,
       full: options.full,
-      upstream: { concurrency: options.concurrency, rate: options.rate, timeoutMs: options.timeout, retries: options.retries },
+      upstream: { concurrency: options.concurrency, rate: options.rate, timeoutMs: options.timeout, retries: options.retries, maxWaitMs: options['max-wait'] },
       servable: options['no-serve-check'] ? undefined : serveCheck(options.data, (event, fields) => report.event(event, fields)),
       report,
     });

@@ -88,10 +88,12 @@ export async function pull(options: PullOptions): Promise<PullResult> {
   const client = new Upstream({
     ...options.upstream,
     baseUrl: upstreamUrl,
-    onRetry: ({ url, attempt, reason, waitMs }) => {
+    onRetry: ({ url, attempt, reason, waitMs, retryAfterMs }) => {
       const dataset = chosen.find((d) => new URL(url).pathname.includes(`${d.prefix}/`) || new URL(url).pathname.endsWith(d.prefix));
       if (dataset) report.tally(dataset.name).retries++;
-      report.event('retry', { url, attempt, reason, waitSeconds: Math.round(waitMs / 100) / 10 });
+      // A long wait says until when, so a pull that seems stuck is seen to be waiting.
+      const until = waitMs >= 10_000 ? { until: new Date(Date.now() + waitMs).toISOString() } : {};
+      report.event('retry', { url, attempt, reason, waitSeconds: Math.round(waitMs / 100) / 10, ...(retryAfterMs !== undefined ? { retryAfter: 'as the upstream asked' } : {}), ...until });
     },
   });
   let journal: Journal | undefined;

@@ -228,6 +228,8 @@ describe('a hostile upstream, mode by mode (test/fixtures/hostile-proxy.ts)', ()
       failure: /the new snapshot \S+ cannot be served, so it was not made current: could not build the serving database/,
       check: async (_, snapshot) => expect(existsSync(await serveDatabasePath(snapshot))).toBe(true),
     },
+    // A network fault like any other, but an hour of waiting before: the journal stays, and the next pull resumes it.
+    { mode: 'retry-after-600', datasets: ['rcn'], resumable: true, failure: /offset=100.*answered 429.*; it asks to be tried again in 600 s, past the 300 s a request waits in all \(--max-wait\)/ },
   ];
 
   let proxy: HostileProxy;
