@@ -38,6 +38,15 @@ export const defaultPullLimits: PullLimits = {
  */
 export const QUARANTINE_FLOOR = 10;
 
+/** A size as the options take it: bytes, or with a unit (KB, MB, GB decimal; KiB, MiB, GiB binary). */
+export function parseSize(text: string): number | undefined {
+  const match = /^(\d+(?:\.\d+)?)\s*(B|KB|MB|GB|KiB|MiB|GiB)?$/i.exec(text.trim());
+  if (!match) return undefined;
+  const unit = (match[2] ?? 'B').toLowerCase();
+  const scale: Record<string, number> = { b: 1, kb: 1e3, mb: 1e6, gb: 1e9, kib: 1024, mib: 1024 ** 2, gib: 1024 ** 3 };
+  return Math.floor(Number(match[1]) * scale[unit]!);
+}
+
 /** A size as the options write it: 8 GiB, 1 MiB, 1.5 MiB, 300 B. */
 export function sizeText(bytes: number): string {
   for (const [unit, scale] of [['GiB', 1024 ** 3], ['MiB', 1024 ** 2], ['KiB', 1024]] as const) {
