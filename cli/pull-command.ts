@@ -7,6 +7,11 @@ import type { PullResult } from '../scripts/pull/pull.ts';
 import { duration, PullReport } from '../scripts/pull/report.ts';
 import { unlearned } from '../scripts/pull/range-rules.ts';
 import { defaultUpstreamOptions } from '../scripts/pull/upstream.ts';
+import { defaultPullLimits, parseSize, QUARANTINE_FLOOR, sizeText } from '../scripts/pull/limits.ts';
+import { openSnapshot } from '../core/snapshot/read.ts';
+
+const wholeNumber = (least: number) => z.string().regex(/^\d+$/, { error: 'must be a whole number' }).transform(Number).pipe(z.number().min(least, { error: `must be at least ${least}` }));
+const size = z.string().transform((text, context) => parseSize(text) ?? (context.addIssue({ code: 'custom', message: 'must be a size such as 1MiB, 512MB or 8GiB' }), z.NEVER));
 
 const names = datasets.map((d) => d.name);
 
@@ -19,7 +24,10 @@ export const pullCommand = defineCommand({
     'items, untouched Parquet files linked rather than rewritten. Checkpoints as it goes: run the same\n' +
     'command again after a failure or a kill and it resumes. The new snapshot becomes current only when\n' +
     'complete and verified; until then the previous one stays current. Exit code 1 when it failed.\n' +
-    'To try it here: "odsnap serve --data DIR" serves a sample city, then --from http://127.0.0.1:4321.',
+    'To try it here: "odsnap serve --data DIR" serves a sample city, then --from http://127.0.0.1:4321.\n' +
+    'The --max-… options bound what it takes from the upstream, whatever the upstream says; each failure\n' +
+    'they cause names its option. Before the new snapshot becomes current, its serving database is built\n' +
+    'as "odsnap serve" would build it (kept for the server), so a snapshot no server can open never is.',
   options: {
     from: { type: 'string', value: 'URL', description: 'base URL of the upstream (paths start with /api/public/...)' },
     data: dataDirOption('create', 'to pull into'),
@@ -29,6 +37,13 @@ export const pullCommand = defineCommand({
     full: { type: 'boolean', description: 'fetch everything again, not only what is new' },
     timeout: { type: 'string', value: 'SECONDS', description: 'per request, for the whole answer', default: String(defaultUpstreamOptions.timeoutMs / 1000) },
     retries: { type: 'string', value: 'N', description: 'attempts after the first before a request fails', default: String(defaultUpstreamOptions.retries) },
+    'max-records': { type: 'string', value: 'N', description: 'the largest total a paged list may report (pagination.total)', default: String(defaultPullLimits.maxRecords) },
+    'max-pages': { type: 'string', value: 'N', description: 'pages of one window of rides, at most', default: String(defaultPullLimits.maxPages) },
+    'max-journal': { type: 'string', value: 'SIZE', description: 'the largest the journal of a pull grows (DIR/.pull/)', default: sizeText(defaultPullLimits.maxJournalBytes).replace(' ', '') },
+    'max-value': { type: 'string', value: 'SIZE', description: 'the largest value stored (a string, or JSON as text): a record holding a larger one is quarantined', default: sizeText(defaultPullLimits.maxValueBytes).replace(' ', '') },
+    'max-quarantine': { type: 'string', value: 'PERCENT', description: `the share of a table's records quarantined (past ${QUARANTINE_FLOOR} of them, or all) that fails the pull rather than publish the table gutted`, default: String(defaultPullLimits.maxQuarantined * 100) },
+    'max-wait': { type: 'string', value: 'SECONDS', description: 'the longest a request waits to be tried again, in all, Retry-After included; a longer wait fails it', default: String(defaultUpstreamOptions.maxWaitMs / 1000) },
+    'no-serve-check': { type: 'boolean', description: 'make the new snapshot current without first building its serving database' },
     prune: { type: 'string', value: 'POLICY', description: 'once the new snapshot is current, remove those this policy does not keep, e.g. last=7,weekly=4,monthly=12 (as odsnap prune --keep-…)' },
   },
   schema: z.object({
@@ -43,6 +58,13 @@ export const pullCommand = defineCommand({
     full: z.boolean().optional(),
     timeout: z.string().regex(/^\d+(\.\d+)?$/, { error: 'must be a number of seconds' }).transform((s) => Number(s) * 1000).pipe(z.number().positive({ error: 'must be more than 0' })),
     retries: z.string().regex(/^\d+$/, { error: 'must be a whole number' }).transform(Number),
+    'max-records': wholeNumber(1),
+    'max-pages': wholeNumber(1),
+    'max-journal': size,
+    'max-value': size.pipe(z.number().min(1024, { error: 'must be at least 1KiB' })),
+    'max-quarantine': z.string().regex(/^\d+(\.\d+)?$/, { error: 'must be a percentage, e.g. 1 or 0.5' }).transform((s) => Number(s) / 100).pipe(z.number().max(1, { error: 'must be at most 100' })),
+    'max-wait': z.string().regex(/^\d+(\.\d+)?$/, { error: 'must be a number of seconds' }).transform((s) => Number(s) * 1000),
+    'no-serve-check': z.boolean().optional(),
     prune: z
       .string()
       .transform((text, context) => parsePolicy(text) ?? (context.addIssue({ code: 'custom', message: 'is a policy like last=7,weekly=4,monthly=12 (last, daily, weekly, monthly; each once)' }), z.NEVER))
@@ -58,7 +80,15 @@ export const pullCommand = defineCommand({
       datasets,
       only: options.datasets,
       full: options.full,
-      upstream: { concurrency: options.concurrency, rate: options.rate, timeoutMs: options.timeout, retries: options.retries },
+      upstream: { concurrency: options.concurrency, rate: options.rate, timeoutMs: options.timeout, retries: options.retries, maxWaitMs: options['max-wait'] },
+      limits: {
+        maxRecords: options['max-records'],
+        maxPages: options['max-pages'],
+        maxJournalBytes: options['max-journal'],
+        maxValueBytes: options['max-value'],
+        maxQuarantined: options['max-quarantine'],
+      },
+      servable: options['no-serve-check'] ? undefined : serveCheck(options.data, (event, fields) => report.event(event, fields)),
       report,
     });
     output.err(pullSummary(result, report));
@@ -71,6 +101,22 @@ export const pullCommand = defineCommand({
     return 0;
   },
 });
+
+/**
+ * The check a pull makes before its snapshot becomes current: the snapshot's serving database
+ * built as the server would build it (and kept for the server), failing when no server could.
+ */
+export const serveCheck =
+  (dataDir: string, log: (event: string, fields: Record<string, unknown>) => void = () => {}) =>
+  async ({ id }: { readonly id: string }): Promise<void> => {
+    const { ensureServeDatabase } = await import('../server/serve-database.ts');
+    log('checking the snapshot can be served', { snapshot: id });
+    try {
+      await ensureServeDatabase(await openSnapshot(dataDir, id), datasets, ({ event, ...fields }) => log(String(event), fields));
+    } catch (error) {
+      throw new Error(`the new snapshot ${id} cannot be served, so it was not made current: ${(error as Error).message.split('\n')[0]}`);
+    }
+  };
 
 /** The end of a pull in a few lines: what it fetched, what it kept, what went wrong. */
 export function pullSummary(result: PullResult, report: PullReport): string {
@@ -101,7 +147,11 @@ export function pullSummary(result: PullResult, report: PullReport): string {
       for (const line of range ? unlearned(endpoint, range) : []) lines.push(`not learned: ${line}`);
     }
   } else {
-    lines.push(`the current snapshot is unchanged; run the same command again to resume. ${result.failures.length} failure(s):`);
+    lines.push(
+      result.setAside
+        ? `the current snapshot is unchanged; the journal was set aside in ${result.setAside} (what caused this may be in it), so the next pull starts afresh. ${result.failures.length} failure(s):`
+        : `the current snapshot is unchanged; run the same command again to resume. ${result.failures.length} failure(s):`,
+    );
     for (const failure of result.failures.slice(0, 20)) lines.push(`  ${failure}`);
     if (result.failures.length > 20) lines.push(`  … and ${result.failures.length - 20} more`);
   }

@@ -24,6 +24,12 @@ export interface WriteSnapshotOptions {
   readonly previous?: Snapshot;
   /** Record what changed against `previous` in the snapshot (a pull does: see changes.ts). */
   readonly recordChanges?: boolean;
+  /**
+   * Checks the snapshot, in place under `snapshots/` but not yet current, before it becomes
+   * current (a pull opens it the way the server will); if it throws, the snapshot is removed and
+   * `current` stays as it was.
+   */
+  readonly beforeCurrent?: (snapshot: WrittenSnapshot) => Promise<void>;
 }
 
 /** What filling a snapshot adds to its manifest besides the tables. */
@@ -99,9 +105,17 @@ export async function writeSnapshot(
     const dir = layout.snapshot(id);
     await mkdir(layout.snapshots, { recursive: true });
     // The id fingerprints the content: a snapshot already there under this id is this snapshot.
-    if (!(await exists(dir))) await rename(stagedSnapshot, dir);
+    const fresh = !(await exists(dir));
+    if (fresh) await rename(stagedSnapshot, dir);
+    const written = { id, dir, cacheDir: layout.cache(id), manifest };
+    try {
+      await options.beforeCurrent?.(written);
+    } catch (error) {
+      if (fresh) await Promise.all([rm(dir, { recursive: true, force: true }), rm(written.cacheDir, { recursive: true, force: true })]);
+      throw error;
+    }
     await makeCurrent(options.dataDir, id);
-    return { id, dir, cacheDir: layout.cache(id), manifest };
+    return written;
   } finally {
     db?.close();
     await rm(staging, { recursive: true, force: true });

@@ -100,6 +100,21 @@ export function envelopeExtras(body: unknown, endpoint: Endpoint): Record<string
   return isObject(body) ? Object.fromEntries(Object.entries(body).filter(([key]) => !named.includes(key))) : {};
 }
 
+/**
+ * The upstream answered what v1 does not allow, or past a limit of the pull that the upstream
+ * cannot lift (a total no list holds, pages without end): its unit fails at once, not retried,
+ * with the request and the limit named.
+ */
+export class ProtocolError extends Error {}
+
+/** What a crawl takes from an upstream at most, whatever it says (see scripts/pull/limits.ts). */
+export interface CrawlLimits {
+  /** The largest `pagination.total` an offset-paged list may report (`--max-records`). */
+  readonly maxRecords: number;
+  /** Pages of one window of a numbered-page list (`--max-pages`). */
+  readonly maxPages: number;
+}
+
 /** What a unit of work found: its answers and where the records are in them, and what later units need to know. */
 export interface Found<M> {
   readonly meta: M & { readonly observed?: Observed };
@@ -111,6 +126,7 @@ export interface Crawl {
   readonly dataset: Dataset;
   /** The pull's "today", a UTC day. */
   readonly today: string;
+  readonly limits: CrawlLimits;
   endpoint(path: string): Endpoint;
   /** The table a resource is stored in. */
   table(resource: string): Table;
@@ -124,7 +140,10 @@ export interface Crawl {
   done(): void;
   /** Whether a unit is finished (in the journal). */
   has(unitKey: string): boolean;
-  /** Runs a unit unless the journal has it; `replay` rebuilds in-memory state from a journalled unit's meta. */
+  /**
+   * Runs a unit unless the journal has it; `replay` rebuilds in-memory state from a journalled
+   * unit's meta, and may throw (a meta no longer valid, from an older odsnap): the unit is then run again.
+   */
   unit<M>(key: string, work: () => Promise<Found<M>>, replay?: (meta: M) => void): Promise<M>;
   get(path: string, query: Readonly<Record<string, string | number>>, options: FetchOptions): Promise<Fetched>;
   /** A unit's result from its answers (each holding records at `places`), kept as the text they came in. */

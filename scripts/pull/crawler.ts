@@ -1,10 +1,10 @@
 import { addDays, utcDayOf } from '../../core/calendar.ts';
 import type { Table } from '../../core/table.ts';
 import { kindOf } from '../../datasets/answers/index.ts';
-import type { Crawl, FetchOptions, Fetched, Found, Observed, RangeFacts, RecordPlace, Span, TablePlan } from '../../datasets/answers/crawling.ts';
+import { ProtocolError, type Crawl, type CrawlLimits, type FetchOptions, type Fetched, type Found, type Observed, type RangeFacts, type RecordPlace, type Span, type TablePlan } from '../../datasets/answers/crawling.ts';
 import type { Dataset } from '../../datasets/vocabulary/dataset.ts';
 import type { Endpoint } from '../../datasets/vocabulary/endpoint.ts';
-import { RawJson, type Batch, type Journal } from './journal.ts';
+import { JournalFull, RawJson, type Batch, type Journal } from './journal.ts';
 import { Normalizer } from './normalize.ts';
 import type { Previous } from './previous.ts';
 import { baseIn } from './public-base.ts';
@@ -29,6 +29,15 @@ export interface EndpointObservations {
   range?: RangeFacts;
 }
 
+/**
+ * Whether a failure may have its cause in what the journal holds, so that every pull resuming it
+ * would fail the same way: an answer v1 does not allow, a limit reached, or a crash (an error of
+ * the language itself: code meeting data it was not written for). Failures of the network, and
+ * those they bring about (a step whose list could not be fetched), leave the journal to resume.
+ */
+export const spoilsJournal = (error: unknown): boolean =>
+  error instanceof ProtocolError || error instanceof JournalFull || error instanceof TypeError || error instanceof RangeError || error instanceof SyntaxError || error instanceof ReferenceError;
+
 export interface Tally {
   requests: number;
   retries: number;
@@ -51,6 +60,7 @@ export interface CrawlOptions {
   readonly startedAt: number;
   /** Units in flight at once. */
   readonly parallel: number;
+  readonly limits: CrawlLimits;
   readonly tally: Tally;
   readonly log: (event: string, fields: Record<string, unknown>) => void;
 }
@@ -58,6 +68,8 @@ export interface CrawlOptions {
 export class DatasetCrawl implements Crawl {
   readonly plans = new Map<string, TablePlan>();
   readonly failures: string[] = [];
+  /** Why the journal cannot be resumed, once a failure may have its cause in it (see spoilsJournal). */
+  unresumable: string | undefined;
   readonly today: string;
   private readonly normalizer: Normalizer;
   /** Rows of the resources list steps fetched, which later steps fan out over. */
@@ -74,16 +86,25 @@ export class DatasetCrawl implements Crawl {
     return this.options.dataset;
   }
 
+  get limits(): CrawlLimits {
+    return this.options.limits;
+  }
+
   async run(): Promise<void> {
     for (const step of this.dataset.crawl) {
       try {
         const endpoint = this.endpoint(step.path);
         await kindOf(endpoint.answer).crawl!.run(this, step, endpoint, endpoint.answer);
       } catch (error) {
-        if (this.options.upstream.downError) throw this.options.upstream.downError;
+        if (this.stopped) throw this.stopped;
         this.fail(error);
       }
     }
+  }
+
+  /** What ends the whole pull at once: the upstream found down, or the journal full. */
+  private get stopped(): Error | undefined {
+    return this.options.upstream.downError ?? this.options.journal.full;
   }
 
   endpoint(path: string): Endpoint {
@@ -118,12 +139,17 @@ export class DatasetCrawl implements Crawl {
     const { journal, tally } = this.options;
     if (journal.has(key)) {
       const meta = journal.meta<M & { observed?: Observed }>(key)!;
-      if (meta?.observed) this.observe(meta.observed);
-      replay?.(meta);
-      tally.done++;
-      tally.resumed++;
-      return meta;
+      try {
+        replay?.(meta);
+        if (meta?.observed) this.observe(meta.observed);
+        tally.done++;
+        tally.resumed++;
+        return meta;
+      } catch (error) {
+        this.log('journal-unit-unusable', { key, reason: (error as Error).message, then: 'fetched again' });
+      }
     }
+    if (journal.full) throw journal.full;
     const found = await work();
     journal.append({ key, meta: found.meta, dataset: this.dataset.name, batches: (found.batches ?? []) as Batch[], answers: found.answers ?? [] });
     if (found.meta.observed) this.observe(found.meta.observed);
@@ -184,7 +210,7 @@ export class DatasetCrawl implements Crawl {
         try {
           await work(item);
         } catch (error) {
-          if (this.options.upstream.downError) throw this.options.upstream.downError;
+          if (this.stopped) throw this.stopped;
           this.fail(error);
         }
       }
@@ -251,6 +277,7 @@ export class DatasetCrawl implements Crawl {
   private fail(error: unknown): void {
     const message = (error as Error).message ?? String(error);
     this.failures.push(message);
+    if (spoilsJournal(error)) this.unresumable ??= message;
     this.options.log('failed', { dataset: this.dataset.name, error: message });
   }
 }

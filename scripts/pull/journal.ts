@@ -2,6 +2,7 @@ import { closeSync, createReadStream, ftruncateSync, fstatSync, openSync, readSy
 import { createInterface } from 'node:readline';
 import type { RecordPlace } from '../../datasets/answers/crawling.ts';
 import { elementSpans, memberSpan, minify } from '../../datasets/vocabulary/json-text.ts';
+import { sizeText } from './limits.ts';
 import { nestingPast } from './upstream.ts';
 
 /**
@@ -15,6 +16,9 @@ import { nestingPast } from './upstream.ts';
  *
  * A line is `key TAB meta TAB payload`, each JSON (which never holds a raw tab), so that opening
  * a journal reads keys and metas without parsing the rows.
+ *
+ * It grows to `maxBytes` at most: a unit that would take it past is not written, and every later
+ * append fails the same way (`full`), so an upstream that answers without end cannot fill the disk.
  */
 
 /** A record that failed validation, kept as it came with the reason. */
@@ -62,6 +66,9 @@ export interface Entry<M = unknown> extends Payload {
   readonly meta: M;
 }
 
+/** The journal would grow past its limit: the pull stops. */
+export class JournalFull extends Error {}
+
 interface Place {
   readonly meta: unknown;
   readonly offset: number;
@@ -71,10 +78,13 @@ interface Place {
 export class Journal {
   private readonly places = new Map<string, Place>();
   private size = 0;
+  /** Set once a unit did not fit under maxBytes. */
+  full: JournalFull | undefined;
 
   private constructor(
     readonly path: string,
     private readonly fd: number,
+    private readonly maxBytes: number,
   ) {}
 
   /**
@@ -82,8 +92,8 @@ export class Journal {
    * that cannot be read back (not JSON, or nested past what the pull reads: written by an older
    * odsnap) is passed over, so its unit is fetched again and its new line counts instead.
    */
-  static async open(path: string, options: { maxDepth?: number; onUnreadable?: (offset: number, reason: string) => void } = {}): Promise<Journal> {
-    const journal = new Journal(path, openSync(path, 'a+'));
+  static async open(path: string, options: { maxDepth?: number; maxBytes?: number; onUnreadable?: (offset: number, reason: string) => void } = {}): Promise<Journal> {
+    const journal = new Journal(path, openSync(path, 'a+'), options.maxBytes ?? Infinity);
     let offset = 0;
     const input = createReadStream(path, { encoding: 'utf8' });
     const fileSize = fstatSync(journal.fd).size;
@@ -125,6 +135,11 @@ export class Journal {
     const head = JSON.stringify(payload).slice(0, -1);
     const body = `${head}${head.length > 1 ? ',' : ''}"answers":[${texts.join(',')}]}`;
     const line = Buffer.from(`${JSON.stringify(key)}\t${JSON.stringify(meta ?? null)}\t${body}\n`);
+    if (this.full) throw this.full;
+    if (this.size + line.length > this.maxBytes) {
+      this.full = new JournalFull(`the journal would grow past ${sizeText(this.maxBytes)} (--max-journal) with ${key}, after ${this.places.size} units; the pull stopped`);
+      throw this.full;
+    }
     for (let written = 0; written < line.length; ) written += writeSync(this.fd, line, written, line.length - written, this.size + written);
     this.places.set(key, { meta, offset: this.size, length: line.length });
     this.size += line.length;
@@ -139,15 +154,15 @@ export class Journal {
     return parseLine(buffer.toString('utf8', 0, place.length - 1)) as Entry<M>;
   }
 
-  /** Every entry in the order written; of a unit written twice (see open), the line that counts. */
-  async *entries(): AsyncGenerator<Entry> {
+  /** Every entry in the order written, with the length of its line; of a unit written twice (see open), the line that counts. */
+  async *entries(): AsyncGenerator<Entry & { readonly bytes: number }> {
     const counted = new Set([...this.places.values()].map((place) => place.offset));
     const input = createReadStream(this.path, { encoding: 'utf8', end: Math.max(0, this.size - 1) });
     let offset = 0;
     for await (const line of createInterface({ input, crlfDelay: Infinity })) {
       const at = offset;
       offset += Buffer.byteLength(line) + 1;
-      if (line && counted.has(at)) yield parseLine(line);
+      if (line && counted.has(at)) yield { ...parseLine(line), bytes: offset - at };
     }
   }
 

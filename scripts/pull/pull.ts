@@ -1,4 +1,4 @@
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Dataset } from '../../datasets/vocabulary/dataset.ts';
 import type { SampleSettings } from '../../datasets/vocabulary/sample.ts';
@@ -7,8 +7,9 @@ import { lockDataDir } from '../../core/snapshot/data-lock.ts';
 import { type WrittenSnapshot } from '../../core/snapshot/write.ts';
 import { paceHeap } from '../../core/heap.ts';
 import { writePulledSnapshot } from './pulled-snapshot.ts';
-import { DatasetCrawl, type TablePlan } from './crawler.ts';
+import { DatasetCrawl, spoilsJournal, type TablePlan } from './crawler.ts';
 import { Journal } from './journal.ts';
+import { defaultPullLimits, type PullLimits } from './limits.ts';
 import { Previous } from './previous.ts';
 import { learnPublicBase } from './public-base.ts';
 import type { PullReport } from './report.ts';
@@ -18,7 +19,11 @@ import { Upstream, type UpstreamOptions } from './upstream.ts';
  * A pull: crawl the chosen data sets from an upstream into the journal, then build a snapshot
  * from it and make that current. The journal and the run's settings live in `<data>/.pull/`
  * until the snapshot is published, so a pull that stops for any reason is resumed by running it
- * again with the same arguments; only then is the directory removed.
+ * again with the same arguments; only then is the directory removed. A pull that failed for
+ * another reason than the network (an answer v1 does not allow, a limit, a crash, a snapshot that
+ * cannot be built or served: see spoilsJournal) may have its cause in the journal, which would
+ * fail every run that resumed it: the journal is then set aside in `<data>/.pull-set-aside/`, and
+ * the next pull starts afresh.
  */
 
 export interface PullOptions {
@@ -32,6 +37,10 @@ export interface PullOptions {
   /** Fetch everything again rather than only what is new since the previous snapshot. */
   readonly full?: boolean;
   readonly upstream?: Partial<Omit<UpstreamOptions, 'baseUrl' | 'onRetry'>>;
+  /** What the pull takes from the upstream at most (see limits.ts). */
+  readonly limits?: Partial<PullLimits>;
+  /** Checks the new snapshot can be served before it becomes current (the CLI builds the server's database). */
+  readonly servable?: (snapshot: WrittenSnapshot) => Promise<void>;
   readonly report: PullReport;
   /** Set when the upstream is odsnap serving its sample city: the snapshot then says its records are synthetic. */
   readonly sample?: SampleSettings;
@@ -43,6 +52,8 @@ export interface PullResult {
   readonly ok: boolean;
   readonly snapshot?: WrittenSnapshot;
   readonly failures: readonly string[];
+  /** Where the journal of a failed pull was set aside, when it cannot be resumed. */
+  readonly setAside?: string;
   readonly resumed: boolean;
   readonly requests: number;
   readonly retries: number;
@@ -71,18 +82,30 @@ export async function pull(options: PullOptions): Promise<PullResult> {
   const unlock = await lockDataDir(options.dataDir, 'pull');
   const upstreamUrl = options.from.replace(/\/+$/, '');
   const chosen = options.datasets.filter((d) => !options.only || options.only.includes(d.name));
+  const limits: PullLimits = { ...defaultPullLimits, ...options.limits };
 
   let previous: Previous | undefined;
   const client = new Upstream({
     ...options.upstream,
     baseUrl: upstreamUrl,
-    onRetry: ({ url, attempt, reason, waitMs }) => {
+    onRetry: ({ url, attempt, reason, waitMs, retryAfterMs }) => {
       const dataset = chosen.find((d) => new URL(url).pathname.includes(`${d.prefix}/`) || new URL(url).pathname.endsWith(d.prefix));
       if (dataset) report.tally(dataset.name).retries++;
-      report.event('retry', { url, attempt, reason, waitSeconds: Math.round(waitMs / 100) / 10 });
+      // A long wait says until when, so a pull that seems stuck is seen to be waiting.
+      const until = waitMs >= 10_000 ? { until: new Date(Date.now() + waitMs).toISOString() } : {};
+      report.event('retry', { url, attempt, reason, waitSeconds: Math.round(waitMs / 100) / 10, ...(retryAfterMs !== undefined ? { retryAfter: 'as the upstream asked' } : {}), ...until });
     },
   });
   let journal: Journal | undefined;
+  const aside = join(layout.root, '.pull-set-aside');
+  /** Sets the run's journal aside (see moveAside), saying why; returns where it went. */
+  const setAside = async (reason: string): Promise<string> => {
+    journal?.close();
+    journal = undefined;
+    await moveAside(runDir, aside);
+    report.event('journal set aside', { reason, to: aside, then: 'the next pull starts afresh; delete it once looked at' });
+    return aside;
+  };
   const stopPacing = paceHeap();
   try {
     const opened = await Previous.open(options.dataDir, upstreamUrl, join(runDir, 'spill'), options.datasets);
@@ -98,16 +121,24 @@ export async function pull(options: PullOptions): Promise<PullResult> {
     const settingsFile = join(runDir, 'run.json');
     const journalFile = join(runDir, 'journal.ndjson');
     const earlier = await readFile(settingsFile, 'utf8').then((text) => JSON.parse(text) as RunSettings, () => undefined);
-    const resumed = earlier !== undefined && sameRun(earlier, wanted);
-    const settings: RunSettings = resumed ? earlier : { ...wanted, startedAt: now() };
+    let resumed = earlier !== undefined && sameRun(earlier, wanted);
+    const settings: RunSettings = resumed ? earlier! : { ...wanted, startedAt: now() };
     if (!resumed) {
       if (earlier) report.event('discarding an interrupted pull', { reason: 'it was started with other arguments or on another snapshot', ...earlier });
       await rm(journalFile, { force: true });
       await writeFile(settingsFile, JSON.stringify(settings, null, 2) + '\n');
     }
-    journal = await Journal.open(journalFile, {
-      maxDepth: options.upstream?.maxDepth,
-      onUnreadable: (offset, reason) => report.event('journal-line-unreadable', { offset, reason, then: 'its unit is fetched again' }),
+    const openJournal = () =>
+      Journal.open(journalFile, {
+        maxDepth: options.upstream?.maxDepth,
+        maxBytes: limits.maxJournalBytes,
+        onUnreadable: (offset, reason) => report.event('journal-line-unreadable', { offset, reason, then: 'its unit is fetched again' }),
+      });
+    journal = await openJournal().catch(async (error: Error) => {
+      await setAside(`it cannot be opened: ${error.message}`);
+      resumed = false;
+      await writeFile(settingsFile, JSON.stringify(settings, null, 2) + '\n');
+      return openJournal();
     });
     if (resumed) report.event('resuming', { units: journal.units, startedAt: new Date(settings.startedAt).toISOString() });
 
@@ -122,16 +153,19 @@ export async function pull(options: PullOptions): Promise<PullResult> {
           previous: settings.full ? undefined : previous,
           startedAt: settings.startedAt,
           parallel: concurrency * 2,
+          limits,
           tally: report.tally(dataset.name),
           log: (event, fields) => report.event(event, fields),
         }),
     );
     report.start();
     const failures: string[] = [];
+    let unresumable: string | undefined;
     try {
       await Promise.all(crawls.map((crawl) => crawl.run()));
     } catch (error) {
       failures.push((error as Error).message);
+      if (spoilsJournal(error)) unresumable = (error as Error).message;
     } finally {
       report.stop();
     }
@@ -142,27 +176,38 @@ export async function pull(options: PullOptions): Promise<PullResult> {
       retries: client.stats.retries,
       bytes: client.stats.bytes,
     };
-    if (failures.length) {
-      return { ok: false, failures, ...totals, quarantined: 0, seconds: (Date.now() - started) / 1000, tables: [] };
-    }
+    unresumable ??= crawls.find((crawl) => crawl.unresumable)?.unresumable;
+    const failed = async (why: readonly string[], asideBecause: string | undefined): Promise<PullResult> => {
+      const where = asideBecause === undefined ? undefined : await setAside(asideBecause);
+      return { ok: false, failures: why, ...(where ? { setAside: where } : {}), ...totals, quarantined: 0, seconds: (Date.now() - started) / 1000, tables: [] };
+    };
+    if (failures.length) return await failed(failures, unresumable);
 
     const publicBase = learnPublicBase(journal, upstreamUrl);
     if (publicBase !== upstreamUrl) report.event('links', { publicBase, pulledFrom: upstreamUrl });
     report.event('building the snapshot', { units: journal.units });
     const plans = new Map<string, ReadonlyMap<string, TablePlan>>(crawls.map((crawl, i) => [chosen[i]!.name, crawl.plans]));
-    const built = await writePulledSnapshot({
-      dataDir: options.dataDir,
-      datasets: options.datasets,
-      plans,
-      journal,
-      previous,
-      upstream: upstreamUrl,
-      publicBase,
-      endpoints: Object.assign({}, ...crawls.map((crawl) => crawl.observed())),
-      sample: options.sample,
-      createdAt: settings.startedAt,
-      log: (line) => report.event(line),
-    });
+    let built: Awaited<ReturnType<typeof writePulledSnapshot>>;
+    try {
+      built = await writePulledSnapshot({
+        dataDir: options.dataDir,
+        datasets: options.datasets,
+        plans,
+        journal,
+        previous,
+        upstream: upstreamUrl,
+        publicBase,
+        endpoints: Object.assign({}, ...crawls.map((crawl) => crawl.observed())),
+        sample: options.sample,
+        createdAt: settings.startedAt,
+        limits,
+        servable: options.servable,
+        log: (line) => report.event(line),
+      });
+    } catch (error) {
+      report.event('failed', { error: (error as Error).message });
+      return await failed([(error as Error).message], `the snapshot was not published: ${(error as Error).message}`);
+    }
     for (const [name, count] of Object.entries(built.quarantined)) report.tally(name).quarantined = count;
     journal.close();
     journal = undefined;
@@ -178,6 +223,21 @@ export async function pull(options: PullOptions): Promise<PullResult> {
     previous?.close();
     client.close();
     await unlock();
+  }
+}
+
+/**
+ * Moves the run's journal and settings out of the way, to `.pull-set-aside/` (replacing what an
+ * earlier pull set aside there), so that the next pull starts afresh; the journal is kept to see
+ * what the upstream sent.
+ */
+async function moveAside(runDir: string, aside: string): Promise<void> {
+  await rm(aside, { recursive: true, force: true });
+  await mkdir(aside, { recursive: true });
+  for (const name of ['journal.ndjson', 'run.json']) {
+    await rename(join(runDir, name), join(aside, name)).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ENOENT') throw error;
+    });
   }
 }
 

@@ -10,6 +10,7 @@ import type { TableWriter } from '../../core/snapshot/table-writer.ts';
 import { writeSnapshot, type WrittenSnapshot } from '../../core/snapshot/write.ts';
 import type { EndpointObservations, TablePlan } from './crawler.ts';
 import type { Batch, Journal } from './journal.ts';
+import { QUARANTINE_FLOOR, sizeText, type PullLimits } from './limits.ts';
 import { Dedupe, Normalizer } from './normalize.ts';
 import type { Previous } from './previous.ts';
 import { RangeRules } from './range-rules.ts';
@@ -19,7 +20,10 @@ import { RangeRules } from './range-rules.ts';
  * validated, parsed, deduplicated within each unit), plus what each table's plan
  * takes from the previous snapshot — details unchanged since, readings before where this pull
  * started again, whole partitions nothing touched (hard-linked, not rewritten), and the tables
- * of data sets not pulled this time. Quarantined records go to `quarantine/<data set>.ndjson`.
+ * of data sets not pulled this time. Quarantined records go to `quarantine/<data set>.ndjson`,
+ * and so do rows holding a value past `maxValueBytes`, which the server could not load. A table
+ * with more of its records quarantined than `maxQuarantined` allows fails the build: nothing is
+ * published.
  */
 
 export interface PulledSnapshotOptions {
@@ -37,6 +41,9 @@ export interface PulledSnapshotOptions {
   readonly endpoints: Readonly<Record<string, EndpointObservations>>;
   readonly sample?: SampleSettings;
   readonly createdAt: number;
+  readonly limits: Pick<PullLimits, 'maxValueBytes' | 'maxQuarantined'>;
+  /** Checks the snapshot before it becomes current (see WriteSnapshotOptions.beforeCurrent). */
+  readonly servable?: (snapshot: WrittenSnapshot) => Promise<void>;
   readonly log: (line: string) => void;
 }
 
@@ -56,6 +63,15 @@ export async function writePulledSnapshot(options: PulledSnapshotOptions): Promi
   let linkedFiles = 0;
   const normalizers = new Map(options.datasets.map((d) => [d.name, new Normalizer(d, { pulledFrom: options.upstream, publicBase: options.publicBase })]));
   const ranges = new RangeRules();
+  /** Records each table got in this pull, stored or quarantined, by `<data set>/<table>`, with a reason one was quarantined for. */
+  const got = new Map<string, { stored: number; quarantined: number; reason?: string }>();
+  const count = (table: string, reason?: string) => {
+    const entry = got.get(table) ?? { stored: 0, quarantined: 0 };
+    if (reason === undefined) entry.stored++;
+    else if (entry.quarantined++ === 0) entry.reason = reason;
+    got.set(table, entry);
+  };
+  const { maxValueBytes } = options.limits;
   const snapshot = await writeSnapshot(
     {
       dataDir: options.dataDir,
@@ -70,6 +86,7 @@ export async function writePulledSnapshot(options: PulledSnapshotOptions): Promi
       log: options.log,
       previous: previous?.snapshot,
       recordChanges: true,
+      beforeCurrent: options.servable,
     },
     async (writers, snapshotDir) => {
       let entries = 0;
@@ -96,10 +113,23 @@ export async function writePulledSnapshot(options: PulledSnapshotOptions): Promi
         const writerOf = writers[entry.dataset!]!;
         const dedupes = new Map<string, Dedupe>();
         const rejected: string[] = [];
+        const dataset = options.datasets.find((d) => d.name === entry.dataset)!;
+        // No value can be larger than the line it came in.
+        const measure = entry.bytes > maxValueBytes;
         for (const batch of entry.batches ?? []) {
           if (batch.window) await edgesOfPrevious(batch.window, entry.dataset!);
           normalizer.batch(batch, entry.answers?.[batch.answer], entry.texts?.[batch.answer], (result) => {
-            if (!result.ok) return void rejected.push(JSON.stringify(result.quarantined) + '\n');
+            if (!result.ok) {
+              count(`${dataset.name}/${dataset.resources[result.quarantined.resource]?.table}`, result.quarantined.reason);
+              return void rejected.push(JSON.stringify(result.quarantined) + '\n');
+            }
+            const large = measure ? oversized(result.row, maxValueBytes) : undefined;
+            if (large) {
+              const reason = `its ${large.column} is ${sizeText(large.bytes)}, more than the ${sizeText(maxValueBytes)} a value may hold (--max-value)`;
+              count(`${dataset.name}/${result.table.name}`, reason);
+              return void rejected.push(JSON.stringify({ resource: batch.resource, url: batch.url, reason, record: cut(result.row, maxValueBytes) }) + '\n');
+            }
+            count(`${dataset.name}/${result.table.name}`);
             if (batch.window && !ranges.keep(batch.window, batch.params, result.table, result.row)) return;
             let dedupe = dedupes.get(result.table.name);
             if (!dedupe) dedupes.set(result.table.name, (dedupe = new Dedupe(result.table)));
@@ -113,6 +143,12 @@ export async function writePulledSnapshot(options: PulledSnapshotOptions): Promi
         }
         if (++entries % 2000 === 0) options.log(`normalized ${entries.toLocaleString('en')} of ${options.journal.units.toLocaleString('en')} units`);
       }
+      const gutted = [...got].flatMap(([table, { stored, quarantined, reason }]) => {
+        const share = quarantined / (stored + quarantined);
+        if (quarantined === 0 || (stored > 0 && (quarantined <= QUARANTINE_FLOOR || share <= options.limits.maxQuarantined))) return [];
+        return [`${table}: ${quarantined} of ${stored + quarantined} records quarantined (${percent(share)}), more than --max-quarantine ${percent(options.limits.maxQuarantined)} allows; the first because ${reason}`];
+      });
+      if (gutted.length) throw new Error(`${gutted.join('; ')}. The snapshot was not published`);
 
       if (previous) {
         for (const dataset of options.datasets) {
@@ -147,6 +183,35 @@ export async function writePulledSnapshot(options: PulledSnapshotOptions): Promi
 }
 
 const quarantinePath = (dataset: string) => `quarantine/${dataset}.ndjson`;
+
+const percent = (share: number) => `${Number((share * 100).toFixed(share < 0.1 ? 2 : 1))}%`;
+
+/** Bytes of a value as stored: a string's UTF-8, any other value's JSON text. */
+function bytesOf(value: unknown, max: number): number {
+  if (typeof value === 'string') return value.length * 3 <= max ? value.length : Buffer.byteLength(value);
+  if (value === null || typeof value !== 'object') return 0;
+  return Buffer.byteLength(JSON.stringify(value));
+}
+
+/** The first value of a row larger than `max` bytes, with its column and size. */
+function oversized(row: Record<string, unknown>, max: number): { column: string; bytes: number } | undefined {
+  for (const [column, value] of Object.entries(row)) {
+    const bytes = bytesOf(value, max);
+    if (bytes > max) return { column, bytes };
+  }
+  return undefined;
+}
+
+/** The row as quarantined: each value too large cut to its start, so the quarantine does not hold it either. */
+const cut = (row: Record<string, unknown>, max: number) =>
+  Object.fromEntries(
+    Object.entries(row).map(([column, value]) => {
+      const bytes = bytesOf(value, max);
+      if (bytes <= max) return [column, value];
+      const text = typeof value === 'string' ? value : JSON.stringify(value);
+      return [column, `${text.slice(0, 200)}… (${sizeText(bytes)}, cut)`];
+    }),
+  );
 
 /**
  * What the snapshot keeps of each endpoint's answers beyond their records: what this pull saw of

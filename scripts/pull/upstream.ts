@@ -32,7 +32,9 @@ export interface UpstreamOptions {
   readonly maxAnswerBytes: number;
   /** Deepest nesting of arrays and objects read in an answer: a deeper one fails its attempt (unbounded depth overflows the stack of whatever walks it). */
   readonly maxDepth: number;
-  readonly onRetry?: (retry: { url: string; attempt: number; reason: string; waitMs: number }) => void;
+  /** The longest a request waits to be tried again, in all (Retry-After and backoff): a wait that would take it past fails it at once. */
+  readonly maxWaitMs: number;
+  readonly onRetry?: (retry: { url: string; attempt: number; reason: string; waitMs: number; retryAfterMs?: number }) => void;
 }
 
 export const defaultUpstreamOptions = {
@@ -46,6 +48,8 @@ export const defaultUpstreamOptions = {
   // The spec's largest page (1,000 records of a few hundred bytes) is well under 1 MiB.
   maxAnswerBytes: 64 * 1024 * 1024,
   maxDepth: 64,
+  // Backoff alone waits about 30 s in all; an upstream asking for minutes more is as good as down.
+  maxWaitMs: 5 * 60_000,
 } satisfies Omit<UpstreamOptions, 'baseUrl'>;
 
 /** A request that failed for good: a status the upstream will not change its mind on, or retries exhausted. */
@@ -97,7 +101,6 @@ class AttemptFailure extends Error {
 }
 
 const unzip = promisify(gunzip);
-const MAX_RETRY_AFTER_MS = 10 * 60_000;
 
 export class Upstream {
   readonly stats: UpstreamStats = { requests: 0, retries: 0, bytes: 0, failures: 0 };
@@ -130,6 +133,7 @@ export class Upstream {
   /** GETs JSON: resolves with the parsed body of a 200 (or a 404 when allowed), else fails with an UpstreamError. */
   async get(path: string, query: Readonly<Record<string, string | number>> = {}, options: GetOptions = {}): Promise<Answer> {
     const url = this.url(path, query);
+    let waited = 0;
     for (let attempt = 0; ; attempt++) {
       if (this.down) throw this.down;
       let failure: AttemptFailure;
@@ -148,9 +152,16 @@ export class Upstream {
       } finally {
         this.release();
       }
-      if (!failure.retryable || attempt >= this.options.retries) {
+      const backoff = Math.min(this.options.maxBackoffMs, this.options.backoffMs * 2 ** attempt);
+      const waitMs = failure.retryAfterMs ?? Math.random() * backoff;
+      const tooLong = waited + waitMs > this.options.maxWaitMs;
+      if (!failure.retryable || attempt >= this.options.retries || tooLong) {
         this.stats.failures++;
-        const reason = failure.retryable ? `${failure.message}, still after ${attempt + 1} attempts` : failure.message;
+        const reason = !failure.retryable
+          ? failure.message
+          : attempt >= this.options.retries
+            ? `${failure.message}, still after ${attempt + 1} attempts`
+            : `${failure.message}; ${failure.retryAfterMs !== undefined ? `it asks to be tried again in ${seconds(waitMs)} s` : `another ${seconds(waitMs)} s of backoff`}, past the ${seconds(this.options.maxWaitMs)} s a request waits in all (--max-wait)`;
         const error = new UpstreamError(`GET ${url}: ${reason}`, url, failure.status);
         if (failure.retryable && ++this.failuresInARow >= this.options.downAfter) {
           this.down = new UpstreamError(`the upstream ${this.options.baseUrl} looks down: ${this.failuresInARow} requests in a row failed (last: ${reason})`, url);
@@ -159,10 +170,9 @@ export class Upstream {
         }
         throw error;
       }
-      const backoff = Math.min(this.options.maxBackoffMs, this.options.backoffMs * 2 ** attempt);
-      const waitMs = failure.retryAfterMs !== undefined ? Math.min(failure.retryAfterMs, MAX_RETRY_AFTER_MS) : Math.random() * backoff;
+      waited += waitMs;
       this.stats.retries++;
-      this.options.onRetry?.({ url, attempt: attempt + 1, reason: failure.message, waitMs });
+      this.options.onRetry?.({ url, attempt: attempt + 1, reason: failure.message, waitMs, retryAfterMs: failure.retryAfterMs });
       // The upstream found down, or the client closed, ends the wait: a failed pull ends at once.
       await wait(waitMs, undefined, { signal: this.closing.signal }).catch(() => {
         throw this.down ?? new UpstreamError(`GET ${url}: the pull stopped`, url);
@@ -286,5 +296,7 @@ const describe = (error: unknown): string => {
   const e = error as NodeJS.ErrnoException;
   return e?.code ? `${e.code}${e.message && !e.message.includes(e.code) ? ` (${e.message})` : ''}` : String(e?.message ?? error);
 };
+
+const seconds = (ms: number) => Math.round(ms / 100) / 10;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

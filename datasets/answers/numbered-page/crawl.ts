@@ -1,6 +1,7 @@
+import { createHash } from 'node:crypto';
 import { addDays, dayToUtcMs, utcDayOf } from '../../../core/calendar.ts';
 import type { Endpoint } from '../../vocabulary/endpoint.ts';
-import { envelopeExtras, forwardWindows, isObject, OVERLAP_DAYS, readColumnProblems, seriesKey, storedProblems, type Crawl, type Fetched, type Span, type StepScope } from '../crawling.ts';
+import { envelopeExtras, forwardWindows, isObject, OVERLAP_DAYS, ProtocolError, readColumnProblems, seriesKey, storedProblems, type Crawl, type Fetched, type Span, type StepScope } from '../crawling.ts';
 import type { NumberedPageAnswer } from './index.ts';
 import { probeRange } from '../range-probe.ts';
 import { MAX_PAGE_SIZE } from './numbered-page.ts';
@@ -45,6 +46,16 @@ function merge(spans: [string, string][]): [string, string][] {
   return merged;
 }
 
+/** What a page of a window left in the journal: enough to go on paging after it when resumed. */
+interface PageMeta {
+  readonly records: number;
+  /** A digest of the page's first row. */
+  readonly start: string;
+  readonly next: boolean;
+}
+
+const digest = (text: string) => createHash('sha256').update(text).digest('base64url').slice(0, 22);
+
 export async function crawlWindows(crawl: Crawl, step: WindowsStep, endpoint: Endpoint, answer: NumberedPageAnswer): Promise<void> {
   const { resource, time } = answer;
   const table = crawl.table(resource);
@@ -56,14 +67,47 @@ export async function crawlWindows(crawl: Crawl, step: WindowsStep, endpoint: En
   const cutoffs = new Map(start && windows.length ? [[seriesKey([]), dayToUtcMs(windows[0]![0])]] : []);
   crawl.plan(table.name, crawl.appendOrReplace([], time, cutoffs));
   crawl.planned(windows.length);
+  const { maxPages } = crawl.limits;
+  // Each page is a unit of its own, in the journal as soon as it comes: a window's pages are never
+  // held together, however many the upstream says there are. The window's own unit, written once
+  // its last page is, says it is whole (an older odsnap's held all its pages).
   const place = { resource, field: 'data', window: { endpoint: endpoint.fullPath, time, ...(answer.until ? { until: answer.until } : {}) } };
   const keyOf = (from: string, to: string) => `GET ${endpoint.fullPath}?from=${from}&to=${to}&pageSize=${MAX_PAGE_SIZE}`;
   await crawl.each(windows, async ([from, to]) => {
-    await crawl.unit(keyOf(from, to), async () => {
-      const pages = await windowPages(crawl, endpoint, from, to);
-      const records = pages.reduce((sum, got) => sum + (got.body as { data: unknown[] }).data.length, 0);
-      const observed = { endpoint: endpoint.fullPath, envelope: envelopeExtras(pages[0]!.body, endpoint) };
-      return crawl.found(pages, step.path, { from, to }, [place], { records, observed });
+    const window = keyOf(from, to);
+    await crawl.unit(window, async () => {
+      const shape = numberedPageShape(MAX_PAGE_SIZE);
+      /** The page each first row started, by digest: an upstream that ignores `page`, or goes round a few pages, would be paged forever. */
+      const starts = new Map<string, number>();
+      /** The rows of the page before, as text, when this run fetched it. */
+      let before: ReadonlySet<string> | undefined;
+      let records = 0;
+      for (let page = 1; ; page++) {
+        if (page > maxPages) throw new ProtocolError(`${window}: still a next page after ${maxPages} pages (--max-pages)`);
+        crawl.planned(1);
+        const meta = await crawl.unit<PageMeta>(
+          `${window}&page=${page}`,
+          async () => {
+            const got = await crawl.get(endpoint.fullPath, { from, to, page, pageSize: MAX_PAGE_SIZE }, { shape });
+            const body = got.body as { data: unknown[]; hasNextPage: boolean };
+            const texts = body.data.map((row) => JSON.stringify(row));
+            const first = digest(texts[0] ?? '');
+            const earlier = starts.get(first);
+            if (earlier !== undefined) throw new ProtocolError(`GET ${got.url}: page ${page} starts with the row page ${earlier} started with; the upstream does not page`);
+            // Rows of the page before that come again (a list that grew while it was paged) are stored once, as when a window was one unit.
+            const seen = before;
+            const fresh = seen ? body.data.filter((_, i) => !seen.has(texts[i]!)) : body.data;
+            before = new Set(texts);
+            const kept = fresh.length === body.data.length ? got : { ...got, body: { ...body, data: fresh }, text: undefined };
+            const observed = page === 1 ? { observed: { endpoint: endpoint.fullPath, envelope: envelopeExtras(body, endpoint) } } : {};
+            return crawl.found(kept, step.path, { from, to }, [place], { records: fresh.length, start: first, next: body.hasNextPage, ...observed });
+          },
+          () => (before = undefined),
+        );
+        if (!starts.has(meta.start)) starts.set(meta.start, page);
+        records += meta.records;
+        if (!meta.next) return { meta: { records, pages: page } };
+      }
     });
   });
   // What the spec leaves open about the range, asked once the windows are in.
@@ -72,17 +116,25 @@ export async function crawlWindows(crawl: Crawl, step: WindowsStep, endpoint: En
     table,
     time,
     ...(answer.until ? { until: answer.until } : {}),
-    windows: windows.filter(([from, to]) => crawl.has(keyOf(from, to))).map(([from, to]) => ({ key: keyOf(from, to), params: { from, to } })),
+    // Each window's rows are in its pages' units.
+    windows: windows.filter(([from, to]) => crawl.has(keyOf(from, to))).flatMap(([from, to]) => pageKeys(crawl, keyOf(from, to)).map((key) => ({ key, params: { from, to } }))),
     ask: async ({ from, to }) => crawl.rowsIn(await windowPages(crawl, endpoint, from!, to!), step.path, { from: from!, to: to! }, place),
   });
 }
 
-/** Every page of a window, in order. */
+/** The units of a window's pages, in order. */
+function pageKeys(crawl: Crawl, window: string): string[] {
+  const keys: string[] = [];
+  for (let page = 1; crawl.has(`${window}&page=${page}`); page++) keys.push(`${window}&page=${page}`);
+  return keys;
+}
+
+/** Every page of a one-day window a probe asks, in order, as many as --max-pages allows. */
 async function windowPages(crawl: Crawl, endpoint: Endpoint, from: string, to: string): Promise<Fetched[]> {
   const pages: Fetched[] = [];
   const shape = numberedPageShape(MAX_PAGE_SIZE);
   let previous: string | undefined;
-  for (let page = 1; ; page++) {
+  for (let page = 1; page <= crawl.limits.maxPages; page++) {
     const got = await crawl.get(endpoint.fullPath, { from, to, page, pageSize: MAX_PAGE_SIZE }, { shape });
     const body = got.body as { data: unknown[]; hasNextPage: boolean };
     // An upstream that ignores `page` would be paged forever, storing the same rows again and again.
@@ -90,6 +142,7 @@ async function windowPages(crawl: Crawl, endpoint: Endpoint, from: string, to: s
     if (page > 1 && first === previous) throw new Error(`GET ${got.url}: page ${page} starts with the row page ${page - 1} started with; the upstream does not page`);
     previous = first;
     pages.push(got);
-    if (!body.hasNextPage) return pages;
+    if (!body.hasNextPage) break;
   }
+  return pages;
 }

@@ -1,6 +1,6 @@
 import { fingerprint } from '../../vocabulary/fingerprint.ts';
 import type { Endpoint } from '../../vocabulary/endpoint.ts';
-import { envelopeExtras, isObject, objectShape, storedProblems, type Crawl, type RecordPlace, type StepScope } from '../crawling.ts';
+import { envelopeExtras, isObject, objectShape, ProtocolError, storedProblems, type Crawl, type CrawlLimits, type RecordPlace, type StepScope } from '../crawling.ts';
 import type { PageAnswer } from './index.ts';
 import { PAGE_LIMIT } from './offset-page.ts';
 
@@ -27,6 +27,18 @@ interface PageMeta {
 function idOf(item: unknown, field: string): string {
   const id = isObject(item) ? item[field] : undefined;
   return typeof id === 'string' || typeof id === 'number' ? String(id) : JSON.stringify(item);
+}
+
+/**
+ * What is wrong with the total a page reports, if anything: the list's pages are asked for up to
+ * it, so one no list holds (negative, fractional, past `--max-records`) would page without end or
+ * crash, and one smaller than the page itself would end the list early, its records lost.
+ */
+function totalProblem(total: number, limits: CrawlLimits, page?: { readonly items: number; readonly offset: number }): string | undefined {
+  if (!Number.isSafeInteger(total) || total < 0) return `pagination.total is ${total}, not a whole number of records`;
+  if (total > limits.maxRecords) return `pagination.total is ${total}, more than the ${limits.maxRecords} records a list may hold (--max-records)`;
+  if (page && page.items > Math.max(0, total - page.offset)) return `${page.items} items at offset ${page.offset} of a list whose pagination.total is ${total}`;
+  return undefined;
 }
 
 const pageShape = (body: unknown) =>
@@ -64,6 +76,8 @@ export async function crawlPages(crawl: Crawl, step: PagesStep, endpoint: Endpoi
       async () => {
         const got = await crawl.get(endpoint.fullPath, { limit: PAGE_LIMIT, offset }, { shape: pageShape });
         const body = got.body as { items: unknown[]; pagination: { total: number } };
+        const problem = totalProblem(body.pagination.total, crawl.limits, { items: body.items.length, offset });
+        if (problem) throw new ProtocolError(`GET ${got.url}: ${problem}`);
         const fresh = body.items.filter((item) => !seen.has(idOf(item, step.id)));
         const items = fresh.map((item): [string, string | null, number] => [idOf(item, step.id), detail ? fingerprint(item) : null, offset + body.items.indexOf(item)]);
         items.forEach(see);
@@ -73,7 +87,12 @@ export async function crawlPages(crawl: Crawl, step: PagesStep, endpoint: Endpoi
         const observed = { endpoint: endpoint.fullPath, envelope: envelopeExtras(body, endpoint) };
         return crawl.found(kept, step.path, {}, [place], { total: body.pagination.total, items, records: fresh.length, observed });
       },
-      (meta) => meta.items.forEach(see),
+      (meta) => {
+        // Journalled by an odsnap that took any total.
+        const problem = totalProblem(meta.total, crawl.limits);
+        if (problem) throw new ProtocolError(problem);
+        meta.items.forEach(see);
+      },
     );
     total = Math.max(total, meta.total);
     return meta;
@@ -89,21 +108,35 @@ export async function crawlPages(crawl: Crawl, step: PagesStep, endpoint: Endpoi
     return { meta: { observed: { endpoint: endpoint.fullPath, ...(usable ? { defaults: { limit: String(limit) } } : {}) } } };
   });
 
+  /** Pages that failed (and are failures of the pull): a gap may be theirs. */
+  let failed = 0;
+  const counted = (offset: number, round: number) =>
+    page(round, offset).then(
+      () => undefined,
+      (error: unknown) => {
+        failed++;
+        throw error;
+      },
+    );
   for (let round = 1; round <= MAX_ROUNDS; round++) {
     crawl.planned(1);
     total = (await page(round, 0)).total;
     const offsets: number[] = [];
     for (let offset = PAGE_LIMIT; offset < total; offset += PAGE_LIMIT) offsets.push(offset);
     crawl.planned(offsets.length);
-    await crawl.each(offsets, (offset) => page(round, offset).then(() => undefined));
+    await crawl.each(offsets, (offset) => counted(offset, round));
     // A list that grew while it was paged has pages past the first answer's total.
     for (let offset = (offsets.at(-1) ?? 0) + PAGE_LIMIT; offset < total; offset += PAGE_LIMIT) {
       crawl.planned(1);
-      await page(round, offset);
+      await counted(offset, round);
     }
     if (seen.size >= total) break;
     crawl.log('gap', { dataset: crawl.dataset.name, path: step.path, round, seen: seen.size, total });
-    if (round === MAX_ROUNDS) crawl.failure(`${endpoint.fullPath}: ${seen.size} distinct items after ${round} rounds, the upstream reports ${total}`);
+    if (round < MAX_ROUNDS) continue;
+    const gap = `${endpoint.fullPath}: ${seen.size} distinct items after ${round} rounds, the upstream reports ${total}`;
+    // Every page read, the pages do not hold the total they report: a pull that resumed these rounds would find the same gap.
+    if (!failed) throw new ProtocolError(gap);
+    crawl.failure(gap);
   }
 
   if (!detail) {
