@@ -169,6 +169,8 @@ describe('a hostile upstream, mode by mode (test/fixtures/hostile-proxy.ts)', ()
     readonly mode: HostileMode;
     readonly datasets: readonly string[];
     readonly limits?: Partial<PullLimits>;
+    /** Pull everything again, not only what is new since the template. */
+    readonly full?: boolean;
     /** Check the new snapshot can be served, building its serving database as the CLI does. */
     readonly servable?: boolean;
     /** The pull fails with this; else it is fine, and `check` says what it made. */
@@ -186,6 +188,14 @@ describe('a hostile upstream, mode by mode (test/fixtures/hostile-proxy.ts)', ()
   const modes: Mode[] = [
     { mode: 'healthy', datasets: ['rcn', 'citybike'], check: async (_, snapshot) => expect(await differences(snapshot, await tinySnapshot())).toEqual([]) },
     { mode: 'rides-endless', datasets: ['citybike'], limits: { maxPages: 20 }, failure: /rides\?from=.*: still a next page after 20 pages \(--max-pages\)/ },
+    {
+      // Before, the probe held every page of its one-day window, as many as --max-pages (10,000).
+      mode: 'rides-probe-endless',
+      datasets: ['citybike'],
+      // All the windows: rides across a midnight to ask about are in them.
+      full: true,
+      check: (pulled) => expect(pulled.log).toMatch(/"event":"range not asked".*still a next page after 100 pages, as many as a probe of the range asks/),
+    },
     { mode: 'rides-cycle', datasets: ['citybike'], failure: /page=3.*: page 3 starts with the row page 1 started with; the upstream does not page/ },
     { mode: 'total-billion', datasets: ['rcn'], failure: /transactions\?limit=100&offset=0.*: pagination.total is 1000000000, more than the 2000000 records a list may hold \(--max-records\)/ },
     { mode: 'total-within-cap', datasets: ['rcn'], limits: { maxJournalBytes: 4 * 1024 * 1024 }, failure: /the journal would grow past 4 MiB \(--max-journal\)/ },
@@ -247,6 +257,7 @@ describe('a hostile upstream, mode by mode (test/fixtures/hostile-proxy.ts)', ()
     const before = await currentSnapshotId(dataDir);
     const options = {
       only: row.datasets,
+      full: row.full,
       ...(row.limits ? { limits: row.limits } : {}),
       // Answers of 50 MB may take more than 5 s on a loaded machine.
       ...(row.servable ? { servable: serveCheck(dataDir), upstream: { timeoutMs: 60_000 } } : {}),

@@ -118,31 +118,38 @@ export async function crawlWindows(crawl: Crawl, step: WindowsStep, endpoint: En
     ...(answer.until ? { until: answer.until } : {}),
     // Each window's rows are in its pages' units.
     windows: windows.filter(([from, to]) => crawl.has(keyOf(from, to))).flatMap(([from, to]) => pageKeys(crawl, keyOf(from, to)).map((key) => ({ key, params: { from, to } }))),
-    ask: async ({ from, to }) => crawl.rowsIn(await windowPages(crawl, endpoint, from!, to!), step.path, { from: from!, to: to! }, place),
+    ask: async ({ from, to }) => crawl.rowsIn(await windowPages(crawl, endpoint, from!, to!, Math.min(maxPages, PROBE_PAGES)), step.path, { from: from!, to: to! }, place),
   });
 }
 
-/** The units of a window's pages, in order. */
+/** The units of a window's pages, in order; the window's own, journalled by an odsnap that kept a window's pages in it. */
 function pageKeys(crawl: Crawl, window: string): string[] {
   const keys: string[] = [];
   for (let page = 1; crawl.has(`${window}&page=${page}`); page++) keys.push(`${window}&page=${page}`);
-  return keys;
+  return keys.length ? keys : [window];
 }
 
-/** Every page of a one-day window a probe asks, in order, as many as --max-pages allows. */
-async function windowPages(crawl: Crawl, endpoint: Endpoint, from: string, to: string): Promise<Fetched[]> {
+/**
+ * Pages of a one-day window a probe of the range pages through at most (the sample city's busiest
+ * day has 7), holding them all: past them, or at a page that starts as an earlier one did, the
+ * probe is not made (and says so), so an upstream cannot page it without end either.
+ */
+const PROBE_PAGES = 100;
+
+/** Every page of a one-day window a probe asks, in order, `most` of them at most. */
+async function windowPages(crawl: Crawl, endpoint: Endpoint, from: string, to: string, most: number): Promise<Fetched[]> {
   const pages: Fetched[] = [];
   const shape = numberedPageShape(MAX_PAGE_SIZE);
-  let previous: string | undefined;
-  for (let page = 1; page <= crawl.limits.maxPages; page++) {
+  const starts = new Map<string, number>();
+  for (let page = 1; ; page++) {
+    if (page > most) throw new ProtocolError(`GET ${endpoint.fullPath}?from=${from}&to=${to}: still a next page after ${most} pages, as many as a probe of the range asks`);
     const got = await crawl.get(endpoint.fullPath, { from, to, page, pageSize: MAX_PAGE_SIZE }, { shape });
     const body = got.body as { data: unknown[]; hasNextPage: boolean };
-    // An upstream that ignores `page` would be paged forever, storing the same rows again and again.
-    const first = JSON.stringify(body.data[0]);
-    if (page > 1 && first === previous) throw new Error(`GET ${got.url}: page ${page} starts with the row page ${page - 1} started with; the upstream does not page`);
-    previous = first;
+    const first = digest(JSON.stringify(body.data[0]) ?? '');
+    const earlier = starts.get(first);
+    if (earlier !== undefined) throw new ProtocolError(`GET ${got.url}: page ${page} starts with the row page ${earlier} started with; the upstream does not page`);
+    starts.set(first, page);
     pages.push(got);
-    if (!body.hasNextPage) break;
+    if (!body.hasNextPage) return pages;
   }
-  return pages;
 }
