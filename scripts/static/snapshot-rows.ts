@@ -6,6 +6,7 @@ import type { Column, ColumnKind } from '../../core/table.ts';
 import type { Dataset, Resource } from '../../datasets/vocabulary/dataset.ts';
 import type { Table } from '../../core/table.ts';
 import type { RenderContext } from '../../datasets/vocabulary/render.ts';
+import { valueOf } from '../../datasets/vocabulary/written.ts';
 import { rowOrder } from '../../core/row-order.ts';
 import { quoteIdentifier, quoteString, type Database } from '../../core/db/duckdb.ts';
 import { readExpression, rowDecoder } from '../../core/db/columns.ts';
@@ -105,6 +106,8 @@ export class SnapshotRows implements TreeRows {
     const few = rows >= this.repeatedTextsFrom ? await this.fewValues(columns, narrow, selected, [...values]) : undefined;
     const read = ([name, column]: [string, Column]) => {
       const texts = few?.get(name);
+      // A text column of nulls alone (upstream_json, where the upstream writes as odsnap renders).
+      if (texts?.length === 0) return `CAST(NULL AS VARCHAR) AS ${quoteIdentifier(name)}`;
       return texts ? `CAST(${quoteIdentifier(name)} AS ENUM(${texts.map(quoteString).join(', ')})) AS ${quoteIdentifier(name)}` : readExpression(name, column);
     };
     const wanted = options.order ?? rowOrder(table);
@@ -136,8 +139,7 @@ export class SnapshotRows implements TreeRows {
     // In text order, so that sorting by the ENUM sorts by the text.
     const [lists] = await this.db.rows<Record<string, string[] | null>>(`SELECT ${asked.map(({ q }, i) => `list(DISTINCT ${q} ORDER BY ${q}) FILTER (WHERE ${q} IS NOT NULL) AS c${i}`).join(', ')} ${selected}`, values);
     for (const [i, { name }] of asked.entries()) few.set(name, lists![`c${i}`] ?? []);
-    // An ENUM needs a value: a text column of nulls alone (or no rows) is read as JSON.
-    return [...few.values()].every((list) => list.length > 0 && list.length <= FEW_VALUES) ? few : undefined;
+    return [...few.values()].every((list) => list.length <= FEW_VALUES) ? few : undefined;
   }
 
   /** Every row of a (small) resource's table, narrowed, in row order. */
@@ -164,7 +166,7 @@ export class SnapshotRows implements TreeRows {
         if (!newest) return [];
         return this.all(dataset, resource, { equal: where, from: Date.parse(newest), to: Date.parse(newest) + 1 });
       },
-      render: (resource, row) => this.resource(dataset, resource).render(row, context),
+      render: (resource, row) => valueOf(this.resource(dataset, resource).render(row, context)),
     };
   }
 }

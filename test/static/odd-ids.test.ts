@@ -35,14 +35,19 @@ describe('a tree of records whose ids are no file names', () => {
 
   beforeAll(async () => {
     upstream = await startTestServer();
-    // The first page of transactions, its first ids replaced.
+    // The first page of transactions, its first ids replaced, and each link to match.
+    const withId = (item: { uri: string; transactionGmlId: string }, id: string) => ({
+      ...item,
+      uri: item.uri.replace(/[^/]*$/, encodeURIComponent(id)),
+      transactionGmlId: id,
+    });
     proxy = await startFaultProxy(upstream.url, ({ url }) =>
       url.pathname === '/api/public/rcn/transactions' && url.searchParams.get('offset') === '0' && url.searchParams.has('limit')
         ? {
             kind: 'rewrite',
-            body: (page: { items: { transactionGmlId: string }[] }) => ({
+            body: (page: { items: { uri: string; transactionGmlId: string }[] }) => ({
               ...page,
-              items: page.items.map((item, i) => (i < ODD.length + 1 ? { ...item, transactionGmlId: [...ODD, TOO_LONG][i]! } : item)),
+              items: page.items.map((item, i) => (i < ODD.length + 1 ? withId(item, [...ODD, TOO_LONG][i]!) : item)),
             }),
           }
         : undefined,
