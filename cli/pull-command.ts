@@ -143,8 +143,8 @@ export function pullSummary(result: PullResult, report: PullReport): string {
         lines.push(`not understood: ${name} ${filter}: ${formatCount(records)} records hold nothing the filter reads (e.g. ${example}); it will not match them`);
       }
     }
-    for (const [endpoint, { range }] of Object.entries(snapshot.manifest.endpoints ?? {})) {
-      for (const line of range ? unlearned(endpoint, range) : []) lines.push(`not learned: ${line}`);
+    for (const [endpoint, { range, unlearned: said = [] }] of Object.entries(snapshot.manifest.endpoints ?? {})) {
+      for (const line of [...(range ? unlearned(endpoint, range) : []), ...said]) lines.push(`not learned: ${line}`);
     }
   } else {
     lines.push(

@@ -1,6 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Dataset } from '../datasets/vocabulary/dataset.ts';
-import { renderContext, resolveLinks, type RenderContext } from '../datasets/vocabulary/render.ts';
+import { renderContext, type RenderContext } from '../datasets/vocabulary/render.ts';
+import { envelopeFor, type Envelope } from '../datasets/answers/envelope.ts';
+import { withEscapes } from '../datasets/vocabulary/written.ts';
+import type { SnapshotSource } from '../core/snapshot/manifest.ts';
 import { kindOf } from '../datasets/answers/index.ts';
 import { serialize } from '../datasets/answers/serving.ts';
 import { instanceOf, invalidParameter, methodNotAllowed, notFound, Problem, problemBody, problemTypePage, refusedParameters } from '../core/problem.ts';
@@ -61,6 +64,16 @@ export function createApp(options: AppOptions) {
       contexts.set(key, (context = renderContext({ baseUrl: base, timeZone })));
     }
     return context;
+  };
+  // An endpoint's envelope, as its snapshot learned it, resolved once per base.
+  const envelopes = new Map<string, Envelope | undefined>();
+  const envelopeOf = (snapshot: string, endpoint: string, base: string, resolve: () => Envelope | undefined) => {
+    const key = `${snapshot} ${endpoint} ${base}`;
+    if (!envelopes.has(key)) {
+      if (envelopes.size >= 1024) envelopes.clear();
+      envelopes.set(key, resolve());
+    }
+    return envelopes.get(key);
   };
 
   const publicBase = options.publicUrl?.replace(/\/+$/, '');
@@ -143,7 +156,7 @@ export function createApp(options: AppOptions) {
       if (!parsed.success) throw refusedParameters(parsed.error.issues);
       const params = parsed.data;
       const context = contextOf(base, (params.timezone as string | undefined) ?? 'UTC');
-      const envelope = upstream?.envelope && (resolveLinks(upstream.envelope, context) as Record<string, unknown>);
+      const envelope = envelopeOf(served.snapshot.id, endpoint.fullPath, base, () => envelopeFor(upstream, context));
       const connection = served.onDemand();
       let body: unknown;
       try {
@@ -154,7 +167,7 @@ export function createApp(options: AppOptions) {
       return await send(request, response, {
         status: 200,
         type: 'application/json; charset=utf-8',
-        content: serialize(body),
+        content: asWritten(serialize(body), served.snapshot.manifest.source),
         cacheControl: API_CACHE,
         identity: [served.id, base, url.pathname, url.search],
         vary,
@@ -207,4 +220,10 @@ export function createApp(options: AppOptions) {
       });
     }
   };
+}
+
+/** A body with the escapes its upstream writes where JSON lets a writer choose (see the manifest's source). */
+function asWritten(bytes: Buffer, source: SnapshotSource): Buffer {
+  const escapes = source.kind === 'pull' ? source.escapes : undefined;
+  return escapes ? Buffer.from(withEscapes(bytes.toString(), escapes)) : bytes;
 }

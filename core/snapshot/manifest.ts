@@ -35,7 +35,14 @@ const source = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('sample'), ...sampleSettings }),
   /** `sample`: the upstream was odsnap serving its sample city (what `odsnap start` pulls by default). */
   /** `publicBase`: the address the upstream writes its links on, when it is not the one pulled from. */
-  z.object({ kind: z.literal('pull'), upstream: z.string(), publicBase: z.string().optional(), sample: z.object(sampleSettings).optional() }),
+  /** `escapes`: the escapes its every answer wrote where JSON lets a writer choose (`\/`, `\uXXXX` past ASCII), when it wrote any. */
+  z.object({
+    kind: z.literal('pull'),
+    upstream: z.string(),
+    publicBase: z.string().optional(),
+    escapes: z.object({ slash: z.literal(true).optional(), nonAscii: z.enum(['lower', 'upper']).optional() }).optional(),
+    sample: z.object(sampleSettings).optional(),
+  }),
 ]);
 
 /** Records a pull could not store because they failed validation: kept verbatim, one JSON line each, with the reason. */
@@ -70,6 +77,33 @@ export const rangeRule = z.object({
 });
 export type RangeRule = z.infer<typeof rangeRule>;
 
+/** What an upstream's own envelope key may follow: the records a range or filters match, their pages, and this page (see datasets/answers/envelope.ts). */
+export const FACTS = ['total', 'pages', 'count', 'page', 'pageSize'] as const;
+export type Fact = (typeof FACTS)[number];
+
+/** An answer's envelope as its upstream writes it (see datasets/answers/envelope.ts). */
+export const envelopeTemplate = z.object({
+  /** One answer's envelope as written, its records left out (`[]`), the spec's other values null, links relative to {base_url}. */
+  text: z.string(),
+  /** The upstream's own keys (dotted paths) whose value follows the page, with what each is. */
+  derived: z.record(z.string(), z.enum(FACTS)).optional(),
+  /** Its own keys whose value varied by no rule odsnap knows, or not in every answer: left out. */
+  unknown: z.array(z.string()).optional(),
+});
+export type EnvelopeTemplate = z.infer<typeof envelopeTemplate>;
+
+/**
+ * How a list's `next` link is written (the spec: "non-null form: not shown"): on the public
+ * address, as a path and query, or as a query alone; its query in the order it was asked (limit
+ * and offset where they stand, or after the rest), or in the order the spec lists the
+ * endpoint's parameters.
+ */
+export const nextRule = z.object({
+  form: z.enum(['absolute', 'path', 'query']),
+  order: z.enum(['asked', 'declared']),
+});
+export type NextRule = z.infer<typeof nextRule>;
+
 export const manifestSchema = z.object({
   layoutVersion: z.literal(LAYOUT_VERSION),
   id: z.string(),
@@ -92,7 +126,22 @@ export const manifestSchema = z.object({
    * beyond the spec's, links relative to {base_url}; `range`, which rows a from..to range
    * returns (see rangeRule). A mirror answers with them too.
    */
-  endpoints: z.record(z.string(), z.object({ defaults: z.record(z.string(), z.string()).optional(), envelope: z.record(z.string(), z.unknown()).optional(), range: rangeRule.optional() })).optional(),
+  endpoints: z
+    .record(
+      z.string(),
+      z.object({
+        defaults: z.record(z.string(), z.string()).optional(),
+        envelope: z.record(z.string(), z.unknown()).optional(),
+        /** The envelope as the upstream writes it: key order, its own keys' text, those that follow the page (see envelope.ts). */
+        template: envelopeTemplate.optional(),
+        /** How its `next` links are written. */
+        next: nextRule.optional(),
+        range: rangeRule.optional(),
+        /** What its answers did not show of the envelope or `next`, said as the pull's summary says it. */
+        unlearned: z.array(z.string()).optional(),
+      }),
+    )
+    .optional(),
   /** Absent for a snapshot with none before it, and for the sample's. */
   changes: changesEntry.optional(),
 });

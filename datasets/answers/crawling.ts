@@ -1,8 +1,8 @@
-import { z } from 'zod';
 import { addDays } from '../../core/calendar.ts';
 import type { Table } from '../../core/table.ts';
 import type { Dataset } from '../vocabulary/dataset.ts';
 import type { Endpoint } from '../vocabulary/endpoint.ts';
+import { envelopeSeen, type EnvelopeSeen, type NextSeen, type PageFacts } from './envelope.ts';
 
 /**
  * What a pull gives an answer kind to crawl an endpoint (scripts/pull/crawler.ts implements it):
@@ -78,8 +78,10 @@ export interface Observed {
   readonly endpoint: string;
   /** Query values the upstream applies when a request leaves them out. */
   readonly defaults?: Readonly<Record<string, string>>;
-  /** The envelope's keys beyond those of the endpoint's response in the spec, with their values. */
-  readonly envelope?: Readonly<Record<string, unknown>>;
+  /** Envelopes as written (see envelope.ts), to learn the upstream's from. */
+  readonly envelopes?: readonly EnvelopeSeen[];
+  /** `next` links as written, with the query asked for the page before (see envelope.ts). */
+  readonly nexts?: readonly NextSeen[];
   /** What asking the upstream showed of its range rule (see range-probe.ts). */
   readonly range?: RangeFacts;
 }
@@ -94,10 +96,10 @@ export interface RangeFacts {
   readonly toInclusive?: boolean;
 }
 
-/** The keys of an answer's envelope beyond those of the endpoint's response in the spec, with their values. */
-export function envelopeExtras(body: unknown, endpoint: Endpoint): Record<string, unknown> {
-  const named = endpoint.response instanceof z.ZodObject ? Object.keys(endpoint.response.shape) : [];
-  return isObject(body) ? Object.fromEntries(Object.entries(body).filter(([key]) => !named.includes(key))) : {};
+/** The envelope of an answer as written, in the list Observed keeps (empty for an answer that has none). */
+export function envelopesOf(got: Fetched, endpoint: Endpoint, facts: PageFacts = {}): EnvelopeSeen[] {
+  const seen = envelopeSeen(got.text ?? JSON.stringify(got.body), endpoint, facts);
+  return seen ? [seen] : [];
 }
 
 /**

@@ -9,6 +9,7 @@ import type { Endpoint } from '../vocabulary/endpoint.ts';
 import type { RenderContext } from '../vocabulary/render.ts';
 import { stringify } from '../vocabulary/written.ts';
 import type { RowScan } from './page/scan.ts';
+import type { Envelope } from './envelope.ts';
 
 /**
  * What the server gives an answer kind for one request (see kind.ts), and what kinds share to
@@ -76,13 +77,11 @@ export interface AnswerRequest {
   /** The links' base, e.g. `http://localhost:4321`. */
   readonly base: string;
   readonly connection: StatementRunner;
-  /** Keys the upstream's envelopes hold beyond the spec's, links resolved: put in the answer's envelope, if it has one. */
-  readonly envelope?: Readonly<Record<string, unknown>>;
+  /** The endpoint's envelope as its upstream writes it, links resolved (see envelope.ts). */
+  readonly envelope?: Envelope;
 }
 
-/** An answer's envelope with the upstream's own keys after the spec's (see AnswerRequest.envelope); a bare array has none. */
-export const enveloped = <T>(body: T, envelope: Readonly<Record<string, unknown>> | undefined): T =>
-  envelope && body !== null && typeof body === 'object' && !Array.isArray(body) ? { ...body, ...envelope } : body;
+export { enveloped } from './envelope.ts';
 
 /** A response body already serialized (from rows stored rendered): its UTF-8 JSON, sent as it is. */
 export class SerializedJson {

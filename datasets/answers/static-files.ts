@@ -3,6 +3,7 @@ import type { Dataset, Resource } from '../vocabulary/dataset.ts';
 import type { Endpoint } from '../vocabulary/endpoint.ts';
 import type { RenderContext } from '../vocabulary/render.ts';
 import type { Query } from './custom/index.ts';
+import type { Envelope } from './envelope.ts';
 
 /**
  * What the static builder gives an answer kind to make an endpoint's files (scripts/static/
@@ -166,8 +167,8 @@ export interface FileSource {
   readonly seriesInOneScan?: number;
   /** What the upstream defaults to for this endpoint (see the manifest's endpoints). */
   readonly defaults: Defaults;
-  /** Keys the upstream's envelopes hold beyond the spec's, links resolved for the tree: put in every file's envelope. */
-  readonly envelope?: Readonly<Record<string, unknown>>;
+  /** The endpoint's envelope as its upstream writes it, links resolved for the tree (see envelope.ts). */
+  readonly envelope?: Envelope;
   /** Told of a file left out because a path value cannot be a file name (see UnnamableValue). */
   readonly leftOut?: (reason: string) => void;
 }

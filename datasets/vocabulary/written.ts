@@ -102,6 +102,60 @@ export function inTimeZone(text: string, keys: ReadonlySet<string>, context: Ren
   return from === 0 ? text : out + text.slice(from);
 }
 
+/**
+ * How an upstream escapes strings where JSON lets it choose (see Escapes in the manifest): what
+ * one answer's text shows. A `/` outside a string, or a character past ASCII, is no JSON, so
+ * every one in a text is in a string.
+ */
+export interface EscapeEvidence {
+  slashEscaped?: true;
+  slashPlain?: true;
+  nonAsciiEscaped?: 'lower' | 'upper';
+  nonAsciiPlain?: true;
+}
+
+const NON_ASCII_ESCAPE = /\\u(00[89a-fA-F][0-9a-fA-F]|0[1-9a-fA-F][0-9a-fA-F]{2}|[1-9a-fA-F][0-9a-fA-F]{3})/;
+
+export function escapesIn(text: string, into: EscapeEvidence = {}): EscapeEvidence {
+  if (text.includes('\\/')) into.slashEscaped = true;
+  if (!into.slashPlain && /(^|[^\\])\//.test(text)) into.slashPlain = true;
+  const escaped = !into.nonAsciiEscaped && NON_ASCII_ESCAPE.exec(text);
+  if (escaped) into.nonAsciiEscaped = /[A-F]/.test(escaped[1]!) ? 'upper' : 'lower';
+  if (!into.nonAsciiPlain && /[^\x00-\x7f]/.test(text)) into.nonAsciiPlain = true;
+  return into;
+}
+
+/** Evidence of many answers as one. */
+export const mergedEscapes = (a: EscapeEvidence, b: EscapeEvidence): EscapeEvidence => ({ ...a, ...b, ...(a.nonAsciiEscaped ? { nonAsciiEscaped: a.nonAsciiEscaped } : {}) });
+
+/**
+ * What the evidence shows the upstream always does: escapes it never left out; where the texts
+ * showed nothing either way (no `/`, nothing past ASCII), what an earlier pull learned.
+ */
+export function escapesOf(evidence: EscapeEvidence, earlier?: { readonly escapes?: Escapes }): Escapes {
+  const slash = evidence.slashEscaped || evidence.slashPlain ? evidence.slashEscaped && !evidence.slashPlain : earlier?.escapes?.slash;
+  const nonAscii = evidence.nonAsciiEscaped || evidence.nonAsciiPlain ? (!evidence.nonAsciiPlain ? evidence.nonAsciiEscaped : undefined) : earlier?.escapes?.nonAscii;
+  return { ...(slash ? { slash: true as const } : {}), ...(nonAscii ? { nonAscii } : {}) };
+}
+
+/** The escapes an upstream writes that JSON.stringify does not: `\/` for every `/`, `\uXXXX` for every character past ASCII. */
+export interface Escapes {
+  readonly slash?: true;
+  readonly nonAscii?: 'lower' | 'upper';
+}
+
+/** A JSON text (as JSON.stringify writes strings) with the upstream's escapes. */
+export function withEscapes(text: string, escapes: Escapes | undefined): string {
+  if (!escapes) return text;
+  // Escapes first, so that a `\/` already written is left as it is.
+  let out = escapes.slash ? text.replace(/\\.|\//g, (match) => (match === '/' ? '\\/' : match)) : text;
+  if (escapes.nonAscii) {
+    const hex = (c: number) => c.toString(16).padStart(4, '0');
+    out = out.replace(/[^\x00-\x7f]/g, (c) => `\\u${escapes.nonAscii === 'upper' ? hex(c.charCodeAt(0)).toUpperCase() : hex(c.charCodeAt(0))}`);
+  }
+  return out;
+}
+
 /** A value rendered from a row as the value it stands for: a WrittenJson parsed, anything else as it is. */
 export const valueOf = (rendered: unknown): unknown => (rendered instanceof WrittenJson ? JSON.parse(rendered.text) : rendered);
 

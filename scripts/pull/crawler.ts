@@ -4,6 +4,8 @@ import { kindOf } from '../../datasets/answers/index.ts';
 import { ProtocolError, type Crawl, type CrawlLimits, type FetchOptions, type Fetched, type Found, type Observed, type RangeFacts, type RecordPlace, type Span, type TablePlan } from '../../datasets/answers/crawling.ts';
 import type { Dataset } from '../../datasets/vocabulary/dataset.ts';
 import type { Endpoint } from '../../datasets/vocabulary/endpoint.ts';
+import type { EnvelopeSeen, NextSeen } from '../../datasets/answers/envelope.ts';
+import { escapesIn, mergedEscapes, type EscapeEvidence } from '../../datasets/vocabulary/written.ts';
 import { JournalFull, RawJson, type Batch, type Journal } from './journal.ts';
 import { Normalizer } from './normalize.ts';
 import type { Previous } from './previous.ts';
@@ -23,9 +25,11 @@ import type { Upstream } from './upstream.ts';
 export type { TablePlan } from '../../datasets/answers/crawling.ts';
 
 /** What an endpoint's answers showed beyond their records (see Observed). */
+/** What an endpoint's answers showed beyond their records, as this pull saw them (see Observed); pulled-snapshot.ts learns from it. */
 export interface EndpointObservations {
   defaults?: Record<string, string>;
-  envelope?: Record<string, unknown>;
+  envelopes?: EnvelopeSeen[];
+  nexts?: NextSeen[];
   range?: RangeFacts;
 }
 
@@ -75,7 +79,7 @@ export class DatasetCrawl implements Crawl {
   /** Rows of the resources list steps fetched, which later steps fan out over. */
   private readonly fetched = new Map<string, Record<string, unknown>[]>();
   /** What the endpoints' answers showed beyond their records (see Observed), by endpoint; an envelope's text, or null once two differ. */
-  private readonly observations = new Map<string, { defaults?: Record<string, string>; envelope?: string | null; range?: RangeFacts }>();
+  private readonly observations = new Map<string, EndpointObservations>();
 
   constructor(private readonly options: CrawlOptions) {
     this.normalizer = new Normalizer(options.dataset, { pulledFrom: options.upstreamUrl });
@@ -138,10 +142,11 @@ export class DatasetCrawl implements Crawl {
   async unit<M>(key: string, work: () => Promise<Found<M>>, replay?: (meta: M) => void): Promise<M> {
     const { journal, tally } = this.options;
     if (journal.has(key)) {
-      const meta = journal.meta<M & { observed?: Observed }>(key)!;
+      const meta = journal.meta<M & { observed?: Observed; escapes?: EscapeEvidence }>(key)!;
       try {
         replay?.(meta);
         if (meta?.observed) this.observe(meta.observed);
+        if (meta?.escapes) this.escapes = mergedEscapes(this.escapes, meta.escapes);
         tally.done++;
         tally.resumed++;
         return meta;
@@ -153,34 +158,26 @@ export class DatasetCrawl implements Crawl {
     const found = await work();
     journal.append({ key, meta: found.meta, dataset: this.dataset.name, batches: (found.batches ?? []) as Batch[], answers: found.answers ?? [] });
     if (found.meta.observed) this.observe(found.meta.observed);
+    const escapes = (found.meta as { escapes?: EscapeEvidence }).escapes;
+    if (escapes) this.escapes = mergedEscapes(this.escapes, escapes);
     tally.done++;
     return found.meta;
   }
 
-  /**
-   * What the data set's endpoints showed beyond their records, by endpoint: defaults, and an
-   * envelope's extra keys when every answer had the same (one that varies cannot be answered
-   * again, and is said in the log).
-   */
+  /** How the upstream's answers escaped their strings, as far as this crawl saw (see escapesIn). */
+  escapes: EscapeEvidence = {};
+
+  /** What the data set's endpoints showed beyond their records, by endpoint. */
   observed(): Record<string, EndpointObservations> {
-    const result: Record<string, EndpointObservations> = {};
-    for (const [endpoint, { defaults, envelope, range }] of this.observations) {
-      if (envelope === null) this.log('envelope varies', { dataset: this.dataset.name, endpoint, note: 'its answers carry keys beyond the spec whose values differ from answer to answer; the mirror leaves them out' });
-      const kept = envelope ? (JSON.parse(envelope) as Record<string, unknown>) : undefined;
-      const seen = { ...(defaults ? { defaults } : {}), ...(kept && Object.keys(kept).length ? { envelope: kept } : {}), ...(range ? { range } : {}) };
-      if (Object.keys(seen).length) result[endpoint] = seen;
-    }
-    return result;
+    return Object.fromEntries(this.observations);
   }
 
-  private observe({ endpoint, defaults, envelope, range }: Observed): void {
+  private observe({ endpoint, defaults, envelopes, nexts, range }: Observed): void {
     const entry = this.observations.get(endpoint) ?? {};
     if (defaults) entry.defaults = { ...entry.defaults, ...defaults };
     if (range) entry.range = { ...entry.range, ...range };
-    if (envelope) {
-      const text = JSON.stringify(envelope);
-      entry.envelope = entry.envelope === undefined ? text : entry.envelope === text ? text : null;
-    }
+    if (envelopes?.length) (entry.envelopes ??= []).push(...envelopes);
+    if (nexts?.length) (entry.nexts ??= []).push(...nexts);
     this.observations.set(endpoint, entry);
   }
 
@@ -194,8 +191,10 @@ export class DatasetCrawl implements Crawl {
     const list: readonly Fetched[] = Array.isArray(answers) ? answers : [answers as Fetched];
     // The address the upstream writes links on, as the first record with a uri shows it (see public-base.ts).
     const base = places.map((place) => baseIn(this.dataset.resources[place.resource]!, { ...place, params, path, url: list[0]!.url, fetchedAt }, list[0]!.body)).find(Boolean);
+    // How its strings are escaped where JSON lets a writer choose, as the texts show it.
+    const escapes = list.reduce<EscapeEvidence>((evidence, got) => (got.text === undefined ? evidence : escapesIn(got.text, evidence)), {});
     return {
-      meta: base ? { ...meta, base } : meta,
+      meta: { ...meta, ...(base ? { base } : {}), ...(Object.keys(escapes).length ? { escapes } : {}) },
       // Kept as the text it came in, but where a step changed what is kept.
       answers: list.map((got) => (got.text === undefined ? got.body : new RawJson(got.text))),
       batches: list.flatMap((got, answer): Batch[] => places.map((place) => ({ ...place, answer, params, path, url: got.url, fetchedAt }))),

@@ -101,6 +101,11 @@ export class Normalizer {
     return relativeLinks(value, this.bases);
   }
 
+  /** A JSON text with the upstream's links made relative to {base_url}, the rest as written. */
+  relativeText(text: string): string {
+    return relativeText(text, this.bases);
+  }
+
   private noteUnread(filter: string, url: string): void {
     const found = this.unread.get(filter);
     if (found) found.records++;

@@ -11,6 +11,7 @@ import { DatasetCrawl, spoilsJournal, type TablePlan } from './crawler.ts';
 import { Journal } from './journal.ts';
 import { defaultPullLimits, type PullLimits } from './limits.ts';
 import { Previous } from './previous.ts';
+import { escapesOf, mergedEscapes, type EscapeEvidence, type Escapes } from '../../datasets/vocabulary/written.ts';
 import { learnPublicBase } from './public-base.ts';
 import type { PullReport } from './report.ts';
 import { Upstream, type UpstreamOptions } from './upstream.ts';
@@ -198,6 +199,7 @@ export async function pull(options: PullOptions): Promise<PullResult> {
         upstream: upstreamUrl,
         publicBase,
         endpoints: Object.assign({}, ...crawls.map((crawl) => crawl.observed())),
+        escapes: escapesOf(crawls.reduce<EscapeEvidence>((evidence, crawl) => mergedEscapes(evidence, crawl.escapes), {}), previousSource(previous)),
         sample: options.sample,
         createdAt: settings.startedAt,
         limits,
@@ -247,3 +249,8 @@ const sameRun = (earlier: RunSettings, wanted: Omit<RunSettings, 'startedAt'>) =
   earlier.previous === wanted.previous &&
   earlier.datasets.join() === wanted.datasets.join();
 
+/** The previous snapshot's source, where it was pulled. */
+function previousSource(previous: Previous | undefined): { readonly escapes?: Escapes } | undefined {
+  const source = previous?.snapshot.manifest.source;
+  return source?.kind === 'pull' ? source : undefined;
+}

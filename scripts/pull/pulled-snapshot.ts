@@ -14,6 +14,8 @@ import { QUARANTINE_FLOOR, sizeText, type PullLimits } from './limits.ts';
 import { Dedupe, Normalizer } from './normalize.ts';
 import type { Previous } from './previous.ts';
 import { RangeRules } from './range-rules.ts';
+import { FACTS, learnEnvelope, learnNext } from '../../datasets/answers/envelope.ts';
+import type { Escapes } from '../../datasets/vocabulary/written.ts';
 
 /**
  * Turns a finished crawl into a snapshot: the rows of every record the journal holds (normalized:
@@ -37,6 +39,8 @@ export interface PulledSnapshotOptions {
   readonly upstream: string;
   /** The address the upstream writes its links on, when not the one pulled from (see public-base.ts). */
   readonly publicBase?: string;
+  /** The escapes the upstream's answers always wrote (see escapesOf). */
+  readonly escapes?: Escapes;
   /** What the endpoints' answers showed beyond their records (see Observed), by endpoint, links as the upstream wrote them. */
   readonly endpoints: Readonly<Record<string, EndpointObservations>>;
   readonly sample?: SampleSettings;
@@ -80,6 +84,7 @@ export async function writePulledSnapshot(options: PulledSnapshotOptions): Promi
         kind: 'pull',
         upstream: options.upstream,
         ...(options.publicBase && options.publicBase !== options.upstream ? { publicBase: options.publicBase } : {}),
+        ...(options.escapes && Object.keys(options.escapes).length ? { escapes: options.escapes } : {}),
         ...(options.sample ? { sample: options.sample } : {}),
       },
       createdAt: options.createdAt,
@@ -224,15 +229,27 @@ function endpointsOf(options: PulledSnapshotOptions, normalizers: ReadonlyMap<st
   const previousRange = (path: string) => options.previous?.snapshot.manifest.endpoints?.[path]?.range;
   const paths = [...new Set([...Object.keys(options.endpoints), ...ranges.keys()])];
   const seen = paths.map((path): [string, EndpointManifest] => {
-    const { defaults, envelope } = options.endpoints[path] ?? {};
+    const { defaults, envelopes, nexts } = options.endpoints[path] ?? {};
+    const dataset = pulled(path);
+    const normalizer = normalizers.get(dataset?.name ?? '')!;
     // What an incremental pull's few windows did not show, the pulls before it may have.
     const range = ranges.get(path) && withEarlier(ranges.get(path)!, previousRange(path));
+    const { template, constant } = learnEnvelope(envelopes ?? []);
+    const endpoint = dataset?.endpoints.find((e) => e.fullPath === path);
+    const next = nexts?.length && endpoint ? learnNext(nexts, endpoint, options.publicBase ?? options.upstream) : undefined;
+    const unlearned = [
+      ...(template?.unknown ?? []).map((key) => `${path}: the envelope's \`${key}\` varies by no rule odsnap knows (${FACTS.join(', ')}), or is not in every answer; left out`),
+      ...(nexts?.length && !next ? [`${path}: how \`next\` is written (e.g. ${nexts[0]!.next}); written on the mirror's address, in the order asked`] : []),
+    ];
     return [
       path,
       {
         ...(defaults ? { defaults } : {}),
-        ...(envelope ? { envelope: normalizers.get(pulled(path)?.name ?? '')?.relative(envelope) as Record<string, unknown> } : {}),
+        ...(Object.keys(constant).length ? { envelope: normalizer.relative(constant) as Record<string, unknown> } : {}),
+        ...(template ? { template: { ...template, text: normalizer.relativeText(template.text) } } : {}),
+        ...(next ? { next } : {}),
         ...(range ? { range } : {}),
+        ...(unlearned.length ? { unlearned } : {}),
       },
     ];
   });

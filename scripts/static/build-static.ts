@@ -18,7 +18,7 @@ import { SnapshotRows } from './snapshot-rows.ts';
 import { kindOf } from '../../datasets/answers/index.ts';
 import type { Defaults } from '../../datasets/answers/static-files.ts';
 import { filePath, isPaged, layoutAbout, patternsOf } from '../../datasets/answers/tree.ts';
-import { resolveLinks } from '../../datasets/vocabulary/render.ts';
+import { envelopeFor } from '../../datasets/answers/envelope.ts';
 import { stringify } from '../../datasets/vocabulary/written.ts';
 import { Listing } from './listing.ts';
 import { staticContext } from './static-context.ts';
@@ -136,7 +136,6 @@ async function buildLocked(options: BuildOptions): Promise<BuildResult> {
       const endpoints = [];
       for (const endpoint of dataset.endpoints) {
         const listing = new Listing(dataset, endpoint, base, output, defaultsOf(endpoint));
-        const envelope = upstream(endpoint)?.envelope;
         const source = {
           dataset,
           endpoint,
@@ -147,7 +146,7 @@ async function buildLocked(options: BuildOptions): Promise<BuildResult> {
           previousSegment: (key: string) => output.previousSegment(key),
           seriesInOneScan: options.seriesInOneScan,
           defaults: defaultsOf(endpoint),
-          envelope: envelope && (resolveLinks(envelope, context) as Record<string, unknown>),
+          envelope: envelopeFor(upstream(endpoint), context),
           leftOut: (reason: string) => {
             leftOut.push(`${endpoint.fullPath}: ${reason}`);
           },

@@ -55,8 +55,8 @@ beforeAll(async () => {
       const offset = Number(url.searchParams.get('offset') ?? 0);
       const limit = Number(url.searchParams.get('limit') ?? 100);
       const list = firstPageServed ? moved : listed;
-      // The list moves once the pull has read its first page (not its ask for the default page size).
-      if (offset === 0 && url.searchParams.has('limit')) firstPageServed = true;
+      // The list moves once the pull has read its first page (not its asks for the default page size and for a page of one).
+      if (offset === 0 && url.searchParams.get('limit') === '100') firstPageServed = true;
       // Links as every answer through the proxy has them: naming the proxy (the list was read from the upstream itself).
       const items = JSON.parse(JSON.stringify(list.slice(offset, offset + limit)).replaceAll(upstream.url, proxy.url));
       return { kind: 'rewrite', body: () => ({ items, pagination: { limit, offset, total: list.length, next: null } }) };

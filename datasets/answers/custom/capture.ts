@@ -1,5 +1,5 @@
 import type { Endpoint } from '../../vocabulary/endpoint.ts';
-import { envelopeExtras, isObject, storedProblems, type Crawl, type RecordPlace, type StepScope } from '../crawling.ts';
+import { envelopesOf, isObject, storedProblems, type Crawl, type RecordPlace, type StepScope } from '../crawling.ts';
 import type { CustomAnswer } from './index.ts';
 
 /** One array of a captured answer, stored as a resource; children are arrays inside its entries. */
@@ -41,7 +41,7 @@ export async function crawlCapture(crawl: Crawl, step: CaptureStep, endpoint: En
   await crawl.unit(`GET ${endpoint.fullPath} capture`, async () => {
     const got = await crawl.get(endpoint.fullPath, {}, { shape: (body) => captureShape(body, parts) });
     const records = parts.reduce((n, part) => n + ((got.body as Record<string, unknown[]>)[part.field]?.length ?? 0), 0);
-    const observed = { endpoint: endpoint.fullPath, envelope: envelopeExtras(got.body, endpoint) };
+    const observed = { endpoint: endpoint.fullPath, envelopes: envelopesOf(got, endpoint) };
     return crawl.found(got, step.path, {}, places, { capturedAt: Date.now(), records, observed });
   });
 }
@@ -57,6 +57,6 @@ async function probe(crawl: Crawl, endpoint: Endpoint, answer: CustomAnswer): Pr
   crawl.planned(1);
   await crawl.unit(`GET ${path} probe`, async () => {
     const got = await crawl.get(path, {}, { shape: (body) => (isObject(body) ? undefined : 'not an object') });
-    return { meta: { observed: { endpoint: endpoint.fullPath, envelope: envelopeExtras(got.body, endpoint) } } };
+    return { meta: { observed: { endpoint: endpoint.fullPath, envelopes: envelopesOf(got, endpoint) } } };
   });
 }

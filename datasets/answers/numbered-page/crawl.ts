@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { addDays, dayToUtcMs, utcDayOf } from '../../../core/calendar.ts';
 import type { Endpoint } from '../../vocabulary/endpoint.ts';
-import { envelopeExtras, forwardWindows, isObject, OVERLAP_DAYS, ProtocolError, readColumnProblems, seriesKey, storedProblems, type Crawl, type Fetched, type Span, type StepScope } from '../crawling.ts';
+import { envelopesOf, forwardWindows, isObject, OVERLAP_DAYS, ProtocolError, readColumnProblems, seriesKey, storedProblems, type Crawl, type Fetched, type Span, type StepScope } from '../crawling.ts';
 import type { NumberedPageAnswer } from './index.ts';
+import type { EnvelopeSeen } from '../envelope.ts';
 import { probeRange } from '../range-probe.ts';
 import { MAX_PAGE_SIZE } from './numbered-page.ts';
 
@@ -52,6 +53,8 @@ interface PageMeta {
   /** A digest of the page's first row. */
   readonly start: string;
   readonly next: boolean;
+  /** The page's envelope as written, its facts but the window's total (known once its last page is in). */
+  readonly envelopes?: readonly EnvelopeSeen[];
 }
 
 const digest = (text: string) => createHash('sha256').update(text).digest('base64url').slice(0, 22);
@@ -73,15 +76,18 @@ export async function crawlWindows(crawl: Crawl, step: WindowsStep, endpoint: En
   // its last page is, says it is whole (an older odsnap's held all its pages).
   const place = { resource, field: 'data', window: { endpoint: endpoint.fullPath, time, ...(answer.until ? { until: answer.until } : {}) } };
   const keyOf = (from: string, to: string) => `GET ${endpoint.fullPath}?from=${from}&to=${to}&pageSize=${MAX_PAGE_SIZE}`;
+  /** A window of at least two rows, and how many: a page of one row of it shows what the envelope's own keys follow. */
+  let counted: { from: string; to: string; total: number } | undefined;
   await crawl.each(windows, async ([from, to]) => {
     const window = keyOf(from, to);
-    await crawl.unit(window, async () => {
+    const whole = await crawl.unit<{ total?: number }>(window, async () => {
       const shape = numberedPageShape(MAX_PAGE_SIZE);
       /** The page each first row started, by digest: an upstream that ignores `page`, or goes round a few pages, would be paged forever. */
       const starts = new Map<string, number>();
       /** The rows of the page before, as text, when this run fetched it. */
       let before: ReadonlySet<string> | undefined;
       let records = 0;
+      const envelopes: EnvelopeSeen[] = [];
       for (let page = 1; ; page++) {
         if (page > maxPages) throw new ProtocolError(`${window}: still a next page after ${maxPages} pages (--max-pages)`);
         crawl.planned(1);
@@ -99,17 +105,33 @@ export async function crawlWindows(crawl: Crawl, step: WindowsStep, endpoint: En
             const fresh = seen ? body.data.filter((_, i) => !seen.has(texts[i]!)) : body.data;
             before = new Set(texts);
             const kept = fresh.length === body.data.length ? got : { ...got, body: { ...body, data: fresh }, text: undefined };
-            const observed = page === 1 ? { observed: { endpoint: endpoint.fullPath, envelope: envelopeExtras(body, endpoint) } } : {};
-            return crawl.found(kept, step.path, { from, to }, [place], { records: fresh.length, start: first, next: body.hasNextPage, ...observed });
+            const envelopes = envelopesOf(got, endpoint, { count: body.data.length, page, pageSize: MAX_PAGE_SIZE });
+            return crawl.found(kept, step.path, { from, to }, [place], { records: fresh.length, start: first, next: body.hasNextPage, envelopes });
           },
           () => (before = undefined),
         );
         if (!starts.has(meta.start)) starts.set(meta.start, page);
         records += meta.records;
-        if (!meta.next) return { meta: { records, pages: page } };
+        envelopes.push(...(meta.envelopes ?? []));
+        if (!meta.next) {
+          // Every page in, the window's total is known: what the upstream's own keys may follow.
+          const total = envelopes.reduce((sum, seen) => sum + (seen.facts.count ?? 0), 0);
+          const observed = { endpoint: endpoint.fullPath, envelopes: envelopes.map((seen) => ({ ...seen, facts: { ...seen.facts, total } })) };
+          return { meta: { records, pages: page, total, observed } };
+        }
       }
     });
+    if (!counted && (whole.total ?? 0) >= 2) counted = { from, to, total: whole.total! };
   });
+  if (counted) {
+    const { from, to, total } = counted;
+    crawl.planned(1);
+    await crawl.unit(`GET ${endpoint.fullPath}?from=${from}&to=${to}&page=2&pageSize=1 envelope`, async () => {
+      const got = await crawl.get(endpoint.fullPath, { from, to, page: 2, pageSize: 1 }, { shape: numberedPageShape(1) });
+      const count = (got.body as { data: unknown[] }).data.length;
+      return { meta: { observed: { endpoint: endpoint.fullPath, envelopes: envelopesOf(got, endpoint, { total, count, page: 2, pageSize: 1 }) } } };
+    });
+  }
   // What the spec leaves open about the range, asked once the windows are in.
   await probeRange(crawl, {
     endpoint: endpoint.fullPath,

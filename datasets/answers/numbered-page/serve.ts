@@ -3,6 +3,7 @@ import { columnsFor, enveloped, renderRows, resourceOf, selectList, type AnswerR
 import { dayRangeOf, rangeCondition, rangeNarrowing } from '../time-range.ts';
 import type { NumberedPageAnswer } from './index.ts';
 import { numberedPage } from './numbered-page.ts';
+import { needsTotal, type PageFacts } from '../envelope.ts';
 
 /**
  * Numbered pages of the rows whose time falls in from..to. The files hold rows in time order and
@@ -20,9 +21,16 @@ export async function answerNumberedPage(request: AnswerRequest, answer: Numbere
     ? request.served.files(request.dataset, resource.table, rangeNarrowing(range))
     : request.served.files(request.dataset, resource.table);
   const from = request.served.source(request.dataset, resource, files, bind);
+  const where = rangeCondition(answer, range, bind);
   const rows = await request.connection.rows(
-    `SELECT ${selectList(columnsFor(request, resource))} FROM ${from} WHERE ${rangeCondition(answer, range, bind)} LIMIT ${bind(pageSize + 1)} OFFSET ${bind((page - 1) * pageSize)}`,
+    `SELECT ${selectList(columnsFor(request, resource))} FROM ${from} WHERE ${where} LIMIT ${bind(pageSize + 1)} OFFSET ${bind((page - 1) * pageSize)}`,
     values,
   );
-  return enveloped(numberedPage(renderRows(request, resource, rows.slice(0, pageSize)), page, pageSize, rows.length > pageSize), request.envelope);
+  const facts: PageFacts = { count: Math.min(rows.length, pageSize), page, pageSize };
+  // The range's rows are counted only for an upstream whose envelope says how many there are.
+  if (needsTotal(request.envelope)) {
+    const [counted] = await request.connection.rows(`SELECT count(*) AS "total" FROM ${from} WHERE ${where}`, values.slice(0, -2));
+    facts.total = Number(counted!.total);
+  }
+  return enveloped(numberedPage(renderRows(request, resource, rows.slice(0, pageSize)), page, pageSize, rows.length > pageSize), request.envelope, facts);
 }

@@ -1,8 +1,9 @@
 import { fingerprint } from '../../vocabulary/fingerprint.ts';
 import type { Endpoint } from '../../vocabulary/endpoint.ts';
-import { envelopeExtras, isObject, objectShape, ProtocolError, storedProblems, type Crawl, type CrawlLimits, type RecordPlace, type StepScope } from '../crawling.ts';
+import { envelopesOf, isObject, objectShape, ProtocolError, storedProblems, type Crawl, type CrawlLimits, type RecordPlace, type StepScope } from '../crawling.ts';
 import type { PageAnswer } from './index.ts';
 import { PAGE_LIMIT } from './offset-page.ts';
+import type { NextSeen } from '../envelope.ts';
 
 /**
  * An offset-paged list, `{ items, pagination }`, re-scanned each pull; `id` is the item field
@@ -39,6 +40,12 @@ function totalProblem(total: number, limits: CrawlLimits, page?: { readonly item
   if (total > limits.maxRecords) return `pagination.total is ${total}, more than the ${limits.maxRecords} records a list may hold (--max-records)`;
   if (page && page.items > Math.max(0, total - page.offset)) return `${page.items} items at offset ${page.offset} of a list whose pagination.total is ${total}`;
   return undefined;
+}
+
+/** The page's `next` as written, with the query asked (from `url`) and the page it should lead to; none on a last page. */
+function nextsIn(body: unknown, url: string, limit: number, offset: number): NextSeen[] {
+  const next = isObject(body) && isObject(body.pagination) ? body.pagination.next : undefined;
+  return typeof next === 'string' ? [{ asked: new URL(url).search.slice(1), limit, offset, next }] : [];
 }
 
 const pageShape = (body: unknown) =>
@@ -84,7 +91,8 @@ export async function crawlPages(crawl: Crawl, step: PagesStep, endpoint: Endpoi
         // An answer with items seen before is stored without them; the usual one as it came.
         const kept = fresh.length === body.items.length ? got : { ...got, body: { ...body, items: fresh }, text: undefined };
         const place: RecordPlace = { resource, field: 'items', ...(detail ? { checkOnly: true } : {}) };
-        const observed = { endpoint: endpoint.fullPath, envelope: envelopeExtras(body, endpoint) };
+        const facts = { total: body.pagination.total, count: body.items.length, pageSize: PAGE_LIMIT, page: offset / PAGE_LIMIT + 1 };
+        const observed = { endpoint: endpoint.fullPath, envelopes: envelopesOf(got, endpoint, facts), nexts: nextsIn(body, got.url, PAGE_LIMIT, offset + PAGE_LIMIT) };
         return crawl.found(kept, step.path, {}, [place], { total: body.pagination.total, items, records: fresh.length, observed });
       },
       (meta) => {
@@ -98,14 +106,22 @@ export async function crawlPages(crawl: Crawl, step: PagesStep, endpoint: Endpoi
     return meta;
   };
 
-  // What a request without `limit` gets: the spec shows no default, and a mirror must answer it the same.
+  // What a request without `limit` gets: the spec shows no default, and a mirror must answer it
+  // the same. And how `next` orders a query: asked with `offset` before `limit`, it tells whether
+  // the upstream keeps the order asked or one of its own.
   crawl.planned(1);
   await crawl.unit(`GET ${endpoint.fullPath} defaults`, async () => {
-    const body = (await crawl.get(endpoint.fullPath, {}, { shape: pageShape })).body as { pagination: { limit?: unknown } };
+    const got = await crawl.get(endpoint.fullPath, {}, { shape: pageShape });
+    const body = got.body as { pagination: { limit?: unknown } };
     const limit = body.pagination.limit;
     const usable = typeof limit === 'number' && Number.isInteger(limit) && limit >= 1 && limit <= PAGE_LIMIT;
     if (!usable) crawl.log('default not kept', { dataset: crawl.dataset.name, path: step.path, limit, note: `a list asked without limit answers with pages of ${PAGE_LIMIT}` });
-    return { meta: { observed: { endpoint: endpoint.fullPath, ...(usable ? { defaults: { limit: String(limit) } } : {}) } } };
+    const reversed = await crawl.get(endpoint.fullPath, { offset: 0, limit: 1 }, { shape: pageShape });
+    const nexts = [...(usable ? nextsIn(body, got.url, limit, limit) : []), ...nextsIn(reversed.body, reversed.url, 1, 1)];
+    // A page of one: what the envelope's own keys follow shows, where pages of 100 all look alike.
+    const total = (reversed.body as { pagination: { total: number } }).pagination.total;
+    const envelopes = envelopesOf(reversed, endpoint, { total, count: (reversed.body as { items: unknown[] }).items.length, pageSize: 1, page: 1 });
+    return { meta: { observed: { endpoint: endpoint.fullPath, ...(usable ? { defaults: { limit: String(limit) } } : {}), nexts, envelopes } } };
   });
 
   /** Pages that failed (and are failures of the pull): a gap may be theirs. */

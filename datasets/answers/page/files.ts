@@ -1,7 +1,7 @@
 import { EMPTY, pathIn, WHOLE, type FileSource, type StaticFile } from '../static-files.ts';
 import type { PageAnswer } from './index.ts';
 import { pageLayout, type PageUnit } from './layout.ts';
-import { offsetPage, pageLimitOf } from './offset-page.ts';
+import { offsetPage, offsetPageAround, pageLimitOf } from './offset-page.ts';
 
 /**
  * Pages of the list's default size (100, or its upstream's) in list order; the first is the request with no query. An empty list is one empty
@@ -22,8 +22,10 @@ export async function* pageFiles(source: FileSource, answer: PageAnswer): AsyncG
       total: listTotal,
       next: offset + count < listTotal ? context.link(endpoint.fullPath, { limit: PAGE_LIMIT, offset: offset + PAGE_LIMIT }) : null,
     }).pagination;
-  // The body ends with its pagination (and the upstream's own envelope keys): JSON.stringify keeps offsetPage's key order.
-  const ending = (offset: number, count: number, listTotal: number) => `],${JSON.stringify({ pagination: pagination(offset, count, listTotal), ...source.envelope }).slice(1)}`;
+  // What comes before and after the page's items; the total is after them, unless its upstream writes it before.
+  const around = (offset: number, count: number, listTotal: number) => offsetPageAround({ ...pagination(offset, count, listTotal), count }, source.envelope);
+  const ending = (offset: number, count: number, listTotal: number) => around(offset, count, listTotal)[1];
+  const sameStart = (offset: number, count: number, was: number) => around(offset, count, was)[0] === around(offset, count, total)[0];
   /** `previous`: the input the tree in use made the page from; `was`: its total, when its rows are the same. */
   type Page = { offset: number; count: number; path: string; input: string; previous?: string; was?: number };
   const pages: Page[] = [];
@@ -34,7 +36,9 @@ export async function* pageFiles(source: FileSource, answer: PageAnswer): AsyncG
     const path = pathIn(source, layout, {}, unit);
     const previous = source.previousInput(path);
     const [previousRows, previousTotal] = previous?.split('~') ?? [];
-    pages.push({ offset, count: shown.rows, path, input: `${shown.print}~${total}`, previous, ...(previousRows === shown.print && previousTotal ? { was: Number(previousTotal) } : {}) });
+    // Rows unchanged, a new total is a new ending, where all that changes comes after the rows.
+    const was = previousRows === shown.print && previousTotal && sameStart(offset, shown.rows, Number(previousTotal)) ? { was: Number(previousTotal) } : {};
+    pages.push({ offset, count: shown.rows, path, input: `${shown.print}~${total}`, previous, ...was });
   }
   const fileOfPage = (page: Page, items?: unknown[]): StaticFile => {
     if (page.previous === page.input) return { carried: [{ path: page.path, input: page.input }] };

@@ -5,7 +5,8 @@ import type { BoundingBox } from '../../vocabulary/param.ts';
 import { castParam, columnsFor, renderRows, resourceOf, selectList, SerializedJson, type AnswerRequest, type RenderedResource } from '../serving.ts';
 import { boundAtScale, SHAPES_COLUMN, textColumn, type Filter } from './filters.ts';
 import type { PageAnswer } from './index.ts';
-import { offsetPage } from './offset-page.ts';
+import { offsetPage, offsetPageAround } from './offset-page.ts';
+import { mirroredNext } from '../envelope.ts';
 import { shapesIntersectBox } from './shapes.ts';
 
 /**
@@ -19,12 +20,13 @@ export async function answerPage(request: AnswerRequest, answer: PageAnswer) {
   const resource = resourceOf(request.dataset, answer.resource);
   const limit = request.params.limit as number;
   const offset = request.params.offset as number;
-  const nextOf = (count: number, total: number) => offset + count < total ? request.context.link(request.path, { ...request.query, limit, offset: offset + limit }) : null;
+  const nextOf = (count: number, total: number) =>
+    offset + count < total ? mirroredNext(request.envelope, request.endpoint, request.path, request.query, { limit, offset: offset + limit }, request.context) : null;
   const rendered = request.served.rendered(request.dataset, resource);
   // The rows' JSON is read from the record file by row number (through DuckDB, the page's texts cost twice what finding them did).
   const renderedPage = (texts: RenderedResource, rows: readonly number[], total: number) => {
-    const [before, after] = offsetPageAround({ limit, offset, count: rows.length, total, next: nextOf(rows.length, total) }, request.envelope);
-    return new SerializedJson(texts.records.withJoined(rows, COMMA, (items) => texts.withBase(items, request.base, before, after)));
+    const [before, after] = offsetPageAround({ limit, offset, count: rows.length, total, next: nextOf(rows.length, total) }, request.envelope).map((text) => Buffer.from(text));
+    return new SerializedJson(texts.records.withJoined(rows, COMMA, (items) => texts.withBase(items, request.base, before!, after!)));
   };
   const scanned = rendered && request.served.scanned(request.dataset, resource.table)?.page(answer.filters, request.params, limit, offset);
   if (scanned) return renderedPage(rendered, scanned.rows, scanned.total);
@@ -67,22 +69,6 @@ export async function answerPage(request: AnswerRequest, answer: PageAnswer) {
 }
 
 const COMMA = 0x2c;
-
-interface PageFacts {
-  readonly limit: number;
-  readonly offset: number;
-  readonly count: number;
-  readonly total: number;
-  readonly next: string | null;
-}
-
-/** What goes before and after an offset page's items' JSON joined by commas, as JSON.stringify makes offsetPage. */
-export function offsetPageAround(page: PageFacts, envelope?: Readonly<Record<string, unknown>>): [Buffer, Buffer] {
-  const { items: _, ...rest } = offsetPage(Array.from({ length: page.count }), page, envelope);
-  return [ITEMS_OPEN, Buffer.from(`],${JSON.stringify(rest).slice(1)}`)];
-}
-
-const ITEMS_OPEN = Buffer.from('{"items":[');
 
 /** A filter as SQL over the in-memory copy; `stored` names the stored table, whose rows match it by row number. */
 function condition(filter: Exclude<Filter, { kind: 'intersects' }>, value: string | number, column: Column, bind: (v: DuckDBValue) => string, stored: string): string {

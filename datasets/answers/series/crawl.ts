@@ -1,6 +1,6 @@
 import { addDays, dayToUtcMs, utcDayOf } from '../../../core/calendar.ts';
 import type { Endpoint } from '../../vocabulary/endpoint.ts';
-import { envelopeExtras, forwardWindows, isObject, OVERLAP_DAYS, readColumnProblems, seriesKey, storedProblems, type Crawl, type Span, type StepScope } from '../crawling.ts';
+import { envelopesOf, forwardWindows, isObject, OVERLAP_DAYS, readColumnProblems, seriesKey, storedProblems, type Crawl, type Span, type StepScope } from '../crawling.ts';
 import type { SeriesAnswer } from './index.ts';
 import { probeRange } from '../range-probe.ts';
 
@@ -66,7 +66,7 @@ export async function crawlSeries(crawl: Crawl, step: SeriesStep, endpoint: Endp
       const meta = await crawl.unit<{ records: number }>(key, async () => {
         const got = await crawl.get(path, { from, to }, { shape });
         const records = (got.body as Record<string, unknown[]>)[step.field]!.length;
-        const observed = { endpoint: endpoint.fullPath, envelope: envelopeExtras(got.body, endpoint) };
+        const observed = { endpoint: endpoint.fullPath, envelopes: envelopesOf(got, endpoint, { count: records }) };
         return crawl.found(got, step.path, { ...params, from, to }, [place], { records, observed });
       });
       if (meta.records) fetched.push({ key, params: { ...params, from, to } });

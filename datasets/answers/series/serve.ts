@@ -31,5 +31,5 @@ export async function answerSeries(request: AnswerRequest, answer: SeriesAnswer)
     values,
   );
   for (const row of rows) Object.assign(row, equal);
-  return enveloped(answer.envelope(renderRows(request, resource, rows), request.params, request.context), request.envelope);
+  return enveloped(answer.envelope(renderRows(request, resource, rows), request.params, request.context), request.envelope, { count: rows.length });
 }
