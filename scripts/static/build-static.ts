@@ -18,6 +18,7 @@ import { SnapshotRows } from './snapshot-rows.ts';
 import { kindOf } from '../../datasets/answers/index.ts';
 import type { Defaults } from '../../datasets/answers/static-files.ts';
 import { filePath, isPaged, layoutAbout, patternsOf } from '../../datasets/answers/tree.ts';
+import { rangeRuleOf } from '../../datasets/answers/time-range.ts';
 import { resolveLinks } from '../../datasets/vocabulary/render.ts';
 import { stringify } from '../../datasets/vocabulary/written.ts';
 import { Listing } from './listing.ts';
@@ -147,6 +148,7 @@ async function buildLocked(options: BuildOptions): Promise<BuildResult> {
           previousSegment: (key: string) => output.previousSegment(key),
           seriesInOneScan: options.seriesInOneScan,
           defaults: defaultsOf(endpoint),
+          range: rangeRuleOf(snapshot.manifest, endpoint.fullPath),
           envelope: envelope && (resolveLinks(envelope, context) as Record<string, unknown>),
           leftOut: (reason: string) => {
             leftOut.push(`${endpoint.fullPath}: ${reason}`);
