@@ -1,3 +1,4 @@
+import type { RangeRule } from '../../core/snapshot/manifest.ts';
 import type { Narrowing } from '../../core/snapshot/read.ts';
 import type { Dataset, Resource } from '../vocabulary/dataset.ts';
 import type { Endpoint } from '../vocabulary/endpoint.ts';
@@ -123,6 +124,18 @@ export interface GroupPrint {
   readonly print: string;
   /** The time of the group's last row, epoch ms. */
   readonly last: number;
+  /** The time of its first row. */
+  readonly first: number;
+}
+
+/**
+ * Which rows a group of a day or month holds, where rows are grouped by the range of days its
+ * file stands for: those its from..to range returns by `rule` (see time-range.ts), `until`
+ * being the column of a row's end where rows span time. A row may then be in two groups.
+ */
+export interface GroupRange {
+  readonly rule: RangeRule;
+  readonly until?: string;
 }
 
 /** A snapshot's rows as the static builder reads them (scripts/static/snapshot-rows.ts). */
@@ -147,8 +160,11 @@ export interface TreePrints {
   prints(dataset: Dataset, wanted: Extract<PrintsWanted, { kind: 'pages' }>): Promise<PagePrint[]>;
   /** The key and print of each row in these buckets (all by default), in row order. */
   rowPrints(dataset: Dataset, resourceName: string, keyColumn: string, buckets?: readonly number[]): Promise<{ key: string; print: string; bucket: number }[]>;
-  /** Per group of rows (equal `by` columns, the same UTC day or month of `time`): their count and fingerprint. */
-  groupPrints(dataset: Dataset, resourceName: string, by: readonly string[], time: string, unit: 'day' | 'month'): Promise<GroupPrint[]>;
+  /**
+   * Per group of rows (equal `by` columns, the same UTC day or month of `time`, or with `range`,
+   * each day or month whose range returns them): their count and fingerprint.
+   */
+  groupPrints(dataset: Dataset, resourceName: string, by: readonly string[], time: string, unit: 'day' | 'month', range?: GroupRange): Promise<GroupPrint[]>;
   /** Per group of rows with `time` in [from, to): the fingerprint groupPrints gives of those rows alone. */
   printsBetween(dataset: Dataset, resourceName: string, by: readonly string[], from: number, to: number): Promise<Map<string, string>>;
 }
@@ -167,6 +183,8 @@ export interface FileSource {
   readonly seriesInOneScan?: number;
   /** What the upstream defaults to for this endpoint (see the manifest's endpoints). */
   readonly defaults: Defaults;
+  /** Which rows the endpoint's from..to ranges return, as the snapshot records it (see rangeRuleOf); absent: the sample city's rule. */
+  readonly range?: RangeRule;
   /** The endpoint's envelope as its upstream writes it, links resolved for the tree (see envelope.ts). */
   readonly envelope?: Envelope;
   /** Told of a file left out because a path value cannot be a file name (see UnnamableValue). */

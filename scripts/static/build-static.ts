@@ -19,6 +19,7 @@ import { kindOf } from '../../datasets/answers/index.ts';
 import type { Defaults } from '../../datasets/answers/static-files.ts';
 import { filePath, isPaged, layoutAbout, patternsOf } from '../../datasets/answers/tree.ts';
 import { envelopeFor } from '../../datasets/answers/envelope.ts';
+import { rangeRuleOf } from '../../datasets/answers/time-range.ts';
 import { stringify } from '../../datasets/vocabulary/written.ts';
 import { Listing } from './listing.ts';
 import { staticContext } from './static-context.ts';
@@ -146,6 +147,7 @@ async function buildLocked(options: BuildOptions): Promise<BuildResult> {
           previousSegment: (key: string) => output.previousSegment(key),
           seriesInOneScan: options.seriesInOneScan,
           defaults: defaultsOf(endpoint),
+          range: rangeRuleOf(snapshot.manifest, endpoint.fullPath),
           envelope: envelopeFor(upstream(endpoint), context),
           leftOut: (reason: string) => {
             leftOut.push(`${endpoint.fullPath}: ${reason}`);

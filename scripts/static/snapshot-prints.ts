@@ -6,7 +6,8 @@ import { inTurn, quoteIdentifier, quoteString, type Database } from '../../core/
 import { rowOrder } from '../../core/row-order.ts';
 import { chooseFiles, tableSource, type Snapshot } from '../../core/snapshot/read.ts';
 import type { Column } from '../../core/table.ts';
-import type { BucketPrint, GroupPrint, PagePrint, PrintsWanted, TreePrints } from '../../datasets/answers/static-files.ts';
+import type { BucketPrint, GroupPrint, GroupRange, PagePrint, PrintsWanted, TreePrints } from '../../datasets/answers/static-files.ts';
+import { byTimeAlone, rangeUnitsSql } from '../../datasets/answers/time-range.ts';
 import type { Dataset } from '../../datasets/vocabulary/dataset.ts';
 import { columnsOf, resourceIn, selection } from './snapshot-rows.ts';
 import { writeWhole } from './whole-files.ts';
@@ -17,13 +18,14 @@ const rowHash = (columns: readonly [string, Column][]) => `hash(${columns.map(([
 /** The columns rows are grouped by, as text, so that groupPrints and printsBetween key a group alike. */
 const groupColumns = (by: readonly string[]) => by.map((column) => `CAST(${quoteIdentifier(column)} AS VARCHAR) AS ${quoteIdentifier(column)}`);
 
-/** A group's count, fingerprint (hex) and last time (epoch ms) within one Parquet file, as the prints cache keeps it. */
+/** A group's count, fingerprint (hex), last and first time (epoch ms) within one Parquet file, as the prints cache keeps it. */
 interface FileGroup {
   readonly values: string[];
   readonly unit: string;
   readonly n: number;
   readonly h: string;
   readonly l: number;
+  readonly f: number;
 }
 
 const printOf = (rows: number, hash: bigint) => `${rows}:${hash.toString(36)}`;
@@ -164,12 +166,16 @@ export class SnapshotPrints implements TreePrints {
    * and a fingerprint of them all (independent of order: rows are unique by key). Counted per
    * Parquet file and combined (counts add up, the fingerprint is an XOR), so that with a
    * `printsCache` directory a file's groups are read once for all builds: files are named by
-   * their sha256, and a pull carries unchanged partitions as they were.
+   * their sha256, and a pull carries unchanged partitions as they were. With a `range` whose rule
+   * is not the sample city's, a row is in the group of each day or month whose from..to range
+   * returns it (a ride across midnight, by overlap, in both days'), so that a changed row changes
+   * the print of every file it is in.
    */
-  async groupPrints(dataset: Dataset, resourceName: string, by: readonly string[], time: string, unit: 'day' | 'month'): Promise<GroupPrint[]> {
+  async groupPrints(dataset: Dataset, resourceName: string, by: readonly string[], time: string, unit: 'day' | 'month', range?: GroupRange): Promise<GroupPrint[]> {
     const { table, columns } = columnsOf(dataset, resourceName);
     const files = this.snapshot.manifest.datasets[dataset.name]!.tables[table.name]!.files.filter((file) => file.rows > 0);
-    const kind = createHash('sha1').update(JSON.stringify([columns.map(([name, c]) => [name, c.sqlType]), by, time, unit, 'last'])).digest('base64url').slice(0, 16);
+    const ruled = range && !byTimeAlone(range.rule) ? range : undefined;
+    const kind = createHash('sha1').update(JSON.stringify([columns.map(([name, c]) => [name, c.sqlType]), by, time, unit, ruled ?? null, 'last', 'first'])).digest('base64url').slice(0, 16);
     const cachePath = (sha256: string) => {
       this.printsUsed.add(`${sha256}-${kind}.json`);
       return join(this.printsCache!, `${sha256}-${kind}.json`);
@@ -184,22 +190,28 @@ export class SnapshotPrints implements TreePrints {
     // One file per content: two files with the same bytes hold the same groups, counted for each.
     const missing = [...new Map(files.filter((file) => !perFile.has(file.sha256)).map((file) => [file.sha256, file])).values()];
     if (missing.length) {
-      const when = `strftime(${quoteIdentifier(time)}, '${unit === 'day' ? '%Y-%m-%d' : '%Y-%m'}')`;
+      const format = `'${unit === 'day' ? '%Y-%m-%d' : '%Y-%m'}'`;
       const groups = groupColumns(by);
       const paths = missing.map((file) => join(this.snapshot.dir, file.path));
-      const rows = await this.db.rows<Record<string, string> & { file: string; unit: string; n: bigint; h: bigint; l: bigint }>(
-        `SELECT filename AS file, ${[...groups, `${when} AS unit`].join(', ')}, count(*) AS n, bit_xor(${rowHash(columns)}) AS h, epoch_ms(max(${quoteIdentifier(time)})) AS l ` +
-          `FROM read_parquet([${paths.map(quoteString).join(', ')}], hive_partitioning = false, filename = true) GROUP BY ALL`,
+      const parquet = `read_parquet([${paths.map(quoteString).join(', ')}], hive_partitioning = false, filename = true)`;
+      // By the rule, a row is in each of its candidate units that returns it.
+      const units = ruled && rangeUnitsSql({ time, until: ruled.until }, ruled.rule, unit, 'odsnap_unit');
+      const [when, from] = units
+        ? [`strftime(odsnap_unit, ${format})`, `(SELECT *, unnest(${units.candidates}) AS odsnap_unit FROM ${parquet}) WHERE ${units.condition}`]
+        : [`strftime(${quoteIdentifier(time)}, ${format})`, parquet];
+      const rows = await this.db.rows<Record<string, string> & { file: string; unit: string; n: bigint; h: bigint; l: bigint; f: bigint }>(
+        `SELECT filename AS file, ${[...groups, `${when} AS unit`].join(', ')}, count(*) AS n, bit_xor(${rowHash(columns)}) AS h, ` +
+          `epoch_ms(max(${quoteIdentifier(time)})) AS l, epoch_ms(min(${quoteIdentifier(time)})) AS f FROM ${from} GROUP BY ALL`,
       );
       const shaOf = new Map(missing.map((file, i) => [paths[i]!, file.sha256]));
       for (const file of missing) perFile.set(file.sha256, []);
-      for (const row of rows) perFile.get(shaOf.get(row.file)!)!.push({ values: by.map((column) => row[column]!), unit: row.unit, n: Number(row.n), h: row.h.toString(16), l: Number(row.l) });
+      for (const row of rows) perFile.get(shaOf.get(row.file)!)!.push({ values: by.map((column) => row[column]!), unit: row.unit, n: Number(row.n), h: row.h.toString(16), l: Number(row.l), f: Number(row.f) });
       if (this.printsCache) {
         await mkdir(this.printsCache, { recursive: true });
         for (const file of missing) await writeWhole(cachePath(file.sha256), JSON.stringify(perFile.get(file.sha256)));
       }
     }
-    const merged = new Map<string, { values: string[]; unit: string; n: number; h: bigint; l: number }>();
+    const merged = new Map<string, { values: string[]; unit: string; n: number; h: bigint; l: number; f: number }>();
     for (const file of files) {
       for (const group of perFile.get(file.sha256)!) {
         const key = JSON.stringify([...group.values, group.unit]);
@@ -208,13 +220,14 @@ export class SnapshotPrints implements TreePrints {
           found.n += group.n;
           found.h ^= BigInt(`0x${group.h}`);
           found.l = Math.max(found.l, group.l);
-        } else merged.set(key, { values: group.values, unit: group.unit, n: group.n, h: BigInt(`0x${group.h}`), l: group.l });
+          found.f = Math.min(found.f, group.f);
+        } else merged.set(key, { values: group.values, unit: group.unit, n: group.n, h: BigInt(`0x${group.h}`), l: group.l, f: group.f });
       }
     }
     const order = (group: { values: string[]; unit: string }) => [...group.values, group.unit];
     return [...merged.values()]
       .sort((a, b) => compareTexts(order(a), order(b)))
-      .map((group) => ({ values: group.values, unit: group.unit, rows: group.n, print: printOf(group.n, group.h), last: group.l }));
+      .map((group) => ({ values: group.values, unit: group.unit, rows: group.n, print: printOf(group.n, group.h), last: group.l, first: group.f }));
   }
 
   /**

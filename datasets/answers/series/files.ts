@@ -1,9 +1,10 @@
-import { dayToUtcMs, utcDayOf } from '../../../core/calendar.ts';
+import { dayToUtcMs } from '../../../core/calendar.ts';
 import { rowOrder } from '../../../core/row-order.ts';
 import type { RenderContext } from '../../vocabulary/render.ts';
 import { stringify } from '../../vocabulary/written.ts';
 import { enveloped } from '../serving.ts';
 import { EMPTY, paramsIn, pathIn, type FileSource, type StaticFile } from '../static-files.ts';
+import { rangeUnits } from '../time-range.ts';
 import type { SeriesAnswer } from './index.ts';
 import { monthLayout, nextMonth } from './layout.ts';
 
@@ -15,7 +16,9 @@ const SERIES_IN_ONE_SCAN = 1_000_000;
 
 /**
  * Per combination of parents, every UTC month from the series' first row to its last (months
- * between with no rows: an empty series); a series with no rows has no files. Months whose rows
+ * between with no rows: an empty series); a series with no rows has no files. A month holds the
+ * rows its range returns by the snapshot's rule: with a `to` that includes the next midnight, a
+ * reading at the first instant of a month is in the month before's file too. Months whose rows
  * are unchanged are carried. When the changed months of all series hold few rows (a rebuild
  * after a pull: the last month of each), they are read in one scan; else each series is read
  * from its first changed month on.
@@ -24,13 +27,15 @@ export async function* seriesFiles(source: FileSource, answer: SeriesAnswer): As
   const { dataset, rows, context } = source;
   const resource = rows.resource(dataset, answer.resource);
   const table = dataset.tables[resource.table]!;
-  const envelope: SeriesAnswer['envelope'] = (items, params, ctx) => enveloped(answer.envelope(items, params, ctx), source.envelope);
+  const envelope: SeriesAnswer['envelope'] = (items, params, ctx) => enveloped(answer.envelope(items, params, ctx), source.envelope, { count: items.length });
   const order = [answer.time, ...rowOrder(table).filter((column) => column !== answer.time)];
   // One after the other: they share a connection, on which a new query ends a running one.
   const parentRows: Row[][] = [];
   for (const parent of answer.parents) parentRows.push(await rows.all(dataset, parent.resource));
   const by = answer.parents.map((parent) => parent.column);
-  const groups = await source.prints.groupPrints(dataset, answer.resource, by, answer.time, 'month');
+  const rule = source.range ?? {};
+  const groups = await source.prints.groupPrints(dataset, answer.resource, by, answer.time, 'month', { rule });
+  const monthsHolding = rangeUnits(rule, 'month');
   const monthsOf = new Map<string, Map<string, { print: string; rows: number; last: number }>>();
   for (const group of groups) {
     const key = JSON.stringify(group.values);
@@ -84,26 +89,19 @@ export async function* seriesFiles(source: FileSource, answer: SeriesAnswer): As
     const prints = await source.prints.printsBetween(dataset, answer.resource, by, dayToUtcMs(`${month}-01`), Number(last) + 1);
     for (const { s, print } of wanting) if (prints.get(s.key) === print) s.after.set(month, Number(last));
   }
-  /** Where a series' changed rows begin (epoch ms): the first changed month, or after what a month kept. */
+  /** Where a series' changed rows begin (epoch ms): the first changed month, or after what a month kept (a reading is in no month before its own). */
   const changedFrom = (s: Series) => Math.min(...[...s.changed].map((month) => (s.after.has(month) ? s.after.get(month)! + 1 : dayToUtcMs(`${month}-01`))));
 
   /** Adds the rendered rows of the months asked for to `byMonth` (rows in time order), leaving out what a month kept. */
   const collect = (byMonth: Map<string, unknown[]>, sorted: readonly Row[], s: Series) => {
-    // In time order, a row's month is worked out only when it leaves the month before.
-    let start = Infinity;
-    let end = -Infinity;
-    let kept = -Infinity;
-    let items: unknown[] | undefined;
     for (const row of sorted) {
       const time = row[answer.time] as number;
-      if (time < start || time >= end) {
-        const month = utcDayOf(time).slice(0, 7);
-        [start, end] = [dayToUtcMs(`${month}-01`), dayToUtcMs(`${nextMonth(month)}-01`)];
+      let rendered: unknown;
+      for (const month of monthsHolding(time)) {
         // Kept: what is before 1 ms after the month's last row, as printsBetween counted it.
-        kept = (s.after.get(month) ?? -Infinity) + 1;
-        items = s.changed.has(month) ? (byMonth.get(month) ?? byMonth.set(month, []).get(month)) : undefined;
+        if (!s.changed.has(month) || time < (s.after.get(month) ?? -Infinity) + 1) continue;
+        (byMonth.get(month) ?? byMonth.set(month, []).get(month)!).push((rendered ??= resource.render(row, context)));
       }
-      if (items && time >= kept) items.push(resource.render(row, context));
     }
   };
   // One scan for all series from the earliest changed row on, when what it holds is small.
@@ -140,8 +138,10 @@ export async function* seriesFiles(source: FileSource, answer: SeriesAnswer): As
       else if (s.after.has(m.month)) {
         // The envelope is not one to add rows to: the month is rendered whole after all.
         const whole: unknown[] = [];
-        for await (const batch of rows.stream(dataset, answer.resource, { equal, from: dayToUtcMs(`${m.month}-01`), to: dayToUtcMs(`${nextMonth(m.month)}-01`) }, { order })) {
-          for (const row of batch) whole.push(resource.render(row, context));
+        // Up to the next month's first instant included, which the rule may return.
+        const narrow = { equal, from: dayToUtcMs(`${m.month}-01`), to: dayToUtcMs(`${nextMonth(m.month)}-01`) + 1 };
+        for await (const batch of rows.stream(dataset, answer.resource, narrow, { order })) {
+          for (const row of batch) if (monthsHolding(row[answer.time] as number).includes(m.month)) whole.push(resource.render(row, context));
         }
         yield { path: m.path, body: envelope(whole, params, context), input: m.input };
       } else yield { path: m.path, body: envelope(items, params, context), input: m.input };
