@@ -106,6 +106,18 @@ export function minify(text: string): string {
   return from === 0 ? text : out + text.slice(from);
 }
 
+/**
+ * The object's text with only the elements `keep` chooses of its array under `key`, the rest as
+ * written (a page stored without the records an earlier page had).
+ */
+export function withElements(text: string, key: string, keep: (index: number) => boolean): string {
+  const member = memberSpans(text, 0).find(([name]) => name === key);
+  if (!member) return text;
+  const [start, end] = member[1];
+  const kept = elementSpans(text, start).filter((_, i) => keep(i)).map(([from, to]) => text.slice(from, to));
+  return `${text.slice(0, start)}[${kept.join(',')}]${text.slice(end)}`;
+}
+
 /** The object's text without the members named, the rest as written. */
 export function withoutMembers(text: string, keys: ReadonlySet<string>): string {
   const members = memberSpans(text, 0);

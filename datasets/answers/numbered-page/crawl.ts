@@ -4,6 +4,7 @@ import type { Endpoint } from '../../vocabulary/endpoint.ts';
 import { envelopesOf, forwardWindows, isObject, OVERLAP_DAYS, ProtocolError, readColumnProblems, seriesKey, storedProblems, type Crawl, type Fetched, type Span, type StepScope } from '../crawling.ts';
 import type { NumberedPageAnswer } from './index.ts';
 import type { EnvelopeSeen } from '../envelope.ts';
+import { withElements } from '../../vocabulary/json-text.ts';
 import { probeRange } from '../range-probe.ts';
 import { MAX_PAGE_SIZE } from './numbered-page.ts';
 
@@ -104,7 +105,8 @@ export async function crawlWindows(crawl: Crawl, step: WindowsStep, endpoint: En
             const seen = before;
             const fresh = seen ? body.data.filter((_, i) => !seen.has(texts[i]!)) : body.data;
             before = new Set(texts);
-            const kept = fresh.length === body.data.length ? got : { ...got, body: { ...body, data: fresh }, text: undefined };
+            const isFresh = seen ? (i: number) => !seen.has(texts[i]!) : () => true;
+            const kept = fresh.length === body.data.length ? got : { ...got, body: { ...body, data: fresh }, text: got.text && withElements(got.text, 'data', isFresh) };
             const envelopes = envelopesOf(got, endpoint, { count: body.data.length, page, pageSize: MAX_PAGE_SIZE });
             return crawl.found(kept, step.path, { from, to }, [place], { records: fresh.length, start: first, next: body.hasNextPage, envelopes });
           },

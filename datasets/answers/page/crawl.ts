@@ -1,4 +1,5 @@
 import { fingerprint } from '../../vocabulary/fingerprint.ts';
+import { withElements } from '../../vocabulary/json-text.ts';
 import type { Endpoint } from '../../vocabulary/endpoint.ts';
 import { envelopesOf, isObject, objectShape, ProtocolError, storedProblems, type Crawl, type CrawlLimits, type RecordPlace, type StepScope } from '../crawling.ts';
 import type { PageAnswer } from './index.ts';
@@ -88,8 +89,9 @@ export async function crawlPages(crawl: Crawl, step: PagesStep, endpoint: Endpoi
         const fresh = body.items.filter((item) => !seen.has(idOf(item, step.id)));
         const items = fresh.map((item): [string, string | null, number] => [idOf(item, step.id), detail ? fingerprint(item) : null, offset + body.items.indexOf(item)]);
         items.forEach(see);
-        // An answer with items seen before is stored without them; the usual one as it came.
-        const kept = fresh.length === body.items.length ? got : { ...got, body: { ...body, items: fresh }, text: undefined };
+        // An answer with items seen before is stored without them, the rest of its text as it came.
+        const isFresh = new Set(fresh);
+        const kept = fresh.length === body.items.length ? got : { ...got, body: { ...body, items: fresh }, text: got.text && withElements(got.text, 'items', (i) => isFresh.has(body.items[i])) };
         const place: RecordPlace = { resource, field: 'items', ...(detail ? { checkOnly: true } : {}) };
         const facts = { total: body.pagination.total, count: body.items.length, pageSize: PAGE_LIMIT, page: offset / PAGE_LIMIT + 1 };
         const observed = { endpoint: endpoint.fullPath, envelopes: envelopesOf(got, endpoint, facts), nexts: nextsIn(body, got.url, PAGE_LIMIT, offset + PAGE_LIMIT) };

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { instantMs } from '../../../core/zoned-time.ts';
-import { elementSpans, memberSpans, minify, withoutMembers } from '../../../datasets/vocabulary/json-text.ts';
+import { elementSpans, memberSpans, minify, withElements, withoutMembers } from '../../../datasets/vocabulary/json-text.ts';
 import { renderContext } from '../../../datasets/vocabulary/render.ts';
 import { inTimeZone, relativeText, resolvedText, stringify, WrittenJson } from '../../../datasets/vocabulary/written.ts';
 
@@ -43,6 +43,12 @@ describe('JSON read as text', () => {
         expect(minify(JSON.stringify(value, null, 2))).toBe(JSON.stringify(value));
       }),
     );
+  });
+
+  it('keeps the elements of an array chosen, each as written, and the rest of the text as it is', () => {
+    const page = '{"pagination":{"total":3},"items":[ {"id":"a","p":1.50} , {"id":"b"},{"id":"c","s":"x\\/y"} ],"meta":1}';
+    expect(withElements(page, 'items', (i) => i !== 1)).toBe('{"pagination":{"total":3},"items":[{"id":"a","p":1.50},{"id":"c","s":"x\\/y"}],"meta":1}');
+    expect(withElements(page, 'items', () => false)).toBe('{"pagination":{"total":3},"items":[],"meta":1}');
   });
 });
 
