@@ -100,10 +100,13 @@ export function learnEnvelope(seen: readonly EnvelopeSeen[]): { template?: Envel
   for (const path of paths) {
     const texts = seen.map((s) => s.own[path]);
     // A fact every value was, where the fact itself took more than one value: a key that is
-    // always 1 is as much a constant as the page count of lists of one page.
+    // always 1 is as much a constant as the page count of lists of one page. A register list's
+    // total is the same in every answer a pull sees, but no constant of two or more is likely
+    // to equal it.
     const fact = FACTS.find((f) => {
       const facts = seen.map((s) => factOf(f, s.facts));
-      return new Set(facts).size > 1 && seen.every((s, i) => s.own[path] !== undefined && Number(s.own[path]) === facts[i]);
+      const varied = new Set(facts).size > 1 || (f === 'total' && facts[0] !== undefined && facts[0] >= 2);
+      return varied && seen.every((s, i) => s.own[path] !== undefined && Number(s.own[path]) === facts[i]);
     });
     if (fact) derived[path] = fact;
     else if (texts.every((text) => text !== undefined && text === texts[0])) {

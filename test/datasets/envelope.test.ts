@@ -23,6 +23,11 @@ describe('what a pull learns of an envelope', () => {
     expect(learned.template!.derived).toBeUndefined();
   });
 
+  it("takes a key that is every answer's list total for the total, though a pull sees one list's", () => {
+    const learned = learnEnvelope([seen({ totalElements: '198' }, { total: 198, pageSize: 100, page: 1, count: 100 }), seen({ totalElements: '198' }, { total: 198, pageSize: 1, page: 1, count: 1 })]);
+    expect(learned.template!.derived).toEqual({ totalElements: 'total' });
+  });
+
   it('leaves out, and names, a key that varies by no fact, or is missing from an answer', () => {
     const learned = learnEnvelope([seen({ requestId: '"a1"', served: '1' }, { count: 5 }), seen({ requestId: '"b2"' }, { count: 6 })]);
     expect(learned.template!.unknown).toEqual(['requestId', 'served']);
