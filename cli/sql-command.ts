@@ -165,6 +165,8 @@ export const sqlCommand = defineCommand({
     const left = out === undefined ? '' : ` (${out} left as it was)`;
     try {
       sandbox = await SqlSandbox.open(snapshot, datasets, { config: duckdbConfig, writable: copied ? [partial!] : [], progress: copied && output.interactive });
+      // Interrupted while the sandbox opened: the query is not started.
+      interrupted.signal.throwIfAborted();
       // Made when first written to: DuckDB writes the file of an export itself.
       const destination = () => (target ? createWriteStream(partial!, { flags: 'wx' }) : outputStream(output));
       let rows: number;

@@ -199,8 +199,11 @@ describe('odsnap sql exports', () => {
   it('leaves the file as it was when interrupted', async () => {
     const file = join(dir, 'interrupted.csv');
     await writeFile(file, 'before');
+    // Late enough that the command has started on a busy machine (a SIGINT before it listens ends
+    // the process outright); whether it comes while the sandbox opens or while the query runs, the
+    // export stops and the file stays as it was.
     const result = await sql(['--out', file, 'SELECT count(*) FROM range(100000000) a, range(1000000) b'], {
-      onStart: (pid) => setTimeout(() => process.kill(pid, 'SIGINT'), 1500),
+      onStart: (pid) => setTimeout(() => process.kill(pid, 'SIGINT'), 5000),
     });
     expect(result.code).toBe(130);
     expect(result.err).toContain(`odsnap sql: interrupted (${file} left as it was)`);
