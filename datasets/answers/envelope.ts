@@ -51,8 +51,8 @@ const shapeOf = (schema: z.ZodType): Shape | undefined => {
 
 /**
  * The envelope of an answer's text as written: minified, the records' arrays (the spec's array
- * keys) emptied and the spec's other values null, and the keys the spec does not name, with their texts. Undefined for an answer
- * that is no object, or an endpoint whose answer has no envelope.
+ * keys) emptied and the spec's other values null; and the keys the spec does not name, with
+ * their texts. Undefined for an answer that is no object, or an endpoint whose answer has none.
  */
 export function envelopeSeen(text: string, endpoint: Endpoint, facts: PageFacts): EnvelopeSeen | undefined {
   const shape = shapeOf(endpoint.response);
