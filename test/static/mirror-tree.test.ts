@@ -42,9 +42,13 @@ afterAll(async () => {
 describe('the static tree of a mirror', () => {
   it("records what the upstream defaults to and adds to its envelopes, links relative to its public address", () => {
     expect(snapshot.manifest.source).toMatchObject({ kind: 'pull', upstream: other.url, publicBase: other.publicBase });
+    const meta = '{"apiVersion":"1.4","documentation":"{base_url}/docs/api","licence":"https://creativecommons.org/licenses/by/4.0/"}';
     expect(snapshot.manifest.endpoints?.['/api/public/rcn/transactions']).toEqual({
       defaults: { limit: '20' },
-      envelope: { meta: { apiVersion: '1.4', documentation: '{base_url}/docs/api', licence: 'https://creativecommons.org/licenses/by/4.0/' } },
+      envelope: { meta: JSON.parse(meta) },
+      // The envelope as written: its keys in order, the spec's values left to the mirror, its own as written.
+      template: { text: `{"items":[],"pagination":{"limit":null,"offset":null,"count":null,"total":null,"next":null},"meta":${meta}}` },
+      next: { form: 'absolute', order: 'asked' },
     });
     expect(snapshot.manifest.endpoints?.['/api/public/air-quality/live/{deviceId}']?.envelope).toBeDefined();
   });
