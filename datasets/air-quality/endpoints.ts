@@ -25,7 +25,7 @@ async function liveStations(query: Query) {
   }
   return {
     stations: (await query.latest('liveStation')).map((row) => ({
-      ...(query.render('liveStation', row) as object),
+      ...query.value('liveStation', row),
       readings: readings.get(row.station_id) ?? [],
     })),
   };

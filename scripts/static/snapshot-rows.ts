@@ -166,7 +166,8 @@ export class SnapshotRows implements TreeRows {
         if (!newest) return [];
         return this.all(dataset, resource, { equal: where, from: Date.parse(newest), to: Date.parse(newest) + 1 });
       },
-      render: (resource, row) => valueOf(this.resource(dataset, resource).render(row, context)),
+      render: (resource, row) => this.resource(dataset, resource).render(row, context),
+      value: (resource, row) => valueOf(this.resource(dataset, resource).render(row, context)) as Record<string, unknown>,
     };
   }
 }

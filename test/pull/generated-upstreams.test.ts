@@ -94,8 +94,9 @@ describe('a mirror of an upstream whose ranges of days are its own', () => {
 });
 
 describe('a mirror of an upstream whose envelopes are its own', () => {
-  it('learns their key order, the keys that count the answer, and how `next` is written, and answers byte for byte as the upstream does', async () => {
-    const dialect: Dialect = { ...HAND_PICKED, keys: 'reversed', countedEnvelopes: true, next: { form: 'path', order: 'declared' }, publicBase: 'https://api.example.com/open/data/v1' };
+  it('learns their key order, the keys that count the answer, and how `next` is written, and answers byte for byte as the upstream does, live feeds included', async () => {
+    // Numbers with trailing zeros too: the live feeds, composed from their parts, keep their records' text.
+    const dialect: Dialect = { ...HAND_PICKED, keys: 'reversed', decimals: 3, countedEnvelopes: true, next: { form: 'path', order: 'declared' }, publicBase: 'https://api.example.com/open/data/v1' };
     const upstream = await startDialectUpstream(sample.url, dialect);
     const dataDir = await tempDir('envelopes');
     let mirror: TestServer | undefined;

@@ -13,8 +13,10 @@ export interface Query {
   rows(resource: string, where?: Readonly<Record<string, string | number>>): Promise<Record<string, unknown>[]>;
   /** The rows of the newest capture (greatest time column) of a resource's table, narrowed likewise. */
   latest(resource: string, where?: Readonly<Record<string, string | number>>): Promise<Record<string, unknown>[]>;
-  /** A row rendered as its resource for this request. */
+  /** A row rendered as its resource for this request: to put in the answer as it is (a record kept as written stays its text). */
   render(resource: string, row: Record<string, unknown>): unknown;
+  /** The same as a value, to compose an answer from (a live station with its readings). */
+  value(resource: string, row: Record<string, unknown>): Record<string, unknown>;
 }
 
 /** Anything else, composed from the snapshot through `Query`: the live maps. */

@@ -32,7 +32,7 @@ export function queryFor(request: AnswerRequest): Query {
   return {
     rows: (resource, where = {}) => read(resource, where, false),
     latest: (resource, where = {}) => read(resource, where, true),
-    // Custom answers compose values (a live station with its readings): a record kept as written is read as its value.
-    render: (resource, row) => valueOf(resourceOf(request.dataset, resource).render(row, request.context)),
+    render: (resource, row) => resourceOf(request.dataset, resource).render(row, request.context),
+    value: (resource, row) => valueOf(resourceOf(request.dataset, resource).render(row, request.context)) as Record<string, unknown>,
   };
 }
