@@ -75,7 +75,44 @@ export function formatOffset(minutes: number): string {
   return `${minutes < 0 ? '-' : '+'}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`;
 }
 
+/** How an offset is written: ISO 8601 allows `Z` (for zero), ±hh:mm, ±hhmm and ±hh. */
+export type OffsetForm = 'Z' | '+hh:mm' | '+hhmm' | '+hh';
+
+/**
+ * How an upstream writes offsets in a time zone it was asked for: one form for a zone's non-zero
+ * offsets, and one for zero (a zone such as Atlantic/Reykjavik, or London in winter).
+ */
+export interface ZoneOffsets {
+  readonly nonZero: Exclude<OffsetForm, 'Z'>;
+  readonly zero: OffsetForm;
+}
+
+/** The form of an offset as written (`Z`, `+02:00`, `+0200`, `+02`); undefined for anything else. */
+export function offsetFormOf(written: string): OffsetForm | undefined {
+  if (written === 'Z') return 'Z';
+  return /^[+-]\d{2}:\d{2}$/.test(written) ? '+hh:mm' : /^[+-]\d{4}$/.test(written) ? '+hhmm' : /^[+-]\d{2}$/.test(written) ? '+hh' : undefined;
+}
+
+/** An offset in minutes written in `form` (one of whole hours only as ±hh: a half hour needs the minutes). */
+export function offsetIn(minutes: number, form: OffsetForm): string {
+  const full = formatOffset(minutes);
+  switch (form) {
+    case 'Z':
+      return minutes === 0 ? 'Z' : full;
+    case '+hh:mm':
+      return full;
+    case '+hhmm':
+      return full.replace(':', '');
+    case '+hh':
+      return minutes % 60 === 0 ? full.slice(0, 3) : full;
+  }
+}
+
+/** An offset as an upstream writing `offsets` writes it in a zone it was asked for. */
+export const zoneOffsetText = (minutes: number, offsets: ZoneOffsets): string => offsetIn(minutes, minutes === 0 ? offsets.zero : offsets.nonZero);
+
 const offsetTexts = new Map<number, string>();
+const zoneOffsetTexts = new WeakMap<ZoneOffsets, Map<number, string>>();
 const twoDigits = Array.from({ length: 60 }, (_, i) => String(i).padStart(2, '0'));
 /** The last local day formatted, and its text: consecutive instants (hourly readings) mostly share one. */
 let lastDay = { index: NaN, text: '' };
@@ -84,10 +121,16 @@ let lastDay = { index: NaN, text: '' };
  * `2025-03-30T03:00:00+02:00`: whole seconds unless the instant has milliseconds. Built from
  * cached parts rather than through Date, as the server and pull format millions of readings.
  */
-export function formatInstant(ms: number, timeZone: string): string {
+export function formatInstant(ms: number, timeZone: string, offsets?: ZoneOffsets): string {
   const offset = offsetMinutes(ms, timeZone);
-  let suffix = offsetTexts.get(offset);
-  if (suffix === undefined) offsetTexts.set(offset, (suffix = formatOffset(offset)));
+  let texts = offsetTexts;
+  if (offsets) {
+    const known = zoneOffsetTexts.get(offsets);
+    if (known) texts = known;
+    else zoneOffsetTexts.set(offsets, (texts = new Map()));
+  }
+  let suffix = texts.get(offset);
+  if (suffix === undefined) texts.set(offset, (suffix = offsets ? zoneOffsetText(offset, offsets) : formatOffset(offset)));
   const local = ms + offset * 60_000;
   const dayIndex = Math.floor(local / 86_400_000);
   if (dayIndex !== lastDay.index) lastDay = { index: dayIndex, text: new Date(dayIndex * 86_400_000).toISOString().slice(0, 11) };

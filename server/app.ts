@@ -4,6 +4,7 @@ import { renderContext, type RenderContext } from '../datasets/vocabulary/render
 import { envelopeFor, type Envelope } from '../datasets/answers/envelope.ts';
 import { withEscapes } from '../datasets/vocabulary/written.ts';
 import type { SnapshotSource } from '../core/snapshot/manifest.ts';
+import type { ZoneOffsets } from '../core/zoned-time.ts';
 import { kindOf } from '../datasets/answers/index.ts';
 import { serialize } from '../datasets/answers/serving.ts';
 import { instanceOf, invalidParameter, methodNotAllowed, notFound, Problem, problemBody, problemTypePage, refusedParameters } from '../core/problem.ts';
@@ -56,12 +57,12 @@ export function createApp(options: AppOptions) {
   const logRequests = options.log !== undefined && options.logRequests !== false;
   // Requests come with a few bases and time zones: their contexts are made once.
   const contexts = new Map<string, RenderContext>();
-  const contextOf = (base: string, timeZone: string) => {
-    const key = `${timeZone} ${base}`;
+  const contextOf = (base: string, timeZone: string, zoneOffsets: ZoneOffsets | undefined) => {
+    const key = `${timeZone} ${base} ${zoneOffsets?.nonZero} ${zoneOffsets?.zero}`;
     let context = contexts.get(key);
     if (!context) {
       if (contexts.size >= 256) contexts.clear();
-      contexts.set(key, (context = renderContext({ baseUrl: base, timeZone })));
+      contexts.set(key, (context = renderContext({ baseUrl: base, timeZone, ...(zoneOffsets ? { zoneOffsets } : {}) })));
     }
     return context;
   };
@@ -155,7 +156,7 @@ export function createApp(options: AppOptions) {
       const parsed = endpoint.parse({ ...upstream?.defaults, ...query, ...found.params });
       if (!parsed.success) throw refusedParameters(parsed.error.issues);
       const params = parsed.data;
-      const context = contextOf(base, (params.timezone as string | undefined) ?? 'UTC');
+      const context = contextOf(base, (params.timezone as string | undefined) ?? 'UTC', upstream?.zoneOffsets);
       const envelope = envelopeOf(served.snapshot.id, endpoint.fullPath, base, () => envelopeFor(upstream, context));
       const connection = served.onDemand();
       let body: unknown;

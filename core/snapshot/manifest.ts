@@ -104,6 +104,10 @@ export const nextRule = z.object({
 });
 export type NextRule = z.infer<typeof nextRule>;
 
+/** How an upstream writes offsets in a time zone it is asked for (see core/zoned-time.ts). */
+const OFFSET_FORMS = ['+hh:mm', '+hhmm', '+hh'] as const;
+export const zoneOffsets = z.object({ nonZero: z.enum(OFFSET_FORMS), zero: z.enum(['Z', ...OFFSET_FORMS]) });
+
 export const manifestSchema = z.object({
   layoutVersion: z.literal(LAYOUT_VERSION),
   id: z.string(),
@@ -137,6 +141,8 @@ export const manifestSchema = z.object({
         /** How its `next` links are written. */
         next: nextRule.optional(),
         range: rangeRule.optional(),
+        /** How it writes offsets in a time zone it is asked for (see ZoneOffsets). */
+        zoneOffsets: zoneOffsets.optional(),
         /** What its answers did not show of the envelope or `next`, said as the pull's summary says it. */
         unlearned: z.array(z.string()).optional(),
       }),

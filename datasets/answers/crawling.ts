@@ -1,5 +1,6 @@
 import { addDays } from '../../core/calendar.ts';
 import type { Table } from '../../core/table.ts';
+import type { ZoneOffsets } from '../../core/zoned-time.ts';
 import type { Dataset } from '../vocabulary/dataset.ts';
 import type { Endpoint } from '../vocabulary/endpoint.ts';
 import { envelopeSeen, type EnvelopeSeen, type NextSeen, type PageFacts } from './envelope.ts';
@@ -84,6 +85,8 @@ export interface Observed {
   readonly nexts?: readonly NextSeen[];
   /** What asking the upstream showed of its range rule (see range-probe.ts). */
   readonly range?: RangeFacts;
+  /** How it wrote offsets in the zones a window was asked in (see range-probe.ts). */
+  readonly zoneOffsets?: Partial<ZoneOffsets>;
 }
 
 /** What a range of days returns, as the upstream answered windows asked to tell (see range-probe.ts). */

@@ -1,5 +1,6 @@
 import { addDays, utcDayOf } from '../../core/calendar.ts';
 import type { Table } from '../../core/table.ts';
+import { offsetFormOf, type OffsetForm } from '../../core/zoned-time.ts';
 import type { Crawl, RangeFacts } from './crawling.ts';
 
 /**
@@ -7,8 +8,9 @@ import type { Crawl, RangeFacts } from './crawling.ts';
  * its windows: a row that spans midnight (a ride) is looked for in a one-day window of the day it
  * ends (returned: rows are not chosen by their start) and of the day it starts (returned: not by
  * their end); a row at midnight (an hourly reading) in a one-day window of the day before
- * (returned: `to` includes the next midnight). What the answers show is the unit's observation;
- * a pull without such a row cannot ask, and says so (see scripts/pull/range-rules.ts).
+ * (returned: `to` includes the next midnight). And how it writes offsets in a time zone asked: a
+ * window with rows is asked again in two zones (see ZONES). What the answers show is the unit's
+ * observation; a pull without such a row cannot ask, and says so (see scripts/pull/range-rules.ts).
  */
 
 const DAY = 86_400_000;
@@ -26,6 +28,8 @@ export interface RangeProbe {
   readonly windows: readonly { readonly key: string; readonly params: Readonly<Record<string, string>> }[];
   /** The rows of a window asked now, with these parameters. */
   ask(params: Readonly<Record<string, string>>): Promise<Record<string, unknown>[]>;
+  /** The text of a window's (first) answer asked now in a time zone. */
+  askText(params: Readonly<Record<string, string>>, timeZone: string): Promise<string>;
 }
 
 /** A row's identity, as a pull compares rows (the key, else every column the upstream sent). */
@@ -44,6 +48,37 @@ export async function probeRange(crawl: Crawl, probe: RangeProbe): Promise<void>
     // Not knowing the rule is said in the summary; it fails no pull.
     crawl.log('range not asked', { dataset: crawl.dataset.name, endpoint: probe.endpoint, error: (error as Error).message });
   }
+  try {
+    await zoneAsked(crawl, probe);
+  } catch (error) {
+    crawl.log('zone not asked', { dataset: crawl.dataset.name, endpoint: probe.endpoint, error: (error as Error).message });
+  }
+}
+
+/**
+ * Zones a window is asked in, to see how the upstream writes offsets in a zone (the spec: "ISO
+ * 8601 timestamp with offset"): one whose offset is never zero, one whose offset is always zero.
+ */
+const ZONES = { nonZero: 'Asia/Tokyo', zero: 'Atlantic/Reykjavik' } as const;
+
+const INSTANT_LITERAL = /"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(Z|[+-]\d{2}(?::?\d{2})?)"/g;
+
+/** The one form of the offsets an answer wrote, if every instant in it agrees. */
+function offsetFormIn(text: string): OffsetForm | undefined {
+  const forms = new Set([...text.matchAll(INSTANT_LITERAL)].map((match) => offsetFormOf(match[1]!)));
+  return forms.size === 1 ? [...forms][0] : undefined;
+}
+
+async function zoneAsked(crawl: Crawl, probe: RangeProbe): Promise<void> {
+  const window = probe.windows.slice(0, LOOKED_THROUGH).find(({ key }) => crawl.rowsOf(key).length > 0);
+  if (!window) return;
+  await crawl.unit(`PROBE ${probe.endpoint} zone`, async () => {
+    const nonZero = offsetFormIn(await probe.askText(window.params, ZONES.nonZero));
+    const zero = offsetFormIn(await probe.askText(window.params, ZONES.zero));
+    const zoneOffsets = { ...(nonZero && nonZero !== 'Z' ? { nonZero } : {}), ...(zero ? { zero } : {}) };
+    crawl.log('zone asked', { dataset: crawl.dataset.name, endpoint: probe.endpoint, ...zoneOffsets });
+    return { meta: { observed: { endpoint: probe.endpoint, zoneOffsets } } };
+  });
 }
 
 async function asked(crawl: Crawl, probe: RangeProbe): Promise<void> {

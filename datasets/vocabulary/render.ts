@@ -1,4 +1,4 @@
-import { formatInstant } from '../../core/zoned-time.ts';
+import { formatInstant, type ZoneOffsets } from '../../core/zoned-time.ts';
 
 /** The spec's own placeholder for the service address; stored JSON keeps links relative to it. */
 export const BASE_URL_TOKEN = '{base_url}';
@@ -21,6 +21,8 @@ export interface RenderContext {
   link(path: string, query?: Query): string;
   /** An instant (epoch ms) in ISO 8601 with the offset of `timeZone`. */
   time(ms: number): string;
+  /** How the upstream writes offsets in a zone it was asked for, where a pull learned it (see the manifest's endpoints). */
+  readonly zoneOffsets?: ZoneOffsets;
 }
 
 export function queryString(query: Query = {}): string {
@@ -29,14 +31,17 @@ export function queryString(query: Query = {}): string {
 }
 
 /** Links are absolute: `baseUrl` + path + query. */
-export function renderContext(options: { baseUrl: string; timeZone?: string }): RenderContext {
+export function renderContext(options: { baseUrl: string; timeZone?: string; zoneOffsets?: ZoneOffsets }): RenderContext {
   const base = options.baseUrl.replace(/\/+$/, '');
   const timeZone = options.timeZone ?? 'UTC';
+  // UTC is what the upstream writes when no zone is asked: its form is in the records as written.
+  const zoneOffsets = timeZone === 'UTC' ? undefined : options.zoneOffsets;
   return {
     timeZone,
     base,
     link: (path, query) => `${base}${path}${queryString(query)}`,
-    time: (ms) => formatInstant(ms, timeZone),
+    time: (ms) => formatInstant(ms, timeZone, zoneOffsets),
+    ...(zoneOffsets ? { zoneOffsets } : {}),
   };
 }
 

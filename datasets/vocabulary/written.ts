@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { formatOffset, instantMs, offsetMinutes } from '../../core/zoned-time.ts';
+import { instantMs, offsetFormOf, offsetIn, offsetMinutes, zoneOffsetText } from '../../core/zoned-time.ts';
 import { mapStrings, memberSpans, withoutMembers } from './json-text.ts';
 import { BASE_URL_TOKEN, resolveLinks, type RenderContext } from './render.ts';
 
@@ -78,8 +78,9 @@ const INSTANT = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2})?)([.,]\d+)?(Z|[+-]\d{
 
 /**
  * The record's instants under `keys` shown in the context's time zone, in the form its upstream
- * wrote them: seconds and fractional digits as written, the offset as ±HH:MM (or ±HHMM where it
- * wrote that), Z where the zone is UTC and it wrote Z. The rest of the text is as written.
+ * wrote them: seconds and fractional digits as written; the offset as the upstream writes it in a
+ * zone, where a pull learned that (the context's zoneOffsets), else in the form of the offset
+ * written (±HHMM for ±HHMM, Z at zero for Z, else ±HH:MM). The rest of the text is as written.
  */
 export function inTimeZone(text: string, keys: ReadonlySet<string>, context: RenderContext): string {
   let out = '';
@@ -94,8 +95,7 @@ export function inTimeZone(text: string, keys: ReadonlySet<string>, context: Ren
     const wall = new Date(Math.floor(ms / 1000) * 1000 + offset * 60_000).toISOString().slice(0, parts[1]!.length);
     // The offset as the upstream wrote its own: Z, ±HH:MM, ±HHMM or ±HH (where the zone's offset is whole hours).
     const zone = parts[3]!;
-    const full = formatOffset(offset);
-    const suffix = offset === 0 && zone === 'Z' ? 'Z' : zone.length === 3 && offset % 60 === 0 ? full.slice(0, 3) : zone.length === 5 ? full.replace(':', '') : full;
+    const suffix = context.zoneOffsets ? zoneOffsetText(offset, context.zoneOffsets) : offsetIn(offset, offsetFormOf(zone) ?? '+hh:mm');
     out += `${text.slice(from, start)}"${wall}${parts[2] ?? ''}${suffix}"`;
     from = end;
   }

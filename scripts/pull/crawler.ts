@@ -1,5 +1,6 @@
 import { addDays, utcDayOf } from '../../core/calendar.ts';
 import type { Table } from '../../core/table.ts';
+import type { ZoneOffsets } from '../../core/zoned-time.ts';
 import { kindOf } from '../../datasets/answers/index.ts';
 import { ProtocolError, type Crawl, type CrawlLimits, type FetchOptions, type Fetched, type Found, type Observed, type RangeFacts, type RecordPlace, type Span, type TablePlan } from '../../datasets/answers/crawling.ts';
 import type { Dataset } from '../../datasets/vocabulary/dataset.ts';
@@ -31,6 +32,7 @@ export interface EndpointObservations {
   envelopes?: EnvelopeSeen[];
   nexts?: NextSeen[];
   range?: RangeFacts;
+  zoneOffsets?: Partial<ZoneOffsets>;
 }
 
 /**
@@ -172,10 +174,11 @@ export class DatasetCrawl implements Crawl {
     return Object.fromEntries(this.observations);
   }
 
-  private observe({ endpoint, defaults, envelopes, nexts, range }: Observed): void {
+  private observe({ endpoint, defaults, envelopes, nexts, range, zoneOffsets }: Observed): void {
     const entry = this.observations.get(endpoint) ?? {};
     if (defaults) entry.defaults = { ...entry.defaults, ...defaults };
     if (range) entry.range = { ...entry.range, ...range };
+    if (zoneOffsets) entry.zoneOffsets = { ...entry.zoneOffsets, ...zoneOffsets };
     if (envelopes?.length) (entry.envelopes ??= []).push(...envelopes);
     if (nexts?.length) (entry.nexts ??= []).push(...nexts);
     this.observations.set(endpoint, entry);

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { Dataset } from '../../datasets/vocabulary/dataset.ts';
 import type { SampleSettings } from '../../datasets/vocabulary/sample.ts';
 import type { Table } from '../../core/table.ts';
+import type { ZoneOffsets } from '../../core/zoned-time.ts';
 import { quoteIdentifier, quoteString } from '../../core/db/duckdb.ts';
 import type { EndpointManifest, FileManifest, QuarantineManifest, RangeRule } from '../../core/snapshot/manifest.ts';
 import { sha256Of } from '../../core/snapshot/table-writer.ts';
@@ -229,7 +230,7 @@ function endpointsOf(options: PulledSnapshotOptions, normalizers: ReadonlyMap<st
   const previousRange = (path: string) => options.previous?.snapshot.manifest.endpoints?.[path]?.range;
   const paths = [...new Set([...Object.keys(options.endpoints), ...ranges.keys()])];
   const seen = paths.map((path): [string, EndpointManifest] => {
-    const { defaults, envelopes, nexts } = options.endpoints[path] ?? {};
+    const { defaults, envelopes, nexts, zoneOffsets: offsetsSeen } = options.endpoints[path] ?? {};
     const dataset = pulled(path);
     const normalizer = normalizers.get(dataset?.name ?? '')!;
     // What an incremental pull's few windows did not show, the pulls before it may have.
@@ -237,9 +238,11 @@ function endpointsOf(options: PulledSnapshotOptions, normalizers: ReadonlyMap<st
     const { template, constant } = learnEnvelope(envelopes ?? []);
     const endpoint = dataset?.endpoints.find((e) => e.fullPath === path);
     const next = nexts?.length && endpoint ? learnNext(nexts, endpoint, options.publicBase ?? options.upstream) : undefined;
+    const zoneOffsets = zoneOffsetsOf(offsetsSeen, options.previous?.snapshot.manifest.endpoints?.[path]?.zoneOffsets);
     const unlearned = [
       ...(template?.unknown ?? []).map((key) => `${path}: the envelope's \`${key}\` varies by no rule odsnap knows (${FACTS.join(', ')}), or is not in every answer; left out`),
       ...(nexts?.length && !next ? [`${path}: how \`next\` is written (e.g. ${nexts[0]!.next}); written on the mirror's address, in the order asked`] : []),
+      ...(endpoint && 'timezone' in endpoint.params && !zoneOffsets ? [`${path}: how offsets are written in a time zone asked (no window with rows, or answers that disagreed); written in the form of the offsets stored`] : []),
     ];
     return [
       path,
@@ -249,11 +252,18 @@ function endpointsOf(options: PulledSnapshotOptions, normalizers: ReadonlyMap<st
         ...(template ? { template: { ...template, text: normalizer.relativeText(template.text) } } : {}),
         ...(next ? { next } : {}),
         ...(range ? { range } : {}),
+        ...(zoneOffsets ? { zoneOffsets } : {}),
         ...(unlearned.length ? { unlearned } : {}),
       },
     ];
   });
   return Object.fromEntries([...kept, ...seen].sort(([a], [b]) => (a < b ? -1 : 1)));
+}
+
+/** How offsets are written in a zone, where both forms were seen now or, for a pull that asked no window, before. */
+function zoneOffsetsOf(seen: Partial<ZoneOffsets> | undefined, earlier: ZoneOffsets | undefined): ZoneOffsets | undefined {
+  if (seen?.nonZero && seen.zero) return { nonZero: seen.nonZero, zero: seen.zero };
+  return seen?.nonZero || seen?.zero ? undefined : earlier;
 }
 
 /** A rule learned now, what it left unknown filled in from the one learned before. */

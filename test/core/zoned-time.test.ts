@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalTimeZone, formatInstant, offsetMinutes, zonedDayOf, zonedDayStart } from '../../core/zoned-time.ts';
+import { canonicalTimeZone, formatInstant, offsetFormOf, offsetIn, offsetMinutes, zonedDayOf, zonedDayStart, type OffsetForm } from '../../core/zoned-time.ts';
 
 const at = (iso: string) => Date.parse(iso);
 
@@ -24,6 +24,20 @@ describe('formatInstant', () => {
   it('handles zones with half-hour and negative offsets', () => {
     expect(formatInstant(at('2025-01-15T12:00:00Z'), 'Asia/Kolkata')).toBe('2025-01-15T17:30:00+05:30');
     expect(formatInstant(at('2025-01-15T12:00:00Z'), 'America/New_York')).toBe('2025-01-15T07:00:00-05:00');
+  });
+});
+
+describe('offsets in the forms ISO 8601 allows', () => {
+  it('writes each form, keeping the minutes ±hh cannot hold', () => {
+    expect([0, 120, -330].map((m) => ['Z', '+hh:mm', '+hhmm', '+hh'].map((form) => offsetIn(m, form as OffsetForm)))).toEqual([
+      ['Z', '+00:00', '+0000', '+00'],
+      ['+02:00', '+02:00', '+0200', '+02'],
+      ['-05:30', '-05:30', '-0530', '-05:30'],
+    ]);
+  });
+
+  it('reads the form of an offset as written, and nothing else', () => {
+    expect(['Z', '+02:00', '-0530', '+02', '+2', 'UTC'].map(offsetFormOf)).toEqual(['Z', '+hh:mm', '+hhmm', '+hh', undefined, undefined]);
   });
 });
 

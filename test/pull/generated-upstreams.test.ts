@@ -94,9 +94,11 @@ describe('a mirror of an upstream whose ranges of days are its own', () => {
 });
 
 describe('a mirror of an upstream whose envelopes are its own', () => {
-  it('learns their key order, the keys that count the answer, and how `next` is written, and answers byte for byte as the upstream does, live feeds included', async () => {
+  it('learns their key order, the keys that count the answer, how `next` and offsets in a zone are written, and answers byte for byte as the upstream does, live feeds included', async () => {
     // Numbers with trailing zeros too: the live feeds, composed from their parts, keep their records' text.
-    const dialect: Dialect = { ...HAND_PICKED, keys: 'reversed', decimals: 3, countedEnvelopes: true, next: { form: 'path', order: 'declared' }, publicBase: 'https://api.example.com/open/data/v1' };
+    // Offsets in a zone in forms of their own: ±hhmm, and Z at zero where UTC itself is +00:00.
+    const zoneOffsets = { nonZero: '+hhmm', zero: 'Z' } as const;
+    const dialect: Dialect = { ...HAND_PICKED, keys: 'reversed', decimals: 3, countedEnvelopes: true, next: { form: 'path', order: 'declared' }, zoneOffsets, publicBase: 'https://api.example.com/open/data/v1' };
     const upstream = await startDialectUpstream(sample.url, dialect);
     const dataDir = await tempDir('envelopes');
     let mirror: TestServer | undefined;
@@ -107,6 +109,7 @@ describe('a mirror of an upstream whose envelopes are its own', () => {
       expect(endpoints['/api/public/citybike/rides']!.template!.derived).toEqual({ totalElements: 'total', totalPages: 'pages' });
       expect(endpoints['/api/public/rcn/transactions']!.template!.derived).toEqual({ 'pagination.pages': 'pages' });
       expect(endpoints['/api/public/rcn/transactions']!.next).toEqual({ form: 'path', order: 'declared' });
+      for (const zoned of ['/api/public/citybike/rides', '/api/public/bike-counter/counters/{counterId}/readings', '/api/public/air-quality/history/{stationId}/{sensorCode}']) expect(endpoints[zoned]!.zoneOffsets).toEqual(zoneOffsets);
       expect(Object.values(endpoints).flatMap((endpoint) => endpoint.unlearned ?? [])).toEqual([]);
       upstream.calm();
       mirror = await startTestServer({ dataDir });

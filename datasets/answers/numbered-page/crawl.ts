@@ -143,6 +143,7 @@ export async function crawlWindows(crawl: Crawl, step: WindowsStep, endpoint: En
     // Each window's rows are in its pages' units.
     windows: windows.filter(([from, to]) => crawl.has(keyOf(from, to))).flatMap(([from, to]) => pageKeys(crawl, keyOf(from, to)).map((key) => ({ key, params: { from, to } }))),
     ask: async ({ from, to }) => crawl.rowsIn(await windowPages(crawl, endpoint, from!, to!, Math.min(maxPages, PROBE_PAGES)), step.path, { from: from!, to: to! }, place),
+    askText: async ({ from, to }, timezone) => (await crawl.get(endpoint.fullPath, { from: from!, to: to!, timezone, page: 1, pageSize: MAX_PAGE_SIZE }, { shape: numberedPageShape(MAX_PAGE_SIZE) })).text ?? '',
   });
 }
 

@@ -95,5 +95,6 @@ export async function crawlSeries(crawl: Crawl, step: SeriesStep, endpoint: Endp
       const { from, to } = params;
       return crawl.rowsIn([await crawl.get(pathOf(params), { from: from!, to: to! }, { shape })], step.path, params, place);
     },
+    askText: async (params, timezone) => (await crawl.get(pathOf(params), { from: params.from!, to: params.to!, timezone }, { shape })).text ?? '',
   });
 }

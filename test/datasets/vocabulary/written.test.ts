@@ -82,6 +82,19 @@ describe('a record as its upstream wrote it', () => {
     );
     expect(inTimeZone('{"startedAt":"2025-07-01T10:00:00+0000"}', keys, warsaw)).toBe('{"startedAt":"2025-07-01T12:00:00+0200"}');
   });
+
+  it('writes offsets in a zone as a pull learned the upstream writes them there, whatever its UTC form', () => {
+    const keys = new Set(['readAt']);
+    const zoneOffsets = { nonZero: '+hhmm', zero: 'Z' } as const;
+    const warsaw = renderContext({ baseUrl: base, timeZone: 'Europe/Warsaw', zoneOffsets });
+    const reykjavik = renderContext({ baseUrl: base, timeZone: 'Atlantic/Reykjavik', zoneOffsets });
+    expect(inTimeZone('{"readAt":"2025-07-01T10:00:00+00:00"}', keys, warsaw)).toBe('{"readAt":"2025-07-01T12:00:00+0200"}');
+    expect(inTimeZone('{"readAt":"2025-07-01T10:00:00+00:00"}', keys, reykjavik)).toBe('{"readAt":"2025-07-01T10:00:00Z"}');
+    expect(warsaw.time(Date.UTC(2025, 0, 1, 12))).toBe('2025-01-01T13:00:00+0100');
+    expect(reykjavik.time(Date.UTC(2025, 0, 1, 12))).toBe('2025-01-01T12:00:00Z');
+    // Asked in UTC, the upstream writes what it writes unasked: the stored form.
+    expect(renderContext({ baseUrl: base, timeZone: 'UTC', zoneOffsets }).time(Date.UTC(2025, 0, 1, 12))).toBe('2025-01-01T12:00:00+00:00');
+  });
 });
 
 describe('an instant in any form ISO 8601 allows', () => {
