@@ -100,15 +100,13 @@ export function learnEnvelope(seen: readonly EnvelopeSeen[]): { template?: Envel
   for (const path of paths) {
     const texts = seen.map((s) => s.own[path]);
     // A fact every value was, where the fact itself took more than one value: a key that is
-    // always 1 is as much a constant as the page count of lists of one page. A register list's
-    // total is the same in every answer a pull sees, but no constant of two or more is likely
-    // to equal it.
-    const fact = FACTS.find((f) => {
-      const facts = seen.map((s) => factOf(f, s.facts));
-      const varied = new Set(facts).size > 1 || (f === 'total' && facts[0] !== undefined && facts[0] >= 2);
-      return varied && seen.every((s, i) => s.own[path] !== undefined && Number(s.own[path]) === facts[i]);
-    });
+    // always 1 is as much a constant as the page count of lists of one page.
+    const follows = (f: Fact) => seen.every((s) => s.own[path] !== undefined && Number(s.own[path]) === factOf(f, s.facts));
+    const fact = FACTS.find((f) => new Set(seen.map((s) => factOf(f, s.facts))).size > 1 && follows(f));
     if (fact) derived[path] = fact;
+    // The same as a list's total in every answer, which never changed (a list with no filter to
+    // empty it, see the page crawl): a count or a constant, which the answers cannot tell.
+    else if (seen[0]!.facts.total !== undefined && follows('total')) unknown.push(path);
     else if (texts.every((text) => text !== undefined && text === texts[0])) {
       if (!path.includes('.')) constant[path] = JSON.parse(texts[0]!);
     } else unknown.push(path);

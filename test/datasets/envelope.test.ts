@@ -23,9 +23,19 @@ describe('what a pull learns of an envelope', () => {
     expect(learned.template!.derived).toBeUndefined();
   });
 
-  it("takes a key that is every answer's list total for the total, though a pull sees one list's", () => {
-    const learned = learnEnvelope([seen({ totalElements: '198' }, { total: 198, pageSize: 100, page: 1, count: 100 }), seen({ totalElements: '198' }, { total: 198, pageSize: 1, page: 1, count: 1 })]);
+  it('takes a key for the total where a page filtered to nothing showed it follow the total', () => {
+    const learned = learnEnvelope([
+      seen({ totalElements: '198', apiLevel: '198' }, { total: 198, pageSize: 100, page: 1, count: 100 }),
+      seen({ totalElements: '0', apiLevel: '198' }, { total: 0, pageSize: 1, page: 1, count: 0 }),
+    ]);
     expect(learned.template!.derived).toEqual({ totalElements: 'total' });
+    expect(learned.constant).toEqual({ apiLevel: 198 });
+  });
+
+  it('names, and leaves out, a key that equals a total no answer showed change: a count and a constant look alike', () => {
+    const learned = learnEnvelope([seen({ totalElements: '198' }, { total: 198, pageSize: 100, page: 1, count: 100 }), seen({ totalElements: '198' }, { total: 198, pageSize: 1, page: 1, count: 1 })]);
+    expect(learned.template!.derived).toBeUndefined();
+    expect(learned.template!.unknown).toEqual(['totalElements']);
   });
 
   it('leaves out, and names, a key that varies by no fact, or is missing from an answer', () => {

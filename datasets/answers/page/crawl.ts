@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { fingerprint } from '../../vocabulary/fingerprint.ts';
 import { withElements } from '../../vocabulary/json-text.ts';
 import type { Endpoint } from '../../vocabulary/endpoint.ts';
@@ -47,6 +48,16 @@ function totalProblem(total: number, limits: CrawlLimits, page?: { readonly item
 function nextsIn(body: unknown, url: string, limit: number, offset: number): NextSeen[] {
   const next = isObject(body) && isObject(body.pagination) ? body.pagination.next : undefined;
   return typeof next === 'string' ? [{ asked: new URL(url).search.slice(1), limit, offset, next }] : [];
+}
+
+/** A text no record holds: asked as a filter, it leaves a list empty. */
+const NO_SUCH_TEXT = 'odsnap~no~such~value~';
+
+/** A filter that takes any text, so that a page asked with NO_SUCH_TEXT is empty; none for a list without one. */
+function emptyingFilter(endpoint: Endpoint, answer: PageAnswer): string | undefined {
+  return Object.entries(answer.filters).find(
+    ([name, filter]) => (filter.kind === 'equals' || filter.kind === 'listContains' || filter.kind === 'partOfAny') && endpoint.params[name] !== undefined && z.safeParse(endpoint.params[name], NO_SUCH_TEXT).success,
+  )?.[0];
 }
 
 const pageShape = (body: unknown) =>
@@ -123,6 +134,14 @@ export async function crawlPages(crawl: Crawl, step: PagesStep, endpoint: Endpoi
     // A page of one: what the envelope's own keys follow shows, where pages of 100 all look alike.
     const total = (reversed.body as { pagination: { total: number } }).pagination.total;
     const envelopes = envelopesOf(reversed, endpoint, { total, count: (reversed.body as { items: unknown[] }).items.length, pageSize: 1, page: 1 });
+    // Every unfiltered page tells the same total: a page filtered to nothing shows which of the
+    // envelope's own keys follow it, and which only happen to equal it.
+    const empty = emptyingFilter(endpoint, answer);
+    if (empty) {
+      const none = await crawl.get(endpoint.fullPath, { [empty]: NO_SUCH_TEXT, limit: 1 }, { shape: pageShape });
+      const body = none.body as { items: unknown[]; pagination: { total: number } };
+      envelopes.push(...envelopesOf(none, endpoint, { total: body.pagination.total, count: body.items.length, pageSize: 1, page: 1 }));
+    }
     return { meta: { observed: { endpoint: endpoint.fullPath, ...(usable ? { defaults: { limit: String(limit) } } : {}), nexts, envelopes } } };
   });
 
