@@ -41,8 +41,8 @@ const formatOfFile = (path: string): Format | undefined => fileEndings.find(([en
 
 /**
  * DuckDB of the command: the machine's cores, and 512 MB. A plain export streams well within it
- * (the 5 million rides of the city sample: 0.35–0.40 GB of RSS for the whole process, to Parquet
- * or gzipped CSV; more memory only lets DuckDB read further ahead of a slow gzip writer); a large
+ * (a whole table of the city sample, to Parquet or gzipped CSV; more memory only lets DuckDB
+ * read further ahead of a slow gzip writer); a large
  * sort or join spills under the system's temporary directory rather than taking DuckDB's default
  * of 80% of the machine's memory.
  */

@@ -21,9 +21,10 @@ const MiB = 1024 * 1024;
 /**
  * Keeps the heap near what is live during long work that allocates fast (a crawl parsing its
  * answers, a build rendering millions of rows). V8 lets its old generation grow to several times
- * what is live before a full collection; with gigabytes to spare it does (a city pull: 150 MB
- * live in a 600 MB heap, all of it resident). Four times a second, this collects once the heap
- * has grown `slackMiB` past what the last full collection left. Returns the function that stops it.
+ * what is live before a full collection; with gigabytes to spare it does, and a city pull's heap
+ * grew to several times what was live, all of it resident. Four times a second, this collects once
+ * the heap has grown `slackMiB` past what the last full collection left. Returns the function that
+ * stops it.
  */
 export function paceHeap(slackMiB = 192): () => void {
   if (!collectGarbage) return () => {};

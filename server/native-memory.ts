@@ -3,8 +3,8 @@ import { collectGarbage } from '../core/heap.ts';
 /**
  * DuckDB results hold native memory (their vectors keep the scanned data alive) that V8 does not
  * see: to V8 a result is a tiny object, so the young-generation collections that free results
- * come rarely, and a busy server ends up holding hundreds of megabytes of dead results (city
- * scale: 900 MB instead of 300). A minor collection every few dozen results frees them for a
+ * come rarely, and a busy server ends up holding several times the memory it needs in dead
+ * results. A minor collection every few dozen results frees them for a
  * fraction of a millisecond each.
  */
 const EVERY = 32;

@@ -2,10 +2,10 @@ import { closeSync, openSync, readSync, writeFileSync, writeSync } from 'node:fs
 
 /**
  * Rendered items in a file, found by key without a statement: a transaction, a property with its
- * details, a counter, a station. DuckDB plans and runs a statement per lookup (about 0.4 ms even
- * by an indexed key), which held a record by id to 2,300 answers a second; read from here, a
- * record is a hash of its key and two positioned reads (the key, to be sure, and the body), which
- * the page cache makes copies.
+ * details, a counter, a station. DuckDB plans and runs a statement per lookup, even by an indexed
+ * key, which costs many times what the rest of the answer does; read from here, a record is a hash
+ * of its key and two positioned reads (the key, to be sure, and the body), which the page cache
+ * makes copies.
  *
  * Two files per resource: `<name>.bodies`, the texts one after another in row order, and
  * `<name>.index`: a JSON header (its length first, as a 32-bit little-endian number), then the
@@ -119,8 +119,8 @@ function arrayAt<T extends Uint32Array | Float64Array>(fd: number, Type: { new (
 
 /**
  * A resource's record files opened for lookups; `close` when the snapshot closes. In memory: the
- * bodies' offsets, and per key column the keys' offsets and a hash table of rows (at city scale
- * about 5 MB for the register's transactions). The keys stay in the index file: a lookup reads the
+ * bodies' offsets, and per key column the keys' offsets and a hash table of rows (a few MB a
+ * snapshot). The keys stay in the index file: a lookup reads the
  * one its hash points to, to be sure (a server holds two snapshots' files around a hot swap).
  */
 export class RecordFile {

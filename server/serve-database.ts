@@ -193,7 +193,7 @@ async function removeAbandoned(cacheDir: string) {
  * A stored table's rows in row order, read as JSON (see asJsonRows) a range of row ids at a time,
  * each range sized from the rows read so far to hold about BATCH_BYTES of JSON. Memory follows
  * the rows in flight, and a register's property reads as tens of kilobytes: a stream over the
- * whole table (DuckDB reads ahead) took the build to 2 GB at city scale.
+ * whole table lets DuckDB read far ahead, and took the build to gigabytes at city scale.
  */
 async function* inBatches(connection: DuckDBConnection, select: string): AsyncGenerator<Record<string, unknown>[]> {
   let rows = 256;

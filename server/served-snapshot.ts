@@ -255,9 +255,9 @@ export class ServedSnapshot implements ServedTables {
   /**
    * Makes the in-memory copies of the paged tables' filter columns, when the snapshot was opened
    * with `pagesInMemory: 'later'`: a hot swap makes them once the snapshot before is closed, so
-   * that the server never holds two (at city scale about 90 MB each). Pages read the stored table
-   * meanwhile, more slowly. Their scanned columns are read into this process then too. False when
-   * the snapshot was retired first, and so never copied them all.
+   * that the server never holds two (a copy is among the largest things it holds). Pages read
+   * the stored table meanwhile, more slowly. Their scanned columns are read into this process then
+   * too. False when the snapshot was retired first, and so never copied them all.
    */
   async keepPagesInMemory(): Promise<boolean> {
     for (const [key, paged] of this.paged) {

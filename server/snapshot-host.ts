@@ -10,9 +10,9 @@ import { openSnapshot, type Snapshot } from '../core/snapshot/read.ts';
 import { ServedSnapshot, type ServedSnapshotOptions } from './served-snapshot.ts';
 
 /**
- * Past snapshots kept open at once, and how long one stays open unasked: each holds its page
- * copies and DuckDB's cache (at city scale 100–200 MB). Two, so that a client comparing two past
- * snapshots does not reopen one at every request.
+ * Past snapshots kept open at once, and how long one stays open unasked: each holds its page copies
+ * and DuckDB's cache, as much as the current snapshot does. Two, so that a client comparing two
+ * past snapshots does not reopen one at every request.
  */
 const PAST_OPEN = 2;
 const PAST_IDLE_MS = 5 * 60_000;

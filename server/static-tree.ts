@@ -257,8 +257,8 @@ function rangeOf(header: string | undefined, size: number): [number, number] | '
 
 /**
  * Buffers for ranges read at once, used again: a new 64 KiB buffer per request made the garbage
- * collector's work follow the bytes sent (p99 four times nginx's at 16,000 ranges a second). By
- * powers of two from 64 KiB, a few kept of each.
+ * collector's work follow the bytes sent, and its pauses the slowest answers. By powers of two
+ * from 64 KiB, a few kept of each.
  */
 const readBuffers = {
   free: new Map<number, Buffer[]>(),
@@ -282,12 +282,12 @@ const SEEN_RANGES_BYTES = 4 * 1024 * 1024;
 
 /**
  * Files too big to keep whole, for the tree's present generation: ranges are read by one
- * positioned read, through a descriptor kept open (a stream per request, with its open, read,
- * close and events, held 64 KiB ranges of a Parquet file to a sixth of nginx's pace). A range
- * asked for a second time is kept: every reader of a Parquet file fetches the same footer first,
- * and then the same hot column chunks (a read per request left the ranges' p99 at 1.8–1.95×
- * nginx's, which answers from the page cache by sendfile). Kept on the second ask only, so that
- * ranges asked once each do not turn every read into a new buffer for the collector.
+ * positioned read, through a descriptor kept open (a stream per request costs an open, reads, a
+ * close and their events for every range). A range asked for a second time is kept: every reader
+ * of a Parquet file fetches the same footer first, and then the same hot column chunks, which a
+ * read per request would read again where nginx answers them from the page cache by sendfile.
+ * Kept on the second ask only, so that ranges asked once each do not turn every read into a new
+ * buffer for the collector. docs/performance.md has what each step gained.
  */
 class BigFiles {
   private readonly descriptors = new Map<string, number>();

@@ -46,8 +46,8 @@ export function scannedColumns(dataset: Dataset, table: Table): string[] {
  * of the endpoints that ask takes a `timezone`, so that their JSON depends on the row and the
  * links' base alone. They are rendered once, by the same function, with a placeholder for the
  * base, into record files (see recordedResources). A page is then spliced from texts, and no row
- * is decoded, rendered or serialized per request (for a page of 100 transactions that was 3.4 ms,
- * a third of the answer); an item is one text found by its key, with no statement at all.
+ * is decoded, rendered or serialized per request (for a page of transactions, that was a third of
+ * the answer); an item is one text found by its key, with no statement at all.
  */
 export function renderedResources(dataset: Dataset, table: Table): Resource[] {
   const fixed = new Map<string, boolean>();
@@ -74,7 +74,7 @@ export function recordedResources(dataset: Dataset, table: Table): { readonly re
 /**
  * Columns rows are looked up by, one value at a time (items not answered from record files, the
  * parents of series). They are indexed (ART), so a lookup fetches one row instead of scanning every
- * id of the table (a transaction by id at city scale, when read as a row: 6.5 ms → 2 ms). The
+ * id of the table. The
  * lookups' SQL is unchanged: DuckDB uses the index for an equality on the column.
  */
 export function lookupColumns(dataset: Dataset, table: Table): string[] {

@@ -2,6 +2,7 @@ import type { Dataset } from '../datasets/vocabulary/dataset.ts';
 import type { Endpoint } from '../datasets/vocabulary/endpoint.ts';
 import { languages, type Language } from '../core/text.ts';
 import { datasetPagePath } from '../core/published-tree.ts';
+import { manualPages, manualRoute, type ManualPage } from './manual/manual.ts';
 
 /**
  * Every page of the site, from the data-set registry: a route (relative to the site's base and
@@ -23,7 +24,9 @@ export type View =
   | { readonly kind: 'openapi' }
   | { readonly kind: 'query' }
   | { readonly kind: 'datasets' }
-  | { readonly kind: 'viewer' };
+  | { readonly kind: 'viewer' }
+  /** A page of the manual: a Markdown file of docs/. */
+  | { readonly kind: 'manual'; readonly page: ManualPage };
 
 export interface SitePage {
   readonly lang: Language;
@@ -47,6 +50,8 @@ export const routes = {
   datasets: 'datasets/',
   /** The JSON viewer: any file of the static tree, `?url=/api/public/…json`, as a table or a record. */
   viewer: 'view/',
+  /** The manual's contents (docs/README.md); each of its pages is `manual/<file's name>/`. */
+  manual: manualRoute,
   dataset: (dataset: Dataset) => `docs/${dataset.name}/`,
   endpoint: (dataset: Dataset, endpoint: Endpoint) => `docs/${dataset.name}/${endpointSlug(endpoint)}/`,
 };
@@ -61,6 +66,7 @@ export function sitePages(datasets: readonly Dataset[]): SitePage[] {
     [routes.query, { kind: 'query' }],
     [routes.datasets, { kind: 'datasets' }],
     [routes.viewer, { kind: 'viewer' }],
+    ...manualPages.map((page): [string, View] => [page.route, { kind: 'manual', page }]),
     ...datasets.flatMap((dataset): [string, View][] => [
       [routes.datasetPage(dataset), { kind: 'dataset', dataset }],
       [routes.dataset(dataset), { kind: 'dataset-docs', dataset }],

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 /**
- * The code's layers, bottom up (the README's "How the code is laid out"): a folder imports only
+ * The code's layers, bottom up (docs/code-layout.md): a folder imports only
  * folders below it. The engines share a layer, so none of them imports another.
  */
 const layers: readonly (readonly string[])[] = [['core'], ['datasets'], ['scripts', 'server', 'site'], ['cli'], ['bin'], ['test'], ['bench']];

@@ -12,7 +12,7 @@ export const charts: readonly Chart[] = [
     ),
     // Weeks counted on epoch seconds from Monday 1970-01-05 (epoch_us, an integer: epoch() gives a
     // double to cast), summed per station before the joins: date_trunc on a TIMESTAMPTZ goes
-    // through ICU for each of millions of readings (5 s, not 1 s).
+    // through ICU for each of millions of readings, several times slower.
     // Summed as decimals: a parallel sum of doubles depends on the order threads add them in, and
     // a mean that moved in its last digit rewrote the figures file of an unchanged snapshot.
     sql: `WITH weekly AS (

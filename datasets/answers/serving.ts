@@ -20,7 +20,7 @@ import type { Envelope } from './envelope.ts';
 /**
  * How a statement's rows cross into JS. 'columns': the binding decodes every value on its own,
  * fast for numbers, one native call per string. 'json': one JSON text per row (see asJsonRows),
- * for wide rows of strings (a page of the register: 1.8 ms → 0.8 ms).
+ * for wide rows of strings, where parsing one text costs less than a native call per string.
  */
 export type RowReading = 'columns' | 'json';
 

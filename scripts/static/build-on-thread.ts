@@ -8,10 +8,9 @@ export type ThreadBuildOptions = Omit<BuildOptions, 'datasets'>;
 /**
  * Young generation of the build's thread, in MiB. A build allocates fast and keeps little (rows
  * read, rendered and serialized for half a million files), and with V8's default young generation
- * it spends much of its time collecting it. A full build of the city's tree alone, two runs each,
- * alternating: 281 and 264 s on the main thread, 235 and 254 s on a thread with 192 MiB (user CPU
- * 402 and 379 s against 334 and 370 s), peak RSS 1.34 and 1.39 GB against 1.32 and 1.27. Only a
- * thread can be given its own size; the main thread's is set by a node flag when the process starts.
+ * it spends much of its time collecting it: a larger one makes a full build faster and uses less
+ * CPU for no more memory (measured in docs/performance.md). Only a thread can be given its own
+ * size; the main thread's is set by a node flag when the process starts.
  */
 const YOUNG_GENERATION_MIB = 192;
 
@@ -42,9 +41,9 @@ export function buildStaticOnThread({ onProgress, onStep, ...options }: ThreadBu
 
 /**
  * The commands' build. On a thread when it renders every file (`--full`, or no tree at `out`
- * yet), where collecting garbage is a tenth of the work; here otherwise: a rebuild after a pull
- * renders a few thousand files, and a thread, loading odsnap's modules again, adds about 0.6 s to
- * its 8 (alternating rebuilds of the city's tree after a day, 8.5–10.3 s against 7.6–8.5 s).
+ * yet), where collecting garbage is much of the work; here otherwise: a rebuild after a pull
+ * renders a few thousand files, too few for the collector to matter, and a thread would only
+ * make it start later, loading odsnap's modules again.
  */
 export async function buildStaticForCommand(options: ThreadBuildOptions): Promise<BuildResult> {
   const rendersEverything = options.full || !(await lstat(options.out).catch(() => undefined));

@@ -93,7 +93,7 @@ export class SnapshotRows implements TreeRows {
    * the binding decodes every string on its own, and a register row has dozens. But the long
    * series (readings, rides) are numbers and a few texts that repeat (a station, a zone): these
    * are read as ENUMs of the values the rows hold, which cross as small integers, and the rows
-   * then as values, column by column (air history at city scale: 25 s → 6 s).
+   * then as values, column by column: for millions of such rows, several times faster than JSON.
    */
   async *stream(dataset: Dataset, resourceName: string, narrow: Narrowing = {}, options: StreamOptions = {}): AsyncGenerator<Record<string, unknown>[]> {
     const { table, columns } = columnsOf(dataset, resourceName);

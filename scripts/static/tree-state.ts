@@ -54,7 +54,7 @@ export const entryIn = (state: TreeState | undefined, path: string, segment?: st
 /**
  * A tree's state is saved as text beside it, `<tree>.state`: a JSON line with the snapshot and the
  * render key, then a line per file, its path, a tab and its entry. Half a million paths read and
- * written this way take a third of the time JSON took as one object (city: 73 MB). A path holding
+ * written this way take far less time than as one JSON object of tens of megabytes. A path holding
  * a tab or a line break, or starting with a quote, is written as a JSON string.
  */
 export const stateFileOf = (tree: string) => `${tree}.state`;

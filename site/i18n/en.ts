@@ -5,7 +5,7 @@ export const en = {
   skipToContent: 'Skip to content',
   mainNav: 'Main',
   breadcrumb: 'Breadcrumb',
-  nav: { home: 'Home', map: 'Map', downloads: 'Downloads', docs: 'API docs', openapi: 'OpenAPI', query: 'Query', datasets: 'Data sets' },
+  nav: { home: 'Home', map: 'Map', downloads: 'Downloads', docs: 'API docs', openapi: 'OpenAPI', query: 'Query', datasets: 'Data sets', manual: 'Manual' },
   tagline: 'Public open data, durable, fast and easy to use',
   footer: {
     licence: 'Data published under the Creative Commons Attribution 4.0 International licence (CC BY 4.0).',
@@ -136,6 +136,7 @@ export const en = {
     downloads: 'Every Parquet and CSV file of the snapshot, the whole snapshot in DuckDB in one line, and snippets for pandas and the odsnap CLI',
     endpoints: (count: number) => `${count} ${count === 1 ? 'endpoint' : 'endpoints'}`,
     openapi: 'The whole interface as an OpenAPI 3.1 document',
+    manual: 'The manual: how to run odsnap, what it writes, and how it works',
   },
   docs: {
     title: 'API documentation',
@@ -143,6 +144,12 @@ export const en = {
     endpoint: 'Endpoint',
     purpose: 'Purpose',
     extension: 'Beyond the v1 spec',
+    manual: 'The odsnap manual: its commands and options, the files it writes, and how it works',
+  },
+  manual: {
+    title: 'Manual',
+    lead: 'How to run odsnap, what it writes, and how it works inside.',
+    inEnglish: 'The manual is written in English.',
   },
   endpoint: {
     parameters: 'Parameters',

@@ -7,7 +7,7 @@ export const pl: Ui = {
   skipToContent: 'Przejdź do treści',
   mainNav: 'Główna nawigacja',
   breadcrumb: 'Ścieżka nawigacji',
-  nav: { home: 'Start', map: 'Mapa', downloads: 'Pliki do pobrania', docs: 'Dokumentacja API', openapi: 'OpenAPI', query: 'Zapytania', datasets: 'Zbiory danych' },
+  nav: { home: 'Start', map: 'Mapa', downloads: 'Pliki do pobrania', docs: 'Dokumentacja API', openapi: 'OpenAPI', query: 'Zapytania', datasets: 'Zbiory danych', manual: 'Podręcznik' },
   tagline: 'Publiczne otwarte dane: trwałe, szybkie i łatwe w użyciu',
   footer: {
     licence: 'Dane udostępniane na licencji Creative Commons Uznanie autorstwa 4.0 Międzynarodowe (CC BY 4.0).',
@@ -137,6 +137,7 @@ export const pl: Ui = {
     downloads: 'Wszystkie pliki Parquet i CSV migawki, cała migawka w DuckDB jednym wierszem oraz fragmenty kodu dla pandas i odsnap CLI',
     endpoints: (count: number) => `${count} ${count === 1 ? 'punkt końcowy' : count % 10 >= 2 && count % 10 <= 4 && (count % 100 < 12 || count % 100 > 14) ? 'punkty końcowe' : 'punktów końcowych'}`,
     openapi: 'Cały interfejs jako dokument OpenAPI 3.1',
+    manual: 'Podręcznik (po angielsku): jak uruchomić odsnap, co zapisuje i jak działa',
   },
   docs: {
     title: 'Dokumentacja API',
@@ -144,6 +145,12 @@ export const pl: Ui = {
     endpoint: 'Punkt końcowy',
     purpose: 'Przeznaczenie',
     extension: 'Poza specyfikacją v1',
+    manual: 'Podręcznik odsnap (po angielsku): polecenia i opcje, zapisywane pliki i zasada działania',
+  },
+  manual: {
+    title: 'Podręcznik',
+    lead: 'Jak uruchomić odsnap, co zapisuje i jak działa w środku.',
+    inEnglish: 'Tekst podręcznika jest po angielsku.',
   },
   endpoint: {
     parameters: 'Parametry',

@@ -167,9 +167,13 @@ describe('odsnap', () => {
     }
   });
 
-  it('has every command in the README', async () => {
+  it('has every command in the README, and a section of the manual for each', async () => {
     const readme = await readFile('README.md', 'utf8');
-    for (const command of commands) expect(readme).toContain(`odsnap ${command.name}`);
+    const manual = await readFile('docs/commands.md', 'utf8');
+    for (const command of commands) {
+      expect(readme).toContain(`odsnap ${command.name}`);
+      expect(manual).toContain(`\n## \`odsnap ${command.name}\`\n`);
+    }
   });
 
   it('says when the port is taken, and exits instead of hanging', async () => {

@@ -1,8 +1,11 @@
+import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { languages } from '../../core/text.ts';
 import { datasets } from '../../datasets/index.ts';
 import { endpointDocs } from '../../site/docs/endpoint-docs.ts';
 import { en } from '../../site/i18n/en.ts';
 import { pl } from '../../site/i18n/pl.ts';
+import { manualPages, renderManualPage } from '../../site/manual/manual.ts';
 import { localePath, sitePages } from '../../site/routes.ts';
 import { parking } from '../fixtures/parking/index.ts';
 
@@ -22,6 +25,42 @@ describe('the site’s pages', () => {
 
   it('refuses a data set whose pages would shadow a fixed page', () => {
     expect(() => sitePages([...datasets, { ...parking, name: 'openapi', endpoints: [] }])).toThrow('two pages of the site want /docs/openapi/');
+  });
+});
+
+describe('the manual on the site', () => {
+  const files = readdirSync('docs').filter((name) => name.endsWith('.md'));
+  const hrefIn = (lang: (typeof languages)[number]) => (route: string) => `/${localePath(lang, route)}`;
+
+  it('publishes every file of docs/ as a page in both languages, its contents at /manual/', () => {
+    const pages = sitePages(datasets).filter((page) => page.view.kind === 'manual');
+    for (const file of files) {
+      const found = pages.filter((page) => page.view.kind === 'manual' && page.view.page.file === file);
+      expect(found.map((page) => page.lang).sort(), file).toEqual(['en', 'pl']);
+    }
+    expect(pages).toHaveLength(files.length * languages.length);
+    const paths = pages.map((page) => localePath(page.lang, page.route));
+    expect(paths).toEqual(expect.arrayContaining(['manual/', 'pl/manual/', 'manual/commands/', 'pl/manual/commands/']));
+  });
+
+  it('leads each link between files of the manual to their pages, in the page’s language, anchors kept', async () => {
+    for (const page of manualPages) {
+      for (const lang of languages) {
+        const { html } = await renderManualPage(page, hrefIn(lang));
+        expect(html, `${lang} ${page.file}`).not.toMatch(/href="(?![a-z]+:)[^"]*\.md[#"]/);
+        expect(html.match(/<h1/g), page.file).toHaveLength(1);
+      }
+    }
+    const commands = manualPages.find((page) => page.file === 'commands.md')!;
+    const { html } = await renderManualPage(commands, hrefIn('pl'));
+    expect(html).toContain('href="/pl/manual/pulling/#limits-an-upstream-cannot-lift"');
+    expect(html).toContain('href="#odsnap-prune"');
+    expect(html).toContain('id="odsnap-prune"');
+  });
+
+  it('fails the build on a link to a file the site does not publish', async () => {
+    const page = { ...manualPages[0]!, markdown: '# A page\n\nSee [the licence](../LICENSE).' };
+    await expect(renderManualPage(page, hrefIn('en'))).rejects.toThrow('links to ../LICENSE, which is not a page of the manual');
   });
 });
 

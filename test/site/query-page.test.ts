@@ -28,11 +28,11 @@ const SCREENSHOTS = 'test-results/site';
 const dictionaries = { en, pl } as const;
 const pageOf = (lang: 'en' | 'pl') => (lang === 'en' ? '/query/' : '/pl/query/');
 
-/** The queries of README.md's SQL section (the server's examples): the block of `npx odsnap sql` lines and its `curl …&q=`. */
-async function readmeQueries(): Promise<string[]> {
-  const readme = await readFile('README.md', 'utf8');
-  const block = readme.split('```').find((part) => part.startsWith('sh\n') && part.includes('npx odsnap sql'));
-  if (!block) throw new Error('README.md has no sh block of `npx odsnap sql` examples');
+/** The queries of the manual's SQL section (docs/local-server.md): the block of `npx odsnap sql` lines and its `curl …&q=`. */
+async function manualQueries(): Promise<string[]> {
+  const manual = await readFile('docs/local-server.md', 'utf8');
+  const block = manual.split('```').find((part) => part.startsWith('sh\n') && part.includes('npx odsnap sql'));
+  if (!block) throw new Error('docs/local-server.md has no sh block of `npx odsnap sql` examples');
   const queries = [...block.matchAll(/npx odsnap sql (?:--out \S+ )?"([^"]+)"/g)].map((m) => m[1]!);
   queries.push(...[...block.matchAll(/[?&]q=([^'&\s]+)/g)].map((m) => decodeURIComponent(m[1]!.replaceAll('+', ' '))));
   return queries;
@@ -161,12 +161,12 @@ describe.skipIf(skip)('the query page in Chromium', () => {
     expect(problems).toEqual([]);
   });
 
-  it('answers the query page’s examples and the README’s queries as /api/sql does, time functions included', async () => {
+  it('answers the query page’s examples and the manual’s queries as /api/sql does, time functions included', async () => {
     await open(site.url, pageOf('en'));
     const examples = await tab.locator('[data-sql-example]').evaluateAll((buttons) => buttons.map((button) => (button as unknown as { dataset: { sqlInsert: string } }).dataset.sqlInsert));
-    const readme = await readmeQueries();
-    expect(readme).toHaveLength(4);
-    const queries = [...examples, ...readme];
+    const manual = await manualQueries();
+    expect(manual).toHaveLength(4);
+    const queries = [...examples, ...manual];
     expect(queries.length).toBeGreaterThanOrEqual(10);
     for (const used of ["date_trunc('", 'year(', '::DATE', 'strftime(']) expect(examples.join('\n')).toContain(used);
     // The issue's queries, each failing before (no ICU in DuckDB-WASM).

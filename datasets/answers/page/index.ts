@@ -40,7 +40,7 @@ export const page: AnswerKind<PageAnswer, PagesStep, PageUnit> = {
   /**
    * The table is stored in list order, with the columns its filters derive; what the filters
    * read is kept in memory, but lists of ids (listContains), which a scan of the stored table
-   * answers in a few milliseconds, while a copy in memory would be most of it (city: 50 MB).
+   * answers in a few milliseconds, while in memory they would take up most of the copy.
    * Equalities and ranges are also scanned in the server's process, where their columns allow.
    */
   storage: (answer) => {

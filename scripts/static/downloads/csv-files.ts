@@ -20,11 +20,11 @@ import { namingPath, writeWhole } from '../whole-files.ts';
  * the files the pull changed. The tree hard-links the cached files.
  *
  * DuckDB writes plain CSV and zlib compresses it on libuv's threads while DuckDB writes the next
- * file. DuckDB's own gzip writer compresses on one thread at level 6: the city's register of
- * properties (one file, 470 MB of CSV, changed by every pull) took 9.6 s that way, against 1.4 s
- * to write it plain and 1.5 s to compress it at level 1 (77 MB; level 4: 2.3 s, 69 MB; level 6:
- * 4.4 s, 64 MB). A rebuild after a day's pull converts 95 files, the build's longest step: with
- * level 1 it ends in 9.0–9.7 s of the build's 9.4–10.1 (level 4: 10.9–13.6 s for the build).
+ * file. DuckDB's own gzip writer compresses on one thread at level 6, several times slower than
+ * writing plain and compressing apart. Converting is the longest step of a rebuild after a day's
+ * pull (the register's properties, the largest file, change with every pull), and level 1 makes
+ * files only a little larger than level 4 or 6 in a fraction of the time (measured in
+ * docs/performance.md).
  */
 
 /** zlib's level: see above. */
