@@ -39,7 +39,6 @@ const REFUSED = [
   '/api/public/bike-counter/counters/nope/readings?from=2025-07-01&to=2025-07-01',
   '/api/public/air-quality/history/x/y?from=2025-07-01&to=2025-07-01&timezone=Mars/Olympus',
   '/api/public/nothing',
-  '/healthz',
 ];
 
 async function files(root: string): Promise<Print> {
