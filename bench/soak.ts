@@ -26,6 +26,7 @@ import { dataLayout } from '../core/snapshot/layout.ts';
 import { makeCurrent } from '../core/snapshot/write.ts';
 import { viewName } from '../core/table.ts';
 import { datasets } from '../datasets/index.ts';
+import { answerAs } from '../datasets/answers/index.ts';
 import { defaultSeed, defaultUntil } from '../datasets/vocabulary/sample.ts';
 import { Random } from '../datasets/vocabulary/random.ts';
 import { cityDataDir, generatedOnce, ms, percentile } from './city.ts';
@@ -154,8 +155,8 @@ async function v1Requests(sql: (text: string) => Promise<Rows>): Promise<string[
       if (!endpoint.pathParams.length) {
         if (endpoint.parse({}).success) plain.push(endpoint.fullPath);
       }
-      else if (endpoint.answer.kind === 'item') {
-        const answer = endpoint.answer;
+      else if (answerAs(endpoint.answer, 'item')) {
+        const answer = answerAs(endpoint.answer, 'item')!;
         const column = answer.match[0]!;
         const table = dataset.resources[answer.resource]!.table;
         const ids = await sql(`SELECT DISTINCT ${column} AS id FROM ${viewName(dataset, table)} USING SAMPLE 50 ROWS`);

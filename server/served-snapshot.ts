@@ -9,8 +9,7 @@ import type { Dataset, Resource } from '../datasets/vocabulary/dataset.ts';
 import { ConnectionPool, type OnDemandConnection, type PooledConnection } from './connection-pool.ts';
 import { RecordFile } from './record-store.ts';
 import { ensureServeDatabase, recordFile, recordsDir, RENDERING_TABLE, SCHEMA } from './serve-database.ts';
-import { filterColumns, recordedResources, scannedColumns, storagePlan } from './storage-plan.ts';
-import { MAX_CODES, RowScan, ScannedColumnBuilder, scannedSql, type ScannedColumn } from '../datasets/answers/page/scan.ts';
+import { filterColumns, keptInProcess, recordedResources, storagePlan } from './storage-plan.ts';
 
 /** The base goes inside JSON strings: escaped as JSON would write it. */
 const inString = (base: string) => JSON.stringify(base).slice(1, -1);
@@ -62,8 +61,8 @@ export class ServedSnapshot implements ServedTables {
   private linkPositions = new Uint32Array(1024);
   /** Paged tables whose in-memory copy is made (see keepPagesInMemory). */
   private readonly inMemory = new Set<string>();
-  /** Paged tables' columns scanned in this process, once made (see keepPagesInMemory). */
-  private readonly scans = new Map<string, RowScan>();
+  /** What paged tables' kinds keep in this process, once read (see keepPagesInMemory). */
+  private readonly kept = new Map<string, unknown>();
   private whenClosed: () => void = () => {};
   /** Settles once the snapshot is closed (retired, and its last request ended). */
   readonly closing: Promise<void> = new Promise((resolve) => (this.whenClosed = resolve));
@@ -267,46 +266,20 @@ export class ServedSnapshot implements ServedTables {
         await this.use((connection) => connection.connection.run(paged.copy));
         this.inMemory.add(key);
       }
-      if (this.pageScans && !this.scans.has(key)) {
-        const scan = await this.use((connection) => this.readScan(connection.connection, paged));
-        if (scan) this.scans.set(key, scan);
+      const keep = this.pageScans && !this.kept.has(key) ? keptInProcess(paged.dataset, paged.table) : undefined;
+      if (keep) {
+        const from = `${this.storedSchema}.${quoteIdentifier(viewName(paged.dataset, paged.table.name))}`;
+        const rows = this.snapshot.manifest.datasets[paged.dataset.name]!.tables[paged.table.name]!.rows;
+        const kept = await this.use((connection) => keep.read({ connection: connection.connection, from, table: paged.table, columns: keep.columns, rows }));
+        if (kept !== undefined) this.kept.set(key, kept);
       }
     }
     return true;
   }
 
-  /** A paged table's scanned columns (page/scan.ts), read from its stored table in row order; undefined if none maps onto numbers. */
-  private async readScan(connection: DuckDBConnection, { dataset, table }: PagedTable): Promise<RowScan | undefined> {
-    const from = `${this.storedSchema}.${quoteIdentifier(viewName(dataset, table.name))}`;
-    let read = scannedColumns(dataset, table).flatMap((name) => {
-      const sql = scannedSql(quoteIdentifier(name), table.columns[name]!);
-      return sql ? [{ name, sql }] : [];
-    });
-    // Text with too many values to be codes (ids) is left to DuckDB, counted there rather than read here.
-    const texts = read.filter(({ name }) => table.columns[name]!.kind === 'varchar');
-    if (texts.length) {
-      const [counts] = (await connection.runAndReadAll(`SELECT ${texts.map(({ name }) => `count(DISTINCT ${quoteIdentifier(name)})`).join(', ')} FROM ${from}`)).getRows();
-      const tooMany = new Set(texts.filter((_, i) => Number(counts![i]) > MAX_CODES).map(({ name }) => name));
-      read = read.filter(({ name }) => !tooMany.has(name));
-    }
-    if (!read.length) return undefined;
-    const rows = this.snapshot.manifest.datasets[dataset.name]!.tables[table.name]!.rows;
-    const builders = read.map(({ name }) => new ScannedColumnBuilder(table.columns[name]!, rows));
-    const result = await connection.stream(`SELECT ${read.map((r) => r.sql).join(', ')} FROM ${from} ORDER BY rowid`);
-    for await (const chunk of result.yieldRowsJs()) {
-      for (const row of chunk) for (let i = 0; i < builders.length; i++) builders[i]!.add(row[i]);
-    }
-    const columns = new Map<string, ScannedColumn>();
-    read.forEach(({ name }, i) => {
-      const column = builders[i]!.done();
-      if (column) columns.set(name, column);
-    });
-    return columns.size ? new RowScan(rows, columns) : undefined;
-  }
-
-  /** A paged table's columns scanned in this process, once read (see keepPagesInMemory). */
-  scanned(dataset: Dataset, tableName: string): RowScan | undefined {
-    return this.scans.get(`${dataset.name}/${tableName}`);
+  /** What a paged table's kind keeps in this process, once read (see keepPagesInMemory). */
+  inProcess(dataset: Dataset, tableName: string): unknown {
+    return this.kept.get(`${dataset.name}/${tableName}`);
   }
 
   /** Whether a table is small enough for its lookups to be remembered. */

@@ -36,9 +36,14 @@ export function filterColumns(dataset: Dataset, table: Table): string[] | undefi
   return filtered.length ? [...new Set(filtered.flatMap((f) => f.columns))] : undefined;
 }
 
-/** The columns of a table that its page filters compare with a value (equalities and ranges): kept as numbers in the server's process too (page/scan.ts). */
-export function scannedColumns(dataset: Dataset, table: Table): string[] {
-  return [...new Set(filteredOf(dataset, table).flatMap((f) => f.scanned))];
+/**
+ * What a table's kind keeps in the server's process, where it keeps anything: its columns that
+ * filters compare with a value (equalities and ranges), and how the kind reads them.
+ */
+export function keptInProcess(dataset: Dataset, table: Table): { readonly columns: string[]; readonly read: NonNullable<NonNullable<Storage['filtered']>['keep']> } | undefined {
+  const filtered = filteredOf(dataset, table);
+  const read = filtered.find((f) => f.keep)?.keep;
+  return read && { columns: [...new Set(filtered.flatMap((f) => f.scanned))], read };
 }
 
 /**

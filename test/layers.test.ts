@@ -68,6 +68,42 @@ function reachedFrom(graph: ReadonlyMap<string, readonly string[]>, folder: stri
   return reached;
 }
 
+/** Loops of files importing each other (type-only imports too), each as its files in the order they import, starting with the least. */
+function fileCycles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
+  const cycles = new Map<string, string[]>();
+  const state = new Map<string, 'open' | 'done'>();
+  const path: string[] = [];
+  const visit = (file: string) => {
+    state.set(file, 'open');
+    path.push(file);
+    for (const target of graph.get(file) ?? []) {
+      if (state.get(target) === 'open') {
+        const loop = path.slice(path.indexOf(target));
+        const start = loop.indexOf([...loop].sort()[0]!);
+        const key = [...loop.slice(start), ...loop.slice(0, start)];
+        cycles.set(key.join(' -> '), key);
+      } else if (!state.has(target)) visit(target);
+    }
+    path.pop();
+    state.set(file, 'done');
+  };
+  for (const file of [...graph.keys()].sort()) if (!state.has(file)) visit(file);
+  return [...cycles.values()];
+}
+
+/** A kind of answer's own folder (`datasets/answers/page/…`): only the registry and the kind's own files may import it. */
+const KIND_FILE = /^datasets\/answers\/[^/]+\//;
+
+/** Imports of a kind's own files from outside datasets/answers (engines, data sets, tests), as `file -> target`. */
+function kindsReachedAround(graph: ReadonlyMap<string, readonly string[]>): string[] {
+  const around: string[] = [];
+  for (const [file, targets] of graph) {
+    if (file.startsWith('datasets/answers/') || file.startsWith('test/')) continue;
+    for (const target of targets) if (KIND_FILE.test(target)) around.push(`${file} -> ${target}`);
+  }
+  return around;
+}
+
 describe('the layers of the code', () => {
   const graph = importGraph(folders);
 
@@ -88,6 +124,14 @@ describe('the layers of the code', () => {
     expect(mutualFolders(graph)).toEqual([]);
   });
 
+  it('has no files that import each other, directly or around a loop, type-only imports included', () => {
+    expect(fileCycles(graph).map((loop) => loop.join(' -> '))).toEqual([]);
+  });
+
+  it("reaches a kind of answer's own files only through the kinds' registry (datasets/answers/index.ts)", () => {
+    expect(kindsReachedAround(graph)).toEqual([]);
+  });
+
   it('never lets the site reach the server, directly or through another folder', () => {
     expect([...reachedFrom(graph, 'site')].filter((file) => folderOf(file) === 'server')).toEqual([]);
   });
@@ -103,5 +147,9 @@ describe('the layers of the code', () => {
     expect(upwardImports(wrong)).toEqual(['core/a.ts -> cli/b.ts', 'datasets/d.ts -> server/e.ts', 'scripts/f.ts -> server/e.ts']);
     expect(mutualFolders(wrong)).toEqual(['cli core']);
     expect([...reachedFrom(wrong, 'site')]).toContain('server/e.ts');
+    expect(fileCycles(wrong).map((loop) => loop.join(' -> '))).toEqual(['cli/b.ts -> core/a.ts']);
+    const looped = new Map([['x/a.ts', ['x/b.ts']], ['x/b.ts', ['x/c.ts']], ['x/c.ts', ['x/a.ts']]]);
+    expect(fileCycles(looped)).toEqual([['x/a.ts', 'x/b.ts', 'x/c.ts']]);
+    expect(kindsReachedAround(new Map([['server/g.ts', ['datasets/answers/page/scan.ts', 'datasets/answers/index.ts']]]))).toEqual(['server/g.ts -> datasets/answers/page/scan.ts']);
   });
 });

@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { openDatabase, quoteIdentifier, quoteString } from '../../core/db/duckdb.ts';
 import { rowOrder } from '../../core/row-order.ts';
 import { openSnapshot, tableFiles, tableSource } from '../../core/snapshot/read.ts';
-import type { Filter } from '../../datasets/answers/page/filters.ts';
+import type { Filter } from '../../datasets/answers/index.ts';
 import { endpoints } from '../../datasets/rcn/endpoints.ts';
 import { transactions } from '../../datasets/rcn/tables.ts';
 

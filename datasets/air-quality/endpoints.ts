@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { notFound } from '../../core/problem.ts';
 import type { Query } from '../answers/index.ts';
-import type { EndpointSpec } from '../vocabulary/endpoint.ts';
+import type { EndpointSpec } from '../define.ts';
 import { doc } from '../vocabulary/field.ts';
 import * as param from '../vocabulary/param.ts';
 import { text } from '../../core/text.ts';

@@ -2,9 +2,9 @@ import { custom, type CustomAnswer } from './custom/index.ts';
 import type { CaptureStep } from './custom/capture.ts';
 import { document, type DocumentAnswer, type DocumentStep } from './document/index.ts';
 import { item, type ItemAnswer } from './item/index.ts';
-import type { Endpoint } from '../vocabulary/endpoint.ts';
+import type { AnswerDeclaration, Endpoint } from '../vocabulary/endpoint.ts';
 import type { StepScope } from './crawling.ts';
-import type { AnswerKind, DeclarationScope, Declared } from './kind.ts';
+import type { AnswerKind, DeclarationScope } from './kind.ts';
 import { list, type ListAnswer, type ListStep } from './list/index.ts';
 import { numberedPage, type NumberedPageAnswer } from './numbered-page/index.ts';
 import type { WindowsStep } from './numbered-page/crawl.ts';
@@ -28,8 +28,13 @@ export type CrawlPlan = readonly CrawlStep[];
 
 const byKind = new Map<string, AnswerKind<any, any, any>>(kinds.map((kind) => [kind.kind, kind]));
 
+/** An endpoint's answer as its kind declares it, where it is of the kind named: for the few places outside a kind that need one kind's fields. */
+export function answerAs<K extends Answer['kind']>(answer: AnswerDeclaration, kind: K): Extract<Answer, { readonly kind: K }> | undefined {
+  return answer.kind === kind ? (answer as Extract<Answer, { readonly kind: K }>) : undefined;
+}
+
 /** The kind that answers a declaration. */
-export function kindOf<A extends Declared>(answer: A): AnswerKind<A, any, any> {
+export function kindOf<A extends AnswerDeclaration>(answer: A): AnswerKind<A, any, any> {
   const kind = byKind.get(answer.kind);
   if (!kind) throw new Error(`no kind of answer is called "${answer.kind}"; the kinds are ${kinds.map((k) => k.kind).join(', ')}`);
   return kind;

@@ -1,6 +1,7 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
 import type { z } from 'zod';
 import type { Table } from '../../core/table.ts';
-import type { Endpoint } from '../vocabulary/endpoint.ts';
+import type { AnswerDeclaration, Endpoint } from '../vocabulary/endpoint.ts';
 import type { ParamRule } from '../vocabulary/param.ts';
 import type { Crawl, StepScope } from './crawling.ts';
 import type { AnswerRequest } from './serving.ts';
@@ -14,11 +15,6 @@ import type { Defaults, FileSource, FileUnit, PrintsWanted, StaticFile, TreeLayo
  * answers it, what the static tree holds of it, how a pull crawls it and how the docs show it.
  * Adding a kind is a module that implements this, registered in answers/index.ts.
  */
-
-/** What every declaration of an answer carries: its kind. */
-export interface Declared {
-  readonly kind: string;
-}
 
 /** The names a declaration may use, to check them (see AnswerKind.problems). */
 export interface DeclarationScope {
@@ -46,7 +42,25 @@ export interface Storage {
    * name` of columns made for them; `scanned`: those also kept as numbers in the server's process
    * (see page/scan.ts), where they map onto numbers exactly.
    */
-  readonly filtered?: { readonly resource: string; readonly columns: readonly string[]; readonly derived: readonly string[]; readonly scanned: readonly string[] };
+  readonly filtered?: {
+    readonly resource: string;
+    readonly columns: readonly string[];
+    readonly derived: readonly string[];
+    readonly scanned: readonly string[];
+    /** Reads what the kind keeps of the `scanned` columns in the server's process, once per snapshot (see ServedTables.inProcess). */
+    readonly keep?: (source: InProcessSource) => Promise<unknown>;
+  };
+}
+
+/** Where a kind reads what it keeps in the server's process from: the stored table, in row order. */
+export interface InProcessSource {
+  readonly connection: DuckDBConnection;
+  /** SQL naming the stored table. */
+  readonly from: string;
+  readonly table: Table;
+  /** The columns to keep (Storage.filtered.scanned). */
+  readonly columns: readonly string[];
+  readonly rows: number;
 }
 
 /** What the docs show of an answer in SQL, over the views `odsnap sql` has. */
@@ -61,14 +75,14 @@ export interface SqlScope {
   readonly order: string;
 }
 
-export interface CrawlFacet<A extends Declared, S> {
+export interface CrawlFacet<A extends AnswerDeclaration, S> {
   /** What is wrong with a step of a data set's crawl plan that names an endpoint of this kind. */
   problems(step: S, endpoint: Endpoint, answer: A, scope: StepScope): string[];
   /** Runs the step: fetches what the endpoint answers into units of work. */
   run(crawl: Crawl, step: S, endpoint: Endpoint, answer: A): Promise<void>;
 }
 
-export interface AnswerKind<A extends Declared = Declared, S = unknown, U extends FileUnit = FileUnit> {
+export interface AnswerKind<A extends AnswerDeclaration = AnswerDeclaration, S = unknown, U extends FileUnit = FileUnit> {
   readonly kind: A['kind'];
   /** Query parameters of every endpoint of this kind, with their limits and defaults, and their rules. */
   params?(answer: A): { readonly params: z.ZodRawShape; readonly rules?: readonly ParamRule[] };

@@ -8,7 +8,6 @@ import type { Dataset, Resource } from '../vocabulary/dataset.ts';
 import type { Endpoint } from '../vocabulary/endpoint.ts';
 import type { RenderContext } from '../vocabulary/render.ts';
 import { stringify } from '../vocabulary/written.ts';
-import type { RowScan } from './page/scan.ts';
 import type { Envelope } from './envelope.ts';
 
 /**
@@ -55,8 +54,8 @@ export interface ServedTables {
   rendered(dataset: Dataset, resource: Resource): RenderedResource | undefined;
   /** The in-memory copy of what a paged table's filters read; its rows match the stored table's by row number. */
   filtered(dataset: Dataset, tableName: string): string;
-  /** A paged table's filter columns scanned in the server's process (page/scan.ts), once read. */
-  scanned(dataset: Dataset, tableName: string): RowScan | undefined;
+  /** What the table's kind keeps in the server's process (Storage.filtered.keep), once read; its own to know the type of. */
+  inProcess(dataset: Dataset, tableName: string): unknown;
   /** Whether a table is small enough for its lookups to be remembered. */
   isSmall(dataset: Dataset, tableName: string): boolean;
   remember<T>(key: string, compute: () => Promise<T>): Promise<T>;

@@ -3,7 +3,7 @@ import type { Narrowing } from '../../core/snapshot/read.ts';
 import type { Dataset, Resource } from '../vocabulary/dataset.ts';
 import type { Endpoint } from '../vocabulary/endpoint.ts';
 import type { RenderContext } from '../vocabulary/render.ts';
-import type { Query } from './custom/index.ts';
+import type { Query } from './custom/declaration.ts';
 import type { Envelope } from './envelope.ts';
 
 /**

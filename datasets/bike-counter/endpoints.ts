@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { EndpointSpec } from '../vocabulary/endpoint.ts';
+import type { EndpointSpec } from '../define.ts';
 import * as param from '../vocabulary/param.ts';
 import { text } from '../../core/text.ts';
 import { renderReadings } from './render.ts';

@@ -1,4 +1,4 @@
-import { defineDataset } from '../vocabulary/dataset.ts';
+import { defineDataset } from '../define.ts';
 import { defineResource } from '../vocabulary/resource.ts';
 import { text } from '../../core/text.ts';
 import { documentPaths, endpoints } from './endpoints.ts';

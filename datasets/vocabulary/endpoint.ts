@@ -1,9 +1,14 @@
-import { z } from 'zod';
-import { kindOf, type Answer } from '../answers/index.ts';
-import { version, type ParamRule } from './param.ts';
+import type { z } from 'zod';
+import type { ParamRule } from './param.ts';
 import type { Text } from '../../core/text.ts';
 
-export interface EndpointSpec {
+/** What every declaration of an answer carries: its kind (see datasets/answers/kind.ts, which knows the rest). */
+export interface AnswerDeclaration {
+  readonly kind: string;
+}
+
+/** An endpoint as a data set declares it; `A` is what its answer may be (see datasets/define.ts). */
+export interface EndpointSpec<A extends AnswerDeclaration = AnswerDeclaration> {
   /** Relative to the data set's prefix, with path parameters in braces: `/transactions/{transactionGmlId}`. */
   readonly path: string;
   readonly summary: Text;
@@ -13,7 +18,7 @@ export interface EndpointSpec {
   /** The response body. */
   readonly response: z.ZodType;
   /** How it is answered from the tables. */
-  readonly answer: Answer;
+  readonly answer: A;
   /** Set on endpoints odsnap adds to the spec's, saying why. */
   readonly extension?: Text;
 }
@@ -28,32 +33,3 @@ export interface Endpoint extends EndpointSpec {
 }
 
 export const pathParamsOf = (path: string): string[] => [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
-
-/**
- * The endpoint with every parameter: its path ones, then those its answer's kind adds (limit and
- * offset, from and to, …), then its other query ones, then `version`.
- */
-export function completeEndpoint(prefix: string, spec: EndpointSpec): Endpoint {
-  const pathParams = pathParamsOf(spec.path);
-  const declared = spec.params ?? {};
-  for (const name of pathParams) {
-    if (!(name in declared)) throw new Error(`${prefix}${spec.path}: path parameter {${name}} is not declared`);
-  }
-  const added = kindOf(spec.answer).params?.(spec.answer) ?? { params: {} };
-  const twice = Object.keys(added.params).find((name) => name in declared);
-  if (twice) throw new Error(`${prefix}${spec.path}: parameter ${twice} is added by its answer (${spec.answer.kind}); do not declare it`);
-  const params = {
-    ...Object.fromEntries(pathParams.map((name) => [name, declared[name]!])),
-    ...added.params,
-    ...Object.fromEntries(Object.entries(declared).filter(([name]) => !pathParams.includes(name))),
-    version,
-  };
-  const rules = [...(added.rules ?? []), ...(spec.rules ?? [])];
-  const schema = z.object(params).superRefine((values, context) => {
-    for (const rule of rules) {
-      const message = rule.check(values);
-      if (message) context.addIssue({ code: 'custom', path: [rule.param], message });
-    }
-  });
-  return { ...spec, fullPath: `${prefix}${spec.path}`, params, pathParams, parse: (raw) => schema.safeParse(raw) };
-}

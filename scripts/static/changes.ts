@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Dataset } from '../../datasets/vocabulary/dataset.ts';
+import { answerAs } from '../../datasets/answers/index.ts';
 import type { RenderContext } from '../../datasets/vocabulary/render.ts';
 import { readChanges, type SnapshotChanges, type TableChanges } from '../../core/snapshot/changes.ts';
 import { listSnapshots, type Listed } from '../../core/snapshot/history.ts';
@@ -88,8 +89,8 @@ function recordLinks(datasets: readonly Dataset[], context: RenderContext): Link
   const items = new Map<string, (key: string) => string>();
   for (const dataset of datasets) {
     for (const endpoint of dataset.endpoints) {
-      const answer = endpoint.answer;
-      if (answer.kind !== 'item') continue;
+      const answer = answerAs(endpoint.answer, 'item');
+      if (!answer) continue;
       const table = dataset.tables[dataset.resources[answer.resource]!.table]!;
       if (table.key?.length !== 1 || answer.match[0] !== table.key[0]) continue;
       items.set(`${dataset.name}/${table.name}`, (key) => context.link(endpoint.fullPath.replace(`{${answer.param}}`, encodeURIComponent(key))));

@@ -1,11 +1,17 @@
 import { csvCopyOptions, csvSelectList } from '../../core/db/csv.ts';
 import { quoteString } from '../../core/db/duckdb.ts';
-import type { SqlColumn } from './sandbox.ts';
 
 /**
  * A query's result written by DuckDB itself, `COPY (…) TO file`, so that rows never pass through
  * JS: how `odsnap sql` writes Parquet and CSV of any size.
  */
+
+/** A column of a query's result. */
+export interface SqlColumn {
+  readonly name: string;
+  /** DuckDB type, e.g. VARCHAR, TIMESTAMP WITH TIME ZONE, DECIMAL(15,2). */
+  readonly type: string;
+}
 
 export interface CopyTarget {
   /** Where DuckDB writes: a file the sandbox was opened to allow writing. */

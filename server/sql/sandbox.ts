@@ -3,7 +3,7 @@ import { openInstance, quoteString, type OpenedInstance } from '../../core/db/du
 import { createViews, type Snapshot, type ViewedDataset } from '../../core/snapshot/read.ts';
 import { releaseResult } from '../native-memory.ts';
 import { deniedIn, machineNames, withoutMachineNames } from './confinement.ts';
-import { beforeTrailingComments, copyStatement, type CopyTarget } from './export.ts';
+import { beforeTrailingComments, copyStatement, type CopyTarget, type SqlColumn } from './export.ts';
 
 /**
  * Read-only SQL over a snapshot's views. DuckDB itself is locked down: it may read files under the
@@ -52,12 +52,6 @@ export interface SandboxOptions {
 export interface QueryProgress {
   /** 0–100, or -1 when DuckDB cannot tell. */
   readonly percentage: number;
-}
-
-export interface SqlColumn {
-  readonly name: string;
-  /** DuckDB type, e.g. VARCHAR, TIMESTAMP WITH TIME ZONE, DECIMAL(15,2). */
-  readonly type: string;
 }
 
 export interface SqlResult {

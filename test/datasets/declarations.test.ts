@@ -75,7 +75,7 @@ describe('defineDataset', () => {
   ];
 
   it.each(wrong)('refuses an answer that names %s, saying what to fix', async (_, answer, message) => {
-    const { defineDataset } = await import('../../datasets/vocabulary/dataset.ts');
+    const { defineDataset } = await import('../../datasets/define.ts');
     const { text } = await import('../../core/text.ts');
     const endpoint = base.endpoints.find((e) => e.path === '/counters/{counterId}')!;
     expect(() =>
@@ -106,7 +106,7 @@ describe('defineDataset', () => {
   ];
 
   it.each(wrongSteps)('refuses a crawl step that names %s', async (_, step, message) => {
-    const { defineDataset } = await import('../../datasets/vocabulary/dataset.ts');
+    const { defineDataset } = await import('../../datasets/define.ts');
     const { defineResource } = await import('../../datasets/vocabulary/resource.ts');
     const tables = await import('../../datasets/bike-counter/tables.ts');
     const { endpoints } = await import('../../datasets/bike-counter/endpoints.ts');
@@ -129,11 +129,11 @@ describe('defineDataset', () => {
 
 describe('a table declaration', () => {
   it('refuses a partition named like a column, saying what to call it', async () => {
-    const { defineDataset } = await import('../../datasets/vocabulary/dataset.ts');
+    const { defineDataset } = await import('../../datasets/define.ts');
     const base = datasets.find((d) => d.name === 'bike-counter')!;
     const tables = await import('../../datasets/bike-counter/tables.ts');
     const readings = { ...tables.readings, partitionBy: [{ name: 'counter_id', column: 'counter_id' as const }] };
-    expect(() => defineDataset({ ...base, name: 'broken', tables: { ...tables, readings }, resources: {} })).toThrow(
+    expect(() => defineDataset({ ...base, name: 'broken', tables: { ...tables, readings }, resources: {}, endpoints: [], crawl: [] })).toThrow(
       'broken/readings: partition "counter_id" is named like a column, so a reader of the table\'s folder would see two columns by that name; name it apart, e.g. "counter"',
     );
   });
@@ -141,9 +141,9 @@ describe('a table declaration', () => {
 
 describe('a data set declaration', () => {
   it('refuses the name of the downloads’ CSV folder, which would mix its files with every table’s CSV', async () => {
-    const { defineDataset } = await import('../../datasets/vocabulary/dataset.ts');
+    const { defineDataset } = await import('../../datasets/define.ts');
     const base = datasets.find((d) => d.name === 'bike-counter')!;
     const tables = await import('../../datasets/bike-counter/tables.ts');
-    expect(() => defineDataset({ ...base, name: 'csv', tables, resources: {} })).toThrow('data set name "csv" is taken: the downloads keep their CSV files under downloads/csv/');
+    expect(() => defineDataset({ ...base, name: 'csv', tables, resources: {}, endpoints: [], crawl: [] })).toThrow('data set name "csv" is taken: the downloads keep their CSV files under downloads/csv/');
   });
 });

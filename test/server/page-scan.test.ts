@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { datasets } from '../../datasets/index.ts';
+import { answerAs } from '../../datasets/answers/index.ts';
+import type { RowScan } from '../../datasets/answers/page/scan.ts';
 import { readTable } from '../../core/snapshot/read.ts';
 import { Random } from '../../datasets/vocabulary/random.ts';
 import { startTestServer, type TestServer } from '../fixtures/server.ts';
@@ -111,13 +113,13 @@ describe('a page found by a scan in the server', () => {
 
   it('runs where its filters allow, and leaves the rest to DuckDB', () => {
     const served = scanning.host.current;
-    const transactionsScan = served.scanned(rcn, 'transactions')!;
-    const page = rcn.endpoints.find((e) => e.path === '/transactions')!.answer as { filters: Record<string, any> };
+    const transactionsScan = (served.inProcess(rcn, 'transactions') as RowScan);
+    const page = answerAs(rcn.endpoints.find((e) => e.path === '/transactions')!.answer, 'page')!;
     expect(transactionsScan.page(page.filters, { marketType: 1, documentDateFrom: '2025-01-01', grossPriceFrom: '1.00001' }, 10, 0)).toBeDefined();
-    const propertiesPage = rcn.endpoints.find((e) => e.path === '/properties')!.answer as { filters: Record<string, any> };
-    const propertiesScan = served.scanned(rcn, 'properties')!;
+    const propertiesPage = answerAs(rcn.endpoints.find((e) => e.path === '/properties')!.answer, 'page')!;
+    const propertiesScan = (served.inProcess(rcn, 'properties') as RowScan);
     expect(propertiesScan.page(propertiesPage.filters, { propertyType: 1 }, 10, 0)).toBeDefined();
     expect(propertiesScan.page(propertiesPage.filters, { propertyType: 1, address: 'mar' }, 10, 0)).toBeUndefined();
-    expect(querying.host.current.scanned(rcn, 'transactions')).toBeUndefined();
+    expect(querying.host.current.inProcess(rcn, 'transactions')).toBeUndefined();
   });
 });

@@ -1,6 +1,6 @@
 import type { Endpoint } from '../../vocabulary/endpoint.ts';
 import { envelopesOf, isObject, storedProblems, type Crawl, type RecordPlace, type StepScope } from '../crawling.ts';
-import type { CustomAnswer } from './index.ts';
+import type { CustomAnswer } from './declaration.ts';
 
 /** One array of a captured answer, stored as a resource; children are arrays inside its entries. */
 export interface CapturePart {

@@ -4,7 +4,7 @@ import { quoteIdentifier } from '../../../core/db/duckdb.ts';
 import { rowOrder } from '../../../core/row-order.ts';
 import { castParam, columnsFor, resourceOf, selectList, type AnswerRequest } from '../serving.ts';
 import { valueOf } from '../../vocabulary/written.ts';
-import type { Query } from './index.ts';
+import type { Query } from './declaration.ts';
 
 /** The snapshot as a custom answer sees it, on the server. */
 export function queryFor(request: AnswerRequest): Query {

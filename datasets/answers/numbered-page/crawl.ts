@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { addDays, dayToUtcMs, utcDayOf } from '../../../core/calendar.ts';
 import type { Endpoint } from '../../vocabulary/endpoint.ts';
 import { envelopesOf, forwardWindows, isObject, OVERLAP_DAYS, ProtocolError, readColumnProblems, seriesKey, storedProblems, type Crawl, type Fetched, type Span, type StepScope } from '../crawling.ts';
-import type { NumberedPageAnswer } from './index.ts';
+import type { NumberedPageAnswer } from './declaration.ts';
 import type { EnvelopeSeen } from '../envelope.ts';
 import { withElements } from '../../vocabulary/json-text.ts';
 import { probeRange } from '../range-probe.ts';

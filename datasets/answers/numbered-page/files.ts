@@ -2,7 +2,7 @@ import { addDays } from '../../../core/calendar.ts';
 import { enveloped } from '../serving.ts';
 import { EMPTY, pathIn, type FileSource, type StaticFile } from '../static-files.ts';
 import { rangeUnits } from '../time-range.ts';
-import type { NumberedPageAnswer } from './index.ts';
+import type { NumberedPageAnswer } from './declaration.ts';
 import { dayLayout } from './layout.ts';
 import { MAX_PAGE_SIZE, numberedPage } from './numbered-page.ts';
 

@@ -6,20 +6,7 @@ import { numberedPageFiles } from './files.ts';
 import { dayLayout, type DayUnit } from './layout.ts';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './numbered-page.ts';
 import { answerNumberedPage } from './serve.ts';
-
-/**
- * Numbered pages `{ data, page, pageSize, hasNextPage }` of the rows whose `time` falls in
- * from..to: the bike share's `/rides`. `until`: the column of a row's end, where rows span time
- * (a ride's finish): an upstream may choose rows by their end or by overlap instead (see
- * RangeRule). `maxDays`: the most days a range may cover.
- */
-export interface NumberedPageAnswer {
-  readonly kind: 'numbered-page';
-  readonly resource: string;
-  readonly time: string;
-  readonly until?: string;
-  readonly maxDays?: number;
-}
+import type { NumberedPageAnswer } from './declaration.ts';
 
 const page = param.integer({ min: 1, max: 1_000_000, default: 1 }, 'Page number, from 1; default 1.', 'Numer strony, od 1; domyślnie 1.');
 const pageSize = param.integer(
@@ -46,3 +33,5 @@ export const numberedPage: AnswerKind<NumberedPageAnswer, WindowsStep, DayUnit> 
 
   sql: (_answer, { main, order }) => `SELECT * FROM ${main}\nORDER BY ${order}\nLIMIT 10;`,
 };
+
+export type { NumberedPageAnswer } from './declaration.ts';

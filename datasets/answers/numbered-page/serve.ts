@@ -1,7 +1,7 @@
 import type { DuckDBValue } from '@duckdb/node-api';
 import { columnsFor, enveloped, renderRows, resourceOf, selectList, type AnswerRequest } from '../serving.ts';
 import { dayRangeOf, rangeCondition, rangeNarrowing } from '../time-range.ts';
-import type { NumberedPageAnswer } from './index.ts';
+import type { NumberedPageAnswer } from './declaration.ts';
 import { numberedPage } from './numbered-page.ts';
 import { needsTotal, type PageFacts } from '../envelope.ts';
 

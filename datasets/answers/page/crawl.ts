@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { fingerprint } from '../../vocabulary/fingerprint.ts';
 import { withElements } from '../../vocabulary/json-text.ts';
-import type { Endpoint } from '../../vocabulary/endpoint.ts';
+import type { AnswerDeclaration, Endpoint } from '../../vocabulary/endpoint.ts';
 import { envelopesOf, isObject, objectShape, ProtocolError, storedProblems, type Crawl, type CrawlLimits, type RecordPlace, type StepScope } from '../crawling.ts';
-import type { PageAnswer } from './index.ts';
+import type { PageAnswer } from './declaration.ts';
 import { PAGE_LIMIT } from './offset-page.ts';
 import type { NextSeen } from '../envelope.ts';
 
@@ -69,7 +69,7 @@ export function pagesProblems(step: PagesStep, _endpoint: Endpoint, answer: Page
   if (!detail) return [`fetches details from ${step.detail}, which the data set does not declare`];
   if (detail.answer.kind !== 'item') return [`fetches details from ${step.detail}, which is answered as ${detail.answer.kind}, not item`];
   if (!detail.pathParams.includes(step.id)) return [`fetches details from ${step.detail}, which does not take {${step.id}}`];
-  return storedProblems(scope, (detail.answer as { resource: string }).resource);
+  return storedProblems(scope, (detail.answer as AnswerDeclaration & { readonly resource: string }).resource);
 }
 
 /**
@@ -180,7 +180,7 @@ export async function crawlPages(crawl: Crawl, step: PagesStep, endpoint: Endpoi
     crawl.plan(crawl.table(resource).name, { kind: 'replace', positions });
     return;
   }
-  const detailResource = (detail.answer as { resource: string }).resource;
+  const detailResource = (detail.answer as AnswerDeclaration & { readonly resource: string }).resource;
   const table = crawl.table(detailResource);
   const previous = await crawl.fingerprints(resource, step.id);
   const carry = new Set<string>();

@@ -1,5 +1,5 @@
 import { EMPTY, pathIn, WHOLE, type FileSource, type StaticFile } from '../static-files.ts';
-import type { PageAnswer } from './index.ts';
+import type { PageAnswer } from './declaration.ts';
 import { pageLayout, type PageUnit } from './layout.ts';
 import { offsetPage, offsetPageAround, pageLimitOf } from './offset-page.ts';
 

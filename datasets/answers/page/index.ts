@@ -3,21 +3,12 @@ import type { AnswerKind } from '../kind.ts';
 import { columnProblems, paramProblems, resourceProblems, tableOf } from '../problems.ts';
 import { crawlPages, pagesProblems, type PagesStep } from './crawl.ts';
 import { pageFiles } from './files.ts';
-import { declaredColumns, derivedColumn, filteredColumns, isComparison, type Filter } from './filters.ts';
+import { declaredColumns, derivedColumn, filteredColumns, isComparison } from './filters.ts';
 import { pageLayout, type PageUnit } from './layout.ts';
 import { PAGE_LIMIT, pageLimitOf } from './offset-page.ts';
+import { readRowScan } from './scan-reader.ts';
 import { answerPage } from './serve.ts';
-
-/**
- * Offset pages `{ items, pagination }` (limit, offset), narrowed by filter parameters, in table
- * order: the register's `/transactions` and `/properties`. Each filter names a parameter the
- * endpoint declares.
- */
-export interface PageAnswer {
-  readonly kind: 'page';
-  readonly resource: string;
-  readonly filters: Readonly<Record<string, Filter>>;
-}
+import type { PageAnswer } from './declaration.ts';
 
 const limit = param.integer(
   { min: 1, max: PAGE_LIMIT, default: PAGE_LIMIT },
@@ -53,6 +44,7 @@ export const page: AnswerKind<PageAnswer, PagesStep, PageUnit> = {
         columns: [...new Set(filters.flatMap(filteredColumns))],
         derived: filters.flatMap((filter) => derivedColumn(filter) ?? []),
         scanned: [...new Set(filters.filter(isComparison).map((filter) => filter.column))],
+        keep: readRowScan,
       },
     };
   },
@@ -67,3 +59,5 @@ export const page: AnswerKind<PageAnswer, PagesStep, PageUnit> = {
 };
 
 export { filter, type Filter } from './filters.ts';
+
+export type { PageAnswer } from './declaration.ts';

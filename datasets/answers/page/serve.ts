@@ -4,10 +4,11 @@ import type { Column } from '../../../core/table.ts';
 import type { BoundingBox } from '../../vocabulary/param.ts';
 import { castParam, columnsFor, renderRows, resourceOf, selectList, SerializedJson, type AnswerRequest, type RenderedResource } from '../serving.ts';
 import { boundAtScale, SHAPES_COLUMN, textColumn, type Filter } from './filters.ts';
-import type { PageAnswer } from './index.ts';
+import type { PageAnswer } from './declaration.ts';
 import { offsetPage, offsetPageAround } from './offset-page.ts';
 import { mirroredNext } from '../envelope.ts';
 import { shapesIntersectBox } from './shapes.ts';
+import type { RowScan } from './scan.ts';
 
 /**
  * Offset pages in list order. A page of rows kept rendered whose filters are all plain
@@ -28,7 +29,8 @@ export async function answerPage(request: AnswerRequest, answer: PageAnswer) {
     const [before, after] = offsetPageAround({ limit, offset, count: rows.length, total, next: nextOf(rows.length, total) }, request.envelope).map((text) => Buffer.from(text));
     return new SerializedJson(texts.records.withJoined(rows, COMMA, (items) => texts.withBase(items, request.base, before!, after!)));
   };
-  const scanned = rendered && request.served.scanned(request.dataset, resource.table)?.page(answer.filters, request.params, limit, offset);
+  const scan = request.served.inProcess(request.dataset, resource.table) as RowScan | undefined;
+  const scanned = rendered && scan?.page(answer.filters, request.params, limit, offset);
   if (scanned) return renderedPage(rendered, scanned.rows, scanned.total);
 
   const table = request.dataset.tables[resource.table]!;

@@ -1,7 +1,7 @@
 import { addDays, dayToUtcMs, utcDayOf } from '../../../core/calendar.ts';
 import type { Endpoint } from '../../vocabulary/endpoint.ts';
 import { envelopesOf, forwardWindows, isObject, OVERLAP_DAYS, readColumnProblems, seriesKey, storedProblems, type Crawl, type Span, type StepScope } from '../crawling.ts';
-import type { SeriesAnswer } from './index.ts';
+import type { SeriesAnswer } from './declaration.ts';
 import { probeRange } from '../range-probe.ts';
 
 /**

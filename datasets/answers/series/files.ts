@@ -5,7 +5,7 @@ import { stringify } from '../../vocabulary/written.ts';
 import { enveloped } from '../serving.ts';
 import { EMPTY, paramsIn, pathIn, type FileSource, type StaticFile } from '../static-files.ts';
 import { rangeUnits } from '../time-range.ts';
-import type { SeriesAnswer } from './index.ts';
+import type { SeriesAnswer } from './declaration.ts';
 import { monthLayout, nextMonth } from './layout.ts';
 
 type Values = Record<string, string>;

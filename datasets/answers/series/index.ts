@@ -1,4 +1,3 @@
-import type { RenderContext } from '../../vocabulary/render.ts';
 import * as param from '../../vocabulary/param.ts';
 import type { AnswerKind } from '../kind.ts';
 import { columnProblems, paramProblems, readProblems, tableOf } from '../problems.ts';
@@ -6,30 +5,7 @@ import { crawlSeries, seriesProblems, type SeriesStep } from './crawl.ts';
 import { seriesFiles } from './files.ts';
 import { monthLayout, type MonthUnit } from './layout.ts';
 import { answerSeries } from './serve.ts';
-
-/** A path parameter naming another resource: it must exist (else 404), and its key narrows the rows. */
-export interface Parent {
-  readonly param: string;
-  readonly resource: string;
-  /** Columns of the parent tried in order to find the named row, e.g. ['id', 'external_id']. */
-  readonly match: readonly string[];
-  /** The parent's column whose value narrows the rows… */
-  readonly key: string;
-  /** …compared with this column of the answer's table. */
-  readonly column: string;
-}
-
-/**
- * The rows under parent resources whose `time` falls in from..to, wrapped by `envelope`: a
- * counter's readings, a station's history of one sensor.
- */
-export interface SeriesAnswer {
-  readonly kind: 'series';
-  readonly resource: string;
-  readonly parents: readonly Parent[];
-  readonly time: string;
-  readonly envelope: (items: unknown[], params: Readonly<Record<string, unknown>>, context: RenderContext) => unknown;
-}
+import type { SeriesAnswer } from './declaration.ts';
 
 export const series: AnswerKind<SeriesAnswer, SeriesStep, MonthUnit> = {
   kind: 'series',
@@ -65,3 +41,5 @@ export const series: AnswerKind<SeriesAnswer, SeriesStep, MonthUnit> = {
     return `SELECT * FROM ${main}\nWHERE ${narrowed.join('\n  AND ')}\nORDER BY ${answer.time} DESC\nLIMIT 100;`;
   },
 };
+
+export type { Parent, SeriesAnswer } from './declaration.ts';

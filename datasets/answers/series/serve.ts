@@ -3,7 +3,7 @@ import { quoteIdentifier } from '../../../core/db/duckdb.ts';
 import { notFound } from '../../../core/problem.ts';
 import { castParam, columnsFor, enveloped, findRow, renderRows, resourceOf, selectList, type AnswerRequest } from '../serving.ts';
 import { dayRangeOf, rangeCondition, rangeNarrowing } from '../time-range.ts';
-import type { SeriesAnswer } from './index.ts';
+import type { SeriesAnswer } from './declaration.ts';
 
 /** Rows under their parents (each must exist) in a time range, oldest first, in the endpoint's envelope. */
 export async function answerSeries(request: AnswerRequest, answer: SeriesAnswer) {
