@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { cacheDirOption, cacheDirSchema, dataDirOption, defineCommand, tilesOption, tilesSchema } from './command.ts';
+import { cacheDirOption, dataDirOption, defineCommand, tilesOption } from './command.ts';
 import { formatBytes, formatCount, Progress } from '../core/progress.ts';
 import { canBuildSite } from '../scripts/static/site.ts';
 
@@ -17,31 +17,35 @@ export const buildCommand = defineCommand({
     data: dataDirOption('read', 'whose current snapshot to publish'),
     'cache-dir': cacheDirOption,
     out: { type: 'string', value: 'DIR', description: 'where the tree goes (a symlink odsnap manages)', default: 'dist' },
-    'base-url': { type: 'string', value: 'URL', description: 'prefix of links in the tree, e.g. https://cdn.example.org/odsnap (default: links from the host\'s root)' },
+    'base-url': {
+      type: 'string',
+      value: 'URL',
+      description: 'prefix of links in the tree, e.g. https://cdn.example.org/odsnap (default: links from the host\'s root)',
+      check: z
+        .string()
+        .refine((value) => /^https?:\/\/[^/]+/.test(value) || value.startsWith('/'), { error: 'must be an http(s) URL or a path starting with /' })
+        .optional(),
+    },
     full: { type: 'boolean', description: 'render every file again, trusting nothing of the tree in use' },
     'no-site': { type: 'boolean', description: 'leave out the site (docs, data-set pages, query page); only the v1 tree and downloads' },
-    publisher: { type: 'string', value: 'NAME', description: 'who publishes the data, for the DCAT-AP record (default: the upstream pulled from)' },
-    contact: { type: 'string', value: 'EMAIL|URL', description: 'whom to ask about the data, for the DCAT-AP record (default: the upstream\'s address)' },
+    publisher: {
+      type: 'string',
+      value: 'NAME',
+      description: 'who publishes the data, for the DCAT-AP record (default: the upstream pulled from)',
+      check: z.string().trim().min(1).optional(),
+    },
+    contact: {
+      type: 'string',
+      value: 'EMAIL|URL',
+      description: 'whom to ask about the data, for the DCAT-AP record (default: the upstream\'s address)',
+      check: z
+        .string()
+        .transform((value) => (/^[^@\s/:]+@[^@\s/]+$/.test(value) ? `mailto:${value}` : value))
+        .refine((value) => /^(mailto:[^@\s]+@[^@\s]+|https?:\/\/[^/\s]+\S*)$/.test(value), { error: 'must be an e-mail address or an http(s) URL' })
+        .optional(),
+    },
     tiles: tilesOption,
   },
-  schema: z.object({
-    data: z.string().min(1),
-    'cache-dir': cacheDirSchema,
-    out: z.string().min(1),
-    'base-url': z
-      .string()
-      .refine((value) => /^https?:\/\/[^/]+/.test(value) || value.startsWith('/'), { error: 'must be an http(s) URL or a path starting with /' })
-      .optional(),
-    full: z.boolean().optional(),
-    'no-site': z.boolean().optional(),
-    publisher: z.string().trim().min(1).optional(),
-    contact: z
-      .string()
-      .transform((value) => (/^[^@\s/:]+@[^@\s/]+$/.test(value) ? `mailto:${value}` : value))
-      .refine((value) => /^(mailto:[^@\s]+@[^@\s]+|https?:\/\/[^/\s]+\S*)$/.test(value), { error: 'must be an e-mail address or an http(s) URL' })
-      .optional(),
-    tiles: tilesSchema,
-  }),
   async run(options, output) {
     const [{ buildStaticForCommand }, { OUTPUT_LOCKED }] = await Promise.all([import('../scripts/static/build-on-thread.ts'), import('../scripts/static/build-lock.ts')]);
     const progress = new Progress(output);

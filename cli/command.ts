@@ -6,12 +6,24 @@ import type { Output } from '../core/progress.ts';
 import { defaultDataDir } from '../core/snapshot/layout.ts';
 import { OSM_TILES, tilesProblem } from '../core/base-map.ts';
 
-export interface OptionSpec {
-  readonly type: 'string' | 'boolean';
+/**
+ * An option with a value, `--name VALUE`: everything odsnap knows of it, in one object. --help
+ * shows `value`, `description` and `default`; parsing reads it as text (the default when not
+ * given), `check` turns the text into what `run` gets, and that is the option's type.
+ */
+export interface ValueOption {
+  readonly type: 'string';
   /** Shown in --help, e.g. DIR. */
   readonly value?: string;
   readonly description: string;
+  /** As it would be written on the command line: it is checked as given text is, and shown in --help. */
   readonly default?: string;
+  /**
+   * Checks the text (undefined when not given and there is no default) and makes it the value; a
+   * refusal says `--name` and its message, e.g. "--port must be a port number". Without a check:
+   * non-empty text, optional unless there is a default.
+   */
+  readonly check?: z.ZodType<unknown, string | undefined>;
   /**
    * A directory the command reads (it must exist) or may create (it may be missing, but not be a
    * file): checked once the options are otherwise valid.
@@ -23,67 +35,130 @@ export interface OptionSpec {
   readonly environment?: string;
 }
 
+/** A flag, `--name`: true when given, undefined when not. */
+export interface FlagOption {
+  readonly type: 'boolean';
+  readonly description: string;
+}
+
+export type Option = ValueOption | FlagOption;
+export type Options = Readonly<Record<string, Option>>;
+
+/** The words after the options, joined by spaces (undefined when none), checked as an option's text is. */
+export interface Positional {
+  /** Shown in --help, and the key of the value in the options `run` gets, e.g. QUERY. */
+  readonly name: string;
+  readonly description: string;
+  readonly check: z.ZodType<unknown, string | undefined>;
+}
+
+/** What `run` gets of an option, by its declaration. */
+export type ValueOf<D extends Option> = D extends { readonly type: 'boolean' }
+  ? boolean | undefined
+  : D extends { readonly check: infer C extends z.ZodType }
+    ? z.output<C>
+    : D extends { readonly default: string }
+      ? string
+      : string | undefined;
+
+type PositionalValue<P> = P extends { readonly name: infer N extends string; readonly check: infer C extends z.ZodType } ? { readonly [K in N]: z.output<C> } : unknown;
+
+/** A command's options as its declarations make them: each option's value, and the positional's. */
+export type Parsed<O extends Options, P extends Positional | undefined> = { readonly [K in keyof O]: ValueOf<O[K]> } & PositionalValue<P>;
+
+/** What a command line is checked against: a command's declarations. */
+export interface CommandLine<O extends Options, P extends Positional | undefined, R> {
+  readonly name: string;
+  readonly options: O;
+  /** Positional arguments, e.g. a SQL query. */
+  readonly positionals?: P;
+  /**
+   * Checks of options together, once each is valid (throwing a UsageError that names an option),
+   * returning what `run` gets, e.g. sql's --format from the ending of --out.
+   */
+  readonly together?: (options: Parsed<O, P>) => R;
+}
+
+/** A command as written: its declarations, and what it does with the options they make. */
+export interface CommandSpec<O extends Options, P extends Positional | undefined, R> extends CommandLine<O, P, R> {
+  readonly summary: string;
+  readonly description?: string;
+  readonly run: (options: R, output: Output) => Promise<number>;
+}
+
+/**
+ * A command as main.ts lists it, whatever its options' types: what --help shows, and `parse`,
+ * which checks a command line and hands back the run of the command with its options, so that
+ * their type stays with the command and no list needs a cast.
+ */
+export interface Command {
+  readonly name: string;
+  readonly summary: string;
+  readonly description?: string;
+  readonly options: Options;
+  readonly positionals?: Positional;
+  readonly parse: (argv: readonly string[]) => { readonly help: true } | { readonly help: false; readonly options: unknown; readonly run: (output: Output) => Promise<number> };
+}
+
+/** A command: its options, declared once, give its --help, its parsing and the type of what `run` gets. */
+export function defineCommand<const O extends Options, const P extends Positional | undefined = undefined, R = Parsed<O, P>>(spec: CommandSpec<O, P, R>): CommandSpec<O, P, R> & Command {
+  return {
+    ...spec,
+    parse: (argv) => {
+      const parsed = parseCommandLine(spec, argv);
+      return parsed.help ? parsed : { ...parsed, run: (output) => spec.run(parsed.options, output) };
+    },
+  };
+}
+
 /** `--cache-dir`, for commands that derive files from a snapshot (see snapshotCacheDir). */
-export const cacheDirOption: OptionSpec = {
+export const cacheDirOption = {
   type: 'string',
   value: 'DIR',
   description: "where files derived from a snapshot go (the server's database, spill): DIR/cache of the data directory by default, or the system's temporary directory when the data directory is read-only (or ODSNAP_CACHE_DIR)",
   directory: 'create',
   environment: 'ODSNAP_CACHE_DIR',
-};
+} as const satisfies ValueOption;
 
 /** `--data DIR`, a data directory the command reads (`read`) or may make (`create`); `also` says more of it. */
-export const dataDirOption = (directory: 'read' | 'create', also = ''): OptionSpec => ({
-  type: 'string',
-  value: 'DIR',
-  description: `data directory${also ? ` ${also}` : ''} (or ODSNAP_DATA)`,
-  default: defaultDataDir(),
-  directory,
-});
+export const dataDirOption = (directory: 'read' | 'create', also = '') =>
+  ({
+    type: 'string',
+    value: 'DIR',
+    description: `data directory${also ? ` ${also}` : ''} (or ODSNAP_DATA)`,
+    default: defaultDataDir(),
+    directory,
+  }) as const satisfies ValueOption;
 
 /** `--format table|json`, for commands that print a report. */
-export const reportFormatOption: OptionSpec = { type: 'string', value: 'FORMAT', description: 'table | json', default: 'table' };
-export const reportFormatSchema = z.enum(['table', 'json'], { error: 'must be table or json' });
-
-/** `--cache-dir` in a command's schema (its checks are the option's, see parseCommandLine). */
-export const cacheDirSchema = z.string().min(1).optional();
+export const reportFormatOption = {
+  type: 'string',
+  value: 'FORMAT',
+  description: 'table | json',
+  default: 'table',
+  check: z.enum(['table', 'json'], { error: 'must be table or json' }),
+} as const satisfies ValueOption;
 
 /** `--tiles`: the base map of the site's maps, for `build` and `start` (ODSNAP_TILES checked as the option is). */
-export const tilesOption: OptionSpec = {
+export const tilesOption = {
   type: 'string',
   value: 'URL|none',
   description:
     'raster tiles under the site\'s maps, a URL template with {z}/{x}/{y} fetched by the reader\'s browser; none keeps the maps drawn offline as SVG, with nothing loaded from elsewhere (or ODSNAP_TILES)',
   default: process.env.ODSNAP_TILES || OSM_TILES,
-};
-export const tilesSchema = z.string().superRefine((value, context) => {
-  const problem = tilesProblem(value);
-  if (problem) context.addIssue({ code: 'custom', message: problem });
-});
-
-/**
- * A command: its options as data (for parsing and --help) and a schema that turns the parsed
- * text into typed options, so `run` never sees an unchecked value.
- */
-export interface Command<O = unknown> {
-  readonly name: string;
-  readonly summary: string;
-  readonly description?: string;
-  readonly options: Readonly<Record<string, OptionSpec>>;
-  /** Positional arguments, e.g. a SQL query. */
-  readonly positionals?: { readonly name: string; readonly description: string };
-  readonly schema: z.ZodType<O>;
-  run(options: O, output: Output): Promise<number>;
-}
-
-export const defineCommand = <O>(command: Command<O>): Command => command as Command;
+  check: z.string().superRefine((value, context) => {
+    const problem = tilesProblem(value);
+    if (problem) context.addIssue({ code: 'custom', message: problem });
+  }),
+} as const satisfies ValueOption;
 
 export function helpOf(command: Command): string {
   const rows = [
-    ...Object.entries(command.options).map(([name, o]) => [
-      `--${name}${o.value ? ` ${o.value}` : ''}`,
-      `${o.description}${o.default !== undefined ? ` (default: ${o.default})` : ''}`,
-    ]),
+    ...Object.entries(command.options).map(([name, o]) =>
+      o.type === 'boolean'
+        ? [`--${name}`, o.description]
+        : [`--${name}${o.value ? ` ${o.value}` : ''}`, `${o.description}${o.default !== undefined ? ` (default: ${o.default})` : ''}`],
+    ),
     ['-h, --help', 'show this help'],
   ];
   const width = Math.max(...rows.map(([left]) => left!.length));
@@ -104,18 +179,22 @@ export function helpOf(command: Command): string {
 /** Thrown for bad arguments: reported on one line, exit code 2. */
 export class UsageError extends Error {}
 
-export function parseCommandLine(command: Command, argv: readonly string[]): { help: true } | { help: false; options: unknown } {
+/** What an option's text is checked and made a value with (see ValueOption's `check`). */
+const checkOf = (option: Option): z.ZodType<unknown, string | boolean | undefined> =>
+  option.type === 'boolean' ? z.boolean().optional() : (option.check ?? (option.default === undefined ? z.string().min(1).optional() : z.string().min(1)));
+
+/** A command line's options, checked and typed by the command's declarations; a UsageError says what is wrong. */
+export function parseCommandLine<O extends Options, P extends Positional | undefined, R>(
+  command: CommandLine<O, P, R>,
+  argv: readonly string[],
+): { readonly help: true } | { readonly help: false; readonly options: R } {
+  const known: Record<string, { type: Option['type']; short?: string }> = {
+    ...Object.fromEntries(Object.entries(command.options).map(([name, o]) => [name, { type: o.type }])),
+    help: { type: 'boolean', short: 'h' },
+  };
   let parsed;
   try {
-    parsed = parseArgs({
-      args: [...argv],
-      options: {
-        ...Object.fromEntries(Object.entries(command.options).map(([name, o]) => [name, { type: o.type }])),
-        help: { type: 'boolean', short: 'h' },
-      },
-      allowPositionals: Boolean(command.positionals),
-      strict: true,
-    });
+    parsed = parseArgs({ args: [...argv], options: known, allowPositionals: Boolean(command.positionals), strict: true });
   } catch (error) {
     const message = (error as Error).message;
     // node's "argument is ambiguous" (a value that starts with a dash) ends with how to write it: keep that part.
@@ -124,26 +203,38 @@ export function parseCommandLine(command: Command, argv: readonly string[]): { h
     throw new UsageError(dashed ? `${first}: a value that starts with a dash is written ${dashed.replace('XYZ', '…')}` : first);
   }
   if (parsed.values.help) return { help: true };
-  const values: Record<string, unknown> = { ...parsed.values };
-  for (const [name, o] of Object.entries(command.options)) if (values[name] === undefined && o.default !== undefined) values[name] = o.default;
-  if (command.positionals) values[command.positionals.name] = parsed.positionals.join(' ') || undefined;
-  const result = command.schema.safeParse(values);
-  if (!result.success) {
-    const issue = result.error.issues[0]!;
-    const name = String(issue.path[0] ?? '');
-    const label = command.positionals?.name === name ? name : `--${name}`;
-    throw new UsageError(`${label} ${issue.message}`);
+  const { values: given, positionals } = parsed;
+  // Each option's text as given, or its default: what is checked, and what path checks and environment variables get.
+  const texts = Object.entries(command.options).map(([name, o]) => [name, o, given[name] ?? (o.type === 'string' ? o.default : undefined)] as const);
+  type Check = readonly [label: string, name: string, text: string | boolean | undefined, check: z.ZodType];
+  const checks: Check[] = texts.map(([name, o, text]) => [`--${name}`, name, text, checkOf(o)]);
+  if (command.positionals) {
+    const { name, check } = command.positionals;
+    const text = positionals.join(' ') || undefined;
+    // In the order of the usage line, but one left out is said first: a forgotten query before a typo in an option.
+    if (text === undefined) checks.unshift([name, name, text, check]);
+    else checks.push([name, name, text, check]);
   }
-  for (const [name, o] of Object.entries(command.options)) {
-    const problem = typeof values[name] === 'string' ? pathProblem(values[name] as string, o) : undefined;
+  const values: Record<string, unknown> = {};
+  for (const [label, name, text, check] of checks) {
+    const result = check.safeParse(text);
+    if (!result.success) throw new UsageError(`${label} ${result.error.issues[0]!.message}`);
+    values[name] = result.data;
+  }
+  // Typed by the declarations: each key holds what its own check made, and checkOf makes what ValueOf says.
+  const typed = values as Parsed<O, P>;
+  // Without `together`, R is Parsed<O, P> (defineCommand's default).
+  const options = command.together ? command.together(typed) : (typed as R);
+  for (const [name, o, text] of texts) {
+    const problem = o.type === 'string' && typeof text === 'string' ? pathProblem(text, o) : undefined;
     if (problem) throw new UsageError(`--${name} ${problem}`);
   }
-  for (const [name, o] of Object.entries(command.options)) if (o.environment && typeof values[name] === 'string') process.env[o.environment] = values[name] as string;
-  return { help: false, options: result.data };
+  for (const [, o, text] of texts) if (o.type === 'string' && o.environment && typeof text === 'string') process.env[o.environment] = text;
+  return { help: false, options };
 }
 
 /** What is wrong with a path for what its option says of it (a directory read or made, a file written), if anything. */
-function pathProblem(path: string, option: OptionSpec): string | undefined {
+function pathProblem(path: string, option: ValueOption): string | undefined {
   if (!option.file && !option.directory) return undefined;
   const stats = statSync(path, { throwIfNoEntry: false });
   if (option.file === 'create') {

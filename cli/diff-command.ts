@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { dataDirOption, defineCommand, reportFormatOption, reportFormatSchema } from './command.ts';
+import { dataDirOption, defineCommand, reportFormatOption } from './command.ts';
 import { datasets } from '../datasets/index.ts';
 import { openDatabase } from '../core/db/duckdb.ts';
 import { formatCount, Progress } from '../core/progress.ts';
@@ -21,17 +21,15 @@ export const diffCommand = defineCommand({
     dataset: { type: 'string', value: 'NAME', description: 'only this data set' },
     format: reportFormatOption,
   },
-  positionals: { name: 'SNAPSHOTS', description: 'FROM and TO, snapshot ids (both optional)' },
-  schema: z.object({
-    data: z.string().min(1),
-    dataset: z.string().min(1).optional(),
-    format: reportFormatSchema,
-    SNAPSHOTS: z
+  positionals: {
+    name: 'SNAPSHOTS',
+    description: 'FROM and TO, snapshot ids (both optional)',
+    check: z
       .string()
       .optional()
       .transform((text) => text?.split(/\s+/).filter(Boolean) ?? [])
       .refine((ids) => ids.length <= 2, 'takes at most two snapshot ids, FROM and TO'),
-  }),
+  },
   async run(options, output) {
     const listed = (await listSnapshots(options.data)).filter((s) => 'manifest' in s);
     const ids = listed.map((s) => s.id);

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { helpOf, parseCommandLine, UsageError, type Command } from './command.ts';
+import { helpOf, UsageError, type Command } from './command.ts';
 import { processOutput, type Output } from '../core/progress.ts';
 import { buildCommand } from './build-command.ts';
 import { diffCommand } from './diff-command.ts';
@@ -55,12 +55,12 @@ export async function main(argv: readonly string[], output: Output = processOutp
     return 2;
   }
   try {
-    const parsed = parseCommandLine(command, rest);
+    const parsed = command.parse(rest);
     if (parsed.help) {
       output.out(helpOf(command));
       return 0;
     }
-    return await command.run(parsed.options, output);
+    return await parsed.run(output);
   } catch (error) {
     if (error instanceof UsageError) {
       output.err(`odsnap ${command.name}: ${error.message}; run "odsnap ${command.name} --help"\n`);

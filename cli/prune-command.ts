@@ -3,7 +3,8 @@ import { dataDirOption, defineCommand, UsageError } from './command.ts';
 import { formatBytes } from '../core/progress.ts';
 import { prune } from '../core/snapshot/retention.ts';
 
-const count = z.coerce.number({ error: 'must be a whole number' }).int('must be a whole number').nonnegative('must be 0 or more').optional();
+/** A number of snapshots to keep, from the option's text. */
+const count = z.coerce.number<string>({ error: 'must be a whole number' }).int('must be a whole number').nonnegative('must be 0 or more').optional();
 
 export const pruneCommand = defineCommand({
   name: 'prune',
@@ -14,13 +15,12 @@ export const pruneCommand = defineCommand({
     'removes, and the bytes that frees (a file hard-linked into a kept snapshot frees nothing).',
   options: {
     data: dataDirOption('read'),
-    'keep-last': { type: 'string', value: 'N', description: 'the newest N snapshots' },
-    'keep-daily': { type: 'string', value: 'D', description: 'the newest snapshot of each of the newest D days' },
-    'keep-weekly': { type: 'string', value: 'W', description: 'the newest snapshot of each of the newest W weeks' },
-    'keep-monthly': { type: 'string', value: 'M', description: 'the newest snapshot of each of the newest M months' },
+    'keep-last': { type: 'string', value: 'N', description: 'the newest N snapshots', check: count },
+    'keep-daily': { type: 'string', value: 'D', description: 'the newest snapshot of each of the newest D days', check: count },
+    'keep-weekly': { type: 'string', value: 'W', description: 'the newest snapshot of each of the newest W weeks', check: count },
+    'keep-monthly': { type: 'string', value: 'M', description: 'the newest snapshot of each of the newest M months', check: count },
     'dry-run': { type: 'boolean', description: 'say what would be removed, remove nothing' },
   },
-  schema: z.object({ data: z.string().min(1), 'keep-last': count, 'keep-daily': count, 'keep-weekly': count, 'keep-monthly': count, 'dry-run': z.boolean().optional() }),
   async run(options, output) {
     const policy = { last: options['keep-last'], daily: options['keep-daily'], weekly: options['keep-weekly'], monthly: options['keep-monthly'] };
     if (Object.values(policy).every((n) => n === undefined)) throw new UsageError('say what to keep: --keep-last, --keep-daily, --keep-weekly or --keep-monthly');

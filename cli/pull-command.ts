@@ -11,6 +11,8 @@ import { defaultPullLimits, parseSize, QUARANTINE_FLOOR, sizeText } from '../scr
 import { openSnapshot } from '../core/snapshot/read.ts';
 
 const wholeNumber = (least: number) => z.string().regex(/^\d+$/, { error: 'must be a whole number' }).transform(Number).pipe(z.number().min(least, { error: `must be at least ${least}` }));
+/** Seconds as milliseconds. */
+const seconds = z.string().regex(/^\d+(\.\d+)?$/, { error: 'must be a number of seconds' }).transform((s) => Number(s) * 1000);
 const size = z.string().transform((text, context) => parseSize(text) ?? (context.addIssue({ code: 'custom', message: 'must be a size such as 1MiB, 512MB or 8GiB' }), z.NEVER));
 
 const names = datasets.map((d) => d.name);
@@ -29,47 +31,87 @@ export const pullCommand = defineCommand({
     'they cause names its option. Before the new snapshot becomes current, its serving database is built\n' +
     'as "odsnap serve" would build it (kept for the server), so a snapshot no server can open never is.',
   options: {
-    from: { type: 'string', value: 'URL', description: 'base URL of the upstream (paths start with /api/public/...)' },
+    from: {
+      type: 'string',
+      value: 'URL',
+      description: 'base URL of the upstream (paths start with /api/public/...)',
+      check: z.url({ protocol: /^https?$/, error: 'needs the upstream\'s http(s) address, e.g. --from http://127.0.0.1:4321' }),
+    },
     data: dataDirOption('create', 'to pull into'),
-    concurrency: { type: 'string', value: 'N', description: 'requests in flight at once', default: String(defaultUpstreamOptions.concurrency) },
-    rate: { type: 'string', value: 'REQ_PER_S', description: 'at most this many requests per second; 0 for no limit', default: '0' },
-    datasets: { type: 'string', value: 'a,b', description: `data sets to pull (${names.join(', ')}); the others stay as they were`, default: names.join(',') },
+    concurrency: {
+      type: 'string',
+      value: 'N',
+      description: 'requests in flight at once',
+      default: String(defaultUpstreamOptions.concurrency),
+      check: z.string().regex(/^\d+$/, { error: 'must be a whole number' }).transform(Number).pipe(z.number().min(1, { error: 'must be at least 1' }).max(64, { error: 'must be at most 64' })),
+    },
+    rate: {
+      type: 'string',
+      value: 'REQ_PER_S',
+      description: 'at most this many requests per second; 0 for no limit',
+      default: '0',
+      check: z.string().regex(/^\d+(\.\d+)?$/, { error: 'must be a number of requests per second' }).transform(Number),
+    },
+    datasets: {
+      type: 'string',
+      value: 'a,b',
+      description: `data sets to pull (${names.join(', ')}); the others stay as they were`,
+      default: names.join(','),
+      check: z
+        .string()
+        .transform((text) => text.split(',').map((name) => name.trim()).filter(Boolean))
+        .pipe(z.array(z.enum(names as [string, ...string[]], { error: `names a data set that does not exist; choose from ${names.join(', ')}` })).min(1, { error: 'needs at least one data set' })),
+    },
     full: { type: 'boolean', description: 'fetch everything again, not only what is new' },
-    timeout: { type: 'string', value: 'SECONDS', description: 'per request, for the whole answer', default: String(defaultUpstreamOptions.timeoutMs / 1000) },
-    retries: { type: 'string', value: 'N', description: 'attempts after the first before a request fails', default: String(defaultUpstreamOptions.retries) },
-    'max-records': { type: 'string', value: 'N', description: 'the largest total a paged list may report (pagination.total)', default: String(defaultPullLimits.maxRecords) },
-    'max-pages': { type: 'string', value: 'N', description: 'pages of one window of rides, at most', default: String(defaultPullLimits.maxPages) },
-    'max-journal': { type: 'string', value: 'SIZE', description: 'the largest the journal of a pull grows (DIR/.pull/)', default: sizeText(defaultPullLimits.maxJournalBytes).replace(' ', '') },
-    'max-value': { type: 'string', value: 'SIZE', description: 'the largest value stored (a string, or JSON as text): a record holding a larger one is quarantined', default: sizeText(defaultPullLimits.maxValueBytes).replace(' ', '') },
-    'max-quarantine': { type: 'string', value: 'PERCENT', description: `the share of a table's records quarantined (past ${QUARANTINE_FLOOR} of them, or all) that fails the pull rather than publish the table gutted`, default: String(defaultPullLimits.maxQuarantined * 100) },
-    'max-wait': { type: 'string', value: 'SECONDS', description: 'the longest a request waits to be tried again, in all, Retry-After included; a longer wait fails it', default: String(defaultUpstreamOptions.maxWaitMs / 1000) },
+    timeout: {
+      type: 'string',
+      value: 'SECONDS',
+      description: 'per request, for the whole answer',
+      default: String(defaultUpstreamOptions.timeoutMs / 1000),
+      check: seconds.pipe(z.number().positive({ error: 'must be more than 0' })),
+    },
+    retries: {
+      type: 'string',
+      value: 'N',
+      description: 'attempts after the first before a request fails',
+      default: String(defaultUpstreamOptions.retries),
+      check: z.string().regex(/^\d+$/, { error: 'must be a whole number' }).transform(Number),
+    },
+    'max-records': { type: 'string', value: 'N', description: 'the largest total a paged list may report (pagination.total)', default: String(defaultPullLimits.maxRecords), check: wholeNumber(1) },
+    'max-pages': { type: 'string', value: 'N', description: 'pages of one window of rides, at most', default: String(defaultPullLimits.maxPages), check: wholeNumber(1) },
+    'max-journal': { type: 'string', value: 'SIZE', description: 'the largest the journal of a pull grows (DIR/.pull/)', default: sizeText(defaultPullLimits.maxJournalBytes).replace(' ', ''), check: size },
+    'max-value': {
+      type: 'string',
+      value: 'SIZE',
+      description: 'the largest value stored (a string, or JSON as text): a record holding a larger one is quarantined',
+      default: sizeText(defaultPullLimits.maxValueBytes).replace(' ', ''),
+      check: size.pipe(z.number().min(1024, { error: 'must be at least 1KiB' })),
+    },
+    'max-quarantine': {
+      type: 'string',
+      value: 'PERCENT',
+      description: `the share of a table's records quarantined (past ${QUARANTINE_FLOOR} of them, or all) that fails the pull rather than publish the table gutted`,
+      default: String(defaultPullLimits.maxQuarantined * 100),
+      check: z.string().regex(/^\d+(\.\d+)?$/, { error: 'must be a percentage, e.g. 1 or 0.5' }).transform((s) => Number(s) / 100).pipe(z.number().max(1, { error: 'must be at most 100' })),
+    },
+    'max-wait': {
+      type: 'string',
+      value: 'SECONDS',
+      description: 'the longest a request waits to be tried again, in all, Retry-After included; a longer wait fails it',
+      default: String(defaultUpstreamOptions.maxWaitMs / 1000),
+      check: seconds,
+    },
     'no-serve-check': { type: 'boolean', description: 'make the new snapshot current without first building its serving database' },
-    prune: { type: 'string', value: 'POLICY', description: 'once the new snapshot is current, remove those this policy does not keep, e.g. last=7,weekly=4,monthly=12 (as odsnap prune --keep-…)' },
+    prune: {
+      type: 'string',
+      value: 'POLICY',
+      description: 'once the new snapshot is current, remove those this policy does not keep, e.g. last=7,weekly=4,monthly=12 (as odsnap prune --keep-…)',
+      check: z
+        .string()
+        .transform((text, context) => parsePolicy(text) ?? (context.addIssue({ code: 'custom', message: 'is a policy like last=7,weekly=4,monthly=12 (last, daily, weekly, monthly; each once)' }), z.NEVER))
+        .optional(),
+    },
   },
-  schema: z.object({
-    from: z.url({ protocol: /^https?$/, error: 'needs the upstream\'s http(s) address, e.g. --from http://127.0.0.1:4321' }),
-    data: z.string().min(1),
-    concurrency: z.string().regex(/^\d+$/, { error: 'must be a whole number' }).transform(Number).pipe(z.number().min(1, { error: 'must be at least 1' }).max(64, { error: 'must be at most 64' })),
-    rate: z.string().regex(/^\d+(\.\d+)?$/, { error: 'must be a number of requests per second' }).transform(Number),
-    datasets: z
-      .string()
-      .transform((text) => text.split(',').map((name) => name.trim()).filter(Boolean))
-      .pipe(z.array(z.enum(names as [string, ...string[]], { error: `names a data set that does not exist; choose from ${names.join(', ')}` })).min(1, { error: 'needs at least one data set' })),
-    full: z.boolean().optional(),
-    timeout: z.string().regex(/^\d+(\.\d+)?$/, { error: 'must be a number of seconds' }).transform((s) => Number(s) * 1000).pipe(z.number().positive({ error: 'must be more than 0' })),
-    retries: z.string().regex(/^\d+$/, { error: 'must be a whole number' }).transform(Number),
-    'max-records': wholeNumber(1),
-    'max-pages': wholeNumber(1),
-    'max-journal': size,
-    'max-value': size.pipe(z.number().min(1024, { error: 'must be at least 1KiB' })),
-    'max-quarantine': z.string().regex(/^\d+(\.\d+)?$/, { error: 'must be a percentage, e.g. 1 or 0.5' }).transform((s) => Number(s) / 100).pipe(z.number().max(1, { error: 'must be at most 100' })),
-    'max-wait': z.string().regex(/^\d+(\.\d+)?$/, { error: 'must be a number of seconds' }).transform((s) => Number(s) * 1000),
-    'no-serve-check': z.boolean().optional(),
-    prune: z
-      .string()
-      .transform((text, context) => parsePolicy(text) ?? (context.addIssue({ code: 'custom', message: 'is a policy like last=7,weekly=4,monthly=12 (last, daily, weekly, monthly; each once)' }), z.NEVER))
-      .optional(),
-  }),
   async run(options, output) {
     const report = new PullReport(output);
     report.event('pulling', { from: options.from, data: options.data, datasets: options.datasets.join(','), full: Boolean(options.full) });

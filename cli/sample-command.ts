@@ -11,17 +11,23 @@ export const sampleCommand = defineCommand({
     'Writes one snapshot in the odsnap format and makes it current, so verify and serve work on the directory at once.\n' +
     'The same arguments always give byte-identical Parquet files; a later --until adds days and leaves earlier ones as they were.',
   options: {
-    out: dataDirOption('create', 'to write into'),
-    scale: { type: 'string', value: 'SCALE', description: `${scales.join(' | ')}: tests, demo, benchmarks`, default: 'small' },
-    seed: { type: 'string', value: 'N', description: 'random seed, a whole number', default: String(defaultSeed) },
-    until: { type: 'string', value: 'YYYY-MM-DD', description: 'the sample\'s "today": the last day with data', default: defaultUntil },
+    out: { ...dataDirOption('create', 'to write into'), check: z.string().min(1, { error: 'needs a directory' }) },
+    scale: {
+      type: 'string',
+      value: 'SCALE',
+      description: `${scales.join(' | ')}: tests, demo, benchmarks`,
+      default: 'small',
+      check: z.enum(scales, { error: `must be one of ${scales.join(', ')}` }),
+    },
+    seed: {
+      type: 'string',
+      value: 'N',
+      description: 'random seed, a whole number',
+      default: String(defaultSeed),
+      check: z.string().regex(/^\d{1,9}$/, { error: 'must be a whole number' }).transform(Number),
+    },
+    until: { type: 'string', value: 'YYYY-MM-DD', description: 'the sample\'s "today": the last day with data', default: defaultUntil, check: z.iso.date({ error: 'must be a date, YYYY-MM-DD' }) },
   },
-  schema: z.object({
-    out: z.string().min(1, { error: 'needs a directory' }),
-    scale: z.enum(scales, { error: `must be one of ${scales.join(', ')}` }),
-    seed: z.string().regex(/^\d{1,9}$/, { error: 'must be a whole number' }).transform(Number),
-    until: z.iso.date({ error: 'must be a date, YYYY-MM-DD' }),
-  }),
   async run(options, output) {
     const progress = new Progress(output);
     progress.step(`generating the ${options.scale} sample city (seed ${options.seed}, until ${options.until}) into ${options.out}`);

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { datasets } from '../datasets/index.ts';
 import type { RunningServer } from '../server/index.ts';
-import { cacheDirOption, cacheDirSchema, dataDirOption, defineCommand } from './command.ts';
+import { cacheDirOption, dataDirOption, defineCommand } from './command.ts';
 import { holdsSnapshot } from '../core/snapshot/layout.ts';
 import { builtSnapshotId } from '../core/published-tree.ts';
 
@@ -16,23 +16,30 @@ export const serveCommand = defineCommand({
   options: {
     data: dataDirOption('read'),
     'cache-dir': cacheDirOption,
-    port: { type: 'string', value: 'PORT', description: 'port to listen on', default: '4321' },
+    port: {
+      type: 'string',
+      value: 'PORT',
+      description: 'port to listen on',
+      default: '4321',
+      check: z.string().regex(/^\d{1,5}$/, { error: 'must be a port number' }).transform(Number).pipe(z.number().max(65_535, { error: 'must be a port number' })),
+    },
     host: { type: 'string', value: 'HOST', description: 'address to listen on', default: '127.0.0.1' },
-    'public-url': { type: 'string', value: 'URL', description: 'address clients use, for links (default: taken from each request)' },
+    'public-url': {
+      type: 'string',
+      value: 'URL',
+      description: 'address clients use, for links (default: taken from each request)',
+      check: z.url({ protocol: /^https?$/, error: 'must be an http(s) address' }).optional(),
+    },
     static: { type: 'string', value: 'DIR', description: 'the tree "odsnap build" wrote, served beside the API when built from this data directory (followed across rebuilds)', default: 'dist' },
-    'memory-limit': { type: 'string', value: 'SIZE', description: "DuckDB's memory limit per snapshot, e.g. 256MB (more cache, more memory)", default: '128MB' },
+    'memory-limit': {
+      type: 'string',
+      value: 'SIZE',
+      description: "DuckDB's memory limit per snapshot, e.g. 256MB (more cache, more memory)",
+      default: '128MB',
+      check: z.string().regex(/^\d+(\.\d+)?\s*(KB|MB|GB|KiB|MiB|GiB)$/i, { error: 'must be a size such as 128MB or 1GB' }),
+    },
     quiet: { type: 'boolean', description: 'no request log lines' },
   },
-  schema: z.object({
-    data: z.string().min(1),
-    'cache-dir': cacheDirSchema,
-    port: z.string().regex(/^\d{1,5}$/, { error: 'must be a port number' }).transform(Number).pipe(z.number().max(65_535, { error: 'must be a port number' })),
-    host: z.string().min(1),
-    'public-url': z.url({ protocol: /^https?$/, error: 'must be an http(s) address' }).optional(),
-    static: z.string().min(1),
-    'memory-limit': z.string().regex(/^\d+(\.\d+)?\s*(KB|MB|GB|KiB|MiB|GiB)$/i, { error: 'must be a size such as 128MB or 1GB' }),
-    quiet: z.boolean().optional(),
-  }),
   async run(options, output) {
     const [{ startServer }, { staticTree }] = await Promise.all([import('../server/index.ts'), import('../server/static-tree.ts')]);
     // A tree built from another data directory (./dist, the default, is often npm start's) would

@@ -1,5 +1,4 @@
-import { z } from 'zod';
-import { dataDirOption, defineCommand, reportFormatOption, reportFormatSchema } from './command.ts';
+import { dataDirOption, defineCommand, reportFormatOption } from './command.ts';
 import { formatBytes, formatCount } from '../core/progress.ts';
 import { readHistory, type History } from '../core/snapshot/history.ts';
 import { textTable } from '../core/text-table.ts';
@@ -15,7 +14,6 @@ export const snapshotsCommand = defineCommand({
     data: dataDirOption('read'),
     format: reportFormatOption,
   },
-  schema: z.object({ data: z.string().min(1), format: reportFormatSchema }),
   async run(options, output) {
     const history = await readHistory(options.data);
     for (const { id, error } of history.unreadable) output.err(`odsnap: snapshots/${id} has no readable manifest (${error}); a pull that died may have left it, or it was changed by hand\n`);

@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { datasets } from '../datasets/index.ts';
 import { formats, type Format } from '../server/sql/formats.ts';
 import type { QueryProgress, SqlLimits, SqlResult, SqlSandbox as Sandbox } from '../server/sql/sandbox.ts';
-import { cacheDirOption, cacheDirSchema, dataDirOption, defineCommand, UsageError } from './command.ts';
+import { cacheDirOption, dataDirOption, defineCommand, UsageError } from './command.ts';
 import { ownSpillDir, type SpillDir } from '../core/db/spill.ts';
 import { formatBytes, formatCount, processOutput, Progress, type Output } from '../core/progress.ts';
 import { textTable } from '../core/text-table.ts';
@@ -85,46 +85,52 @@ export const sqlCommand = defineCommand({
     '  odsnap sql "SELECT market_type_value, count(*) FROM rcn_transactions GROUP BY ALL"\n' +
     '  odsnap sql --out rides.parquet "SELECT * FROM citybike_rides"\n' +
     '  odsnap sql --out readings.csv.gz "SELECT * FROM bike_counter_readings WHERE read_at >= \'2025-01-01\'"',
-  positionals: { name: 'QUERY', description: 'the query: one SELECT (or SHOW, DESCRIBE, SUMMARIZE)' },
+  positionals: {
+    name: 'QUERY',
+    description: 'the query: one SELECT (or SHOW, DESCRIBE, SUMMARIZE)',
+    check: z.string({ error: 'is required: the query to run, e.g. "SELECT count(*) FROM rcn_transactions"' }).min(1),
+  },
   options: {
     data: dataDirOption('read'),
     'cache-dir': cacheDirOption,
     snapshot: { type: 'string', value: 'ID', description: 'snapshot to query (default: the current one)' },
-    format: { type: 'string', value: 'FORMAT', description: `table | ${formats.join(' | ')} (default: from --out's ending, else table)` },
+    format: {
+      type: 'string',
+      value: 'FORMAT',
+      description: `table | ${formats.join(' | ')} (default: from --out's ending, else table)`,
+      check: z.enum(['table', ...formats], { error: `must be one of table, ${formats.join(', ')}` }).optional(),
+    },
     out: { type: 'string', value: 'FILE', description: 'write the result to a file instead of standard output', file: 'create' },
-    'max-rows': { type: 'string', value: 'N', description: 'refuse a result of more than N rows, writing nothing (default: no limit)' },
-    timeout: { type: 'string', value: 'SECONDS', description: 'stop the query after this long, writing nothing to --out (default: no limit)' },
-  },
-  schema: z
-    .object({
-      QUERY: z.string({ error: 'is required: the query to run, e.g. "SELECT count(*) FROM rcn_transactions"' }).min(1),
-      data: z.string().min(1),
-      'cache-dir': cacheDirSchema,
-      snapshot: z.string().min(1).optional(),
-      format: z.enum(['table', ...formats], { error: `must be one of table, ${formats.join(', ')}` }).optional(),
-      out: z.string().min(1).optional(),
-      'max-rows': z
+    'max-rows': {
+      type: 'string',
+      value: 'N',
+      description: 'refuse a result of more than N rows, writing nothing (default: no limit)',
+      check: z
         .string()
         .regex(/^\d+$/, { error: 'must be a whole number' })
         .transform(Number)
         .pipe(z.number().min(1, { error: 'must be at least 1' }))
         .optional(),
-      timeout: z
+    },
+    timeout: {
+      type: 'string',
+      value: 'SECONDS',
+      description: 'stop the query after this long, writing nothing to --out (default: no limit)',
+      check: z
         .string()
         .regex(/^\d+(\.\d+)?$/, { error: 'must be a number of seconds' })
         .transform((seconds) => Number(seconds) * 1000)
         .pipe(z.number().positive({ error: 'must be more than 0' }))
         .optional(),
-    })
-    .superRefine((options, context) => {
-      const named = options.out === undefined ? undefined : formatOfFile(options.out);
-      if (options.format && named && options.format !== named) {
-        context.addIssue({ code: 'custom', path: ['format'], message: `${options.format} disagrees with --out ${options.out}, a ${named} file; leave --format out or make them agree` });
-      } else if (options.out && /\.gz$/i.test(options.out) && (options.format ?? named) !== 'csv') {
-        context.addIssue({ code: 'custom', path: ['out'], message: `${options.out}: only csv is written gzip-compressed; add --format csv or leave .gz out` });
-      }
-    })
-    .transform(({ format, ...options }) => ({ ...options, format: (format ?? (options.out === undefined ? undefined : formatOfFile(options.out)) ?? 'table') as OutputFormat })),
+    },
+  },
+  // --format and --out's ending agree, and give the format.
+  together({ format, ...options }) {
+    const named = options.out === undefined ? undefined : formatOfFile(options.out);
+    if (format && named && format !== named) throw new UsageError(`--format ${format} disagrees with --out ${options.out}, a ${named} file; leave --format out or make them agree`);
+    if (options.out && /\.gz$/i.test(options.out) && (format ?? named) !== 'csv') throw new UsageError(`--out ${options.out}: only csv is written gzip-compressed; add --format csv or leave .gz out`);
+    return { ...options, format: (format ?? named ?? 'table') satisfies OutputFormat };
+  },
   async run(options, output) {
     const { format, out } = options;
     if ((format === 'parquet' || format === 'arrow') && !out && process.stdout.isTTY) {

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { datasets } from '../datasets/index.ts';
 import { defaultSeed, defaultUntil, scales, type SampleSettings } from '../datasets/vocabulary/sample.ts';
-import { dataDirOption, defineCommand, tilesOption, tilesSchema } from './command.ts';
+import { dataDirOption, defineCommand, tilesOption } from './command.ts';
 import type { Output } from '../core/progress.ts';
 import { formatCount, Progress } from '../core/progress.ts';
 import { PullReport } from '../scripts/pull/report.ts';
@@ -30,21 +30,29 @@ export const startCommand = defineCommand({
   options: {
     data: dataDirOption('create'),
     out: { type: 'string', value: 'DIR', description: 'where the static tree and the site go', default: 'dist' },
-    from: { type: 'string', value: 'URL', description: 'v1 upstream to pull from (or ODSNAP_UPSTREAM; default: the sample city)' },
+    from: {
+      type: 'string',
+      value: 'URL',
+      description: 'v1 upstream to pull from (or ODSNAP_UPSTREAM; default: the sample city)',
+      check: z.url({ protocol: /^https?$/, error: 'must be the http(s) address of a v1 service' }).optional(),
+    },
     rebuild: { type: 'boolean', description: 'pull and build again even if a snapshot and a tree exist' },
-    scale: { type: 'string', value: 'SCALE', description: `size of the sample city pulled when there is no --from (${scales.join(' | ')})`, default: 'small' },
-    port: { type: 'string', value: 'PORT', description: 'port to serve on', default: '4321' },
+    scale: {
+      type: 'string',
+      value: 'SCALE',
+      description: `size of the sample city pulled when there is no --from (${scales.join(' | ')})`,
+      default: 'small',
+      check: z.enum(scales, { error: `must be one of ${scales.join(', ')}` }),
+    },
+    port: {
+      type: 'string',
+      value: 'PORT',
+      description: 'port to serve on',
+      default: '4321',
+      check: z.string().regex(/^\d{1,5}$/, { error: 'must be a port number' }).transform(Number).pipe(z.number().max(65_535, { error: 'must be a port number' })),
+    },
     tiles: tilesOption,
   },
-  schema: z.object({
-    data: z.string().min(1),
-    out: z.string().min(1),
-    from: z.url({ protocol: /^https?$/, error: 'must be the http(s) address of a v1 service' }).optional(),
-    rebuild: z.boolean().optional(),
-    scale: z.enum(scales, { error: `must be one of ${scales.join(', ')}` }),
-    port: z.string().regex(/^\d{1,5}$/, { error: 'must be a port number' }).transform(Number).pipe(z.number().max(65_535, { error: 'must be a port number' })),
-    tiles: tilesSchema,
-  }),
   async run(options, output) {
     const progress = new Progress(output);
     const from = options.from ?? (process.env.ODSNAP_UPSTREAM || undefined);

@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import { dataDirOption, defineCommand } from './command.ts';
 import { formatBytes, Progress } from '../core/progress.ts';
 import { openSnapshot } from '../core/snapshot/read.ts';
@@ -12,7 +11,6 @@ export const verifyCommand = defineCommand({
     data: dataDirOption('read'),
     snapshot: { type: 'string', value: 'ID', description: 'snapshot to check (default: the current one)' },
   },
-  schema: z.object({ data: z.string().min(1), snapshot: z.string().min(1).optional() }),
   async run(options, output) {
     const snapshot = await openSnapshot(options.data, options.snapshot);
     const progress = new Progress(output);
