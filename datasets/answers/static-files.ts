@@ -57,30 +57,31 @@ export const wholeLayout: TreeLayout = {
   pattern: { file: '', query: '' },
 };
 
+/** What a kind yields for the static tree (see AnswerKind.files), told apart by `type`. */
 export type StaticFile =
   /**
    * Rendered: its body, and the input it was made from when it has one; `endsWith`: the end of
    * the body's JSON that a later build may replace (a page's pagination).
    */
-  | { readonly path: string; readonly body: unknown; readonly input?: string; readonly endsWith?: string; readonly segment?: string }
+  | { readonly type: 'rendered'; readonly path: string; readonly body: unknown; readonly input?: string; readonly endsWith?: string; readonly segment?: string }
   /** Unchanged since the tree in use: the files there are kept, in a run (most of a rebuild is runs of thousands). */
-  | { readonly carried: readonly CarriedFile[] }
+  | { readonly type: 'carried'; readonly files: readonly CarriedFile[] }
   /**
    * The segments the endpoint's files come in, each with the fingerprint of what its files are
    * made from: those `carried` are kept whole from the tree in use; the files of the others follow,
    * each naming its segment.
    */
-  | { readonly segments: readonly SegmentOfFiles[]; readonly places: number }
+  | { readonly type: 'segments'; readonly segments: readonly SegmentOfFiles[]; readonly places: number }
   /**
    * The file of the tree in use with its ending replaced: a page whose rows are unchanged but
    * whose envelope (the list's total) is not, so the rows are not read and rendered again.
    */
-  | { readonly path: string; readonly ending: { readonly was: string; readonly now: string }; readonly input: string }
+  | { readonly type: 'new-ending'; readonly path: string; readonly ending: { readonly was: string; readonly now: string }; readonly input: string }
   /**
    * The file of the tree in use with rows added before its ending: a month of a series whose rows
    * so far are unchanged, so only the rows after them are read and rendered.
    */
-  | { readonly path: string; readonly extend: { readonly ending: string; readonly insert: string }; readonly input: string };
+  | { readonly type: 'appended'; readonly path: string; readonly extend: { readonly ending: string; readonly insert: string }; readonly input: string };
 
 export interface CarriedFile {
   readonly path: string;

@@ -156,33 +156,45 @@ async function buildLocked(options: BuildOptions): Promise<BuildResult> {
         let files = 0;
         const progress = () => options.onProgress?.({ endpoint: endpoint.fullPath, files });
         for await (const file of kindOf(endpoint.answer).files(source, endpoint.answer)) {
-          if ('segments' in file) {
-            // Segments are listed whole, when the endpoint's files are all there (see Listing).
-            for (const segment of file.segments) {
-              if (segment.carried) await output.carrySegment(segment.key, segment.print);
-              else output.openSegment(segment.key, segment.print);
-              files += segment.carried ? segment.files : 0;
-            }
-            listing.addSegments(file.segments, file.places);
-            progress();
-          } else if ('carried' in file) {
-            // Most files of a rebuild: awaited only when the writers or the listing make them wait.
-            for (const { path, input, segment } of file.carried) {
-              const carrying = output.carry(path, input, segment);
-              if (carrying) await carrying;
-              const listed = segment === undefined ? listing.add(path) : undefined;
-              if (listed) await listed;
-              files++;
+          switch (file.type) {
+            case 'segments':
+              // Segments are listed whole, when the endpoint's files are all there (see Listing).
+              for (const segment of file.segments) {
+                if (segment.carried) await output.carrySegment(segment.key, segment.print);
+                else output.openSegment(segment.key, segment.print);
+                files += segment.carried ? segment.files : 0;
+              }
+              listing.addSegments(file.segments, file.places);
               progress();
-            }
-          } else {
-            if ('ending' in file) await output.replaceEnding(file.path, file.ending, file.input);
-            else if ('extend' in file) await output.extend(file.path, file.extend, file.input);
-            else await output.write(file.path, stringify(file.body), { input: file.input, ending: file.endsWith, segment: file.segment });
-            if (!('segment' in file) || file.segment === undefined) await listing.add(file.path);
-            files++;
-            progress();
+              continue;
+            case 'carried':
+              // Most files of a rebuild: awaited only when the writers or the listing make them wait.
+              for (const { path, input, segment } of file.files) {
+                const carrying = output.carry(path, input, segment);
+                if (carrying) await carrying;
+                const listed = segment === undefined ? listing.add(path) : undefined;
+                if (listed) await listed;
+                files++;
+                progress();
+              }
+              continue;
+            case 'new-ending':
+              await output.replaceEnding(file.path, file.ending, file.input);
+              break;
+            case 'appended':
+              await output.extend(file.path, file.extend, file.input);
+              break;
+            case 'rendered':
+              await output.write(file.path, stringify(file.body), { input: file.input, ending: file.endsWith, segment: file.segment });
+              if (file.segment !== undefined) {
+                files++;
+                progress();
+                continue;
+              }
           }
+          await listing.add(file.path);
+          files++;
+          progress();
         }
         await listing.finish();
         options.onStep?.(`${endpoint.fullPath}: ${listing.count.toLocaleString('en')} files`);

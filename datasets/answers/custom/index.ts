@@ -33,7 +33,7 @@ export const custom: AnswerKind<CustomAnswer, CaptureStep> = {
     }
     for (const values of combinations) {
       try {
-        yield { path: pathIn(source, wholeLayout, values, WHOLE), body: enveloped(await answer.answer(query, paramsIn(source, wholeLayout, values, WHOLE), context), source.envelope) };
+        yield { type: 'rendered', path: pathIn(source, wholeLayout, values, WHOLE), body: enveloped(await answer.answer(query, paramsIn(source, wholeLayout, values, WHOLE), context), source.envelope) };
       } catch (error) {
         if (!(error instanceof Problem && error.slug === 'not-found')) throw error;
       }

@@ -42,7 +42,7 @@ export const document: AnswerKind<DocumentAnswer, DocumentStep> = {
   async *files(source, answer) {
     const { dataset, rows, context } = source;
     const [row] = await rows.all(dataset, answer.resource, { equal: answer.where });
-    if (row) yield { path: pathIn(source, wholeLayout, {}, WHOLE), body: rows.resource(dataset, answer.resource).render(row, context) };
+    if (row) yield { type: 'rendered', path: pathIn(source, wholeLayout, {}, WHOLE), body: rows.resource(dataset, answer.resource).render(row, context) };
   },
 
   crawl: {

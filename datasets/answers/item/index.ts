@@ -85,7 +85,7 @@ export const item: AnswerKind<ItemAnswer> = {
     const buckets = await printed.prints(dataset, { kind: 'buckets', resource: answer.resource, keyColumn: column });
     const segmentOf = (bucket: number) => `${endpoint.fullPath}#${bucket}`;
     const segments = buckets.map(({ bucket, rows: files, print }) => ({ key: segmentOf(bucket), print, files, place: bucket, carried: source.previousSegment(segmentOf(bucket)) === print }));
-    yield { segments, places: printed.buckets };
+    yield { type: 'segments', segments, places: printed.buckets };
     const changed = segments.filter((segment) => !segment.carried).map((segment) => segment.place);
     if (!changed.length) return;
     const prints = await printed.rowPrints(dataset, answer.resource, column, changed.length === segments.length ? undefined : changed);
@@ -104,7 +104,7 @@ export const item: AnswerKind<ItemAnswer> = {
       if (source.previousInput(file.path, file.segment) === print) unchanged.push(file);
       else wanted.set(key, file);
     }
-    if (unchanged.length) yield { carried: unchanged };
+    if (unchanged.length) yield { type: 'carried', files: unchanged };
     if (!wanted.size) return;
     // A few changed rows are asked for by key; many, by reading the table.
     const among = wanted.size <= 10_000 ? { column, values: [...wanted.keys()] } : undefined;
@@ -114,7 +114,7 @@ export const item: AnswerKind<ItemAnswer> = {
         const file = wanted.get(String(row[column]));
         if (!file) continue;
         rendered++;
-        yield { ...file, body: resource.render(row, context) };
+        yield { type: 'rendered', ...file, body: resource.render(row, context) };
       }
     }
     if (rendered !== wanted.size) throw new Error(`${endpoint.fullPath}: ${wanted.size - rendered} of the rows the prints named were not read`);

@@ -36,7 +36,7 @@ export const list: AnswerKind<ListAnswer, ListStep> = {
     const { dataset, rows, context } = source;
     const resource = rows.resource(dataset, answer.resource);
     const items = (await rows.all(dataset, answer.resource)).map((row) => resource.render(row, context));
-    yield { path: pathIn(source, wholeLayout, {}, WHOLE), body: items };
+    yield { type: 'rendered', path: pathIn(source, wholeLayout, {}, WHOLE), body: items };
   },
 
   crawl: {

@@ -30,7 +30,7 @@ export async function* numberedPageFiles(source: FileSource, answer: NumberedPag
   const isChanged = (day: Day) => pathsOf(day).some((path, i) => source.previousInput(path) !== `${day.print}:${i + 1}`);
   const firstChanged = days.findIndex(isChanged);
   const carry = function* (day: Day) {
-    yield { carried: pathsOf(day).map((path, i) => ({ path, input: `${day.print}:${i + 1}` })) };
+    yield { type: 'carried' as const, files: pathsOf(day).map((path, i) => ({ path, input: `${day.print}:${i + 1}` })) };
   };
   for (const day of days.slice(0, firstChanged < 0 ? days.length : firstChanged)) yield* carry(day);
   if (firstChanged < 0) return;
@@ -46,7 +46,7 @@ export async function* numberedPageFiles(source: FileSource, answer: NumberedPag
     const page = holding.page++;
     const data = holding.data.splice(0, MAX_PAGE_SIZE);
     const body = enveloped(numberedPage(data, page, MAX_PAGE_SIZE, hasNextPage), source.envelope, { total: day.rows, count: data.length, page, pageSize: MAX_PAGE_SIZE });
-    return { path: pathOf(day.day, page), body, input: `${day.print}:${page}` };
+    return { type: 'rendered' as const, path: pathOf(day.day, page), body, input: `${day.print}:${page}` };
   };
   /** The current day's full pages with more rows after them. */
   const fullPages = function* () {

@@ -128,13 +128,13 @@ export async function* seriesFiles(source: FileSource, answer: SeriesAnswer): As
     }
     for (const m of months) {
       if (!changed.has(m.month)) {
-        yield { carried: [m] };
+        yield { type: 'carried', files: [m] };
         continue;
       }
       const params = paramsIn(source, monthLayout, values, { kind: 'month', month: m.month });
       const items = byMonth.get(m.month) ?? [];
       const ending = s.after.has(m.month) ? endingAfterRows(envelope, items, params, context) : undefined;
-      if (ending !== undefined) yield { path: m.path, extend: { ending, insert: `,${items.map((item) => stringify(item)).join(',')}` }, input: m.input };
+      if (ending !== undefined) yield { type: 'appended', path: m.path, extend: { ending, insert: `,${items.map((item) => stringify(item)).join(',')}` }, input: m.input };
       else if (s.after.has(m.month)) {
         // The envelope is not one to add rows to: the month is rendered whole after all.
         const whole: unknown[] = [];
@@ -143,8 +143,8 @@ export async function* seriesFiles(source: FileSource, answer: SeriesAnswer): As
         for await (const batch of rows.stream(dataset, answer.resource, narrow, { order })) {
           for (const row of batch) if (monthsHolding(row[answer.time] as number).includes(m.month)) whole.push(resource.render(row, context));
         }
-        yield { path: m.path, body: envelope(whole, params, context), input: m.input };
-      } else yield { path: m.path, body: envelope(items, params, context), input: m.input };
+        yield { type: 'rendered', path: m.path, body: envelope(whole, params, context), input: m.input };
+      } else yield { type: 'rendered', path: m.path, body: envelope(items, params, context), input: m.input };
     }
   }
 }
