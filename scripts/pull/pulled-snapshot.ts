@@ -3,9 +3,8 @@ import { join } from 'node:path';
 import type { Dataset } from '../../datasets/vocabulary/dataset.ts';
 import type { SampleSettings } from '../../datasets/vocabulary/sample.ts';
 import type { Table } from '../../core/table.ts';
-import type { ZoneOffsets } from '../../core/zoned-time.ts';
 import { quoteIdentifier, quoteString } from '../../core/db/duckdb.ts';
-import type { EndpointManifest, FileManifest, QuarantineManifest, RangeRule } from '../../core/snapshot/manifest.ts';
+import type { FileManifest, QuarantineManifest } from '../../core/snapshot/manifest.ts';
 import { sha256Of } from '../../core/snapshot/table-writer.ts';
 import type { TableWriter } from '../../core/snapshot/table-writer.ts';
 import { writeSnapshot, type WrittenSnapshot } from '../../core/snapshot/write.ts';
@@ -14,8 +13,8 @@ import type { Batch, Journal } from './journal.ts';
 import { QUARANTINE_FLOOR, sizeText, type PullLimits } from './limits.ts';
 import { Dedupe, Normalizer } from './normalize.ts';
 import type { Previous } from './previous.ts';
+import { endpointsLearned } from './learned.ts';
 import { RangeRules } from './range-rules.ts';
-import { FACTS, learnEnvelope, learnNext } from '../../datasets/answers/envelope.ts';
 import type { Escapes } from '../../datasets/vocabulary/written.ts';
 
 /**
@@ -177,7 +176,7 @@ export async function writePulledSnapshot(options: PulledSnapshotOptions): Promi
       }
       const unread = Object.fromEntries([...normalizers].filter(([, n]) => n.unread.size).map(([name, n]) => [name, Object.fromEntries(n.unread)]));
       for (const [path, { range }] of Object.entries(options.endpoints)) if (range) ranges.asked(path, range);
-      const endpoints = endpointsOf(options, normalizers, ranges.rules());
+      const endpoints = endpointsLearned(options, normalizers, ranges.rules());
       return {
         ...(Object.keys(quarantine).length ? { quarantine } : {}),
         ...(Object.keys(unread).length ? { unread } : {}),
@@ -218,65 +217,6 @@ const cut = (row: Record<string, unknown>, max: number) =>
       return [column, `${text.slice(0, 200)}… (${sizeText(bytes)}, cut)`];
     }),
   );
-
-/**
- * What the snapshot keeps of each endpoint's answers beyond their records: what this pull saw of
- * the data sets it pulled (envelopes' links made relative, as records' are), and the previous
- * snapshot's for the others.
- */
-function endpointsOf(options: PulledSnapshotOptions, normalizers: ReadonlyMap<string, Normalizer>, ranges: ReadonlyMap<string, RangeRule>): Record<string, EndpointManifest> {
-  const pulled = (path: string) => options.datasets.find((d) => path.startsWith(`${d.prefix}/`) && options.plans.has(d.name));
-  const kept = Object.entries(options.previous?.snapshot.manifest.endpoints ?? {}).filter(([path]) => !pulled(path));
-  const previousRange = (path: string) => options.previous?.snapshot.manifest.endpoints?.[path]?.range;
-  const paths = [...new Set([...Object.keys(options.endpoints), ...ranges.keys()])];
-  const seen = paths.map((path): [string, EndpointManifest] => {
-    const { defaults, envelopes, nexts, zoneOffsets: offsetsSeen } = options.endpoints[path] ?? {};
-    const dataset = pulled(path);
-    const normalizer = normalizers.get(dataset?.name ?? '')!;
-    // What an incremental pull's few windows did not show, the pulls before it may have.
-    const range = ranges.get(path) && withEarlier(ranges.get(path)!, previousRange(path));
-    const { template, constant } = learnEnvelope(envelopes ?? []);
-    const endpoint = dataset?.endpoints.find((e) => e.fullPath === path);
-    const next = nexts?.length && endpoint ? learnNext(nexts, endpoint, options.publicBase ?? options.upstream) : undefined;
-    const zoneOffsets = zoneOffsetsOf(offsetsSeen, options.previous?.snapshot.manifest.endpoints?.[path]?.zoneOffsets);
-    const unlearned = [
-      ...(template?.unknown ?? []).map((key) => `${path}: the envelope's \`${key}\` varies by no rule odsnap knows (${FACTS.join(', ')}), or is not in every answer; left out`),
-      ...(nexts?.length && !next ? [`${path}: how \`next\` is written (e.g. ${nexts[0]!.next}); written on the mirror's address, in the order asked`] : []),
-      ...(endpoint && 'timezone' in endpoint.params && !zoneOffsets ? [`${path}: how offsets are written in a time zone asked (no window with rows, or answers that disagreed); written in the form of the offsets stored`] : []),
-    ];
-    return [
-      path,
-      {
-        ...(defaults ? { defaults } : {}),
-        ...(Object.keys(constant).length ? { envelope: normalizer.relative(constant) as Record<string, unknown> } : {}),
-        ...(template ? { template: { ...template, text: normalizer.relativeText(template.text) } } : {}),
-        ...(next ? { next } : {}),
-        ...(range ? { range } : {}),
-        ...(zoneOffsets ? { zoneOffsets } : {}),
-        ...(unlearned.length ? { unlearned } : {}),
-      },
-    ];
-  });
-  return Object.fromEntries([...kept, ...seen].sort(([a], [b]) => (a < b ? -1 : 1)));
-}
-
-/** How offsets are written in a zone, where both forms were seen now or, for a pull that asked no window, before. */
-function zoneOffsetsOf(seen: Partial<ZoneOffsets> | undefined, earlier: ZoneOffsets | undefined): ZoneOffsets | undefined {
-  if (seen?.nonZero && seen.zero) return { nonZero: seen.nonZero, zero: seen.zero };
-  return seen?.nonZero || seen?.zero ? undefined : earlier;
-}
-
-/** A rule learned now, what it left unknown filled in from the one learned before. */
-function withEarlier(rule: RangeRule, earlier: RangeRule | undefined): RangeRule {
-  if (!earlier || !rule.unknown) return rule;
-  const merged: { -readonly [K in keyof RangeRule]: RangeRule[K] } = { ...rule };
-  if (merged.toInclusive === undefined && earlier.toInclusive !== undefined) merged.toInclusive = earlier.toInclusive;
-  if (merged.by === undefined && earlier.by !== undefined) merged.by = earlier.by;
-  const unknown = (rule.unknown ?? []).filter((what) => merged[what] === undefined);
-  if (unknown.length) merged.unknown = unknown;
-  else delete merged.unknown;
-  return merged;
-}
 
 /** The row with where its key stood in the upstream's list, when the table's plan says (a list paged by offset). */
 function placed(plan: TablePlan | undefined, table: Table, row: Record<string, unknown>): Record<string, unknown> {
