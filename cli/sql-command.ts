@@ -9,7 +9,8 @@ import { StringDecoder } from 'node:string_decoder';
 import { z } from 'zod';
 import { datasets } from '../datasets/index.ts';
 import { formats, type Format } from '../server/sql/formats.ts';
-import type { QueryProgress, SqlLimits, SqlResult, SqlSandbox as Sandbox } from '../server/sql/sandbox.ts';
+import type { SqlLimits } from '../server/sql/limits.ts';
+import type { QueryProgress, SqlResult, SqlSandbox as Sandbox } from '../server/sql/sandbox.ts';
 import { cacheDirOption, dataDirOption, defineCommand, UsageError } from './command.ts';
 import { ownSpillDir, type SpillDir } from '../core/db/spill.ts';
 import { formatBytes, formatCount, processOutput, Progress, type Output } from '../core/progress.ts';
@@ -149,7 +150,8 @@ export const sqlCommand = defineCommand({
     if (copied && !target) scratch = await ownSpillDir(snapshot.cacheDir);
     const partial = target ? `${target}.${randomBytes(4).toString('hex')}.partial` : scratch ? `${scratch.path}/result.${format}` : undefined;
 
-    const { SqlRefused, SqlSandbox } = await import('../server/sql/sandbox.ts');
+    const { SqlSandbox } = await import('../server/sql/sandbox.ts');
+    const { SqlRefused } = await import('../server/sql/limits.ts');
     let sandbox: Sandbox | undefined;
     const interrupted = new AbortController();
     let exitCode = 130;

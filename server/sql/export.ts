@@ -56,3 +56,18 @@ export function copyStatement(sql: string, columns: readonly SqlColumn[], target
   // DuckDB would write over an existing file through a temporary one beside it, which the sandbox does not allow: the file is new anyway.
   return `COPY (SELECT ${select} FROM ${asSubquery(sql)}${limit === undefined ? '' : ` LIMIT ${limit}`}) TO ${quoteString(target.path)} (${options}, USE_TMP_FILE false)`;
 }
+
+/**
+ * Why writing a result to a file may have failed, when a column's type is one the format may not
+ * hold (a far timestamp in seconds, …): the reason with those columns named. Not for a stop or
+ * running out of memory, which are what they say (and a query out of memory beside another runs
+ * again alone only when it is known as such).
+ */
+export function typeHint(reason: string, columns: readonly { name: string; type: string }[], format: string): string | undefined {
+  const named = columns.filter((column) => !PLAIN_TYPE.test(column.type)).map((column) => `${JSON.stringify(column.name)} (${column.type})`);
+  if (!named.length || /^(INTERRUPT|Out of Memory Error)/i.test(reason)) return undefined;
+  return `${reason}; of the columns, ${named.join(', ')} may not fit ${format === 'csv' ? 'CSV' : 'Parquet'}: cast to VARCHAR`;
+}
+
+/** Types every format holds as they are; a column of another type is named when writing a file fails. */
+const PLAIN_TYPE = /^(BOOLEAN|U?(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT)|FLOAT|DOUBLE|DECIMAL\(\d+,\d+\)|VARCHAR|DATE|TIMESTAMP|TIMESTAMP WITH TIME ZONE|BLOB|UUID)$/;

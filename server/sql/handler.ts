@@ -9,7 +9,7 @@ import type { SnapshotHost } from '../snapshot-host.ts';
 import { contentTypes, formats, type Format } from './formats.ts';
 import { removeOrphanedSpillDirs } from '../../core/db/spill.ts';
 import { defaultRunnerOptions, spillParent, SqlRunner, type RunnerOptions } from './runner.ts';
-import { defaultLimits, SqlRefused, type SqlLimits } from './sandbox.ts';
+import { defaultLimits, SqlRefused, type SqlLimits } from './limits.ts';
 
 export interface SqlServiceOptions {
   readonly limits?: SqlLimits;

@@ -4,7 +4,8 @@ import { once } from 'node:events';
 import { readManifest } from '../../core/snapshot/manifest.ts';
 import type { Snapshot, ViewedDataset } from '../../core/snapshot/read.ts';
 import { toArrow, toCsvChunks, toJsonChunks, type Format } from './formats.ts';
-import { resultTooLarge, SqlCutShort, SqlRefused, SqlSandbox, type SqlLimits } from './sandbox.ts';
+import { resultTooLarge, SqlCutShort, SqlRefused, type SqlLimits } from './limits.ts';
+import { SqlSandbox } from './sandbox.ts';
 import type { RunnerCancel, RunnerReply, RunnerRequest } from './runner.ts';
 
 /**

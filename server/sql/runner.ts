@@ -7,7 +7,7 @@ import { nodeCommand } from '../../core/node-process.ts';
 import { Problem } from '../../core/problem.ts';
 import { viewedDatasets, type Snapshot, type ViewedDataset } from '../../core/snapshot/read.ts';
 import type { Format } from './formats.ts';
-import { SqlRefused, type SqlLimits } from './sandbox.ts';
+import { SqlRefused, type SqlLimits } from './limits.ts';
 
 /**
  * Queries from anyone run in a process of their own, one per served snapshot, so that what one

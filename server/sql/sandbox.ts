@@ -3,7 +3,9 @@ import { openInstance, quoteString, type OpenedInstance } from '../../core/db/du
 import { createViews, type Snapshot, type ViewedDataset } from '../../core/snapshot/read.ts';
 import { releaseResult } from '../native-memory.ts';
 import { deniedIn, machineNames, withoutMachineNames } from './confinement.ts';
-import { beforeTrailingComments, copyStatement, type CopyTarget, type SqlColumn } from './export.ts';
+import { beforeTrailingComments, copyStatement, typeHint, type CopyTarget, type SqlColumn } from './export.ts';
+import { friendly, infinitiesOf } from './json-values.ts';
+import { defaultLimits, resultTooLarge, SqlCutShort, SqlRefused, type SqlLimits } from './limits.ts';
 
 /**
  * Read-only SQL over a snapshot's views. DuckDB itself is locked down: it may read files under the
@@ -12,19 +14,6 @@ import { beforeTrailingComments, copyStatement, type CopyTarget, type SqlColumn 
  * time limit, and its result within row and byte limits. `odsnap sql` runs the same sandbox without
  * limits unless asked, and may let DuckDB write one file: its export's (see copy).
  */
-
-/** Limits of a query; Infinity for none. */
-export interface SqlLimits {
-  readonly timeoutMs: number;
-  readonly maxRows: number;
-  readonly maxBytes: number;
-}
-
-/** The public endpoint's limits. */
-export const defaultLimits: SqlLimits = { timeoutMs: 10_000, maxRows: 100_000, maxBytes: 64 * 1024 * 1024 };
-
-/** No limits: on one's own machine, over one's own copy of the data (`odsnap sql`). */
-export const noLimits: SqlLimits = { timeoutMs: Infinity, maxRows: Infinity, maxBytes: Infinity };
 
 export interface SandboxOptions {
   /** DuckDB settings over the server's (memory_limit 256MB, threads 2). */
@@ -60,74 +49,6 @@ export interface SqlResult {
   readonly rows: readonly (readonly unknown[])[];
 }
 
-/** A query the sandbox will not run, with the reason for the client, and which limit it met if one did. */
-export class SqlRefused extends Error {
-  constructor(
-    message: string,
-    readonly limit?: 'rows' | 'bytes' | 'memory' | 'time',
-  ) {
-    super(message);
-  }
-}
-
-/**
- * A query DuckDB failed partway through its rows without saying why: the binding ends such a
- * stream as if it were whole, and only the result's return type tells (DuckDB's C API answers
- * INVALID for a result holding an error, whose text the binding does not give).
- */
-export class SqlCutShort extends SqlRefused {
-  constructor() {
-    super('the query failed in DuckDB partway through its result, for a reason DuckDB does not pass on here: most often the memory a query may use (select fewer rows or columns, or send it again later)');
-  }
-}
-
-/** The refusal of a result past `maxBytes`, however it is written. */
-export const resultTooLarge = (maxBytes: number) => new SqlRefused(`the result is larger than ${Math.round(maxBytes / 1024 / 1024)} MiB; select fewer rows or columns`, 'bytes');
-
-/**
- * How the binding's JSON form writes infinite dates and timestamps of each type that it does not
- * write as "infinity": as the far dates they are stored as. Found once, from DuckDB itself.
- */
-let infinityTexts: Promise<Map<string, Map<unknown, string>>> | undefined;
-
-async function findInfinityTexts(connection: DuckDBConnection): Promise<Map<string, Map<unknown, string>>> {
-  const types = ['DATE', 'TIMESTAMP_S', 'TIMESTAMP_MS', 'TIMESTAMP', 'TIMESTAMP_NS', 'TIMESTAMPTZ'];
-  const texts = new Map<string, Map<unknown, string>>();
-  const result = await connection.stream(`SELECT ${types.flatMap((type, i) => [`'infinity'::${type} AS "${i}+"`, `'-infinity'::${type} AS "${i}-"`]).join(', ')}`);
-  const columnTypes = result.columnTypes().map(String);
-  for await (const rows of result.yieldRowsJson()) {
-    rows[0]!.forEach((value, i) => {
-      const type = columnTypes[i]!;
-      if (!texts.has(type)) texts.set(type, new Map());
-      texts.get(type)!.set(value, i % 2 ? '-infinity' : 'infinity');
-    });
-  }
-  return texts;
-}
-
-/**
- * Why writing a result to a file may have failed, when a column's type is one the format may not
- * hold (a far timestamp in seconds, …): the reason with those columns named. Not for a stop or
- * running out of memory, which are what they say (and a query out of memory beside another runs
- * again alone only when it is known as such).
- */
-export function typeHint(reason: string, columns: readonly { name: string; type: string }[], format: string): string | undefined {
-  const named = columns.filter((column) => !PLAIN_TYPE.test(column.type)).map((column) => `${JSON.stringify(column.name)} (${column.type})`);
-  if (!named.length || /^(INTERRUPT|Out of Memory Error)/i.test(reason)) return undefined;
-  return `${reason}; of the columns, ${named.join(', ')} may not fit ${format === 'csv' ? 'CSV' : 'Parquet'}: cast to VARCHAR`;
-}
-
-/** Types every format holds as they are; a column of another type is named when writing a file fails. */
-const PLAIN_TYPE = /^(BOOLEAN|U?(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT)|FLOAT|DOUBLE|DECIMAL\(\d+,\d+\)|VARCHAR|DATE|TIMESTAMP|TIMESTAMP WITH TIME ZONE|BLOB|UUID)$/;
-
-const SAFE_INTEGER_TYPES = new Set(['TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT', 'HUGEINT', 'UTINYINT', 'USMALLINT', 'UINTEGER', 'UBIGINT', 'UHUGEINT']);
-
-/** DuckDB's JSON form writes big integers as text (small enough ones become numbers again) and infinite dates as far ones. */
-const friendly = (value: unknown, type: string, infinities: Map<string, Map<unknown, string>>) => {
-  if (typeof value !== 'string') return value;
-  if (SAFE_INTEGER_TYPES.has(type)) return Number.isSafeInteger(Number(value)) ? Number(value) : value;
-  return infinities.get(type)?.get(value) ?? value;
-};
 
 /** Whether DuckDB reads `sql` as one SELECT with these columns. */
 async function sameQuery(connection: DuckDBConnection, sql: string, columns: readonly SqlColumn[]): Promise<boolean> {
@@ -160,7 +81,7 @@ export class SqlSandbox {
   static async open(snapshot: Snapshot, datasets: readonly ViewedDataset[], options: SandboxOptions = {}): Promise<SqlSandbox> {
     let infinities = new Map<string, Map<unknown, string>>();
     const duckdb = await openInstance({ memory_limit: '256MB', threads: '2', ...options.config }, options.spillParent, async (setup) => {
-      infinities = await (infinityTexts ??= findInfinityTexts(setup));
+      infinities = await infinitiesOf(setup);
       await setup.run(`SET GLOBAL TimeZone = 'UTC'`);
       await createViews({ run: (sql) => setup.run(sql).then(() => undefined) }, snapshot, datasets);
       await setup.run(`SET allowed_directories = [${[snapshot.dir, ...(options.resultDir ? [options.resultDir] : [])].map((dir) => quoteString(`${dir}/`)).join(', ')}]`);

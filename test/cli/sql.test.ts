@@ -10,7 +10,8 @@ import { createViews } from '../../core/snapshot/read.ts';
 import { main } from '../../cli/main.ts';
 import { datasets } from '../../datasets/index.ts';
 import { toJson } from '../../server/sql/formats.ts';
-import { noLimits, SqlRefused, SqlSandbox } from '../../server/sql/sandbox.ts';
+import { noLimits, SqlRefused } from '../../server/sql/limits.ts';
+import { SqlSandbox } from '../../server/sql/sandbox.ts';
 import { tempDir, tinyDataDir, tinySnapshot } from '../fixtures/tiny.ts';
 
 /** `odsnap sql --data <tiny> …` as a real process: its exit code, standard output as bytes, standard error. */

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runPython } from '../fixtures/python.ts';
 import { raw, type RawResponse } from '../fixtures/raw-http.ts';
 import { startTestServer, type TestServer } from '../fixtures/server.ts';
-import { typeHint } from '../../server/sql/sandbox.ts';
+import { typeHint } from '../../server/sql/export.ts';
 import { tinySnapshot } from '../fixtures/tiny.ts';
 
 /** The SQL endpoint as a hostile or careless user meets it: many slow queries, huge values, odd types, probes for the machine. */
