@@ -55,6 +55,31 @@ export interface TreeFile {
   readonly bytes: number;
 }
 
+/** Endings of the files the tree holds, lower-cased: the types above, and the .br variants of some. */
+const ENDINGS = new Set([...Object.keys(TYPES), '.br']);
+
+/**
+ * Whether a request's path could name a file of a tree odsnap built, by its name alone: its last
+ * segment, decoded, ends as a file of the tree does. The API's paths that a tree holds files at
+ * are named so (a record's `…/transactions/T1.json`); a path that is not is no file of it.
+ */
+export function namedLikeAFile(pathname: string): boolean {
+  let path = pathname;
+  if (path.includes('%')) {
+    try {
+      path = decodeURIComponent(path);
+    } catch {
+      // The tree reads no such path (see staticTree).
+      return false;
+    }
+  }
+  // A folder's path names its index.html.
+  if (path.endsWith('/')) return true;
+  const name = path.slice(path.lastIndexOf('/') + 1);
+  const dot = name.lastIndexOf('.');
+  return dot >= 0 && ENDINGS.has(name.slice(dot).toLowerCase());
+}
+
 /** The file at `path` under the tree's real path `root`, unless it is no file or a symlink takes it out of the tree. */
 function variantOf(root: string, path: string): Found | undefined {
   let stat;

@@ -38,7 +38,7 @@ describe('who answers a URL, with a static tree beside the API', () => {
     await writeFile(join(tree, 'index.html'), SITE_INDEX);
     await writeFile(join(tree, '404.html'), NOT_FOUND);
     item = (await readdir(join(tree, 'api/public/rcn/transactions'))).find((name) => name.endsWith('.json'))!.slice(0, -'.json'.length);
-    server = await startTestServer({ extra: () => [staticTree(out)] });
+    server = await startTestServer({ tree: staticTree(out) });
   });
   afterAll(() => server?.close());
 
