@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { datasets } from '../../datasets/index.ts';
 import { buildStatic } from '../../scripts/static/build-static.ts';
-import { staticTree } from '../../server/static-tree.ts';
+import { namedLikeAFile, staticTree } from '../../server/static-tree.ts';
 import { raw, type RawResponse } from '../fixtures/raw-http.ts';
 import { startTestServer, type TestServer } from '../fixtures/server.ts';
 import { tempDir, tinyDataDir } from '../fixtures/tiny.ts';
@@ -29,6 +29,8 @@ describe('who answers a URL, with a static tree beside the API', () => {
   let server: TestServer;
   let tree: string;
   let item: string;
+  /** The paths the tree was asked for. */
+  const treeAsked: string[] = [];
 
   beforeAll(async () => {
     const out = join(await tempDir('routes'), 'dist');
@@ -38,7 +40,8 @@ describe('who answers a URL, with a static tree beside the API', () => {
     await writeFile(join(tree, 'index.html'), SITE_INDEX);
     await writeFile(join(tree, '404.html'), NOT_FOUND);
     item = (await readdir(join(tree, 'api/public/rcn/transactions'))).find((name) => name.endsWith('.json'))!.slice(0, -'.json'.length);
-    server = await startTestServer({ tree: staticTree(out) });
+    const files = staticTree(out);
+    server = await startTestServer({ tree: { ...files, fileAt: (path) => (treeAsked.push(path), files.fileAt(path)) } });
   });
   afterAll(() => server?.close());
 
@@ -96,11 +99,39 @@ describe('who answers a URL, with a static tree beside the API', () => {
     expect(answerer(await get('/api/public/nothing', BROWSER))).toBe('problem 404');
   });
 
+  it('asks the tree for no v1 path but those named like a file', async () => {
+    treeAsked.length = 0;
+    await get('/api/public/rcn/transactions?limit=1');
+    await get(`/api/public/rcn/transactions/${item}`);
+    await get('/api/public/citybike/bikes/nope');
+    expect(treeAsked).toEqual([]);
+    await get(`/api/public/rcn/transactions/${item}.json`);
+    expect(treeAsked).toEqual([`/api/public/rcn/transactions/${item}.json`]);
+  });
+
   it('answers HEAD as GET, without a body, from whoever answers the path', async () => {
     for (const [path, by] of [['/api/public/rcn/transactions?limit=1', 'api 200 application/json; charset=utf-8'], ['/api/public/index.json', 'file 200 application/json; charset=utf-8'], ['/healthz', 'other 200 application/json no-store']] as const) {
       const head = await raw(server.url, { path, method: 'HEAD' });
       expect(answerer(head), path).toBe(by);
       expect(head.body.length, path).toBe(0);
     }
+  });
+});
+
+describe('a path named like a file of the static tree', () => {
+  it.each([
+    ['/api/public/rcn/transactions/T1.json', true],
+    ['/api/public/rcn/transactions/T1.JSON', true],
+    ['/api/public/rcn/transactions/T1%2Ejson', true],
+    ['/api/public/rcn/transactions/T1.json.br', true],
+    ['/api/public/rcn/changes.atom', true],
+    ['/downloads/rcn/transactions/part-0.parquet', true],
+    ['/datasets/rcn/', true],
+    ['/api/public/rcn/transactions/T1', false],
+    ['/api/public/rcn/transactions/PL.PZGiK.5346.RCN_0037be37_2025-08-01T10-56-57Z', false],
+    ['/api/public/rcn/transactions/%zz.json', false],
+    ['/healthz', false],
+  ])('%s: %s', (path, named) => {
+    expect(namedLikeAFile(path)).toBe(named);
   });
 });
