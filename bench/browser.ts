@@ -62,12 +62,10 @@ const pages = staticTree(await realpath(siteTree));
 const downloads = staticTree(downloadsTree);
 const server = createServer((request, response) => {
   const url = new URL(request.url ?? '/', 'http://bench.invalid');
-  Promise.resolve((url.pathname.startsWith('/downloads/') ? downloads : pages)(request, response, url, '')).then(
-    (sent) => {
-      if (sent === false) response.writeHead(404).end();
-    },
-    () => response.writeHead(500).end(),
-  );
+  const served = url.pathname.startsWith('/downloads/') ? downloads : pages;
+  const file = served.fileAt(url.pathname);
+  if (!file) response.writeHead(404).end();
+  else served.send(request, response, file).catch(() => response.writeHead(500).end());
 });
 await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
 const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

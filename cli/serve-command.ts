@@ -57,7 +57,7 @@ export const serveCommand = defineCommand({
       host: options.host,
       publicUrl: options['public-url'],
       memoryLimit: options['memory-limit'],
-      extra: () => [staticTree(options.static, ownTree)],
+      tree: staticTree(options.static, ownTree),
       log: (line) => output.out(`${JSON.stringify(line)}\n`),
       logRequests: !options.quiet,
     }).catch(explainListenError(options.host, options.port));

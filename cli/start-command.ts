@@ -98,7 +98,7 @@ export const startCommand = defineCommand({
       dataDir: options.data,
       datasets,
       port: options.port,
-      extra: () => [staticTree(options.out)],
+      tree: staticTree(options.out),
       log: (line) => output.out(`${JSON.stringify(line)}\n`),
       logRequests: false,
     }).catch(explainListenError('127.0.0.1', options.port));

@@ -1,17 +1,15 @@
 import type { Dataset } from '../datasets/vocabulary/dataset.ts';
-import type { ExtraHandler } from './app.ts';
 import { invalidParameter } from '../core/problem.ts';
 import { send } from './http/respond.ts';
+import type { Answer, Asked } from './http/route.ts';
 import type { SnapshotHost } from './snapshot-host.ts';
 
 /**
  * `GET /` and `GET /api/public`: what this service holds and every endpoint it answers, with links.
  * `linksFollowHost`: the links' base is the request's Host (no public URL), so answers vary by it.
  */
-export function apiIndex(host: SnapshotHost, datasets: readonly Dataset[], linksFollowHost: boolean): ExtraHandler {
-  return (request, response, url, base) => (url.pathname === '/' || url.pathname === '/api/public' ? answer(request, response, url, base) : false);
-
-  async function answer(...[request, response, url, base]: Parameters<ExtraHandler>): Promise<number> {
+export function apiIndex(host: SnapshotHost, datasets: readonly Dataset[], linksFollowHost: boolean): Answer {
+  return async ({ request, response, url, base }: Asked): Promise<number> => {
     if (url.searchParams.getAll('snapshot').length > 1) throw invalidParameter('snapshot', 'snapshot is given more than once');
     const { manifest } = await host.snapshotOf(url.searchParams.get('snapshot') ?? undefined);
     const body = {
@@ -42,5 +40,5 @@ export function apiIndex(host: SnapshotHost, datasets: readonly Dataset[], links
       vary: linksFollowHost ? 'Host' : undefined,
       headers: { 'x-odsnap-snapshot': manifest.id },
     });
-  }
+  };
 }

@@ -1,12 +1,13 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Dataset } from '../datasets/vocabulary/dataset.ts';
-import { apiIndex } from './api-index.ts';
-import { createApp, MAX_URL_LENGTH, type ExtraHandler } from './app.ts';
+import { createApp, MAX_URL_LENGTH } from './app.ts';
 import { problemTypes, type ProblemType } from '../core/problem.ts';
-import { sqlHandler, type SqlServiceOptions } from './sql/handler.ts';
+import { serverRoutes } from './routes.ts';
+import type { SqlServiceOptions } from './sql/handler.ts';
 import { SnapshotHost } from './snapshot-host.ts';
 import type { ServedSnapshotOptions } from './served-snapshot.ts';
+import type { StaticTree } from './static-tree.ts';
 
 export interface ServerOptions extends ServedSnapshotOptions {
   readonly dataDir: string;
@@ -21,8 +22,8 @@ export interface ServerOptions extends ServedSnapshotOptions {
   readonly logRequests?: boolean;
   /** The SQL endpoint's limits, how many queries it runs and keeps waiting, its process's memory. */
   readonly sql?: Omit<SqlServiceOptions, 'log'>;
-  /** Handlers for paths beyond the API, tried first (the static tree, the site). */
-  readonly extra?: (host: SnapshotHost) => readonly ExtraHandler[];
+  /** The static tree (and the site) served beside the API; where its files come in the routing table is routes.ts's to say. */
+  readonly tree?: StaticTree;
 }
 
 export interface RunningServer {
@@ -79,8 +80,8 @@ function brokenRequestProblem(error: NodeJS.ErrnoException & { rawPacket?: Buffe
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const host = await SnapshotHost.open(options.dataDir, options.datasets, { ...options, log: options.log });
   if (options.watch !== false) host.watch();
-  const extra = [...(options.extra?.(host) ?? []), apiIndex(host, options.datasets, options.publicUrl === undefined), sqlHandler(host, { ...options.sql, log: options.log })];
-  const listener = createApp({ datasets: options.datasets, host, publicUrl: options.publicUrl, log: options.log, logRequests: options.logRequests, extra });
+  const routes = serverRoutes({ datasets: options.datasets, host, publicUrl: options.publicUrl, tree: options.tree, sql: { ...options.sql, log: options.log } });
+  const listener = createApp({ routes, publicUrl: options.publicUrl, log: options.log, logRequests: options.logRequests });
   // requireHostHeader: false lets a request without Host reach the app, which answers it with a problem body, not node's bare 400.
   // node looks for requests past their timeouts every connectionsCheckingInterval (30 s by default,
   // so headers that never end were answered up to 30 s late): every second here.

@@ -1,10 +1,9 @@
 import { open, rm, type FileHandle } from 'node:fs/promises';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream/promises';
 import { constants, createBrotliCompress, createGzip } from 'node:zlib';
-import type { ExtraHandler } from '../app.ts';
 import { invalidParameter, Problem } from '../../core/problem.ts';
 import { corsHeaders, etagOf, matches, negotiate } from '../http/respond.ts';
+import type { Answer, Asked } from '../http/route.ts';
 import type { SnapshotHost } from '../snapshot-host.ts';
 import { contentTypes, formats, type Format } from './formats.ts';
 import { removeOrphanedSpillDirs } from '../../core/db/spill.ts';
@@ -69,14 +68,12 @@ class Admission {
 }
 
 /** `GET /api/sql?q=…&format=json|csv|parquet|arrow`: read-only SQL over the current snapshot, in a process of its own (see runner.ts). */
-export function sqlHandler(host: SnapshotHost, options: SqlServiceOptions = {}): ExtraHandler {
+export function sqlEndpoint(host: SnapshotHost, options: SqlServiceOptions = {}): Answer {
   const limits = options.limits ?? defaultLimits;
   const admission = new Admission(options.running ?? 2, options.waiting ?? 6);
   // What SQL processes and servers killed before left in the temporary directory: their results, DuckDB's spill.
   void removeOrphanedSpillDirs(spillParent()).catch(() => {});
-  return (request: IncomingMessage, response: ServerResponse, url: URL) => (url.pathname === '/api/sql' ? answer(request, response, url) : false);
-
-  async function answer(request: IncomingMessage, response: ServerResponse, url: URL): Promise<number> {
+  return async ({ request, response, url }: Asked): Promise<number> => {
     for (const name of ['q', 'format']) if (url.searchParams.getAll(name).length > 1) throw invalidParameter(name, `${name} is given more than once`);
     const query = url.searchParams.get('q');
     if (!query?.trim()) throw invalidParameter('q', 'q is required: the SQL query, e.g. q=SELECT count(*) FROM rcn_transactions');
@@ -149,7 +146,7 @@ export function sqlHandler(host: SnapshotHost, options: SqlServiceOptions = {}):
       if (file) await rm(file, { force: true });
       release();
     }
-  }
+  };
 }
 
 /**

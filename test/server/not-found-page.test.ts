@@ -17,11 +17,11 @@ describe('the site\'s 404 page in odsnap serve', () => {
     await mkdir(join(tree, 'api/public'), { recursive: true });
     await writeFile(join(tree, 'api/public/index.json'), '{}');
     await writeFile(join(tree, '404.html'), PAGE);
-    withPage = await startTestServer({ extra: () => [staticTree(tree)] });
+    withPage = await startTestServer({ tree: staticTree(tree) });
     const bare = await tempDir('no-not-found');
     await mkdir(join(bare, 'api/public'), { recursive: true });
     await writeFile(join(bare, 'api/public/index.json'), '{}');
-    withoutPage = await startTestServer({ extra: () => [staticTree(bare)] });
+    withoutPage = await startTestServer({ tree: staticTree(bare) });
   });
   afterAll(async () => {
     await withPage?.close();

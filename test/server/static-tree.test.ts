@@ -27,7 +27,7 @@ describe('serve with the static tree beside the API', () => {
     out = join(await tempDir('serve-static'), 'dist');
     await buildStatic({ dataDir: tinyDataDir(), out, datasets });
     tree = await realpath(out);
-    server = await startTestServer({ extra: () => [staticTree(out)] });
+    server = await startTestServer({ tree: staticTree(out) });
     catalogue = JSON.parse(await readFile(join(tree, 'downloads/catalogue.json'), 'utf8'));
   });
   afterAll(() => server?.close());
@@ -143,7 +143,7 @@ describe('serve with a static tree of files too big to keep in memory', () => {
     const link = join(dir, 'dist');
     await symlink(trees[0]!, link);
     const served = staticTree(link);
-    const server = await startTestServer({ extra: () => [served] });
+    const server = await startTestServer({ tree: served });
     try {
       const get = (range?: string) => raw(server.url, { path: '/downloads/big.parquet', headers: range ? { range } : {} });
       // Each three times: read, read again and kept, then answered from what was kept.
@@ -194,7 +194,7 @@ describe('serve --static, with symlinks in the tree', () => {
     await symlink(join(outside, 'secret.json'), join(tree, 'api', 'own.json.br'));
     await symlink('api/own.json', join(tree, 'alias.json'));
     await symlink(tree, join(dir, 'dist'));
-    const server = await startTestServer({ extra: () => [staticTree(join(dir, 'dist'))] });
+    const server = await startTestServer({ tree: staticTree(join(dir, 'dist')) });
     try {
       for (const path of ['/leak.json', '/api/relative.json', '/elsewhere/secret.json']) {
         const answer = await raw(server.url, { path });
@@ -221,7 +221,7 @@ describe('serve --static, asked for many short ranges of a big file', () => {
     await mkdir(dirname(file), { recursive: true });
     await writeFile(file, Buffer.alloc(1024 * 1024, 1));
     await symlink(join(dir, 'tree'), join(dir, 'dist'));
-    const server = await startTestServer({ extra: () => [staticTree(join(dir, 'dist'))] });
+    const server = await startTestServer({ tree: staticTree(join(dir, 'dist')) });
     try {
       const byteAt = async (at: number) => (await raw(server.url, { path, headers: { range: `bytes=${at}-${at}` } })).body[0];
       // One-byte ranges, each asked twice, so kept: a few kilobytes of bytes, but each with its key.

@@ -52,7 +52,7 @@ describe.skipIf((!python || !canBuildSite()) && !process.env.CI)('the downloads 
   beforeAll(async () => {
     const out = join(await tempDir('snippets'), 'dist');
     const served = staticTree(out);
-    server = await startTestServer({ extra: () => [served] });
+    server = await startTestServer({ tree: served });
     await buildStatic({ dataDir: tinyDataDir(), out, datasets, base: server.url, site: true });
     served.clear();
     tree = await realpath(out);

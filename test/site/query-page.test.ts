@@ -44,12 +44,10 @@ async function startStaticHost(tree: string, downloads?: string): Promise<{ url:
   const downloadFiles = downloads ? staticTree(downloads) : files;
   const server = createServer((request, response) => {
     const url = new URL(request.url ?? '/', 'http://static.invalid');
-    Promise.resolve((url.pathname.startsWith('/downloads/') ? downloadFiles : files)(request, response, url, '')).then(
-      (sent) => {
-        if (sent === false) response.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
-      },
-      () => response.writeHead(500).end(),
-    );
+    const served = url.pathname.startsWith('/downloads/') ? downloadFiles : files;
+    const file = served.fileAt(url.pathname);
+    if (!file) response.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+    else served.send(request, response, file).catch(() => response.writeHead(500).end());
   });
   await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };

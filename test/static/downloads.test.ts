@@ -50,7 +50,7 @@ describe('the downloads described for the tools that read them', () => {
   beforeAll(async () => {
     const dir = await tempDir('downloads');
     const served = staticTree(join(dir, 'absolute'));
-    server = await startTestServer({ extra: () => [served] });
+    server = await startTestServer({ tree: served });
     const publisher = { name: 'City of Example, open data office', contact: 'mailto:opendata@example.org' };
     const absoluteResult = await buildStatic({ dataDir: tinyDataDir(), out: join(dir, 'absolute'), datasets, base: server.url, publisher });
     served.clear();

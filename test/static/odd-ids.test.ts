@@ -55,7 +55,7 @@ describe('a tree of records whose ids are no file names', () => {
     dir = await tempDir('odd-ids');
     expect((await pullFrom(proxy.url, join(dir, 'data'))).ok).toBe(true);
     built = await buildStatic({ dataDir: join(dir, 'data'), out: join(dir, 'dist'), datasets });
-    served = await startTestServer({ dataDir: join(dir, 'data'), extra: undefined });
+    served = await startTestServer({ dataDir: join(dir, 'data'), tree: undefined });
   });
   afterAll(async () => {
     await served?.close();

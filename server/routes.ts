@@ -1,0 +1,71 @@
+import type { IncomingMessage } from 'node:http';
+import { notFound, problemTypePage } from '../core/problem.ts';
+import type { Dataset } from '../datasets/vocabulary/dataset.ts';
+import { createRouter } from '../datasets/vocabulary/router.ts';
+import { apiIndex } from './api-index.ts';
+import { endpointAnswer } from './endpoint-answer.ts';
+import { send } from './http/respond.ts';
+import { anyPath, exactly, route, under, type Answer, type Route } from './http/route.ts';
+import type { SnapshotHost } from './snapshot-host.ts';
+import { sqlEndpoint, type SqlServiceOptions } from './sql/handler.ts';
+import { namedLikeAFile, type StaticTree } from './static-tree.ts';
+
+export interface RoutesOptions {
+  readonly datasets: readonly Dataset[];
+  readonly host: SnapshotHost;
+  readonly publicUrl?: string;
+  /** The static tree served beside the API, if any. */
+  readonly tree?: StaticTree;
+  readonly sql: SqlServiceOptions;
+}
+
+/**
+ * Who answers a URL: every path the server answers, the v1 API's and odsnap's own, in the order
+ * they are matched; the first line whose `match` takes the path answers it. Around the table,
+ * app.ts checks the request (method, Host, Expect), answers CORS preflights, turns what an answer
+ * throws into a problem, and logs.
+ *
+ * The static tree answers any path it holds a file at, ahead of odsnap's own paths (the site's
+ * home page takes `/`). Its files are named as files (`.json`, `.parquet`, …), so a v1 path named
+ * otherwise (…/transactions/T1) is no file of it and is the API's at once, the tree not asked;
+ * one named like a file may be the tree's: a record's file is its endpoint's path with `.json`
+ * (…/transactions/T1.json), which the v1 router would take for an id.
+ */
+export function serverRoutes(options: RoutesOptions): readonly Route[] {
+  const endpointAt = createRouter(options.datasets);
+  const endpoint = endpointAnswer(options);
+  const { tree } = options;
+  return [
+    route('v1 endpoint', (url) => (tree && namedLikeAFile(url.pathname) ? undefined : endpointAt(url.pathname)), endpoint),
+    route('static file', (url) => tree?.fileAt(url.pathname), ({ request, response }, file) => tree!.send(request, response, file)),
+    route('index', exactly('/', '/api/public'), apiIndex(options.host, options.datasets, options.publicUrl === undefined)),
+    route('SQL', exactly('/api/sql'), sqlEndpoint(options.host, options.sql)),
+    route('health', exactly('/healthz'), health(options.host)),
+    route('problem type', under('/problems/'), problemType),
+    route('v1 endpoint named like a file', (url) => endpointAt(url.pathname), endpoint),
+    route('not found', anyPath, notFoundAnswer(tree)),
+  ];
+}
+
+const health = (host: SnapshotHost): Answer => ({ request, response }) =>
+  send(request, response, { status: 200, type: 'application/json', content: Buffer.from(JSON.stringify({ status: 'ok', snapshot: host.current.id })), cacheControl: 'no-store' });
+
+/** `/problems/<type>`: a page saying what a problem type means. */
+const problemType: Answer = async ({ request, response, url }) => {
+  const page = problemTypePage(url.pathname.slice('/problems/'.length));
+  if (!page) throw notFound(`no problem type at ${url.pathname}`);
+  return send(request, response, { status: 200, type: 'text/html; charset=utf-8', content: Buffer.from(page), cacheControl: 'public, max-age=86400' });
+};
+
+/**
+ * A request for a page that is not there, from a browser: it gets the site's 404 page. The API's
+ * paths keep their problem JSON, whatever the client accepts, as clients of the v1 interface expect.
+ */
+const wantsPage = (request: IncomingMessage, url: URL) => !url.pathname.startsWith('/api/') && /\btext\/html\b/.test(request.headers.accept ?? '');
+
+/** A path nothing answers: the tree's 404 page to a browser, when it has one; else a problem. */
+const notFoundAnswer = (tree: StaticTree | undefined): Answer => async ({ request, response, url }) => {
+  const page = wantsPage(request, url) && tree?.notFoundPage(request, response);
+  if (page) return page;
+  throw notFound(`no endpoint at ${url.pathname}`);
+};
