@@ -152,11 +152,11 @@ async function v1Requests(sql: (text: string) => Promise<Rows>): Promise<string[
   for (const dataset of datasets) {
     for (const endpoint of dataset.endpoints) {
       // Those that answer with no query at all (rides need a day).
+      const answer = answerAs(endpoint.answer, 'item');
       if (!endpoint.pathParams.length) {
         if (endpoint.parse({}).success) plain.push(endpoint.fullPath);
       }
-      else if (answerAs(endpoint.answer, 'item')) {
-        const answer = answerAs(endpoint.answer, 'item')!;
+      else if (answer) {
         const column = answer.match[0]!;
         const table = dataset.resources[answer.resource]!.table;
         const ids = await sql(`SELECT DISTINCT ${column} AS id FROM ${viewName(dataset, table)} USING SAMPLE 50 ROWS`);

@@ -6,7 +6,7 @@ import { BigFiles } from './static-tree/big-files.ts';
 import { sendFile } from './static-tree/file-answer.ts';
 import { sendNotFoundPage } from './static-tree/not-found-page.ts';
 import { PathMemory } from './static-tree/path-memory.ts';
-import { readTreeFile, type TreeFile } from './static-tree/tree-files.ts';
+import { decodedPath, readTreeFile, type TreeFile } from './static-tree/tree-files.ts';
 
 export { namedLikeAFile, type TreeFile } from './static-tree/tree-files.ts';
 
@@ -97,14 +97,8 @@ export function staticTree(out: string, accepts: (root: string) => boolean = () 
     fileAt(pathname) {
       const tree = currentRoot();
       if (!tree) return undefined;
-      let path = pathname;
-      if (path.includes('%')) {
-        try {
-          path = decodeURIComponent(path);
-        } catch {
-          return undefined;
-        }
-      }
+      let path = decodedPath(pathname);
+      if (path === undefined) return undefined;
       if (path.endsWith('/')) path += 'index.html';
       // Nothing hidden (no segment starts with a dot, which also keeps out `..`), nothing outside the tree.
       if (path.includes('\0') || path.includes('/.')) return undefined;

@@ -58,21 +58,25 @@ export interface TreeFile {
 /** Endings of the files the tree holds, lower-cased: the types above, and the .br variants of some. */
 const ENDINGS = new Set([...Object.keys(TYPES), '.br']);
 
+/** A request's path with its percent-escapes decoded; undefined where they decode to no text. */
+export function decodedPath(pathname: string): string | undefined {
+  if (!pathname.includes('%')) return pathname;
+  try {
+    return decodeURIComponent(pathname);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Whether a request's path could name a file of a tree odsnap built, by its name alone: its last
  * segment, decoded, ends as a file of the tree does. The API's paths that a tree holds files at
  * are named so (a record's `…/transactions/T1.json`); a path that is not is no file of it.
  */
 export function namedLikeAFile(pathname: string): boolean {
-  let path = pathname;
-  if (path.includes('%')) {
-    try {
-      path = decodeURIComponent(path);
-    } catch {
-      // The tree reads no such path (see staticTree).
-      return false;
-    }
-  }
+  const path = decodedPath(pathname);
+  // The tree reads no path that does not decode (see staticTree).
+  if (path === undefined) return false;
   // A folder's path names its index.html.
   if (path.endsWith('/')) return true;
   const name = path.slice(path.lastIndexOf('/') + 1);
