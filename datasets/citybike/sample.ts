@@ -1,11 +1,12 @@
 import type { RowOf } from '../../core/table.ts';
-import { addDays, daysBetween, eachDay, weekdayOf } from '../../core/calendar.ts';
+import { daysBetween, eachDay, weekdayOf } from '../../core/calendar.ts';
 import type { Random } from '../vocabulary/random.ts';
-import { city, distanceKm, offsetPosition, pickDistrict, positionNear, streetsOf, type Position } from '../vocabulary/sample-city.ts';
+import { city, distanceKm, offsetPosition, pickDistrict, positionNear } from '../vocabulary/sample-city.ts';
 import { cyclingFactor, cyclingHours, cyclingMonths, weatherOn } from '../vocabulary/sample-weather.ts';
-import { defaultUntil, type SampleContext, type SampleGenerator, type Scale } from '../vocabulary/sample.ts';
+import type { SampleContext, SampleGenerator, Scale } from '../vocabulary/sample.ts';
 import { zonedDayStart } from '../../core/zoned-time.ts';
 import { inRowOrder } from '../../core/row-order.ts';
+import { cumulate, inService, search, ZoneDraw, zonePool, type PoolZone } from './sample-zones.ts';
 import type * as tables from './tables.ts';
 import { rides as ridesTable } from './tables.ts';
 
@@ -24,59 +25,10 @@ const sizes: Record<Scale, { bikes: number; zones: number; ridesPerDay: number }
 /** Fleet mix (share, %) and typical door-to-door speed (km/h) per bicycle type. */
 const bikeTypes = [['standard', 91, 10.5], ['electric', 6, 15], ['tandem', 1.5, 8.5], ['child', 1.5, 7.5]] as const;
 
-const landmarks = [
-  'Metro Centrum', 'Dworzec Centralny', 'Plac Zbawiciela', 'Rondo ONZ', 'Plac Bankowy', 'Metro Politechnika',
-  'Plac Trzech Krzyży', 'Uniwersytet Warszawski', 'Metro Świętokrzyska', 'Plac Konstytucji', 'Most Poniatowskiego',
-  'Stadion Narodowy', 'Dworzec Wschodni', 'Metro Dworzec Gdański', 'Plac Wilsona', 'Park Skaryszewski',
-  'Pole Mokotowskie', 'Metro Wilanowska', 'Bulwary Wiślane', 'Centrum Nauki Kopernik',
-];
 
 const SEASON_START = '03-01';
 const SEASON_END = '11-30';
 
-interface PoolZone extends Position {
-  readonly id: string;
-  readonly name: string;
-  readonly activeFrom: string;
-  /** Last day in service, if the zone closes at all (it may be after the sample's today). */
-  readonly closesAfter: string | null;
-  readonly temporary: boolean;
-  readonly popularity: number;
-}
-
-function zonePool(context: SampleContext): PoolZone[] {
-  const names = new Set<string>();
-  const startYear = Number(context.start.slice(0, 4));
-  const size = Math.round(sizes[context.scale].zones * 1.25);
-  return Array.from({ length: size }, (_, i) => {
-    const random = context.random('citybike', 'zone', i);
-    const landmark = landmarks[i];
-    const district = pickDistrict(random, (d) => d.population * d.priceLevel > 60);
-    const place = landmark ? positionNear(random, city.centre, 3) : positionNear(random, district, district.radiusKm * 0.8);
-    const [a, b] = [random.pick(streetsOf(district)), random.pick(streetsOf(district))].map((s) => s.replace(/^(ul|al|pl)\. /, ''));
-    let name = landmark ?? `${a} / ${b}`;
-    while (names.has(name)) name += ' II';
-    names.add(name);
-    // Every city has at least one temporary and one retired zone, even the tiny one.
-    const kind = i === size - 1 ? 'temporary' : i === size - 2 ? 'retired'
-      : random.weighted([['founding', 75], ['added', 12], ['temporary', 6], ['retired', 7]] as const);
-    const founded = addDays(context.start, -random.int(30, 800));
-    const someDay = addDays(context.start, random.int(0, daysBetween(context.start, i === size - 2 ? defaultUntil : '2026-12-31')));
-    const summerYear = i === size - 1 ? Number(defaultUntil.slice(0, 4)) : random.int(startYear, 2026);
-    const summer = `${summerYear}-05-${String(random.int(1, 28)).padStart(2, '0')}`;
-    const [activeFrom, closesAfter] =
-      kind === 'founding' ? [founded, null]
-      : kind === 'added' ? [someDay, null]
-      : kind === 'temporary' ? [summer, addDays(summer, random.int(30, 100))]
-      : [founded, someDay];
-    return {
-      id: random.uuid(), name, activeFrom, closesAfter, temporary: kind === 'temporary',
-      popularity: random.logNormal(landmark ? 2.5 : 1, 0.5), ...place,
-    };
-  });
-}
-
-const inService = (zone: PoolZone, day: string) => zone.activeFrom <= day && (zone.closesAfter === null || day <= zone.closesAfter);
 
 /** Bicycles in service in a year: the fleet grows 4 % a year towards the scale's size. */
 const fleetIn = (context: SampleContext, year: number) =>
@@ -88,44 +40,6 @@ function bikeAt(context: SampleContext, index: number) {
   return { number: String(61_000 + index * 3 + random.int(0, 2)), type, speed };
 }
 
-/** Cumulative weights for drawing zones, remade only when the zones in service change. */
-class ZoneDraw {
-  private readonly cumulative: Float64Array;
-  private readonly neighbours = new Map<number, Float64Array>();
-  constructor(readonly zones: readonly PoolZone[]) {
-    this.cumulative = cumulate(zones.map((z) => z.popularity));
-  }
-  start(random: Random): number {
-    return search(this.cumulative, random.next());
-  }
-  /** A destination: popular zones near the start are likelier. */
-  finish(from: number, random: Random): number {
-    let weights = this.neighbours.get(from);
-    if (!weights) {
-      const a = this.zones[from]!;
-      weights = cumulate(this.zones.map((b, i) => (i === from ? 0 : b.popularity * Math.exp(-distanceKm(a, b) / 2.2))));
-      this.neighbours.set(from, weights);
-    }
-    return search(weights, random.next());
-  }
-}
-
-function cumulate(weights: readonly number[]): Float64Array {
-  const out = new Float64Array(weights.length);
-  let sum = 0;
-  weights.forEach((w, i) => (out[i] = sum += w));
-  return out.map((v) => v / sum);
-}
-
-function search(cumulative: Float64Array, u: number): number {
-  let lo = 0, hi = cumulative.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (cumulative[mid]! <= u) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
 
 const hourDraws = { weekday: cumulate(cyclingHours.weekday), weekend: cumulate(cyclingHours.weekend) };
 const round = (value: number, decimals: number) => Math.round(value * 10 ** decimals) / 10 ** decimals;
@@ -159,7 +73,7 @@ function rideOn(day: string, dayStart: number, draw: ZoneDraw, random: Random, f
 }
 
 export const generate: SampleGenerator<typeof tables> = (context, out) => {
-  const pool = zonePool(context);
+  const pool = zonePool(context, sizes[context.scale].zones);
   const closedBy = (zone: PoolZone, day: string) => (zone.closesAfter !== null && (zone.temporary || zone.closesAfter <= day) ? zone.closesAfter : null);
   for (const zone of pool.filter((z) => z.activeFrom <= context.until)) {
     out.zones.write({

@@ -6,9 +6,8 @@ import { city, pickDistrict } from '../vocabulary/sample-city.ts';
 import type { SampleContext, SampleGenerator, Scale } from '../vocabulary/sample.ts';
 import { dictionaries, marketTypes, partyTypes, termOf, transactionTypes } from './dictionaries.ts';
 import { dictionaryPath } from './render.ts';
-import {
-  blockOf, buildingProperty, commercialUnit, flat, flatPriceLevel, garage, house, plot, type PropertyDraft,
-} from './sample-property.ts';
+import { blockOf } from './sample-block.ts';
+import { buildingProperty, commercialUnit, flat, flatPriceLevel, garage, house, plot, type PropertyDraft } from './sample-property.ts';
 import type * as tables from './tables.ts';
 
 /**
