@@ -1,5 +1,5 @@
 /// <reference path="./env.d.ts" />
-import type { TipColumn } from '../figures/chart-geometry.ts';
+import type { TipColumn } from '../figures/chart-panel.ts';
 
 /** The charts whose values show, each with what hides them: a tap elsewhere hides them (one listener for every chart of the page). */
 const shown = new Map<SVGSVGElement, () => void>();

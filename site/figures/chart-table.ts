@@ -2,7 +2,7 @@ import type { ChartData } from '../../datasets/vocabulary/figure.ts';
 import type { Language } from '../../core/text.ts';
 import { uiOf } from '../i18n/ui.ts';
 import { csvField } from '../client/sql-result.ts';
-import { labelOf, type Label } from './chart-geometry.ts';
+import { labelOf, type Label } from './chart-labels.ts';
 
 /**
  * The rows behind a chart as one table, the same on the page and in its CSV file: a row per x value

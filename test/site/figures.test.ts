@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ChartData } from '../../datasets/vocabulary/figure.ts';
 import { text } from '../../core/text.ts';
-import { chartGeometry, labelOf } from '../../site/figures/chart-geometry.ts';
+import { chartGeometry } from '../../site/figures/chart-geometry.ts';
+import { labelOf } from '../../site/figures/chart-labels.ts';
 import { chartCsv, chartTable } from '../../site/figures/chart-table.ts';
 import { incompletePeriod } from '../../scripts/static/figures.ts';
 import { mapGeometry } from '../../site/figures/map-geometry.ts';
