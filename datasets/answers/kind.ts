@@ -37,19 +37,19 @@ export interface Storage {
    * its items are found by.
    */
   readonly rendered?: { readonly resource: string; readonly keys: readonly string[] };
+  /** Columns made by SQL for the kind's statements, `… AS name`, stored with the resource's table. */
+  readonly derived?: { readonly resource: string; readonly columns: readonly string[] };
   /**
-   * Columns of a paged resource's table its filters read, kept in memory; `derived`: SQL `… AS
-   * name` of columns made for them; `scanned`: those also kept as numbers in the server's process
-   * (see page/scan.ts), where they map onto numbers exactly.
+   * Columns of a stored resource's table that the kind's statements read at every request, copied
+   * into memory in the stored table's row order (see ServedTables.inMemory).
    */
-  readonly filtered?: {
-    readonly resource: string;
-    readonly columns: readonly string[];
-    readonly derived: readonly string[];
-    readonly scanned: readonly string[];
-    /** Reads what the kind keeps of the `scanned` columns in the server's process, once per snapshot (see ServedTables.inProcess). */
-    readonly keep?: (source: InProcessSource) => Promise<unknown>;
-  };
+  readonly inMemory?: { readonly resource: string; readonly columns: readonly string[] };
+  /**
+   * What the kind keeps in the server's process, read by `read` from the resource's stored table
+   * (its `columns`), once per snapshot; the kind gets it back by endpoint (ServedTables.inProcess)
+   * and alone knows its type.
+   */
+  readonly inProcess?: { readonly resource: string; readonly columns: readonly string[]; readonly read: (source: InProcessSource) => Promise<unknown> };
 }
 
 /** Where a kind reads what it keeps in the server's process from: the stored table, in row order. */
@@ -58,7 +58,7 @@ export interface InProcessSource {
   /** SQL naming the stored table. */
   readonly from: string;
   readonly table: Table;
-  /** The columns to keep (Storage.filtered.scanned). */
+  /** The columns to keep (Storage.inProcess.columns). */
   readonly columns: readonly string[];
   readonly rows: number;
 }
