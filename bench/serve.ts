@@ -83,7 +83,7 @@ async function timeRequest(served: ServedSnapshot, path: string): Promise<{ back
       rows: (sql, values = [], reading = 'columns') => (statements.push([reading === 'json' ? asJsonRows(sql) : sql, values]), connection.rows(sql, values, reading)),
     };
     const { dataset, endpoint } = found;
-    await kindOf(endpoint.answer).serve({ served: served.tables, dataset, endpoint, path: url.pathname, params, query: Object.fromEntries(url.searchParams), context: renderContext({ baseUrl: 'http://bench' }), base: 'http://bench', connection: recorder }, endpoint.answer);
+    await kindOf(endpoint.answer).server.serve({ served: served.tables, dataset, endpoint, path: url.pathname, params, query: Object.fromEntries(url.searchParams), context: renderContext({ baseUrl: 'http://bench' }), base: 'http://bench', connection: recorder }, endpoint.answer);
     const prepared: { statement: DuckDBPreparedStatement; values: readonly DuckDBValue[] }[] = [];
     for (const [sql, values] of statements) prepared.push({ statement: await connection.connection.prepare(sql), values });
     const rawOnce = async () => {

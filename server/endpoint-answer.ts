@@ -64,7 +64,7 @@ export function endpointAnswer(options: { readonly host: SnapshotHost; readonly 
       const connection = served.onDemandConnection();
       let body: unknown;
       try {
-        body = await kindOf(endpoint.answer).serve({ served: served.tables, dataset, endpoint, path: url.pathname, params, query, context, base, connection, envelope }, endpoint.answer);
+        body = await kindOf(endpoint.answer).server.serve({ served: served.tables, dataset, endpoint, path: url.pathname, params, query, context, base, connection, envelope }, endpoint.answer);
       } finally {
         connection.release();
       }

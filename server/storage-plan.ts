@@ -18,7 +18,7 @@ const SMALL_TABLE_BYTES = 4 * 1024 * 1024;
 /** What each endpoint's kind asks the database to keep, with the endpoint. */
 function needs(dataset: Dataset) {
   return dataset.endpoints.flatMap((endpoint) => {
-    const storage = kindOf(endpoint.answer).storage?.(endpoint.answer);
+    const storage = kindOf(endpoint.answer).server.storage?.(endpoint.answer);
     return storage ? [{ endpoint, storage }] : [];
   });
 }
