@@ -11,8 +11,8 @@ import { series } from './series/index.ts';
 
 /**
  * The registry of answer kinds (see kind.ts). The engines find an endpoint's kind here by its
- * declaration's `kind`; a new kind is a module, and a line here: what its endpoints declare and
- * what its crawl steps take join the unions below by its type.
+ * declaration's `kind`. A new kind is a module, imported and listed here, and nothing else: what
+ * its endpoints declare and what its crawl steps take join the unions below by its type.
  */
 const registered = [list, item, document, page, numberedPage, series, custom] as const;
 
