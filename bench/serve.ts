@@ -83,7 +83,7 @@ async function timeRequest(served: ServedSnapshot, path: string): Promise<{ back
       rows: (sql, values = [], reading = 'columns') => (statements.push([reading === 'json' ? asJsonRows(sql) : sql, values]), connection.rows(sql, values, reading)),
     };
     const { dataset, endpoint } = found;
-    await kindOf(endpoint.answer).serve({ served, dataset, endpoint, path: url.pathname, params, query: Object.fromEntries(url.searchParams), context: renderContext({ baseUrl: 'http://bench' }), base: 'http://bench', connection: recorder }, endpoint.answer);
+    await kindOf(endpoint.answer).server.serve({ served: served.tables, dataset, endpoint, path: url.pathname, params, query: Object.fromEntries(url.searchParams), context: renderContext({ baseUrl: 'http://bench' }), base: 'http://bench', connection: recorder }, endpoint.answer);
     const prepared: { statement: DuckDBPreparedStatement; values: readonly DuckDBValue[] }[] = [];
     for (const [sql, values] of statements) prepared.push({ statement: await connection.connection.prepare(sql), values });
     const rawOnce = async () => {
@@ -162,7 +162,7 @@ const dataDir = await cityDataDir();
 const snapshot = await openSnapshot(dataDir);
 // Raw DuckDB runs the statements that answer each request in SQL: the server finds pages of plain
 // filters by a scan in its own process instead (datasets/answers/page/scan.ts), with no statement.
-const served = await ServedSnapshot.open(snapshot, datasets, { pageScans: false });
+const served = await ServedSnapshot.open(snapshot, datasets, { inProcess: false });
 // BENCH_ONLY=<part of a scenario's name>: run just the matching scenarios.
 const plan = Object.fromEntries(Object.entries(await scenarios((text) => served.use((c) => c.rows(text)))).filter(([name]) => !process.env.BENCH_ONLY || name.includes(process.env.BENCH_ONLY)));
 const peer = datasetteLocation(process.argv.slice(2), process.env);

@@ -65,7 +65,7 @@ export class ConnectionPool {
    * A runner that takes a connection at its first statement and keeps it until `release`: a
    * request answered without a statement (an item from its record file) then never waits for one.
    */
-  onDemand(): OnDemandConnection {
+  onDemandConnection(): OnDemandConnection {
     return new OnDemandConnection(this);
   }
 
@@ -93,7 +93,7 @@ export class ConnectionPool {
   }
 }
 
-/** See ConnectionPool.onDemand. */
+/** See ConnectionPool.onDemandConnection. */
 export class OnDemandConnection implements StatementRunner {
   private taken?: Promise<PooledConnection>;
 

@@ -61,10 +61,10 @@ export function endpointAnswer(options: { readonly host: SnapshotHost; readonly 
       const params = parsed.data;
       const context = contextOf(base, (params.timezone as string | undefined) ?? 'UTC', upstream?.zoneOffsets);
       const envelope = envelopeOf(served.snapshot.id, endpoint.fullPath, base, () => envelopeFor(upstream, context));
-      const connection = served.onDemand();
+      const connection = served.onDemandConnection();
       let body: unknown;
       try {
-        body = await kindOf(endpoint.answer).serve({ served, dataset, endpoint, path: url.pathname, params, query, context, base, connection, envelope }, endpoint.answer);
+        body = await kindOf(endpoint.answer).server.serve({ served: served.tables, dataset, endpoint, path: url.pathname, params, query, context, base, connection, envelope }, endpoint.answer);
       } finally {
         connection.release();
       }

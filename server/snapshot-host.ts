@@ -10,7 +10,7 @@ import { openSnapshot, type Snapshot } from '../core/snapshot/read.ts';
 import { ServedSnapshot, type ServedSnapshotOptions } from './served-snapshot.ts';
 
 /**
- * Past snapshots kept open at once, and how long one stays open unasked: each holds its page copies
+ * Past snapshots kept open at once, and how long one stays open unasked: each holds its in-memory copies
  * and DuckDB's cache, as much as the current snapshot does. Two, so that a client comparing two
  * past snapshots does not reopen one at every request.
  */
@@ -81,7 +81,7 @@ export class SnapshotHost {
 
   /**
    * The snapshot `id` as read from disk, for what needs its manifest but not its data (the index):
-   * opening a past snapshot to serve it takes its page copies and perhaps a database build.
+   * opening a past snapshot to serve it takes its in-memory copies and perhaps a database build.
    */
   async snapshotOf(id: string | undefined): Promise<Snapshot> {
     if (id === undefined || id === this.served.id) return this.served.snapshot;
@@ -157,14 +157,14 @@ export class SnapshotHost {
       const id = await currentSnapshotId(this.dataDir);
       if (!id || id === this.served.id) return;
       try {
-        // Its page filters' columns go into memory once the snapshot before is closed: the server never holds both copies.
-        const next = await ServedSnapshot.open(await openSnapshot(this.dataDir, id), this.datasets, { ...this.options, pagesInMemory: 'later' });
+        // What its kinds keep in memory is made once the snapshot before is closed: the server never holds both.
+        const next = await ServedSnapshot.open(await openSnapshot(this.dataDir, id), this.datasets, { ...this.options, inMemory: 'later' });
         const previous = this.served;
         this.served = next;
         previous.retire();
         this.options.log?.({ event: 'snapshot', snapshot: id, previous: previous.id });
         void previous.closing
-          .then(() => next.keepPagesInMemory())
+          .then(() => next.keepInMemory())
           .then(
             (copied) => copied && this.options.log?.({ event: 'pages-in-memory', snapshot: id }),
             (error) => this.options.log?.({ event: 'pages-in-memory-failed', snapshot: id, error: (error as Error).message }),

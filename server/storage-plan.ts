@@ -3,11 +3,13 @@ import type { Table } from '../core/table.ts';
 import { kindOf } from '../datasets/answers/index.ts';
 import type { Storage } from '../datasets/answers/kind.ts';
 import type { Dataset, Resource } from '../datasets/vocabulary/dataset.ts';
+import type { Endpoint } from '../datasets/vocabulary/endpoint.ts';
 
 /**
  * What the serving database holds of each table (see serve-database.ts), from what the kinds of
  * the data set's endpoints ask of it (their `storage`): the tables requests page through or look
- * up by key, the columns page filters read, the resources kept rendered, the columns indexed.
+ * up by key, the columns derived for them, the resources kept rendered, the columns indexed, and
+ * what the kinds keep in memory and in the server's process once it is open.
  */
 
 /** Tables this small are stored whole, whatever answers them: reading them is then a lookup. */
@@ -16,34 +18,48 @@ const SMALL_TABLE_BYTES = 4 * 1024 * 1024;
 /** What each endpoint's kind asks the database to keep, with the endpoint. */
 function needs(dataset: Dataset) {
   return dataset.endpoints.flatMap((endpoint) => {
-    const storage = kindOf(endpoint.answer).storage?.(endpoint.answer);
+    const storage = kindOf(endpoint.answer).server.storage?.(endpoint.answer);
     return storage ? [{ endpoint, storage }] : [];
   });
 }
 
 const inTable = (dataset: Dataset, table: Table) => (resource: string) => dataset.resources[resource]?.table === table.name;
 
-/** What filters of paged resources of the table need, as their kinds say. */
-const filteredOf = (dataset: Dataset, table: Table): NonNullable<Storage['filtered']>[] =>
-  needs(dataset).flatMap(({ storage }) => (storage.filtered && inTable(dataset, table)(storage.filtered.resource) ? [storage.filtered] : []));
-
-/**
- * The columns a table's page filters read, with what they derive: the part of a paged table kept
- * in memory. The page's rows themselves are then read from the stored table by row number.
- */
-export function filterColumns(dataset: Dataset, table: Table): string[] | undefined {
-  const filtered = filteredOf(dataset, table);
-  return filtered.length ? [...new Set(filtered.flatMap((f) => f.columns))] : undefined;
+/** What the kinds ask of the table: each ask of one sort (`derived`, `inMemory`, `inProcess`) on a resource in it, with its endpoint. */
+function asksOn<K extends 'derived' | 'inMemory' | 'inProcess'>(dataset: Dataset, table: Table, sort: K): { endpoint: Endpoint; ask: NonNullable<Storage[K]> }[] {
+  return needs(dataset).flatMap(({ endpoint, storage }) => {
+    const ask = storage[sort];
+    return ask && inTable(dataset, table)(ask.resource) ? [{ endpoint, ask: ask as NonNullable<Storage[K]> }] : [];
+  });
 }
 
 /**
- * What a table's kind keeps in the server's process, where it keeps anything: its columns that
- * filters compare with a value (equalities and ranges), and how the kind reads them.
+ * The columns of a table its kinds keep in memory, copied from the stored table (a page's filter
+ * columns, with what they derive). The rows themselves are then read from the stored table by row
+ * number. Undefined when no kind asks for a copy.
  */
-export function keptInProcess(dataset: Dataset, table: Table): { readonly columns: string[]; readonly read: NonNullable<NonNullable<Storage['filtered']>['keep']> } | undefined {
-  const filtered = filteredOf(dataset, table);
-  const read = filtered.find((f) => f.keep)?.keep;
-  return read && { columns: [...new Set(filtered.flatMap((f) => f.scanned))], read };
+export function inMemoryColumns(dataset: Dataset, table: Table): string[] | undefined {
+  const asks = asksOn(dataset, table, 'inMemory');
+  return asks.length ? [...new Set(asks.flatMap(({ ask }) => ask.columns))] : undefined;
+}
+
+/** One read of what kinds keep in the server's process from a table, the endpoints that get it back, and the columns it reads (all of theirs). */
+export interface InProcessRead {
+  readonly read: NonNullable<Storage['inProcess']>['read'];
+  readonly columns: readonly string[];
+  readonly endpoints: readonly Endpoint[];
+}
+
+/** What the kinds keep in the server's process from a table: one read per reading function, over every column its endpoints ask for. */
+export function inProcessReads(dataset: Dataset, table: Table): InProcessRead[] {
+  const byRead = new Map<InProcessRead['read'], { columns: string[]; endpoints: Endpoint[] }>();
+  for (const { endpoint, ask } of asksOn(dataset, table, 'inProcess')) {
+    let found = byRead.get(ask.read);
+    if (!found) byRead.set(ask.read, (found = { columns: [], endpoints: [] }));
+    found.columns.push(...ask.columns);
+    found.endpoints.push(endpoint);
+  }
+  return [...byRead].map(([read, { columns, endpoints }]) => ({ read, columns: [...new Set(columns)], endpoints }));
 }
 
 /**
@@ -100,5 +116,5 @@ export function storagePlan(dataset: Dataset, table: Table, snapshot: Snapshot):
   const asked = needs(dataset).some(({ storage }) => (storage.stored ?? []).some(inTable(dataset, table)));
   const bytes = snapshot.manifest.datasets[dataset.name]!.tables[table.name]!.files.reduce((n, f) => n + f.bytes, 0);
   if (!asked && bytes > SMALL_TABLE_BYTES) return undefined;
-  return { derived: [...new Set(filteredOf(dataset, table).flatMap((f) => f.derived))] };
+  return { derived: [...new Set(asksOn(dataset, table, 'derived').flatMap(({ ask }) => ask.columns))] };
 }

@@ -1,29 +1,32 @@
-import { custom, type CustomAnswer } from './custom/index.ts';
-import type { CaptureStep } from './custom/capture.ts';
-import { document, type DocumentAnswer, type DocumentStep } from './document/index.ts';
-import { item, type ItemAnswer } from './item/index.ts';
 import type { AnswerDeclaration, Endpoint } from '../vocabulary/endpoint.ts';
 import type { StepScope } from './crawling.ts';
+import { custom } from './custom/index.ts';
+import { document } from './document/index.ts';
+import { item } from './item/index.ts';
 import type { AnswerKind, DeclarationScope } from './kind.ts';
-import { list, type ListAnswer, type ListStep } from './list/index.ts';
-import { numberedPage, type NumberedPageAnswer } from './numbered-page/index.ts';
-import type { WindowsStep } from './numbered-page/crawl.ts';
-import { page, type PageAnswer } from './page/index.ts';
-import type { PagesStep } from './page/crawl.ts';
-import { series, type SeriesAnswer } from './series/index.ts';
-import type { SeriesStep } from './series/crawl.ts';
+import { list } from './list/index.ts';
+import { numberedPage } from './numbered-page/index.ts';
+import { page } from './page/index.ts';
+import { series } from './series/index.ts';
 
 /**
  * The registry of answer kinds (see kind.ts). The engines find an endpoint's kind here by its
- * declaration's `kind`; a new kind is a module registered in `kinds` and in the unions below.
+ * declaration's `kind`. A new kind is a module, imported and listed here, and nothing else: what
+ * its endpoints declare and what its crawl steps take join the unions below by its type.
  */
-export const kinds: readonly AnswerKind<any, any, any>[] = [list, item, document, page, numberedPage, series, custom];
+const registered = [list, item, document, page, numberedPage, series, custom] as const;
+
+export const kinds: readonly AnswerKind<any, any, any>[] = registered;
+
+type Registered = (typeof registered)[number];
+type DeclarationOf<K> = K extends AnswerKind<infer A, any, any> ? A : never;
+type StepOf<K> = K extends AnswerKind<any, infer S, any> ? S : never;
 
 /** How an endpoint is answered: one of the kinds' declarations. */
-export type Answer = ListAnswer | ItemAnswer | DocumentAnswer | PageAnswer | NumberedPageAnswer | SeriesAnswer | CustomAnswer;
+export type Answer = DeclarationOf<Registered>;
 
 /** A step of a data set's crawl plan: it names an endpoint, and its kind says what else it takes. */
-export type CrawlStep = ListStep | DocumentStep | PagesStep | WindowsStep | SeriesStep | CaptureStep;
+export type CrawlStep = StepOf<Registered>;
 export type CrawlPlan = readonly CrawlStep[];
 
 const byKind = new Map<string, AnswerKind<any, any, any>>(kinds.map((kind) => [kind.kind, kind]));

@@ -11,9 +11,10 @@ import type { Defaults, FileSource, FileUnit, PrintsWanted, StaticFile, TreeLayo
  * A kind of answer: how an endpoint is answered from the tables (offset pages, numbered pages, a
  * series, an item, …), declared as data in the endpoint (`answer: { kind: 'page', … }`). Each
  * kind is one module (answers/<kind>/) that says everything the engines need of it, so that they
- * loop over kinds as they loop over data sets: what it adds to the endpoint, how the server
- * answers it, what the static tree holds of it, how a pull crawls it and how the docs show it.
- * Adding a kind is a module that implements this, registered in answers/index.ts.
+ * loop over kinds as they loop over data sets: what it adds to the endpoint and checks of it, then
+ * one facet per engine: how the server answers it, what the static tree holds of it, how a pull
+ * crawls it, and how the docs show it. Adding a kind is a module that implements this, and one
+ * line in answers/index.ts.
  */
 
 /** The names a declaration may use, to check them (see AnswerKind.problems). */
@@ -37,19 +38,19 @@ export interface Storage {
    * its items are found by.
    */
   readonly rendered?: { readonly resource: string; readonly keys: readonly string[] };
+  /** Columns made by SQL for the kind's statements, `… AS name`, stored with the resource's table. */
+  readonly derived?: { readonly resource: string; readonly columns: readonly string[] };
   /**
-   * Columns of a paged resource's table its filters read, kept in memory; `derived`: SQL `… AS
-   * name` of columns made for them; `scanned`: those also kept as numbers in the server's process
-   * (see page/scan.ts), where they map onto numbers exactly.
+   * Columns of a stored resource's table that the kind's statements read at every request, copied
+   * into memory in the stored table's row order (see ServedTables.inMemory).
    */
-  readonly filtered?: {
-    readonly resource: string;
-    readonly columns: readonly string[];
-    readonly derived: readonly string[];
-    readonly scanned: readonly string[];
-    /** Reads what the kind keeps of the `scanned` columns in the server's process, once per snapshot (see ServedTables.inProcess). */
-    readonly keep?: (source: InProcessSource) => Promise<unknown>;
-  };
+  readonly inMemory?: { readonly resource: string; readonly columns: readonly string[] };
+  /**
+   * What the kind keeps in the server's process, read by `read` from the resource's stored table
+   * (its `columns`), once per snapshot; the kind gets it back by endpoint (ServedTables.inProcess)
+   * and alone knows its type.
+   */
+  readonly inProcess?: { readonly resource: string; readonly columns: readonly string[]; readonly read: (source: InProcessSource) => Promise<unknown> };
 }
 
 /** Where a kind reads what it keeps in the server's process from: the stored table, in row order. */
@@ -58,7 +59,7 @@ export interface InProcessSource {
   /** SQL naming the stored table. */
   readonly from: string;
   readonly table: Table;
-  /** The columns to keep (Storage.filtered.scanned). */
+  /** The columns to keep (Storage.inProcess.columns). */
   readonly columns: readonly string[];
   readonly rows: number;
 }
@@ -75,6 +76,23 @@ export interface SqlScope {
   readonly order: string;
 }
 
+/** The server: the body of one request, and what its database keeps for the kind. */
+export interface ServerFacet<A extends AnswerDeclaration> {
+  serve(request: AnswerRequest, answer: A): Promise<unknown>;
+  storage?(answer: A): Storage;
+}
+
+/** The static tree: where an endpoint's files go and what each stands for, and every file. */
+export interface TreeFacet<A extends AnswerDeclaration, U extends FileUnit> {
+  /** Where the files go, by the query values its upstream defaults to (a list's files are pages of the size it gives without `limit`). */
+  layout(defaults: Defaults): TreeLayout<U>;
+  /** Every file of an endpoint. */
+  files(source: FileSource, answer: A): AsyncGenerator<StaticFile>;
+  /** The fingerprints its files are made by, asked before the build comes to the endpoint so they can be read ahead. */
+  prints?(answer: A, defaults: Defaults): PrintsWanted;
+}
+
+/** A pull: how it crawls the kind. */
 export interface CrawlFacet<A extends AnswerDeclaration, S> {
   /** What is wrong with a step of a data set's crawl plan that names an endpoint of this kind. */
   problems(step: S, endpoint: Endpoint, answer: A, scope: StepScope): string[];
@@ -82,7 +100,11 @@ export interface CrawlFacet<A extends AnswerDeclaration, S> {
   run(crawl: Crawl, step: S, endpoint: Endpoint, answer: A): Promise<void>;
 }
 
-export interface AnswerKind<A extends AnswerDeclaration = AnswerDeclaration, S = unknown, U extends FileUnit = FileUnit> {
+/**
+ * A kind: `A` the declaration its endpoints write, `S` the step of a crawl plan that crawls it
+ * (never, for a kind a pull cannot crawl), `U` the units its static files are laid out by.
+ */
+export interface AnswerKind<A extends AnswerDeclaration = AnswerDeclaration, S = never, U extends FileUnit = FileUnit> {
   readonly kind: A['kind'];
   /** Query parameters of every endpoint of this kind, with their limits and defaults, and their rules. */
   params?(answer: A): { readonly params: z.ZodRawShape; readonly rules?: readonly ParamRule[] };
@@ -93,24 +115,10 @@ export interface AnswerKind<A extends AnswerDeclaration = AnswerDeclaration, S =
   /** Whether a request whose parameters are fine may still find nothing (404) but by a path value: a stored document. */
   readonly canBeMissing?: boolean;
 
-  /** The server: the body of one request. */
-  serve(request: AnswerRequest, answer: A): Promise<unknown>;
-  /** What the server's database keeps for it. */
-  storage?(answer: A): Storage;
-
-  /**
-   * The static tree: where an endpoint's files go and what each stands for, by the query values
-   * its upstream defaults to (a list's files are pages of the size it gives without `limit`)…
-   */
-  tree(defaults: Defaults): TreeLayout<U>;
-  /** …and every file of an endpoint. */
-  files(source: FileSource, answer: A): AsyncGenerator<StaticFile>;
-  /** The fingerprints its files are made by, asked before the build comes to the endpoint so they can be read ahead. */
-  prints?(answer: A, defaults: Defaults): PrintsWanted;
-
-  /** How a pull fetches it; absent where the kind cannot be crawled. */
+  readonly server: ServerFacet<A>;
+  readonly tree: TreeFacet<A, U>;
+  /** Absent where a pull cannot crawl the kind. */
   readonly crawl?: CrawlFacet<A, S>;
-
-  /** Docs: a query close to what it answers. */
+  /** The docs: a query close to what it answers. */
   sql(answer: A, scope: SqlScope): string;
 }

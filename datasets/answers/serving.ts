@@ -43,7 +43,7 @@ export interface RenderedRecords {
   withJoined<T>(rows: readonly number[], separator: number, use: (bytes: Buffer) => T): T;
 }
 
-/** A snapshot's tables as the server holds them for answering (server/served-snapshot.ts). */
+/** A snapshot's tables as the server holds them for answering (server/snapshot-tables.ts). */
 export interface ServedTables {
   readonly snapshot: { readonly manifest: Manifest };
   /** A table's Parquet files, narrowed by partition values and by the min/max of its time column. */
@@ -52,10 +52,10 @@ export interface ServedTables {
   source(dataset: Dataset, resource: Resource, files?: readonly string[], bind?: (value: DuckDBValue) => string): string;
   /** The resource's rows kept rendered, if they are. */
   rendered(dataset: Dataset, resource: Resource): RenderedResource | undefined;
-  /** The in-memory copy of what a paged table's filters read; its rows match the stored table's by row number. */
-  filtered(dataset: Dataset, tableName: string): string;
-  /** What the table's kind keeps in the server's process (Storage.filtered.keep), once read; its own to know the type of. */
-  inProcess(dataset: Dataset, tableName: string): unknown;
+  /** SQL naming the columns of a table its kinds keep in memory (Storage.inMemory); its rows match the stored table's by row number. */
+  inMemory(dataset: Dataset, tableName: string): string;
+  /** What the endpoint's kind keeps in the server's process (Storage.inProcess), once read; its own to know the type of. */
+  inProcess(endpoint: Endpoint): unknown;
   /** Whether a table is small enough for its lookups to be remembered. */
   isSmall(dataset: Dataset, tableName: string): boolean;
   remember<T>(key: string, compute: () => Promise<T>): Promise<T>;

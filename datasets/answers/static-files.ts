@@ -57,7 +57,7 @@ export const wholeLayout: TreeLayout = {
   pattern: { file: '', query: '' },
 };
 
-/** What a kind yields for the static tree (see AnswerKind.files), told apart by `type`. */
+/** What a kind yields for the static tree (see TreeFacet.files), told apart by `type`. */
 export type StaticFile =
   /**
    * Rendered: its body, and the input it was made from when it has one; `endsWith`: the end of

@@ -4,7 +4,7 @@ import { fileIn, requestIn, segmentsIn, WHOLE, type Defaults, type FileUnit } fr
 
 /**
  * The static tree's layout: which file answers which v1 request, by the endpoint's kind (see
- * each kind's `tree`). A file is the request's path with `.json`, and for requests that take a
+ * each kind's `tree.layout`). A file is the request's path with `.json`, and for requests that take a
  * range or a page, more segments naming the unit:
  *
  *   /api/public/rcn/transactions.json                    GET /api/public/rcn/transactions (limit 100, offset 0)
@@ -24,7 +24,7 @@ type Values = Readonly<Record<string, string>>;
  * An endpoint's layout, by what its upstream defaults to (see the manifest's endpoints): the
  * functions below take those defaults last, none meaning the spec's.
  */
-const layoutOf = (endpoint: Endpoint, defaults: Defaults = {}) => kindOf(endpoint.answer).tree(defaults);
+const layoutOf = (endpoint: Endpoint, defaults: Defaults = {}) => kindOf(endpoint.answer).tree.layout(defaults);
 
 /** The file's path in the tree, as on disk (path values unencoded): `api/public/rcn/transactions/offset/200.json`. */
 export const filePath = (endpoint: Endpoint, values: Values, unit: FileUnit = WHOLE, defaults?: Defaults): string =>

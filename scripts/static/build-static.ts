@@ -122,7 +122,7 @@ async function buildLocked(options: BuildOptions): Promise<BuildResult> {
     const upstream = (endpoint: Endpoint) => snapshot.manifest.endpoints?.[endpoint.fullPath];
     const defaultsOf = (endpoint: Endpoint) => upstream(endpoint)?.defaults ?? {};
     prints.readAhead(printsDb, options.datasets.flatMap((dataset) => dataset.endpoints.flatMap((endpoint) => {
-      const wanted = kindOf(endpoint.answer).prints?.(endpoint.answer, defaultsOf(endpoint));
+      const wanted = kindOf(endpoint.answer).tree.prints?.(endpoint.answer, defaultsOf(endpoint));
       return wanted ? [{ dataset, prints: wanted }] : [];
     })), failing.signal);
     const output = await TreeOutput.open(options.out, await renderKey(base, snapshot.manifest.endpoints), { fresh: options.full });
@@ -155,7 +155,7 @@ async function buildLocked(options: BuildOptions): Promise<BuildResult> {
         };
         let files = 0;
         const progress = () => options.onProgress?.({ endpoint: endpoint.fullPath, files });
-        for await (const file of kindOf(endpoint.answer).files(source, endpoint.answer)) {
+        for await (const file of kindOf(endpoint.answer).tree.files(source, endpoint.answer)) {
           switch (file.type) {
             case 'segments':
               // Segments are listed whole, when the endpoint's files are all there (see Listing).

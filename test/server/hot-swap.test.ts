@@ -47,7 +47,7 @@ describe('hot swap', () => {
     await untilServing(server, next.id);
     // While the old one is open, the new one's pages read its stored table: the server never holds both in-memory copies.
     const rcn = datasets.find((dataset) => dataset.name === 'rcn')!;
-    expect(server.host.current.filtered(rcn, 'transactions')).toMatch(/^stored\./);
+    expect(server.host.current.tables.inMemory(rcn, 'transactions')).toMatch(/^stored\./);
     expect(server.logs.some((line) => line.event === 'pages-in-memory')).toBe(false);
     held.release();
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -69,7 +69,7 @@ describe('hot swap', () => {
     // The new snapshot's page filters go into memory once the old one is closed, never both at once.
     for (let waited = 0; !server.logs.some((line) => line.event === 'pages-in-memory') && waited < 10_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(server.logs.filter((line) => line.event === 'pages-in-memory')).toEqual([{ event: 'pages-in-memory', snapshot: next.id }]);
-    expect(server.host.current.filtered(rcn, 'transactions')).toMatch(/^pages\./);
+    expect(server.host.current.tables.inMemory(rcn, 'transactions')).toMatch(/^kept\./);
   });
 });
 
@@ -83,10 +83,10 @@ describe('a snapshot whose page filters are not in memory yet', () => {
   ];
 
   it('answers pages from the stored table exactly as from the copy it makes later', async () => {
-    const later = await startTestServer({ pagesInMemory: 'later', publicUrl: 'http://odsnap.test' });
+    const later = await startTestServer({ inMemory: 'later', publicUrl: 'http://odsnap.test' });
     try {
       const rcn = datasets.find((dataset) => dataset.name === 'rcn')!;
-      expect(later.host.current.filtered(rcn, 'transactions')).toMatch(/^stored\./);
+      expect(later.host.current.tables.inMemory(rcn, 'transactions')).toMatch(/^stored\./);
       const reference = await startTestServer({ publicUrl: 'http://odsnap.test' });
       try {
         const expected = new Map<string, string>();
@@ -95,8 +95,8 @@ describe('a snapshot whose page filters are not in memory yet', () => {
           expect(JSON.parse(expected.get(path)!).items.length, path).toBeGreaterThan(0);
           expect(await (await later.fetch(path)).text(), path).toBe(expected.get(path));
         }
-        expect(await later.host.current.keepPagesInMemory()).toBe(true);
-        expect(later.host.current.filtered(rcn, 'transactions')).toMatch(/^pages\./);
+        expect(await later.host.current.keepInMemory()).toBe(true);
+        expect(later.host.current.tables.inMemory(rcn, 'transactions')).toMatch(/^kept\./);
         for (const path of filteredPages) expect(await (await later.fetch(path)).text(), path).toBe(expected.get(path));
       } finally {
         await reference.close();
@@ -107,14 +107,14 @@ describe('a snapshot whose page filters are not in memory yet', () => {
   });
 
   it('makes no page copies for a snapshot retired before it got to them', async () => {
-    const later = await startTestServer({ pagesInMemory: 'later' });
+    const later = await startTestServer({ inMemory: 'later' });
     const served = later.host.current;
     const rcn = datasets.find((dataset) => dataset.name === 'rcn')!;
     try {
       // As when a second new snapshot arrives before the first one's copies are made.
       served.retire();
-      expect(await served.keepPagesInMemory()).toBe(false);
-      expect(served.filtered(rcn, 'transactions')).toMatch(/^stored\./);
+      expect(await served.keepInMemory()).toBe(false);
+      expect(served.tables.inMemory(rcn, 'transactions')).toMatch(/^stored\./);
     } finally {
       await later.close();
     }

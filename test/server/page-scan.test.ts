@@ -25,7 +25,7 @@ let properties: Row[];
 
 beforeAll(async () => {
   // One public URL, so that both write the same links.
-  [scanning, querying] = await Promise.all([startTestServer({ publicUrl: 'http://odsnap.test' }), startTestServer({ publicUrl: 'http://odsnap.test', pageScans: false })]);
+  [scanning, querying] = await Promise.all([startTestServer({ publicUrl: 'http://odsnap.test' }), startTestServer({ publicUrl: 'http://odsnap.test', inProcess: false })]);
   await withDatabase(async (db) => {
     const snapshot = await tinySnapshot();
     transactions = await readTable(db, snapshot, rcn, 'transactions');
@@ -113,13 +113,15 @@ describe('a page found by a scan in the server', () => {
 
   it('runs where its filters allow, and leaves the rest to DuckDB', () => {
     const served = scanning.host.current;
-    const transactionsScan = (served.inProcess(rcn, 'transactions') as RowScan);
-    const page = answerAs(rcn.endpoints.find((e) => e.path === '/transactions')!.answer, 'page')!;
+    const transactions = rcn.endpoints.find((e) => e.path === '/transactions')!;
+    const transactionsScan = (served.tables.inProcess(transactions) as RowScan);
+    const page = answerAs(transactions.answer, 'page')!;
     expect(transactionsScan.page(page.filters, { marketType: 1, documentDateFrom: '2025-01-01', grossPriceFrom: '1.00001' }, 10, 0)).toBeDefined();
-    const propertiesPage = answerAs(rcn.endpoints.find((e) => e.path === '/properties')!.answer, 'page')!;
-    const propertiesScan = (served.inProcess(rcn, 'properties') as RowScan);
+    const properties = rcn.endpoints.find((e) => e.path === '/properties')!;
+    const propertiesPage = answerAs(properties.answer, 'page')!;
+    const propertiesScan = (served.tables.inProcess(properties) as RowScan);
     expect(propertiesScan.page(propertiesPage.filters, { propertyType: 1 }, 10, 0)).toBeDefined();
     expect(propertiesScan.page(propertiesPage.filters, { propertyType: 1, address: 'mar' }, 10, 0)).toBeUndefined();
-    expect(querying.host.current.inProcess(rcn, 'transactions')).toBeUndefined();
+    expect(querying.host.current.tables.inProcess(transactions)).toBeUndefined();
   });
 });

@@ -18,26 +18,30 @@ export const custom: AnswerKind<CustomAnswer, CaptureStep> = {
   ],
   reads: (answer) => answer.reads,
 
-  serve: async (request, answer) => enveloped(await answer.answer(queryFor(request), request.params, request.context), request.envelope),
+  server: {
+    serve: async (request, answer) => enveloped(await answer.answer(queryFor(request), request.params, request.context), request.envelope),
+  },
 
-  tree: () => wholeLayout,
-  /** One file, or one per value of each path parameter the declaration names. */
-  async *files(source, answer) {
-    const { dataset, endpoint, rows, context } = source;
-    const query = rows.queryFor(dataset, context);
-    let combinations: Record<string, string>[] = [{}];
-    for (const name of endpoint.pathParams) {
-      const each = answer.each![name]!;
-      const found = [...new Set((await rows.all(dataset, each.resource)).map((row) => row[each.column]).filter((v) => v !== null && v !== undefined).map(String))];
-      combinations = combinations.flatMap((values) => found.map((value) => ({ ...values, [name]: value })));
-    }
-    for (const values of combinations) {
-      try {
-        yield { type: 'rendered', path: pathIn(source, wholeLayout, values, WHOLE), body: enveloped(await answer.answer(query, paramsIn(source, wholeLayout, values, WHOLE), context), source.envelope) };
-      } catch (error) {
-        if (!(error instanceof Problem && error.slug === 'not-found')) throw error;
+  tree: {
+    layout: () => wholeLayout,
+    /** One file, or one per value of each path parameter the declaration names. */
+    async *files(source, answer) {
+      const { dataset, endpoint, rows, context } = source;
+      const query = rows.queryFor(dataset, context);
+      let combinations: Record<string, string>[] = [{}];
+      for (const name of endpoint.pathParams) {
+        const each = answer.each![name]!;
+        const found = [...new Set((await rows.all(dataset, each.resource)).map((row) => row[each.column]).filter((v) => v !== null && v !== undefined).map(String))];
+        combinations = combinations.flatMap((values) => found.map((value) => ({ ...values, [name]: value })));
       }
-    }
+      for (const values of combinations) {
+        try {
+          yield { type: 'rendered', path: pathIn(source, wholeLayout, values, WHOLE), body: enveloped(await answer.answer(query, paramsIn(source, wholeLayout, values, WHOLE), context), source.envelope) };
+        } catch (error) {
+          if (!(error instanceof Problem && error.slug === 'not-found')) throw error;
+        }
+      }
+    },
   },
 
   crawl: { problems: captureProblems, run: crawlCapture },

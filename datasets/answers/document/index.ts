@@ -26,23 +26,27 @@ export const document: AnswerKind<DocumentAnswer, DocumentStep> = {
   reads: (answer) => [answer.resource],
   canBeMissing: true,
 
-  async serve(request, answer) {
-    const resource = resourceOf(request.dataset, answer.resource);
-    const where = Object.keys(answer.where).map((column, i) => `${quoteIdentifier(column)} = $${i + 1}`).join(' AND ');
-    const rows = await request.connection.rows(
-      `SELECT ${selectList(columnsFor(request, resource))} FROM ${request.served.source(request.dataset, resource)} WHERE ${where}`,
-      Object.values(answer.where),
-    );
-    if (!rows[0]) throw notFound(`this snapshot holds no ${request.path}`, 'path');
-    return renderRows(request, resource, rows)[0];
+  server: {
+    async serve(request, answer) {
+      const resource = resourceOf(request.dataset, answer.resource);
+      const where = Object.keys(answer.where).map((column, i) => `${quoteIdentifier(column)} = $${i + 1}`).join(' AND ');
+      const rows = await request.connection.rows(
+        `SELECT ${selectList(columnsFor(request, resource))} FROM ${request.served.source(request.dataset, resource)} WHERE ${where}`,
+        Object.values(answer.where),
+      );
+      if (!rows[0]) throw notFound(`this snapshot holds no ${request.path}`, 'path');
+      return renderRows(request, resource, rows)[0];
+    },
+    storage: (answer) => ({ stored: [answer.resource] }),
   },
-  storage: (answer) => ({ stored: [answer.resource] }),
 
-  tree: () => wholeLayout,
-  async *files(source, answer) {
-    const { dataset, rows, context } = source;
-    const [row] = await rows.all(dataset, answer.resource, { equal: answer.where });
-    if (row) yield { type: 'rendered', path: pathIn(source, wholeLayout, {}, WHOLE), body: rows.resource(dataset, answer.resource).render(row, context) };
+  tree: {
+    layout: () => wholeLayout,
+    async *files(source, answer) {
+      const { dataset, rows, context } = source;
+      const [row] = await rows.all(dataset, answer.resource, { equal: answer.where });
+      if (row) yield { type: 'rendered', path: pathIn(source, wholeLayout, {}, WHOLE), body: rows.resource(dataset, answer.resource).render(row, context) };
+    },
   },
 
   crawl: {

@@ -40,84 +40,88 @@ export const item: AnswerKind<ItemAnswer> = {
   ],
   reads: (answer) => [answer.resource],
 
-  async serve(request, answer) {
-    const value = request.params[answer.param];
-    const resource = resourceOf(request.dataset, answer.resource);
-    const rendered = request.served.rendered(request.dataset, resource);
-    const keys = rendered && recordKeys(request.dataset.tables[resource.table]!, answer.match, value);
-    if (rendered && keys) {
-      // Its record file: no statement at all.
-      for (const [column, key] of keys) {
-        const bytes = rendered.records.find(column, key);
-        if (bytes !== undefined) return new SerializedJson(rendered.withBase(bytes, request.base));
+  server: {
+    async serve(request, answer) {
+      const value = request.params[answer.param];
+      const resource = resourceOf(request.dataset, answer.resource);
+      const rendered = request.served.rendered(request.dataset, resource);
+      const keys = rendered && recordKeys(request.dataset.tables[resource.table]!, answer.match, value);
+      if (rendered && keys) {
+        // Its record file: no statement at all.
+        for (const [column, key] of keys) {
+          const bytes = rendered.records.find(column, key);
+          if (bytes !== undefined) return new SerializedJson(rendered.withBase(bytes, request.base));
+        }
+        throw missing(answer, value);
       }
-      throw missing(answer, value);
-    }
-    // Not stored rendered, or a key the record file cannot be asked for: the row, rendered now.
-    const found = await findRow(request, answer.resource, answer.match, value);
-    if (!found) throw missing(answer, value);
-    // A copy: a remembered row serves many requests, and rows are decoded in place.
-    return renderRows(request, found.resource, [{ ...found.row }])[0];
+      // Not stored rendered, or a key the record file cannot be asked for: the row, rendered now.
+      const found = await findRow(request, answer.resource, answer.match, value);
+      if (!found) throw missing(answer, value);
+      // A copy: a remembered row serves many requests, and rows are decoded in place.
+      return renderRows(request, found.resource, [{ ...found.row }])[0];
+    },
+
+    /**
+     * Items are stored rendered where they can be, in record files found by their keys: DuckDB plans
+     * a statement again for each set of bound values, and planning a read of every column of a wide
+     * row took longer than the read itself. Else their rows are found by an index on the match columns.
+     */
+    storage: (answer) => ({
+      stored: [answer.resource],
+      rendered: { resource: answer.resource, keys: answer.match },
+      lookups: [{ resource: answer.resource, columns: answer.match, unlessRendered: true }],
+    }),
   },
 
-  /**
-   * Items are stored rendered where they can be, in record files found by their keys: DuckDB plans
-   * a statement again for each set of bound values, and planning a read of every column of a wide
-   * row took longer than the read itself. Else their rows are found by an index on the match columns.
-   */
-  storage: (answer) => ({
-    stored: [answer.resource],
-    rendered: { resource: answer.resource, keys: answer.match },
-    lookups: [{ resource: answer.resource, columns: answer.match, unlessRendered: true }],
-  }),
+  tree: {
+    layout: () => wholeLayout,
+    prints: (answer) => ({ kind: 'buckets', resource: answer.resource, keyColumn: answer.match[0]! }),
 
-  tree: () => wholeLayout,
-  prints: (answer) => ({ kind: 'buckets', resource: answer.resource, keyColumn: answer.match[0]! }),
-
-  /**
-   * An item per row, in segments: the rows of a bucket of keys. A bucket whose print is unchanged
-   * is carried whole; in the others, only rows whose print changed are read whole and rendered.
-   */
-  async *files(source, answer) {
-    const { dataset, endpoint, rows, prints: printed, context } = source;
-    const resource = rows.resource(dataset, answer.resource);
-    const column = answer.match[0]!;
-    const buckets = await printed.prints(dataset, { kind: 'buckets', resource: answer.resource, keyColumn: column });
-    const segmentOf = (bucket: number) => `${endpoint.fullPath}#${bucket}`;
-    const segments = buckets.map(({ bucket, rows: files, print }) => ({ key: segmentOf(bucket), print, files, place: bucket, carried: source.previousSegment(segmentOf(bucket)) === print }));
-    yield { type: 'segments', segments, places: printed.buckets };
-    const changed = segments.filter((segment) => !segment.carried).map((segment) => segment.place);
-    if (!changed.length) return;
-    const prints = await printed.rowPrints(dataset, answer.resource, column, changed.length === segments.length ? undefined : changed);
-    const wanted = new Map<string, CarriedFile>();
-    const unchanged: CarriedFile[] = [];
-    for (const { key, print, bucket } of prints) {
-      let path: string;
-      try {
-        path = pathIn(source, wholeLayout, { [answer.param]: key }, WHOLE);
-      } catch (error) {
-        if (!(error instanceof UnnamableValue)) throw error;
-        source.leftOut?.(error.message);
-        continue;
+    /**
+     * An item per row, in segments: the rows of a bucket of keys. A bucket whose print is unchanged
+     * is carried whole; in the others, only rows whose print changed are read whole and rendered.
+     */
+    async *files(source, answer) {
+      const { dataset, endpoint, rows, prints: printed, context } = source;
+      const resource = rows.resource(dataset, answer.resource);
+      const column = answer.match[0]!;
+      const buckets = await printed.prints(dataset, { kind: 'buckets', resource: answer.resource, keyColumn: column });
+      const segmentOf = (bucket: number) => `${endpoint.fullPath}#${bucket}`;
+      const segments = buckets.map(({ bucket, rows: files, print }) => ({ key: segmentOf(bucket), print, files, place: bucket, carried: source.previousSegment(segmentOf(bucket)) === print }));
+      yield { type: 'segments', segments, places: printed.buckets };
+      const changed = segments.filter((segment) => !segment.carried).map((segment) => segment.place);
+      if (!changed.length) return;
+      const prints = await printed.rowPrints(dataset, answer.resource, column, changed.length === segments.length ? undefined : changed);
+      const wanted = new Map<string, CarriedFile>();
+      const unchanged: CarriedFile[] = [];
+      for (const { key, print, bucket } of prints) {
+        let path: string;
+        try {
+          path = pathIn(source, wholeLayout, { [answer.param]: key }, WHOLE);
+        } catch (error) {
+          if (!(error instanceof UnnamableValue)) throw error;
+          source.leftOut?.(error.message);
+          continue;
+        }
+        const file = { path, input: print, segment: segmentOf(bucket) };
+        if (source.previousInput(file.path, file.segment) === print) unchanged.push(file);
+        else wanted.set(key, file);
       }
-      const file = { path, input: print, segment: segmentOf(bucket) };
-      if (source.previousInput(file.path, file.segment) === print) unchanged.push(file);
-      else wanted.set(key, file);
-    }
-    if (unchanged.length) yield { type: 'carried', files: unchanged };
-    if (!wanted.size) return;
-    // A few changed rows are asked for by key; many, by reading the table.
-    const among = wanted.size <= 10_000 ? { column, values: [...wanted.keys()] } : undefined;
-    let rendered = 0;
-    for await (const batch of rows.stream(dataset, answer.resource, {}, { among })) {
-      for (const row of batch) {
-        const file = wanted.get(String(row[column]));
-        if (!file) continue;
-        rendered++;
-        yield { type: 'rendered', ...file, body: resource.render(row, context) };
+      if (unchanged.length) yield { type: 'carried', files: unchanged };
+      if (!wanted.size) return;
+      // A few changed rows are asked for by key; many, by reading the table.
+      const among = wanted.size <= 10_000 ? { column, values: [...wanted.keys()] } : undefined;
+      let rendered = 0;
+      for await (const batch of rows.stream(dataset, answer.resource, {}, { among })) {
+        for (const row of batch) {
+          const file = wanted.get(String(row[column]));
+          if (!file) continue;
+          rendered++;
+          yield { type: 'rendered', ...file, body: resource.render(row, context) };
+        }
       }
-    }
-    if (rendered !== wanted.size) throw new Error(`${endpoint.fullPath}: ${wanted.size - rendered} of the rows the prints named were not read`);
+      if (rendered !== wanted.size) throw new Error(`${endpoint.fullPath}: ${wanted.size - rendered} of the rows the prints named were not read`);
+    },
   },
 
   sql: (answer, { main, value }) => `SELECT * FROM ${main} WHERE ${answer.match[0]} = ${value(answer.param)};`,

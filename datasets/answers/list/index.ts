@@ -22,21 +22,25 @@ export const list: AnswerKind<ListAnswer, ListStep> = {
   problems: (answer, scope) => resourceProblems(scope, answer.resource),
   reads: (answer) => [answer.resource],
 
-  async serve(request, answer) {
-    const resource = resourceOf(request.dataset, answer.resource);
-    const table = request.dataset.tables[resource.table]!;
-    const rows = await request.connection.rows(
-      `SELECT ${selectList(columnsFor(request, resource))} FROM ${request.served.source(request.dataset, resource)} ORDER BY ${rowOrder(table).map(quoteIdentifier).join(', ')}`,
-    );
-    return renderRows(request, resource, rows);
+  server: {
+    async serve(request, answer) {
+      const resource = resourceOf(request.dataset, answer.resource);
+      const table = request.dataset.tables[resource.table]!;
+      const rows = await request.connection.rows(
+        `SELECT ${selectList(columnsFor(request, resource))} FROM ${request.served.source(request.dataset, resource)} ORDER BY ${rowOrder(table).map(quoteIdentifier).join(', ')}`,
+      );
+      return renderRows(request, resource, rows);
+    },
   },
 
-  tree: () => wholeLayout,
-  async *files(source, answer) {
-    const { dataset, rows, context } = source;
-    const resource = rows.resource(dataset, answer.resource);
-    const items = (await rows.all(dataset, answer.resource)).map((row) => resource.render(row, context));
-    yield { type: 'rendered', path: pathIn(source, wholeLayout, {}, WHOLE), body: items };
+  tree: {
+    layout: () => wholeLayout,
+    async *files(source, answer) {
+      const { dataset, rows, context } = source;
+      const resource = rows.resource(dataset, answer.resource);
+      const items = (await rows.all(dataset, answer.resource)).map((row) => resource.render(row, context));
+      yield { type: 'rendered', path: pathIn(source, wholeLayout, {}, WHOLE), body: items };
+    },
   },
 
   crawl: {

@@ -24,10 +24,9 @@ export const numberedPage: AnswerKind<NumberedPageAnswer, WindowsStep, DayUnit> 
   problems: (answer, scope) => readProblems(scope, answer.resource, [answer.time, ...(answer.until ? [answer.until] : [])]),
   reads: (answer) => [answer.resource],
 
-  serve: answerNumberedPage,
+  server: { serve: answerNumberedPage },
 
-  tree: () => dayLayout,
-  files: numberedPageFiles,
+  tree: { layout: () => dayLayout, files: numberedPageFiles },
 
   crawl: { problems: windowsProblems, run: crawlWindows },
 

@@ -27,31 +27,33 @@ export const page: AnswerKind<PageAnswer, PagesStep, PageUnit> = {
   ],
   reads: (answer) => [answer.resource],
 
-  serve: answerPage,
-  /**
-   * The table is stored in list order, with the columns its filters derive; what the filters
-   * read is kept in memory, but lists of ids (listContains), which a scan of the stored table
-   * answers in a few milliseconds, while in memory they would take up most of the copy.
-   * Equalities and ranges are also scanned in the server's process, where their columns allow.
-   */
-  storage: (answer) => {
-    const filters = Object.values(answer.filters);
-    return {
-      stored: [answer.resource],
-      rendered: { resource: answer.resource, keys: [] },
-      filtered: {
-        resource: answer.resource,
-        columns: [...new Set(filters.flatMap(filteredColumns))],
-        derived: filters.flatMap((filter) => derivedColumn(filter) ?? []),
-        scanned: [...new Set(filters.filter(isComparison).map((filter) => filter.column))],
-        keep: readRowScan,
-      },
-    };
+  server: {
+    serve: answerPage,
+    /**
+     * The table is stored in list order, with the columns its filters derive; what the filters
+     * read is kept in memory, but lists of ids (listContains), which a scan of the stored table
+     * answers in a few milliseconds, while in memory they would take up most of the copy.
+     * Equalities and ranges are also scanned in the server's process (scan.ts), where their
+     * columns allow.
+     */
+    storage: (answer) => {
+      const filters = Object.values(answer.filters);
+      const resource = answer.resource;
+      return {
+        stored: [resource],
+        rendered: { resource, keys: [] },
+        derived: { resource, columns: filters.flatMap((filter) => derivedColumn(filter) ?? []) },
+        inMemory: { resource, columns: [...new Set(filters.flatMap(filteredColumns))] },
+        inProcess: { resource, columns: [...new Set(filters.filter(isComparison).map((filter) => filter.column))], read: readRowScan },
+      };
+    },
   },
 
-  tree: (defaults) => pageLayout(pageLimitOf(defaults)),
-  files: pageFiles,
-  prints: (answer, defaults) => ({ kind: 'pages', resource: answer.resource, pageRows: pageLimitOf(defaults) }),
+  tree: {
+    layout: (defaults) => pageLayout(pageLimitOf(defaults)),
+    files: pageFiles,
+    prints: (answer, defaults) => ({ kind: 'pages', resource: answer.resource, pageRows: pageLimitOf(defaults) }),
+  },
 
   crawl: { problems: pagesProblems, run: crawlPages },
 

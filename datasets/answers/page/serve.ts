@@ -29,12 +29,12 @@ export async function answerPage(request: AnswerRequest, answer: PageAnswer) {
     const [before, after] = offsetPageAround({ limit, offset, count: rows.length, total, next: nextOf(rows.length, total) }, request.envelope).map((text) => Buffer.from(text));
     return new SerializedJson(texts.records.withJoined(rows, COMMA, (items) => texts.withBase(items, request.base, before!, after!)));
   };
-  const scan = request.served.inProcess(request.dataset, resource.table) as RowScan | undefined;
+  const scan = request.served.inProcess(request.endpoint) as RowScan | undefined;
   const scanned = rendered && scan?.page(answer.filters, request.params, limit, offset);
   if (scanned) return renderedPage(rendered, scanned.rows, scanned.total);
 
   const table = request.dataset.tables[resource.table]!;
-  const source = request.served.filtered(request.dataset, resource.table);
+  const source = request.served.inMemory(request.dataset, resource.table);
   const conditions: string[] = [];
   const values: DuckDBValue[] = [];
   const bind = (value: DuckDBValue) => `$${values.push(value)}`;

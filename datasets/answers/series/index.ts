@@ -23,12 +23,13 @@ export const series: AnswerKind<SeriesAnswer, SeriesStep, MonthUnit> = {
   ],
   reads: (answer) => [answer.resource, ...answer.parents.map((parent) => parent.resource)],
 
-  serve: answerSeries,
-  /** A parent is found by its match columns, one value at a time: indexed, so the one row is fetched rather than every id scanned. */
-  storage: (answer) => ({ lookups: answer.parents.map((parent) => ({ resource: parent.resource, columns: parent.match })) }),
+  server: {
+    serve: answerSeries,
+    /** A parent is found by its match columns, one value at a time: indexed, so the one row is fetched rather than every id scanned. */
+    storage: (answer) => ({ lookups: answer.parents.map((parent) => ({ resource: parent.resource, columns: parent.match })) }),
+  },
 
-  tree: () => monthLayout,
-  files: seriesFiles,
+  tree: { layout: () => monthLayout, files: seriesFiles },
 
   crawl: { problems: seriesProblems, run: crawlSeries },
 
