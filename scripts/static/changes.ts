@@ -53,6 +53,13 @@ interface TableCounts {
   readonly removed: number;
 }
 
+/** The changes step of a build: the pulls back from `snapshot`, published. */
+export async function publishChanges(output: TreeOutput, { dataDir, snapshot, datasets, context, base, onStep }: { dataDir: string; snapshot: Snapshot; datasets: readonly Dataset[]; context: RenderContext; base: string; onStep?: (text: string) => void }): Promise<void> {
+  const pulls = await pullsBack(dataDir, snapshot);
+  await writeChanges(output, pulls, datasets, context, base);
+  onStep?.(`changes: ${pulls.length} pull${pulls.length === 1 ? '' : 's'} published`);
+}
+
 export async function writeChanges(output: TreeOutput, pulls: readonly Pull[], datasets: readonly Dataset[], context: RenderContext, base: string): Promise<void> {
   const linkOf = recordLinks(datasets, context);
   const feeds = datasets.filter((dataset) => dataset.feed);

@@ -1,12 +1,31 @@
 import type { Dataset } from '../../datasets/vocabulary/dataset.ts';
 import type { ChartData, MapLayerData, MapPlace, Period } from '../../datasets/vocabulary/figure.ts';
-import type { Database } from '../../core/db/duckdb.ts';
+import { inTurn, type Database } from '../../core/db/duckdb.ts';
+import { figuresPath } from '../../core/published-tree.ts';
+import type { BuildRun } from './build-run.ts';
+import type { TreeOutput } from './tree-output.ts';
 
 /**
  * The rows of every data set's charts and map layers (see datasets/vocabulary/figure.ts), from their SQL
  * over the snapshot's views. Published in the tree at `api/public/figures/<data set>.json` for
  * anyone to draw, and read by the site at build time.
  */
+
+/**
+ * Starts working out every data set's figures, one after another, on `db` (a connection of their
+ * own): SQL over whole tables, done while the tree is read and written, where a rebuild leaves
+ * DuckDB idle most of the time.
+ */
+export function startFigures(db: Database, datasets: readonly Dataset[], run: BuildRun): Map<Dataset, Promise<DatasetFigures>> {
+  const figures = inTurn(datasets, (dataset) => figuresOf(db, dataset), run.failing);
+  run.atEnd(() => Promise.allSettled(figures.values()));
+  return figures;
+}
+
+/** The figures step of a build: each data set's figures, as they come, in the tree. */
+export async function writeFigures(output: TreeOutput, figures: ReadonlyMap<Dataset, Promise<DatasetFigures>>): Promise<void> {
+  for (const [dataset, made] of figures) await output.write(figuresPath(dataset.name), JSON.stringify(await made));
+}
 
 export interface DatasetFigures {
   readonly charts: readonly ChartData[];

@@ -1,34 +1,26 @@
 import { createHash } from 'node:crypto';
-import { mkdir, readdir, rename, rm, symlink } from 'node:fs/promises';
-import { dirname, join, relative, resolve } from 'node:path';
+import { NextState } from './next-state.ts';
+import { TreeBeingWritten } from './tree-being-written.ts';
+import { TreeInUse } from './tree-in-use.ts';
+import { filesIn, hashIn, INPUT_SEPARATOR } from './tree-state.ts';
 import { ownBytes, TreeWriters, type FileJob } from './tree-writers.ts';
-import { writeWhole } from './whole-files.ts';
 import { hasVariants, VARIANTS } from './variants.ts';
-import { entryIn, filesIn, goneFrom, hashIn, INPUT_SEPARATOR, inputIn, linesOf, parseLines, stateFileOf, stateText, treesDir, treesOf, type TreeState } from './tree-state.ts';
 
 /**
  * Where a static tree is written, so that a rebuild rewrites only what changed and readers never
- * see a mix: `<out>` is a symlink to one of two trees, `.<out>-trees/a` and `…/b`. A build brings
- * the tree not in use up to date and then points `<out>` at it in one rename: a file whose
- * content hash is what that tree already holds is left alone; one the tree in use has is
- * hard-linked from it (with its compressed variants); only content neither has is written and
- * compressed; files the snapshot no longer has are deleted. A tree's list of files and hashes is
- * saved only once it is complete; a tree without one (a build was interrupted) starts empty.
+ * see a mix: `<out>` is a symlink to one of two trees, and a build brings the tree not in use up
+ * to date (tree-being-written.ts) and then points `<out>` at it in one rename. A file whose content
+ * hash is what that tree already holds is left alone; one the tree in use has is hard-linked from
+ * it (with its compressed variants), and one whose input is unchanged is carried over from it
+ * unrendered (tree-in-use.ts); only content neither has is written and compressed, on writer
+ * threads (tree-writers.ts); files the snapshot no longer has are deleted. The tree's list of
+ * files and hashes (next-state.ts) is saved only once it is complete.
  *
  * Most files of a city's tree are register items, half a million of them. An endpoint may give its
  * files in segments (see the item kind's files): groups of files named by a key and fingerprinted
  * together, whose lines of the state are kept as one text. A segment whose print is unchanged is
  * carried whole, its lines copied unread: a rebuild does no work per file for it.
  */
-
-/** A segment of the tree being written: carried whole from the tree in use (its text), or made file by file. */
-interface NextSegment {
-  readonly print: string;
-  /** Files added one by one; a carried segment has its count and text instead. */
-  readonly files?: Map<string, string>;
-  readonly count?: number;
-  text?: string;
-}
 
 export interface TreeCounts {
   /** Files the tree holds, compressed variants not counted. */
@@ -54,35 +46,22 @@ export class TreeOutput {
   readonly counts: TreeCounts = { files: 0, written: 0, bytes: 0, linked: 0, carried: 0, reenveloped: 0, extended: 0, deleted: 0 };
   /** The tree being written, absolute. */
   readonly dir: string;
-  private readonly stateFile: string;
-  /** What the tree being written holds, as its state will list it: files not in segments, and segments. */
-  private readonly next = new Map<string, string>();
-  private readonly nextSegments = new Map<string, NextSegment>();
+  private readonly next = new NextState();
   /** Where files are compressed and written, off the main thread, which renders the next ones meanwhile. */
   private readonly writers = new TreeWriters((done) => {
     this.counts.written += done.written;
     this.counts.bytes += done.bytes;
     this.counts.linked += done.linked;
   });
-  /** Whether files of the tree in use may be reused by their input: it was rendered the same way, and the build trusts inputs. */
-  private readonly reusable: boolean;
   /** Whether `out` points at the tree written (see publish). */
   private published = false;
 
   private constructor(
-    /** The path readers use: a symlink to the current tree. */
-    readonly out: string,
-    treeName: string,
-    /** What the tree being written holds, if known. */
-    private readonly previous: TreeState | undefined,
-    /** The tree in use and what it holds. */
-    private readonly current: { dir: string; state: TreeState } | undefined,
+    private readonly tree: TreeBeingWritten,
+    private readonly inUse: TreeInUse,
     private readonly renderKey: string,
-    trustInputs: boolean,
   ) {
-    this.reusable = trustInputs && current?.state.renderKey === renderKey;
-    this.dir = join(treesDir(out), treeName);
-    this.stateFile = stateFileOf(this.dir);
+    this.dir = tree.dir;
   }
 
   /**
@@ -90,14 +69,9 @@ export class TreeOutput {
    * make. With `fresh`, every file is rendered again (content hashes still spare unchanged writes).
    */
   static async open(out: string, renderKey: string, options: { fresh?: boolean } = {}): Promise<TreeOutput> {
-    const absolute = resolve(out);
-    const { name, dir, state, inUse } = await treesOf(absolute);
-    // From here on the tree is being changed; its saved state would be a lie if the build stopped.
-    await rm(stateFileOf(dir), { force: true });
-    await rm(`${dir}.json`, { force: true }); // as older builds saved it
-    await mkdir(dir, { recursive: true });
-    const output = new TreeOutput(absolute, name, state, inUse, renderKey, !options.fresh);
-    if (!state) await output.emptyUnknownTree().catch(async (error: unknown) => {
+    const { tree, inUse } = await TreeBeingWritten.open(out);
+    const output = new TreeOutput(tree, new TreeInUse(inUse, renderKey, !options.fresh), renderKey);
+    await tree.emptyIfUnknown().catch(async (error: unknown) => {
       await output.close();
       throw error;
     });
@@ -106,19 +80,17 @@ export class TreeOutput {
 
   /** The input the tree in use made a file (of `segment`, if in one) from, when it rendered the same way. */
   previousInput(path: string, segment?: string): string | undefined {
-    return this.reusable ? inputIn(entryIn(this.current!.state, path, segment)) : undefined;
+    return this.inUse.inputOf(path, segment);
   }
 
   /** The print of a segment of the tree in use, when it rendered the same way. */
   previousSegment(key: string): string | undefined {
-    return this.reusable ? this.current!.state.segments.get(key)?.print : undefined;
+    return this.inUse.printOf(key);
   }
 
   /** Starts a segment whose files will be added one by one (write or carry with its key). */
   openSegment(key: string, print: string): void {
-    if (/[\t\n]/.test(key + print)) throw new Error(`segment ${JSON.stringify(key)}: a key or print holds a tab or a line break`);
-    if (this.nextSegments.has(key)) throw new Error(`the static tree got segment ${key} twice`);
-    this.nextSegments.set(key, { print, files: new Map() });
+    this.next.openSegment(key, print);
   }
 
   /**
@@ -126,24 +98,21 @@ export class TreeOutput {
    * nor looked at, unless the tree being written lacks some of them (they are linked).
    */
   async carrySegment(key: string, print: string): Promise<void> {
-    const segment = this.reusable ? this.current!.state.segments.get(key) : undefined;
-    if (segment?.print !== print) throw new Error(`segment ${key} cannot be carried over: the tree in use was not made from the same input`);
-    if (this.nextSegments.has(key)) throw new Error(`the static tree got segment ${key} twice`);
-    this.nextSegments.set(key, { print, count: segment.count, text: segment.text });
+    const segment = this.inUse.carriedSegment(key, print);
+    this.next.keepSegment(key, segment);
     this.counts.files += segment.count;
     this.counts.carried += segment.count;
-    const before = this.previous?.segments.get(key);
-    if (before?.text === segment.text) return;
+    if (this.tree.holdsSegment(key, segment.text)) return;
     for (const [path, entry] of filesIn(segment)) {
-      if (hashIn(entryIn(this.previous, path, key)) === hashIn(entry)) continue;
-      const waiting = this.linkFromCurrent(path, hasVariants(path));
+      if (this.tree.holds(path, hashIn(entry)!, key)) continue;
+      const waiting = this.linkFromInUse(path, hasVariants(path));
       if (waiting) await waiting;
     }
   }
 
   /** Files of a segment of the tree being written, in the order its state lists them (by path). */
   segmentFiles(key: string): string[] {
-    return [...parseLines(this.segmentText(key)).keys()];
+    return this.next.segmentFiles(key);
   }
 
   /**
@@ -151,14 +120,11 @@ export class TreeOutput {
    * most files of a rebuild, so it allocates nothing and returns a promise only when it has to wait.
    */
   carry(path: string, input: string, segment?: string): Promise<void> | undefined {
-    const entry = this.reusable ? entryIn(this.current!.state, path, segment) : undefined;
-    const made = entry !== undefined && entry.endsWith(input) && entry.charAt(entry.length - input.length - 1) === INPUT_SEPARATOR;
-    if (!made) throw new Error(`${path} cannot be carried over: the tree in use was not made from the same input`);
+    const entry = this.inUse.carriedEntry(path, input, segment);
     this.addEntry(path, entry, segment);
     this.counts.carried++;
-    const previous = entryIn(this.previous, path, segment);
-    if (previous === entry || (previous !== undefined && hashIn(previous) === hashIn(entry))) return undefined;
-    return this.linkFromCurrent(path, hasVariants(path));
+    if (this.tree.holdsEntry(path, entry, segment)) return undefined;
+    return this.linkFromInUse(path, hasVariants(path));
   }
 
   /**
@@ -170,7 +136,7 @@ export class TreeOutput {
    */
   replaceEnding(path: string, ending: { was: string; now: string }, input: string): Promise<void> | undefined {
     this.counts.reenveloped++;
-    return this.fromCurrent(path, input, `\n${ending.was}\n${ending.now}`, (source, target, replace) => ({ kind: 'reenvelope', source, target, ...ending, replace }));
+    return this.fromInUse(path, input, `\n${ending.was}\n${ending.now}`, (source, target, replace) => ({ kind: 'reenvelope', source, target, ...ending, replace }));
   }
 
   /**
@@ -180,19 +146,7 @@ export class TreeOutput {
    */
   extend(path: string, append: { ending: string; insert: string }, input: string): Promise<void> | undefined {
     this.counts.extended++;
-    return this.fromCurrent(path, input, `\n+${append.insert}\n${append.ending}`, (source, target, replace) => ({ kind: 'append', source, target, ...append, replace }));
-  }
-
-  /** Adds a file a writer thread makes from the tree in use's: named by that file's hash and `change`. */
-  private fromCurrent(path: string, input: string, change: string, job: (source: string, target: string, replace: boolean) => FileJob): Promise<void> | undefined {
-    if (!this.reusable) throw new Error(`${path}: the tree in use was rendered differently; its files cannot be reused`);
-    const made = hashIn(this.current!.state.files.get(path));
-    if (made === undefined) throw new Error(`${path} is not in the tree in use`);
-    const hash = createHash('sha1').update(made).update(change).digest('base64url');
-    this.add(path, hash, input);
-    if (hashIn(this.previous?.files.get(path)) === hash) return undefined;
-    this.writers.add(job(join(this.current!.dir, path), join(this.dir, path), this.mayBeThere(path)));
-    return this.writers.room();
+    return this.fromInUse(path, input, `\n+${append.insert}\n${append.ending}`, (source, target, replace) => ({ kind: 'append', source, target, ...append, replace }));
   }
 
   /**
@@ -205,20 +159,20 @@ export class TreeOutput {
     const hash = contentHash(data);
     const { segment } = options;
     this.add(path, hash, options.input, segment);
-    if (hashIn(entryIn(this.previous, path, segment)) === hash) return;
+    if (this.tree.holds(path, hash, segment)) return;
     const compress = options.compress ?? hasVariants(path);
-    if (hashIn(entryIn(this.current?.state, path, segment)) === hash) return this.linkFromCurrent(path, compress);
+    if (this.inUse.hashOf(path, segment) === hash) return this.linkFromInUse(path, compress);
     const endingBytes = options.ending === undefined ? 0 : Buffer.byteLength(options.ending);
     const endsSo = endingBytes > 0 && endingBytes <= data.length && Buffer.from(data.buffer, data.byteOffset + data.length - endingBytes, endingBytes).toString() === options.ending;
-    this.writers.add({ kind: 'write', target: join(this.dir, path), data, replace: this.mayBeThere(path), compress, endingBytes: endsSo ? endingBytes : 0 });
+    this.writers.add({ kind: 'write', target: this.tree.pathOf(path), data, replace: this.tree.mayBeThere(path), compress, endingBytes: endsSo ? endingBytes : 0 });
     return this.writers.room();
   }
 
   /** Adds a file as a hard link to an existing one (e.g. a snapshot's Parquet file), or a copy across file systems. */
   async link(path: string, source: string, hash: string): Promise<void> {
     this.add(path, hash);
-    if (hashIn(this.previous?.files.get(path)) === hash) return;
-    this.writers.add({ kind: 'link', source, target: join(this.dir, path) });
+    if (this.tree.holds(path, hash)) return;
+    this.writers.add({ kind: 'link', source, target: this.tree.pathOf(path) });
     await this.writers.room();
   }
 
@@ -234,32 +188,27 @@ export class TreeOutput {
    */
   async close(): Promise<void> {
     await this.writers.close();
-    if (this.published) return;
-    // Its state first (saved if publishing failed after it): a state without its tree would say files are there.
-    await rm(this.stateFile, { force: true });
-    await rm(this.dir, { recursive: true, force: true });
+    if (!this.published) await this.tree.discard();
   }
 
   /** Waits for every write, deletes what the snapshot no longer has, saves the tree's state and makes it current. */
   async publish(snapshot: string): Promise<void> {
     await this.writers.flush();
-    for (const path of this.gone()) {
-      await rm(join(this.dir, path), { force: true });
-      for (const { suffix } of VARIANTS) await rm(join(this.dir, path + suffix), { force: true });
+    for (const path of this.next.gone(this.tree.previous)) {
+      await this.tree.delete(path);
       this.counts.deleted++;
     }
-    const segments = new Map([...this.nextSegments.keys()].map((key) => {
-      const text = this.segmentText(key);
-      const { print, files, count } = this.nextSegments.get(key)!;
-      return [key, { print, count: files?.size ?? count!, text }];
-    }));
-    await writeWhole(this.stateFile, stateText({ snapshot, renderKey: this.renderKey, files: this.next, segments }));
-    // A new symlink renamed over the old one: readers see the old tree or the new, never neither.
-    const temporary = `${this.out}.${process.pid}.tmp`;
-    await rm(temporary, { force: true });
-    await symlink(relative(dirname(this.out), this.dir), temporary);
-    await rename(temporary, this.out);
+    await this.tree.swapIn(this.next.state(snapshot, this.renderKey));
     this.published = true;
+  }
+
+  /** Adds a file a writer thread makes from the tree in use's: named by that file's hash and `change`. */
+  private fromInUse(path: string, input: string, change: string, job: (source: string, target: string, replace: boolean) => FileJob): Promise<void> | undefined {
+    const hash = this.inUse.changedHash(path, change);
+    this.add(path, hash, input);
+    if (this.tree.holds(path, hash)) return undefined;
+    this.writers.add(job(this.inUse.pathOf(path), this.tree.pathOf(path), this.tree.mayBeThere(path)));
+    return this.writers.room();
   }
 
   /** Lists a file in the tree being written: its content hash, and the input it was made from. */
@@ -268,44 +217,14 @@ export class TreeOutput {
   }
 
   private addEntry(path: string, entry: string, segment?: string): void {
-    const files = segment === undefined ? this.next : this.nextSegments.get(segment)?.files;
-    if (!files) throw new Error(`${path}: segment ${segment} was not opened`);
-    const size = files.size;
-    files.set(path, entry);
-    if (files.size === size) throw new Error(`the static tree got ${path} twice`);
+    this.next.add(path, entry, segment);
     this.counts.files++;
   }
 
-  /** A segment's lines in the tree being written, sorted by path (made once). */
-  private segmentText(key: string): string {
-    const segment = this.nextSegments.get(key);
-    if (!segment) throw new Error(`the static tree has no segment ${key}`);
-    return (segment.text ??= linesOf([...segment.files!].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))));
-  }
-
-  /** Files of the tree being written over that its new state does not list. */
-  private gone(): Generator<string> {
-    return goneFrom(this.previous, this.next, new Map([...this.nextSegments].map(([key, segment]) => [key, { text: this.segmentText(key), files: segment.files }])));
-  }
-
-  /**
-   * Whether the tree being written may hold a file at `path` already: it holds exactly what its
-   * state lists (a tree without one was emptied), and a file of a segment may be listed under
-   * another segment, which is not looked into.
-   */
-  private mayBeThere(path: string): boolean {
-    return this.previous !== undefined && (this.previous.segments.size > 0 || this.previous.files.has(path));
-  }
-
-  private linkFromCurrent(path: string, compress: boolean): Promise<void> | undefined {
+  private linkFromInUse(path: string, compress: boolean): Promise<void> | undefined {
     for (const suffix of compress ? ['', ...VARIANTS.map((e) => e.suffix)] : ['']) {
-      this.writers.add({ kind: 'link', source: join(this.current!.dir, path + suffix), target: join(this.dir, path + suffix) });
+      this.writers.add({ kind: 'link', source: this.inUse.pathOf(path + suffix), target: this.tree.pathOf(path + suffix) });
     }
     return this.writers.room();
-  }
-
-  /** A tree whose state is unknown is emptied: every file will be written again. */
-  private async emptyUnknownTree(): Promise<void> {
-    for (const entry of await readdir(this.dir)) await rm(join(this.dir, entry), { recursive: true, force: true });
   }
 }

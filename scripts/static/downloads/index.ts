@@ -1,12 +1,15 @@
 import { join } from 'node:path';
 import type { Snapshot } from '../../../core/snapshot/read.ts';
 import { CATALOGUE, DATAPACKAGE, datasetPagePath, DCAT, DUCKDB_SCRIPT } from '../../../core/published-tree.ts';
+import type { Database } from '../../../core/db/duckdb.ts';
 import type { Dataset } from '../../../datasets/vocabulary/dataset.ts';
+import type { BuildRun } from '../build-run.ts';
 import type { TreeOutput } from '../tree-output.ts';
+import { treesDir } from '../tree-state.ts';
 import { catalogueOf } from './catalogue.ts';
-import type { CsvFiles } from './csv-files.ts';
+import { makeCsvFiles, type CsvFiles } from './csv-files.ts';
 import { dataPackageOf } from './datapackage.ts';
-import { dcatOf, type Publisher } from './dcat.ts';
+import { dcatOf, publisherOf, type Publisher } from './dcat.ts';
 import { absoluteBase, duckdbCommand, duckdbScript } from './duckdb-script.ts';
 import { tableDownloads } from './files.ts';
 
@@ -16,17 +19,34 @@ import { tableDownloads } from './files.ts';
  * and a DuckDB script. All carry the snapshot's licence (CC BY 4.0) and attribution.
  */
 
+/**
+ * Starts making the CSV twins on `db` (a connection of their own) while the tree is written: kept
+ * beside the trees, they are made only of Parquet files no earlier build converted (see
+ * csv-files.ts); `full` makes them all again.
+ */
+export function startCsvTwins(db: Database, snapshot: Snapshot, datasets: readonly Dataset[], tree: { out: string; full?: boolean }, run: BuildRun, onStep?: (text: string) => void): Promise<CsvFiles> {
+  const started = Date.now();
+  let made = 0;
+  const csv = makeCsvFiles(db, snapshot, datasets, join(treesDir(tree.out), 'csv'), { fresh: tree.full, signal: run.failing, onFile: () => made++ });
+  run.atEnd(() => Promise.allSettled([csv]));
+  // Awaited with the downloads; the rejection handler keeps a failure before then from counting as unhandled.
+  void csv.then(() => onStep?.(`CSV twins: ${made} made from new Parquet files in ${((Date.now() - started) / 1000).toFixed(1)} s, the rest kept from earlier builds`), () => {});
+  return csv;
+}
+
 export interface DownloadsOptions {
   readonly snapshot: Snapshot;
   readonly datasets: readonly Dataset[];
   readonly output: TreeOutput;
   /** Prefix of absolute links ('' for root-relative ones). */
   readonly base: string;
-  /** The CSV twins, by the sha256 of their Parquet files. */
-  readonly csv: CsvFiles;
-  readonly publisher: Publisher;
+  /** The CSV twins, by the sha256 of their Parquet files, once made (see startCsvTwins). */
+  readonly csv: Promise<CsvFiles>;
+  /** Who publishes the data, for the DCAT-AP record (default: the upstream the snapshot was pulled from). */
+  readonly publisher?: Partial<Publisher>;
   /** Whether the tree holds the site, whose pages the descriptions name. */
   readonly site?: boolean;
+  readonly onStep?: (text: string) => void;
 }
 
 export interface DownloadsResult {
@@ -37,7 +57,9 @@ export interface DownloadsResult {
   readonly warnings: readonly string[];
 }
 
-export async function writeDownloads({ snapshot, datasets, output, base, csv, publisher, site = false }: DownloadsOptions): Promise<DownloadsResult> {
+/** The downloads step of a build. */
+export async function writeDownloads({ snapshot, datasets, output, base, publisher, site = false, onStep, ...made }: DownloadsOptions): Promise<DownloadsResult> {
+  const csv = await made.csv;
   const csvOf = (sha256: string) => {
     const made = csv.get(sha256);
     if (!made) throw new Error(`no CSV was made of the Parquet file with sha256 ${sha256}`);
@@ -60,10 +82,11 @@ export async function writeDownloads({ snapshot, datasets, output, base, csv, pu
   const pages = site && absolute ? { home: `${base}/`, dataset: (name: string) => `${base}/${datasetPagePath(name)}` } : undefined;
   await output.write(CATALOGUE, JSON.stringify(catalogueOf(snapshot, tables, { script: `${base}/${DUCKDB_SCRIPT}`, command: duckdbCommand(base), remote: absolute }), null, 2));
   await output.write(DATAPACKAGE, JSON.stringify(dataPackageOf(snapshot, tables, pages?.home), null, 2));
-  await output.write(DCAT, JSON.stringify(dcatOf({ snapshot, datasets, tables, base, publisher, pages }), null, 2));
+  await output.write(DCAT, JSON.stringify(dcatOf({ snapshot, datasets, tables, base, publisher: publisherOf(snapshot.manifest.source, publisher), pages }), null, 2));
   await output.write(DUCKDB_SCRIPT, duckdbScript(snapshot, tables, base), { compress: false });
   const warnings = absolute
     ? []
     : [`${DCAT} names things by root-relative IRIs: a harvester resolves them only against the URL it reads the record from. Build with --base-url https://… (where the tree will be served) for a record with absolute IRIs.`];
+  onStep?.(`downloads: ${files} Parquet files and their CSV twins`);
   return { files, bytes, warnings };
 }

@@ -1,0 +1,74 @@
+import { join } from 'node:path';
+import { openDatabase, type Database } from '../../core/db/duckdb.ts';
+import { paceHeap } from '../../core/heap.ts';
+import type { EndpointManifest } from '../../core/snapshot/manifest.ts';
+import { markReading } from '../../core/snapshot/readers.ts';
+import { assertShape, createViews, openSnapshot, type Snapshot } from '../../core/snapshot/read.ts';
+import { kindOf } from '../../datasets/answers/index.ts';
+import type { Defaults } from '../../datasets/answers/static-files.ts';
+import type { Dataset } from '../../datasets/vocabulary/dataset.ts';
+import type { Endpoint } from '../../datasets/vocabulary/endpoint.ts';
+import type { BuildRun } from './build-run.ts';
+import { SnapshotPrints } from './snapshot-prints.ts';
+import { SnapshotRows } from './snapshot-rows.ts';
+import { treesDir } from './tree-state.ts';
+
+/**
+ * The first step of a build: the current snapshot's tables, as DuckDB views, that the other steps
+ * read; marked as being read, so that `odsnap prune` leaves the snapshot until the build ends.
+ */
+export interface Tables {
+  readonly snapshot: Snapshot;
+  readonly db: Database;
+  /** Its rows, read as the kinds' files render them. */
+  readonly rows: SnapshotRows;
+  /** What the upstream defaulted to and added to its envelopes, by endpoint: the tree answers as it did. */
+  upstreamOf(endpoint: Endpoint): EndpointManifest | undefined;
+  defaultsOf(endpoint: Endpoint): Defaults;
+}
+
+export async function openTables(dataDir: string, datasets: readonly Dataset[], run: BuildRun, repeatedTextsFrom?: number): Promise<Tables> {
+  const snapshot = await openSnapshot(dataDir);
+  assertShape(snapshot, datasets);
+  run.atEnd(markReading(dataDir, snapshot.id));
+  const db = await openDatabase({ threads: 2, memoryLimit: '1GB', spillDir: snapshot.cacheDir });
+  run.atEnd(() => db.close());
+  run.atEnd(paceHeap());
+  await createViews(db, snapshot, datasets);
+  const upstreamOf = (endpoint: Endpoint) => snapshot.manifest.endpoints?.[endpoint.fullPath];
+  return {
+    snapshot,
+    db,
+    rows: new SnapshotRows(db, snapshot, repeatedTextsFrom),
+    upstreamOf,
+    defaultsOf: (endpoint) => upstreamOf(endpoint)?.defaults ?? {},
+  };
+}
+
+/**
+ * Another connection to the tables, for work done while the main thread renders files (DuckDB
+ * would otherwise wait idle): closed when the build ends, its query interrupted if it fails.
+ */
+export async function connectionTo(tables: Tables, run: BuildRun): Promise<Database> {
+  const connection = await tables.db.connect();
+  run.atEnd(() => connection.close());
+  run.onFailure(() => connection.connection.interrupt());
+  return connection;
+}
+
+/**
+ * The prints of the snapshot's rows (see snapshot-prints.ts), those every endpoint's files will
+ * ask for read ahead on `db` (a connection of their own), the first of them while the trees'
+ * states are read. Group prints of Parquet files are kept by their sha256 beside the trees; `full` reads them
+ * all again.
+ */
+export function readPrintsAhead(db: Database, tables: Tables, datasets: readonly Dataset[], tree: { out: string; full?: boolean }, run: BuildRun): SnapshotPrints {
+  const prints = new SnapshotPrints(tables.db, tables.snapshot, tree.full ? undefined : join(treesDir(tree.out), 'prints'));
+  run.atEnd(() => prints.settle());
+  const wanted = datasets.flatMap((dataset) => dataset.endpoints.flatMap((endpoint) => {
+    const prints = kindOf(endpoint.answer).tree.prints?.(endpoint.answer, tables.defaultsOf(endpoint));
+    return prints ? [{ dataset, prints }] : [];
+  }));
+  prints.readAhead(db, wanted, run.failing);
+  return prints;
+}
