@@ -1,10 +1,21 @@
+import { StatementType, type DuckDBConnection, type DuckDBPreparedStatement } from '@duckdb/node-api';
 import { csvCopyOptions, csvSelectList } from '../../core/db/csv.ts';
 import { quoteString } from '../../core/db/duckdb.ts';
+import { SqlRefused, type SqlLimits } from './limits.ts';
 
 /**
  * A query's result written by DuckDB itself, `COPY (…) TO file`, so that rows never pass through
  * JS: how `odsnap sql` writes Parquet and CSV of any size.
  */
+
+/**
+ * How far a running query is, as DuckDB estimates it. (DuckDB also counts "rows processed", but in
+ * units of its own: 58,000 of them for the 5 million rides of six Parquet files.)
+ */
+export interface QueryProgress {
+  /** 0–100, or -1 when DuckDB cannot tell. */
+  readonly percentage: number;
+}
 
 /** A column of a query's result. */
 export interface SqlColumn {
@@ -71,3 +82,73 @@ export function typeHint(reason: string, columns: readonly { name: string; type:
 
 /** Types every format holds as they are; a column of another type is named when writing a file fails. */
 const PLAIN_TYPE = /^(BOOLEAN|U?(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT)|FLOAT|DOUBLE|DECIMAL\(\d+,\d+\)|VARCHAR|DATE|TIMESTAMP|TIMESTAMP WITH TIME ZONE|BLOB|UUID)$/;
+
+/** Whether DuckDB reads `sql` as one SELECT with these columns. */
+async function sameQuery(connection: DuckDBConnection, sql: string, columns: readonly SqlColumn[]): Promise<boolean> {
+  try {
+    const statements = await connection.extractStatements(sql);
+    if (statements.count !== 1) return false;
+    const prepared = await statements.prepare(0);
+    return (
+      prepared.statementType === StatementType.SELECT &&
+      prepared.columnCount === columns.length &&
+      columns.every((column, i) => prepared.columnName(i) === column.name && prepared.columnType(i).toString() === column.type)
+    );
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Has DuckDB write the result of `sql` (one SELECT, prepared on `connection` with these columns)
+ * to the target, at most limits.maxRows rows and one more (then refused); answers the rows written.
+ */
+export async function writeResult(
+  connection: DuckDBConnection,
+  sql: string,
+  columns: readonly SqlColumn[],
+  target: CopyTarget,
+  limits: SqlLimits,
+  onProgress?: (progress: QueryProgress) => void,
+): Promise<{ rows: number; columns: readonly SqlColumn[] }> {
+  // A subquery's columns are known by name regardless of case: "A" would be read as "a".
+  const lower = columns.map((column) => column.name.toLowerCase());
+  const twin = columns.find((_, i) => lower.indexOf(lower[i]!) !== i);
+  if (twin) throw new SqlRefused(`two columns are named ${columns.filter((column) => column.name.toLowerCase() === twin.name.toLowerCase()).map((column) => JSON.stringify(column.name)).join(' and ')}, one name to DuckDB; give each its own name with AS`);
+  let query = sql;
+  for (const text of beforeTrailingComments(sql)) {
+    if (!(await sameQuery(connection, text, columns))) continue;
+    query = text;
+    break;
+  }
+  const text = copyStatement(query, columns, target, Number.isFinite(limits.maxRows) ? limits.maxRows + 1 : undefined);
+  let copy: DuckDBPreparedStatement;
+  try {
+    const statements = await connection.extractStatements(text);
+    if (statements.count !== 1) throw new Error(`it reads as ${statements.count} statements`);
+    copy = await statements.prepare(0);
+  } catch (error) {
+    const reason = (error as Error).message.split('\n')[0]!.replace(/^Failed to extract statements: /, '');
+    if (!/^Parser Error/.test(reason)) throw error;
+    // SHOW, DESCRIBE and SUMMARIZE can be written as a subquery; PRAGMA cannot.
+    throw new SqlRefused(`DuckDB cannot write this query to a file (${reason}); write it as a SELECT (PRAGMA name as SELECT * FROM pragma_name())`);
+  }
+  // The user's text was checked to be one SELECT, and is wrapped so that it cannot be more: this is only a second look.
+  if (copy.statementType !== StatementType.COPY) throw new SqlRefused(`this query cannot be written to a file`);
+  const poll = onProgress
+    ? setInterval(() => {
+        onProgress({ percentage: connection.progress.percentage });
+      }, 200)
+    : undefined;
+  try {
+    const result = await copy.runAndReadAll().catch((error: Error) => {
+      const hint = typeHint(error.message.split('\n')[0]!, columns, target.format);
+      throw hint ? new SqlRefused(hint) : error;
+    });
+    const rows = Number(result.getRowsJS()[0]![0]);
+    if (rows > limits.maxRows) throw new SqlRefused(`the result has more than ${limits.maxRows} rows; add a LIMIT or aggregate`, 'rows');
+    return { rows, columns };
+  } finally {
+    clearInterval(poll);
+  }
+}

@@ -3,7 +3,7 @@ import { openInstance, quoteString, type OpenedInstance } from '../../core/db/du
 import { createViews, type Snapshot, type ViewedDataset } from '../../core/snapshot/read.ts';
 import { releaseResult } from '../native-memory.ts';
 import { deniedIn, machineNames, withoutMachineNames } from './confinement.ts';
-import { beforeTrailingComments, copyStatement, typeHint, type CopyTarget, type SqlColumn } from './export.ts';
+import { writeResult, type CopyTarget, type QueryProgress, type SqlColumn } from './export.ts';
 import { friendly, infinitiesOf } from './json-values.ts';
 import { defaultLimits, resultTooLarge, SqlCutShort, SqlRefused, type SqlLimits } from './limits.ts';
 
@@ -34,14 +34,7 @@ export interface SandboxOptions {
   readonly spillParent?: string;
 }
 
-/**
- * How far a running query is, as DuckDB estimates it. (DuckDB also counts "rows processed", but in
- * units of its own: 58,000 of them for the 5 million rides of six Parquet files.)
- */
-export interface QueryProgress {
-  /** 0–100, or -1 when DuckDB cannot tell. */
-  readonly percentage: number;
-}
+export type { QueryProgress } from './export.ts';
 
 export interface SqlResult {
   readonly columns: readonly SqlColumn[];
@@ -49,22 +42,6 @@ export interface SqlResult {
   readonly rows: readonly (readonly unknown[])[];
 }
 
-
-/** Whether DuckDB reads `sql` as one SELECT with these columns. */
-async function sameQuery(connection: DuckDBConnection, sql: string, columns: readonly SqlColumn[]): Promise<boolean> {
-  try {
-    const statements = await connection.extractStatements(sql);
-    if (statements.count !== 1) return false;
-    const prepared = await statements.prepare(0);
-    return (
-      prepared.statementType === StatementType.SELECT &&
-      prepared.columnCount === columns.length &&
-      columns.every((column, i) => prepared.columnName(i) === column.name && prepared.columnType(i).toString() === column.type)
-    );
-  } catch {
-    return false;
-  }
-}
 
 export class SqlSandbox {
   private readonly idle: DuckDBConnection[] = [];
@@ -167,48 +144,7 @@ export class SqlSandbox {
    * `signal` stops it.
    */
   copy(sql: string, target: CopyTarget, limits: SqlLimits, onProgress?: (progress: QueryProgress) => void, signal?: AbortSignal): Promise<{ rows: number; columns: readonly SqlColumn[] }> {
-    return this.query(sql, limits, async (_, columns, connection) => {
-      // A subquery's columns are known by name regardless of case: "A" would be read as "a".
-      const lower = columns.map((column) => column.name.toLowerCase());
-      const twin = columns.find((_, i) => lower.indexOf(lower[i]!) !== i);
-      if (twin) throw new SqlRefused(`two columns are named ${columns.filter((column) => column.name.toLowerCase() === twin.name.toLowerCase()).map((column) => JSON.stringify(column.name)).join(' and ')}, one name to DuckDB; give each its own name with AS`);
-      let query = sql;
-      for (const text of beforeTrailingComments(sql)) {
-        if (!(await sameQuery(connection, text, columns))) continue;
-        query = text;
-        break;
-      }
-      const text = copyStatement(query, columns, target, Number.isFinite(limits.maxRows) ? limits.maxRows + 1 : undefined);
-      let copy: DuckDBPreparedStatement;
-      try {
-        const statements = await connection.extractStatements(text);
-        if (statements.count !== 1) throw new Error(`it reads as ${statements.count} statements`);
-        copy = await statements.prepare(0);
-      } catch (error) {
-        const reason = (error as Error).message.split('\n')[0]!.replace(/^Failed to extract statements: /, '');
-        if (!/^Parser Error/.test(reason)) throw error;
-        // SHOW, DESCRIBE and SUMMARIZE can be written as a subquery; PRAGMA cannot.
-        throw new SqlRefused(`DuckDB cannot write this query to a file (${reason}); write it as a SELECT (PRAGMA name as SELECT * FROM pragma_name())`);
-      }
-      // The user's text was checked to be one SELECT, and is wrapped so that it cannot be more: this is only a second look.
-      if (copy.statementType !== StatementType.COPY) throw new SqlRefused(`this query cannot be written to a file`);
-      const poll = onProgress
-        ? setInterval(() => {
-            onProgress({ percentage: connection.progress.percentage });
-          }, 200)
-        : undefined;
-      try {
-        const result = await copy.runAndReadAll().catch((error: Error) => {
-          const hint = typeHint(error.message.split('\n')[0]!, columns, target.format);
-          throw hint ? new SqlRefused(hint) : error;
-        });
-        const rows = Number(result.getRowsJS()[0]![0]);
-        if (rows > limits.maxRows) throw new SqlRefused(`the result has more than ${limits.maxRows} rows; add a LIMIT or aggregate`, 'rows');
-        return { rows, columns };
-      } finally {
-        clearInterval(poll);
-      }
-    }, signal);
+    return this.query(sql, limits, (_, columns, connection) => writeResult(connection, sql, columns, target, limits, onProgress), signal);
   }
 
   /** Stops every query running now (each fails with DuckDB's "Interrupted"). */
