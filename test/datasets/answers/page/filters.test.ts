@@ -4,24 +4,20 @@ import { readTable } from '../../../../core/snapshot/read.ts';
 import { column } from '../../../../datasets/vocabulary/column.ts';
 import { boundAtScale } from '../../../../datasets/answers/page/filters.ts';
 import { startTestServer, type TestServer } from '../../../fixtures/server.ts';
+import { finerBound, inBox, matching, propertyFilters, shapeMeetsBox, shapesOf, transactionFilters, type Box, type Row } from '../../../fixtures/spec-filters.ts';
 import { tinySnapshot, withDatabase } from '../../../fixtures/tiny.ts';
-
-type Row = Record<string, any>;
-type Box = [number, number, number, number];
 
 let server: TestServer;
 let transactions: Row[];
 let properties: Row[];
-let rides: Row[];
 
 beforeAll(async () => {
   server = await startTestServer();
   const snapshot = await tinySnapshot();
-  const [rcn, citybike] = [datasets[0]!, datasets[1]!];
+  const rcn = datasets[0]!;
   await withDatabase(async (db) => {
     transactions = await readTable(db, snapshot, rcn, 'transactions');
     properties = await readTable(db, snapshot, rcn, 'properties');
-    rides = await readTable(db, snapshot, citybike, 'rides');
   });
 });
 afterAll(() => server.close());
@@ -38,94 +34,6 @@ async function walk(path: string): Promise<{ items: Row[]; pages: Row[] }> {
   }
   return { items, pages };
 }
-
-// ---- The independent computation: the spec's filters, in plain JS over the generated records.
-
-const shapesOf = (property: Row): number[][][] => [
-  ...property.parcels.map((p: Row) => p.geometry.coordinates[0]),
-  ...property.buildings.map((b: Row) => b.geometry.coordinates[0]),
-  ...property.units.map((u: Row) => [u.location.coordinates]),
-];
-
-const inBox = ([x, y]: number[], [w, s, e, n]: Box) => x! >= w && x! <= e && y! >= s && y! <= n;
-
-/** Liang–Barsky: does the segment a→b pass through the box? */
-function segmentCrossesBox(a: number[], b: number[], [w, s, e, n]: Box): boolean {
-  const [dx, dy] = [b[0]! - a[0]!, b[1]! - a[1]!];
-  let [t0, t1] = [0, 1];
-  for (const [p, q] of [[-dx, a[0]! - w], [dx, e - a[0]!], [-dy, a[1]! - s], [dy, n - a[1]!]] as const) {
-    if (p === 0) {
-      if (q < 0) return false;
-      continue;
-    }
-    const t = q / p;
-    if (p < 0) t0 = Math.max(t0, t);
-    else t1 = Math.min(t1, t);
-    if (t0 > t1) return false;
-  }
-  return true;
-}
-
-/** Winding number of a ring around a point. */
-function winds(ring: number[][], [x, y]: number[]): boolean {
-  let winding = 0;
-  for (let i = 0; i + 1 < ring.length; i++) {
-    const [a, b] = [ring[i]!, ring[i + 1]!];
-    const side = (b[0]! - a[0]!) * (y! - a[1]!) - (x! - a[0]!) * (b[1]! - a[1]!);
-    if (a[1]! <= y! && b[1]! > y! && side > 0) winding++;
-    else if (a[1]! > y! && b[1]! <= y! && side < 0) winding--;
-  }
-  return winding !== 0;
-}
-
-function shapeMeetsBox(ring: number[][], box: Box): boolean {
-  if (ring.length === 1) return inBox(ring[0]!, box);
-  if (ring.some((p) => inBox(p, box))) return true;
-  for (let i = 0; i + 1 < ring.length; i++) if (segmentCrossesBox(ring[i]!, ring[i + 1]!, box)) return true;
-  return winds(ring, [(box[0] + box[2]) / 2, (box[1] + box[3]) / 2]);
-}
-
-const addressParts = (property: Row): string[] =>
-  [...property.parcels, ...property.buildings, ...property.units].flatMap((e: Row) => [e.address.locality, e.address.street, e.address.number]);
-
-const transactionFilters: Record<string, (t: Row, v: string) => boolean> = {
-  transactionIdentifier: (t, v) => t.transaction_identifier === v,
-  documentDateFrom: (t, v) => t.document_date >= v,
-  documentDateTo: (t, v) => t.document_date <= v,
-  grossPriceFrom: (t, v) => Number(t.gross_price) >= Number(v),
-  grossPriceTo: (t, v) => Number(t.gross_price) <= Number(v),
-  transactionType: (t, v) => t.transaction_type_code === Number(v),
-  marketType: (t, v) => t.market_type_code === Number(v),
-  sellerPartyType: (t, v) => t.seller_party_type_code === Number(v),
-  buyerPartyType: (t, v) => t.buyer_party_type_code === Number(v),
-};
-
-const propertyFilters: Record<string, (p: Row, v: string) => boolean> = {
-  grossPriceFrom: (p, v) => Number(p.gross_price) >= Number(v),
-  grossPriceTo: (p, v) => Number(p.gross_price) <= Number(v),
-  landAreaFrom: (p, v) => Number(p.land_area_m2) >= Number(v),
-  landAreaTo: (p, v) => Number(p.land_area_m2) <= Number(v),
-  propertyType: (p, v) => p.property_type_code === Number(v),
-  propertyRightType: (p, v) => p.property_right_type_code === Number(v),
-  transactionGmlId: (p, v) => p.transaction_ids.includes(v),
-  parcelIdentifier: (p, v) => p.parcels.some((parcel: Row) => parcel.id === v),
-  address: (p, v) => addressParts(p).some((part) => part.toLowerCase().includes(v.toLowerCase())),
-  bbox: (p, v) => shapesOf(p).some((ring) => shapeMeetsBox(ring, v.split(',').map(Number) as Box)),
-};
-
-/**
- * A bound written with more fraction digits than its column keeps, just above a stored value or
- * just below it: the server must round it to the column's scale without taking or dropping that row.
- */
-function finerBound(stored: string, side: 'above' | 'below'): string {
-  if (side === 'above') return `${stored}0001`;
-  const scale = stored.split('.')[1]!.length;
-  const units = (BigInt(stored.replace('.', '')) - 1n).toString().padStart(scale + 1, '0');
-  return `${units.slice(0, -scale)}.${units.slice(-scale)}9999`;
-}
-
-const matching = (rows: Row[], filters: Record<string, (r: Row, v: string) => boolean>, query: Record<string, string>) =>
-  rows.filter((row) => Object.entries(query).every(([name, value]) => filters[name]!(row, value)));
 
 describe('GET /api/public/rcn/transactions', () => {
   const cases = (): Record<string, string>[] => [
@@ -263,34 +171,6 @@ describe('GET /api/public/rcn/properties', () => {
     const { items } = await walk('/api/public/rcn/properties?limit=100');
     expect(items.map((p) => p.id)).toEqual(expected);
     expect(new Set(properties.map((p) => p.first_document_date))).not.toContain(null);
-  });
-});
-
-describe('GET /api/public/citybike/rides', () => {
-  it('pages through a range with exact hasNextPage, in start order, with every ride once', async () => {
-    const seen: Row[] = [];
-    let page = 1;
-    for (let more = true; more; page++) {
-      const body = await server.json(`/api/public/citybike/rides?from=2024-10-01&to=2025-09-30&pageSize=500&page=${page}&timezone=Europe/Warsaw`);
-      expect(body).toMatchObject({ page, pageSize: 500 });
-      seen.push(...body.data);
-      more = body.hasNextPage;
-      if (more) expect(body.data).toHaveLength(500);
-    }
-    expect(seen).toHaveLength(rides.length);
-    const starts = seen.map((r) => Date.parse(r.startedAt));
-    expect(starts).toEqual([...starts].sort((a, b) => a - b));
-    expect(new Set(seen.map((r) => JSON.stringify(r))).size).toBe(rides.length);
-  });
-
-  it('reads from and to as days in the requested time zone', async () => {
-    for (const timezone of ['UTC', 'Europe/Warsaw', 'America/New_York']) {
-      const body = await server.json(`/api/public/citybike/rides?from=2025-07-01&to=2025-07-03&pageSize=500&timezone=${timezone}`);
-      const start = Date.parse(timezone === 'UTC' ? '2025-07-01T00:00:00Z' : timezone === 'Europe/Warsaw' ? '2025-06-30T22:00:00Z' : '2025-07-01T04:00:00Z');
-      const expected = rides.filter((r) => r.started_at >= start && r.started_at < start + 3 * 86_400_000).length;
-      expect(body.data.length, timezone).toBe(expected);
-      expect(body.hasNextPage).toBe(false);
-    }
   });
 });
 
