@@ -1,0 +1,43 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { compareKeys } from '../../../core/row-order.ts';
+import { sortStagedRows } from '../../../core/snapshot/staged-rows.ts';
+
+let dir: string;
+beforeEach(async () => (dir = await mkdtemp(join(tmpdir(), 'odsnap-staged-'))));
+afterEach(() => rm(dir, { recursive: true, force: true }));
+
+const rows = Array.from({ length: 2000 }, (_, i) => ({
+  at: (i * 7919) % 500,
+  name: `zone ${(i * 31) % 7} – ${'ż'.repeat(i % 3)}`,
+  payload: { n: i, text: 'x'.repeat(i % 50) },
+}));
+const staged = rows.map((row) => JSON.stringify(row)).join('\n') + '\n';
+
+describe('sortStagedRows', () => {
+  it.each([
+    ['in memory', undefined],
+    ['from disk, line by line', 0],
+  ])('orders lines by the given columns (%s), keeping every line intact', async (_, inMemoryBytes) => {
+    const path = join(dir, 'rows.jsonl');
+    await writeFile(path, staged);
+    await sortStagedRows(path, ['at', 'name', 'payload'], inMemoryBytes);
+    const sorted = (await readFile(path, 'utf8')).trimEnd().split('\n').map((line) => JSON.parse(line));
+    expect(sorted).toHaveLength(rows.length);
+    expect(new Set(sorted.map((r) => r.payload.n)).size).toBe(rows.length);
+    for (let i = 1; i < sorted.length; i++) {
+      expect(compareKeys([sorted[i - 1].at, sorted[i - 1].name], [sorted[i].at, sorted[i].name])).toBeLessThanOrEqual(0);
+    }
+  });
+});
+
+describe('compareKeys', () => {
+  it('orders numbers numerically, text by code point, and nulls last', () => {
+    expect(compareKeys([2], [10])).toBeLessThan(0);
+    expect(compareKeys(['b'], ['a'])).toBeGreaterThan(0);
+    expect(compareKeys([null], [1])).toBeGreaterThan(0);
+    expect(compareKeys([1, 'a'], [1, 'a'])).toBe(0);
+  });
+});

@@ -1,0 +1,45 @@
+import { defineConfig } from 'vitest/config';
+
+/**
+ * The fast tier (npm run test:unit): the tests that need no sample city (so no global setup makes
+ * one), no Chromium, no nginx and no Python, each in seconds. A test reading the tiny sample fails
+ * here with a message saying so (test/fixtures/tiny.ts); one that starts a browser, nginx or Python,
+ * or generates a city, belongs to the full suite only. The full suite runs these too.
+ */
+export default defineConfig({
+  test: {
+    include: [
+      'test/layers.test.ts',
+      'test/docs/links.test.ts',
+      'test/cli/options.test.ts',
+      'test/core/heap.test.ts',
+      'test/core/source-hash.test.ts',
+      'test/core/zoned-time.test.ts',
+      'test/core/db/in-turn.test.ts',
+      'test/core/snapshot/staged-rows.test.ts',
+      'test/core/snapshot/table-writer.test.ts',
+      'test/datasets/declarations.test.ts',
+      'test/datasets/vocabulary/geometry.test.ts',
+      'test/datasets/vocabulary/param.test.ts',
+      'test/datasets/vocabulary/render.test.ts',
+      'test/datasets/vocabulary/written.test.ts',
+      'test/datasets/answers/envelope.test.ts',
+      'test/datasets/answers/kinds.test.ts',
+      'test/datasets/answers/page/offset-page.test.ts',
+      'test/scripts/pull/range-rules.test.ts',
+      'test/scripts/static/tree-output.test.ts',
+      'test/scripts/static/tree-writers.test.ts',
+      'test/scripts/static/variants.test.ts',
+      'test/server/record-store.test.ts',
+      'test/site/docs.test.ts',
+      'test/site/figures.test.ts',
+      'test/site/query-model.test.ts',
+      'test/site/client/*.test.ts',
+      'test/site/snapshot/tree-ready.test.ts',
+    ],
+    globalSetup: ['test/setup/run-dir.ts'],
+    // As in the full suite: a loaded machine must not fail a test by its clock alone.
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
+  },
+});
