@@ -3,7 +3,7 @@ import { createInterface } from 'node:readline';
 import type { RecordPlace } from '../../datasets/answers/crawling.ts';
 import { elementSpans, memberSpan, minify } from '../../datasets/vocabulary/json-text.ts';
 import { sizeText } from './limits.ts';
-import { nestingPast } from './upstream.ts';
+import { nestingPast } from './upstream/nesting.ts';
 
 /**
  * The checkpoint of a pull: an append-only file with one line per finished unit of work (a

@@ -2,7 +2,7 @@ import type { EndpointManifest, RangeRule } from '../../core/snapshot/manifest.t
 import type { ZoneOffsets } from '../../core/zoned-time.ts';
 import { FACTS, learnEnvelope, learnNext } from '../../datasets/answers/envelope.ts';
 import type { Dataset } from '../../datasets/vocabulary/dataset.ts';
-import type { EndpointObservations } from './crawler.ts';
+import type { EndpointObservations } from './crawl/observations.ts';
 import type { Normalizer } from './normalize.ts';
 import type { Previous } from './previous.ts';
 

@@ -7,7 +7,9 @@ import { lockDataDir } from '../../core/snapshot/data-lock.ts';
 import { type WrittenSnapshot } from '../../core/snapshot/write.ts';
 import { paceHeap } from '../../core/heap.ts';
 import { writePulledSnapshot } from './pulled-snapshot.ts';
-import { DatasetCrawl, spoilsJournal, type TablePlan } from './crawler.ts';
+import type { TablePlan } from '../../datasets/answers/crawling.ts';
+import { DatasetCrawl } from './crawler.ts';
+import { spoilsJournal } from './crawl/failures.ts';
 import { Journal } from './journal.ts';
 import { defaultPullLimits, type PullLimits } from './limits.ts';
 import { Previous } from './previous.ts';
@@ -170,14 +172,14 @@ export async function pull(options: PullOptions): Promise<PullResult> {
     } finally {
       report.stop();
     }
-    failures.push(...crawls.flatMap((crawl) => crawl.failures));
+    failures.push(...crawls.flatMap((crawl) => crawl.failures.messages));
     const totals = {
       resumed,
       requests: client.stats.requests,
       retries: client.stats.retries,
       bytes: client.stats.bytes,
     };
-    unresumable ??= crawls.find((crawl) => crawl.unresumable)?.unresumable;
+    unresumable ??= crawls.find((crawl) => crawl.failures.unresumable)?.failures.unresumable;
     const failed = async (why: readonly string[], asideBecause: string | undefined): Promise<PullResult> => {
       const where = asideBecause === undefined ? undefined : await setAside(asideBecause);
       return { ok: false, failures: why, ...(where ? { setAside: where } : {}), ...totals, quarantined: 0, seconds: (Date.now() - started) / 1000, tables: [] };
@@ -187,7 +189,7 @@ export async function pull(options: PullOptions): Promise<PullResult> {
     const publicBase = learnPublicBase(journal, upstreamUrl);
     if (publicBase !== upstreamUrl) report.event('links', { publicBase, pulledFrom: upstreamUrl });
     report.event('building the snapshot', { units: journal.units });
-    const plans = new Map<string, ReadonlyMap<string, TablePlan>>(crawls.map((crawl, i) => [chosen[i]!.name, crawl.plans]));
+    const plans = new Map<string, ReadonlyMap<string, TablePlan>>(crawls.map((crawl, i) => [chosen[i]!.name, crawl.plans.byTable]));
     let built: Awaited<ReturnType<typeof writePulledSnapshot>>;
     try {
       built = await writePulledSnapshot({
@@ -198,8 +200,8 @@ export async function pull(options: PullOptions): Promise<PullResult> {
         previous,
         upstream: upstreamUrl,
         publicBase,
-        endpoints: Object.assign({}, ...crawls.map((crawl) => crawl.observed())),
-        escapes: escapesOf(crawls.reduce<EscapeEvidence>((evidence, crawl) => mergedEscapes(evidence, crawl.escapes), {}), previousSource(previous)),
+        endpoints: Object.assign({}, ...crawls.map((crawl) => crawl.observations.byEndpoint())),
+        escapes: escapesOf(crawls.reduce<EscapeEvidence>((evidence, crawl) => mergedEscapes(evidence, crawl.observations.escapes), {}), previousSource(previous)),
         sample: options.sample,
         createdAt: settings.startedAt,
         limits,

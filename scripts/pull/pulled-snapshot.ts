@@ -8,7 +8,8 @@ import type { FileManifest, QuarantineManifest } from '../../core/snapshot/manif
 import { sha256Of } from '../../core/snapshot/table-writer.ts';
 import type { TableWriter } from '../../core/snapshot/table-writer.ts';
 import { writeSnapshot, type WrittenSnapshot } from '../../core/snapshot/write.ts';
-import type { EndpointObservations, TablePlan } from './crawler.ts';
+import type { TablePlan } from '../../datasets/answers/crawling.ts';
+import type { EndpointObservations } from './crawl/observations.ts';
 import type { Batch, Journal } from './journal.ts';
 import { QUARANTINE_FLOOR, sizeText, type PullLimits } from './limits.ts';
 import { Dedupe, Normalizer } from './normalize.ts';

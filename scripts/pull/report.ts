@@ -1,6 +1,18 @@
 import type { Output } from '../../core/progress.ts';
 import { formatCount } from '../../core/progress.ts';
-import type { Tally } from './crawler.ts';
+
+/** A data set's progress in a pull, as its crawl counts it (see crawler.ts). */
+export interface Tally {
+  requests: number;
+  retries: number;
+  /** Records received (validated when the snapshot is built). */
+  records: number;
+  quarantined: number;
+  /** Units of work known so far and finished, fetched or found in the journal. */
+  planned: number;
+  done: number;
+  resumed: number;
+}
 
 /**
  * What a pull tells the person running it. On a terminal: a bar per data set (units of work,
