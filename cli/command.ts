@@ -192,6 +192,7 @@ export function parseCommandLine<O extends Options, P extends Positional | undef
     ...Object.fromEntries(Object.entries(command.options).map(([name, o]) => [name, { type: o.type }])),
     help: { type: 'boolean', short: 'h' },
   };
+  // biome-ignore lint/suspicious/noImplicitAnyLet: parseArgs's type follows from its options; the assignment below gives it
   let parsed;
   try {
     parsed = parseArgs({ args: [...argv], options: known, allowPositionals: Boolean(command.positionals), strict: true });

@@ -1,4 +1,4 @@
-import { type DuckDBConnection, type DuckDBInstance, type DuckDBPreparedStatement, type DuckDBValue } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBInstance, DuckDBPreparedStatement, DuckDBValue } from '@duckdb/node-api';
 import { asJsonRows, chunkRows } from '../core/db/duckdb.ts';
 import type { RowReading, StatementRunner } from '../datasets/answers/serving.ts';
 import { releaseResult } from './native-memory.ts';

@@ -91,7 +91,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   server.on('clientError', rejectBroken(options.publicUrl));
   // node answers these itself when no one listens: CONNECT by closing the connection, an unknown
   // Expect by a bare 417. The app answers the Expect (see app.ts) as it answers any problem.
-  server.on('connect', (request: IncomingMessage, socket: Socket) => {
+  server.on('connect', (_request: IncomingMessage, socket: Socket) => {
     writeProblem(socket, options.publicUrl, 'method-not-allowed', 'the service is read-only: it answers GET, HEAD and OPTIONS', { allow: 'GET, HEAD, OPTIONS' });
   });
   server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => void listener(request, response));

@@ -3,7 +3,7 @@ import type { EndpointSpec } from '../define.ts';
 import * as param from '../vocabulary/param.ts';
 import { text } from '../../core/text.ts';
 import { renderReadings } from './render.ts';
-import { counter, counterReading, counterReadings } from './resources.ts';
+import { counter, type counterReading, counterReadings } from './resources.ts';
 
 const counterId = param.text('Counter identifier (the id of a Counter).', 'Identyfikator licznika (id obiektu Counter).', { required: true });
 

@@ -63,7 +63,7 @@ function draft(
   };
 }
 
-export function flat(random: Random, context: SampleContext, day: string, block: Block, district: District, primary: boolean): PropertyDraft {
+export function flat(random: Random, _context: SampleContext, day: string, block: Block, district: District, primary: boolean): PropertyDraft {
   const area = clamp(random.logNormal(50, 0.33), 22, 160);
   const rooms = clamp(Math.round(area / 20) + (random.chance(0.2) ? random.pick([-1, 1]) : 0), 1, 6);
   const perM2 = flatPriceLevel(day) * district.priceLevel * random.logNormal(1, 0.17) * (primary ? 1.04 : 1);

@@ -4,7 +4,7 @@ import type { Dataset } from '../../datasets/vocabulary/dataset.ts';
 import type { SampleSettings } from '../../datasets/vocabulary/sample.ts';
 import { dataLayout } from '../../core/snapshot/layout.ts';
 import { lockDataDir } from '../../core/snapshot/data-lock.ts';
-import { type WrittenSnapshot } from '../../core/snapshot/write.ts';
+import type { WrittenSnapshot } from '../../core/snapshot/write.ts';
 import { paceHeap } from '../../core/heap.ts';
 import { writePulledSnapshot } from './pulled-snapshot.ts';
 import type { TablePlan } from '../../datasets/answers/crawling.ts';

@@ -51,7 +51,7 @@ export const asSubquery = (sql: string) => `(\n${sql.replace(/[\s;]+$/, '')}\n) 
 export function beforeTrailingComments(sql: string): string[] {
   const texts: string[] = [];
   for (let at = sql.lastIndexOf(';'); at >= 0 && texts.length < 4; at = sql.lastIndexOf(';', at - 1)) {
-    if (/^;(?:\s|;|--[^\n]*|\/\*[^]*?\*\/)*$/.test(sql.slice(at))) texts.push(sql.slice(0, at));
+    if (/^;(?:\s|;|--[^\n]*|\/\*[\s\S]*?\*\/)*$/.test(sql.slice(at))) texts.push(sql.slice(0, at));
   }
   return texts;
 }

@@ -86,7 +86,7 @@ export function namedLikeAFile(pathname: string): boolean {
 
 /** The file at `path` under the tree's real path `root`, unless it is no file or a symlink takes it out of the tree. */
 function variantOf(root: string, path: string): Found | undefined {
-  let stat;
+  let stat: ReturnType<typeof statSync>;
   try {
     stat = statSync(path, { throwIfNoEntry: false });
     if (!stat?.isFile()) return undefined;

@@ -4,7 +4,7 @@ import { uiOf } from '../i18n/ui.ts';
 import { labelOf, xLabelOf } from './chart-labels.ts';
 import { linePath, thinColumns } from './chart-lines.ts';
 import { groupBy, type Row } from './chart-rows.ts';
-import { formatNumber, niceTicks, timeOf } from './scales.ts';
+import { formatNumber, type niceTicks, timeOf } from './scales.ts';
 
 /**
  * One panel of a chart laid out for SVG: its y axis, its bands, its marks (a path per series, or

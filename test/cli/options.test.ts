@@ -3,11 +3,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
 import { defineCommand, helpOf, parseCommandLine, type Command, type Option } from '../../cli/command.ts';
-import { buildCommand } from '../../cli/build-command.ts';
+import type { buildCommand } from '../../cli/build-command.ts';
 import { commands } from '../../cli/main.ts';
-import { pruneCommand } from '../../cli/prune-command.ts';
+import type { pruneCommand } from '../../cli/prune-command.ts';
 import { serveCommand } from '../../cli/serve-command.ts';
-import { sqlCommand } from '../../cli/sql-command.ts';
+import type { sqlCommand } from '../../cli/sql-command.ts';
 import { tempDir } from '../fixtures/tiny.ts';
 
 /**

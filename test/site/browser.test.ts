@@ -172,7 +172,7 @@ describe.skipIf(skip)('the site in Chromium', () => {
     const api = await tab.goto(`${site.url}/api/public/nope`);
     expect(api?.status()).toBe(404);
     expect(api?.headers()['content-type']).toBe('application/problem+json');
-    expect(((await api?.json()) as { status: number }).status).toBe(404);
+    expect(((await api!.json()) as { status: number }).status).toBe(404);
   });
 
   it('opens a list file of the tree in the viewer as a table, follows its next page, and opens a record from it', async () => {

@@ -83,14 +83,23 @@ export class ScannedColumnBuilder {
     if (this.column.kind === 'varchar') {
       let code = this.codes.get(value as string);
       if (code === undefined) this.codes.set(value as string, (code = this.codes.size));
-      if (this.codes.size > MAX_CODES) return this.fail();
+      if (this.codes.size > MAX_CODES) {
+        this.fail();
+        return;
+      }
       number = code;
     } else number = value as number;
     if (this.ints) {
-      if (!Number.isInteger(number) || number <= NULL_INT || number > 0x7fffffff) return this.fail();
+      if (!Number.isInteger(number) || number <= NULL_INT || number > 0x7fffffff) {
+        this.fail();
+        return;
+      }
       this.ints[at] = number;
     } else {
-      if (!Number.isInteger(number) || Math.abs(number) > EXACT) return this.fail();
+      if (!Number.isInteger(number) || Math.abs(number) > EXACT) {
+        this.fail();
+        return;
+      }
       this.floats![at] = number;
     }
   }

@@ -1,6 +1,6 @@
 import { hostname, homedir, tmpdir } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestServer } from '../../fixtures/server.ts';
+import type { TestServer } from '../../fixtures/server.ts';
 import { askSql, problem, startLimitedServer } from '../../fixtures/sql-endpoint.ts';
 import { tinySnapshot } from '../../fixtures/tiny.ts';
 
