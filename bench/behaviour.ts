@@ -79,7 +79,13 @@ async function record(): Promise<Record<string, Print>> {
       const sampleCorpus = [...(await corpusOf({ url: sample.url, publicBase: sample.url, ...sampleShapes })), ...REFUSED];
       const served = await answers(sample.url, sampleCorpus);
       const mirrorDir = join(work, 'mirror');
-      const pulled = await pull({ dataDir: mirrorDir, from: other.url, datasets, report: new PullReport(capture()), upstream: { backoffMs: 5, maxBackoffMs: 50, timeoutMs: 5_000 } });
+      const pulled = await pull({
+        dataDir: mirrorDir,
+        from: other.url,
+        datasets,
+        report: new PullReport(capture()),
+        upstream: { backoffMs: 5, maxBackoffMs: 50, timeoutMs: 5_000 },
+      });
       if (!pulled.ok) throw new Error(`the pull of the other implementation failed: ${pulled.failures.join('; ')}`);
       other.calm();
       const mirror = await startServer({ dataDir: mirrorDir, datasets, port: 0, watch: false });

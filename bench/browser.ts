@@ -55,7 +55,10 @@ if (!existsSync(join(downloadsTree, 'downloads', 'catalogue.json'))) {
       if (!existsSync(target)) await link(join(snapshot.dir, file.source), target).catch(() => copyFile(join(snapshot.dir, file.source), target));
     }
   }
-  await writeFile(join(downloadsTree, 'downloads', 'catalogue.json'), JSON.stringify(catalogueOf(snapshot, tables, { script: '', command: '', remote: false })));
+  await writeFile(
+    join(downloadsTree, 'downloads', 'catalogue.json'),
+    JSON.stringify(catalogueOf(snapshot, tables, { script: '', command: '', remote: false })),
+  );
 }
 
 const pages = staticTree(await realpath(siteTree));
@@ -71,7 +74,8 @@ await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening))
 const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
 // The queries: count(*) of every table, a month of the fullest counter, a week of the fullest station.
-const fullestFile = (sqlName: string) => [...tables.find((table) => `${table.dataset.sqlName}_${table.table.name}` === sqlName)!.files].sort((a, b) => b.rows - a.rows)[0]!;
+const fullestFile = (sqlName: string) =>
+  [...tables.find((table) => `${table.dataset.sqlName}_${table.table.name}` === sqlName)!.files].sort((a, b) => b.rows - a.rows)[0]!;
 const counter = fullestFile('bike_counter_readings');
 const month = counter.max!.slice(0, 7);
 const station = fullestFile('air_quality_readings');
@@ -84,12 +88,16 @@ const queries: { name: string; sql: string; tableBytes: number }[] = [
   {
     name: `one counter, one month (${counter.partition.counter}, ${month})`,
     sql: `SELECT read_at::DATE AS day, count(*) AS readings, sum(value) AS total FROM bike_counter_readings WHERE counter_id = ${quoteString(counter.partition.counter!)} AND read_at >= '${month}-01' AND read_at < '${month}-01'::DATE + INTERVAL 1 MONTH GROUP BY 1 ORDER BY 1`,
-    tableBytes: tables.find((table) => table.table.name === 'readings' && table.dataset.name === 'bike-counter')!.files.reduce((sum, file) => sum + file.bytes, 0),
+    tableBytes: tables
+      .find((table) => table.table.name === 'readings' && table.dataset.name === 'bike-counter')!
+      .files.reduce((sum, file) => sum + file.bytes, 0),
   },
   {
     name: `one station, one week (${station.partition.station}, to ${weekEnd})`,
     sql: `SELECT sensor_code, date_trunc('day', read_at) AS day, avg(value) AS mean FROM air_quality_readings WHERE station_id = ${quoteString(station.partition.station!)} AND read_at >= '${weekEnd}'::DATE - INTERVAL 6 DAY AND read_at < '${weekEnd}'::DATE + INTERVAL 1 DAY GROUP BY ALL ORDER BY ALL`,
-    tableBytes: tables.find((table) => table.table.name === 'readings' && table.dataset.name === 'air-quality')!.files.reduce((sum, file) => sum + file.bytes, 0),
+    tableBytes: tables
+      .find((table) => table.table.name === 'readings' && table.dataset.name === 'air-quality')!
+      .files.reduce((sum, file) => sum + file.bytes, 0),
   },
 ];
 
@@ -119,7 +127,8 @@ for (const query of queries) {
   const fetched: Promise<number>[] = [];
   let failed = 0;
   page.on('requestfinished', (request) => {
-    if (new URL(request.url()).pathname.startsWith('/downloads/') && request.url().endsWith('.parquet')) fetched.push(request.sizes().then((sizes) => sizes.responseBodySize));
+    if (new URL(request.url()).pathname.startsWith('/downloads/') && request.url().endsWith('.parquet'))
+      fetched.push(request.sizes().then((sizes) => sizes.responseBodySize));
   });
   // The page's /healthz check fails on a static host by design: only the downloads count here.
   page.on('requestfailed', (request) => {
@@ -138,7 +147,16 @@ for (const query of queries) {
   const queryMs = Number(/Time: (\d+) ms/.exec(status)?.[1] ?? NaN);
   await page.waitForTimeout(200);
   const sizes = await Promise.all(fetched);
-  results.push({ name: query.name, rows, firstResultMs, queryMs, requests: sizes.length, bytes: sizes.reduce((sum, size) => sum + size, 0), tableBytes: query.tableBytes, failed });
+  results.push({
+    name: query.name,
+    rows,
+    firstResultMs,
+    queryMs,
+    requests: sizes.length,
+    bytes: sizes.reduce((sum, size) => sum + size, 0),
+    tableBytes: query.tableBytes,
+    failed,
+  });
   await page.close();
   console.error(`  ${query.name}: ${Math.round(firstResultMs)} ms, ${sizes.length} requests`);
 }
@@ -151,7 +169,10 @@ const lines = [
   '',
   '| query | rows | first result (ms) | query alone (ms) | Parquet requests | KiB fetched | of the table | downloads failed |',
   '|---|---:|---:|---:|---:|---:|---:|---:|',
-  ...results.map((r) => `| ${r.name} | ${r.rows} | ${Math.round(r.firstResultMs)} | ${r.queryMs} | ${r.requests} | ${kib(r.bytes)} | ${r.tableBytes ? ((100 * r.bytes) / r.tableBytes).toFixed(2) : '0'} % of ${kib(r.tableBytes)} KiB | ${r.failed} |`),
+  ...results.map(
+    (r) =>
+      `| ${r.name} | ${r.rows} | ${Math.round(r.firstResultMs)} | ${r.queryMs} | ${r.requests} | ${kib(r.bytes)} | ${r.tableBytes ? ((100 * r.bytes) / r.tableBytes).toFixed(2) : '0'} % of ${kib(r.tableBytes)} KiB | ${r.failed} |`,
+  ),
 ];
 console.log(lines.join('\n'));
 await mkdir('bench/results', { recursive: true });

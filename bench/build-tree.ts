@@ -42,7 +42,8 @@ const scale = (process.argv[2] ?? 'city') as Scale;
 const work = join(process.cwd(), '.cache', 'bench', `build-${scale}`);
 const out = join(work, 'dist');
 
-const grownDataDir = () => generatedOnce(join(process.cwd(), '.cache', 'bench', `${scale}-next`), { scale, seed: defaultSeed, until: addDays(defaultUntil, 1) });
+const grownDataDir = () =>
+  generatedOnce(join(process.cwd(), '.cache', 'bench', `${scale}-next`), { scale, seed: defaultSeed, until: addDays(defaultUntil, 1) });
 
 /** `odsnap build` in its own process; its peak RSS, time and summary line. */
 async function build(dataDir: string, ...options: string[]) {
@@ -55,11 +56,21 @@ async function build(dataDir: string, ...options: string[]) {
   memory.stop();
   if (code !== 0) throw new Error(`odsnap build failed (exit ${code}):\n${stderr.slice(-3000)}`);
   // The line that says what was written; warnings may follow it.
-  const summary = stderr.trim().split('\n').findLast((line) => line.includes(' -> ')) ?? '';
+  const summary =
+    stderr
+      .trim()
+      .split('\n')
+      .findLast((line) => line.includes(' -> ')) ?? '';
   const count = (label: string) => Number(new RegExp(`([\\d,]+) ${label}`).exec(summary)?.[1]?.replaceAll(',', '') ?? NaN);
-  return { seconds: (performance.now() - started) / 1000, peakMiB: memory.peakKiB / 1024, written: count('written'), linked: count('linked'), deleted: count('deleted'), summary };
+  return {
+    seconds: (performance.now() - started) / 1000,
+    peakMiB: memory.peakKiB / 1024,
+    written: count('written'),
+    linked: count('linked'),
+    deleted: count('deleted'),
+    summary,
+  };
 }
-
 
 const dataDir = await sampleDataDir(scale);
 if (existsSync(work)) {
@@ -90,23 +101,43 @@ const full = await build(dataDir);
 console.error(`  ${full.summary}`);
 const tree = await realpath(out);
 // The Parquet downloads are hard links to the snapshot's files, not written: left out of both sides.
-const files = await sized(tree, (await filesOf(tree)).filter((file) => !file.endsWith('.parquet')));
+const files = await sized(
+  tree,
+  (await filesOf(tree)).filter((file) => !file.endsWith('.parquet')),
+);
 const treeBytes = files.reduce((n, f) => n + f.size, 0);
 console.log(`| ${scale} | files | MB | seconds | files/s | MB/s | peak RSS MiB |`);
 console.log('| --- | --- | --- | --- | --- | --- | --- |');
-await record('full', { ...full, files: files.length, bytes: treeBytes },
-  `| odsnap build, full | ${count(files.length)} | ${(treeBytes / 1e6).toFixed(0)} | ${full.seconds.toFixed(1)} | ${fps(files.length, full.seconds)} | ${mb(treeBytes, full.seconds)} | ${Math.round(full.peakMiB)} |`);
+await record(
+  'full',
+  { ...full, files: files.length, bytes: treeBytes },
+  `| odsnap build, full | ${count(files.length)} | ${(treeBytes / 1e6).toFixed(0)} | ${full.seconds.toFixed(1)} | ${fps(files.length, full.seconds)} | ${mb(treeBytes, full.seconds)} | ${Math.round(full.peakMiB)} |`,
+);
 
 console.error(`${scale}: compressing the tree's JSON alone…`);
 const jsonFiles = files.filter((f) => !f.path.endsWith('.gz') && !f.path.endsWith('.br') && (f.path.endsWith('.json') || f.path.endsWith('.jsonld')));
-const compression = await compressAlone(tree, jsonFiles.map((f) => f.path));
-await record('compression', { ...compression, files: jsonFiles.length },
-  `| compression alone: .gz and .br of the ${count(jsonFiles.length)} JSON files, ${compression.threads} threads, nothing written | ${count(jsonFiles.length)} | ${(jsonFiles.reduce((n, f) => n + f.size, 0) / 1e6).toFixed(0)} | ${compression.seconds.toFixed(1)} | | | |`);
+const compression = await compressAlone(
+  tree,
+  jsonFiles.map((f) => f.path),
+);
+await record(
+  'compression',
+  { ...compression, files: jsonFiles.length },
+  `| compression alone: .gz and .br of the ${count(jsonFiles.length)} JSON files, ${compression.threads} threads, nothing written | ${count(jsonFiles.length)} | ${(jsonFiles.reduce((n, f) => n + f.size, 0) / 1e6).toFixed(0)} | ${compression.seconds.toFixed(1)} | | | |`,
+);
 
 console.error(`${scale}: raw write of the same ${count(files.length)} files…`);
-const pool = await bytePool(tree, files.map((f) => f.path), 256 * 1024 * 1024);
+const pool = await bytePool(
+  tree,
+  files.map((f) => f.path),
+  256 * 1024 * 1024,
+);
 const raw = await rawWrite(files, pool, join(work, 'raw'));
-await record('raw', raw, `| raw write of the same files and sizes, on writer threads | ${count(files.length)} | ${(raw.bytes / 1e6).toFixed(0)} | ${raw.seconds.toFixed(1)} | ${fps(files.length, raw.seconds)} | ${mb(raw.bytes, raw.seconds)} | |`);
+await record(
+  'raw',
+  raw,
+  `| raw write of the same files and sizes, on writer threads | ${count(files.length)} | ${(raw.bytes / 1e6).toFixed(0)} | ${raw.seconds.toFixed(1)} | ${fps(files.length, raw.seconds)} | ${mb(raw.bytes, raw.seconds)} | |`,
+);
 await record('ratio', raw.seconds / full.seconds, `| build ÷ raw | | | | ${(raw.seconds / full.seconds).toFixed(2)}× | | |`);
 const floor = raw.seconds / (raw.seconds + compression.seconds);
 await record('floor', floor, `| raw ÷ (raw + compression alone): about the best a build could reach | | | | ${floor.toFixed(2)}× | | |`);
@@ -117,25 +148,44 @@ console.log('| --- | --- | --- | --- | --- | --- |');
 console.error(`${scale}: the same snapshot again (fills the second tree)…`);
 const again = await build(dataDir);
 console.error(`  ${again.summary}`);
-await record('again', again, `| same snapshot (fills the second tree) | ${count(again.written)} | ${count(again.linked)} | ${count(again.deleted)} | ${again.seconds.toFixed(1)} | ${Math.round(again.peakMiB)} |`);
+await record(
+  'again',
+  again,
+  `| same snapshot (fills the second tree) | ${count(again.written)} | ${count(again.linked)} | ${count(again.deleted)} | ${again.seconds.toFixed(1)} | ${Math.round(again.peakMiB)} |`,
+);
 const grown = await grownDataDir();
 console.error(`${scale}: grown by a day…`);
 const inUse = await realpath(out);
 const incremental = await build(grown);
 console.error(`  ${incremental.summary}`);
-await record('incremental', incremental, `| after a day more | ${count(incremental.written)} | ${count(incremental.linked)} | ${count(incremental.deleted)} | ${incremental.seconds.toFixed(1)} | ${Math.round(incremental.peakMiB)} |`);
+await record(
+  'incremental',
+  incremental,
+  `| after a day more | ${count(incremental.written)} | ${count(incremental.linked)} | ${count(incremental.deleted)} | ${incremental.seconds.toFixed(1)} | ${Math.round(incremental.peakMiB)} |`,
+);
 const changed = await sized(await realpath(out), await changedFiles(inUse, await realpath(out)));
 const rawChanged = await rawWrite(changed, pool, join(work, 'raw-changed'));
-await record('changed', { files: changed.length, raw: rawChanged },
-  `| raw write of the changed files (${count(changed.length)}, ${(rawChanged.bytes / 1e6).toFixed(0)} MB) | ${count(changed.length)} | | | ${rawChanged.seconds.toFixed(1)} | |`);
+await record(
+  'changed',
+  { files: changed.length, raw: rawChanged },
+  `| raw write of the changed files (${count(changed.length)}, ${(rawChanged.bytes / 1e6).toFixed(0)} MB) | ${count(changed.length)} | | | ${rawChanged.seconds.toFixed(1)} | |`,
+);
 // The site is an Astro build of its own (about 9 s here on an idle machine, with no incremental
 // mode): the static tree's own rebuild is measured without it too, the same day more again.
 console.error(`${scale}: back a day, then a day more without the site…`);
 const back = await build(dataDir);
-await record('back', back, `| back a day (the first snapshot again) | ${count(back.written)} | ${count(back.linked)} | ${count(back.deleted)} | ${back.seconds.toFixed(1)} | ${Math.round(back.peakMiB)} |`);
+await record(
+  'back',
+  back,
+  `| back a day (the first snapshot again) | ${count(back.written)} | ${count(back.linked)} | ${count(back.deleted)} | ${back.seconds.toFixed(1)} | ${Math.round(back.peakMiB)} |`,
+);
 const treeOnly = await build(grown, '--no-site');
 console.error(`  ${treeOnly.summary}`);
-await record('incrementalTreeOnly', treeOnly, `| after a day more, the tree alone (--no-site; the site's files deleted) | ${count(treeOnly.written)} | ${count(treeOnly.linked)} | ${count(treeOnly.deleted)} | ${treeOnly.seconds.toFixed(1)} | ${Math.round(treeOnly.peakMiB)} |`);
+await record(
+  'incrementalTreeOnly',
+  treeOnly,
+  `| after a day more, the tree alone (--no-site; the site's files deleted) | ${count(treeOnly.written)} | ${count(treeOnly.linked)} | ${count(treeOnly.deleted)} | ${treeOnly.seconds.toFixed(1)} | ${Math.round(treeOnly.peakMiB)} |`,
+);
 console.log('');
 console.log('Files include the .gz and .br variants; the Parquet downloads (hard links to the snapshot) are left out of both sides.');
 console.error(`${scale}: removing the trees…`);

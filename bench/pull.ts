@@ -37,9 +37,13 @@ async function startUpstream(dataDir: string, logFile: string) {
 /** Runs the pull in its own process, sampling its peak RSS; returns its timeline from its JSON log lines. */
 async function runPull(dataDir: string) {
   const started = Date.now();
-  const child = spawn(process.execPath, ['bin/odsnap.js', 'pull', '--from', `http://127.0.0.1:${PORT}`, '--data', dataDir, '--concurrency', String(CONCURRENCY)], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['bin/odsnap.js', 'pull', '--from', `http://127.0.0.1:${PORT}`, '--data', dataDir, '--concurrency', String(CONCURRENCY)],
+    {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   const memory = watchPeakRss(child.pid!);
   let stderr = '';
   let crawlPeakKiB = 0;
@@ -52,7 +56,10 @@ async function runPull(dataDir: string) {
   memory.stop();
   if (code !== 0) throw new Error(`the pull failed (exit ${code}):\n${stderr.slice(-3000)}`);
   // The crawl runs from the pull's first event (after start-up) to "building the snapshot".
-  const events = stderr.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { time: string; event: string; dataset: string; requests: number; records: number });
+  const events = stderr
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as { time: string; event: string; dataset: string; requests: number; records: number });
   const at = (event: string) => Date.parse(events.find((e) => e.event === event)!.time);
   const last = new Map(events.filter((e) => e.event === 'progress').map((p) => [p.dataset, p]));
   return {
@@ -119,7 +126,9 @@ for (const scale of scales) {
     console.error(pulled.summary);
     await stop(upstream);
     const paths = await loggedRequests(logFile);
-    console.error(`${scale}: restarting the upstream and replaying ${Math.ceil(paths.length / Math.ceil(paths.length / REPLAY_AT_MOST)).toLocaleString('en')} of the pull's ${paths.length.toLocaleString('en')} requests…`);
+    console.error(
+      `${scale}: restarting the upstream and replaying ${Math.ceil(paths.length / Math.ceil(paths.length / REPLAY_AT_MOST)).toLocaleString('en')} of the pull's ${paths.length.toLocaleString('en')} requests…`,
+    );
     upstream = await startUpstream(sampleDir, `${logFile}.replay`);
     const upstreamCapacity = await capacity(paths);
     if (upstreamCapacity.sent !== upstreamCapacity.wanted) throw new Error(`the replay sent ${upstreamCapacity.sent} of ${upstreamCapacity.wanted} requests`);
@@ -160,4 +169,7 @@ const table = [
 ].join('\n');
 console.log(table);
 await mkdir('bench/results', { recursive: true });
-await writeFile(join('bench/results', `pull-${new Date().toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify({ concurrency: CONCURRENCY, rows }, null, 2));
+await writeFile(
+  join('bench/results', `pull-${new Date().toISOString().replace(/[:.]/g, '-')}.json`),
+  JSON.stringify({ concurrency: CONCURRENCY, rows }, null, 2),
+);

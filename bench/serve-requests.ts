@@ -6,7 +6,15 @@ export const PER_SCENARIO = 200;
 export type Rows = Record<string, unknown>[];
 
 /** Scenarios of single records: compared with a bare Node server answering the same bodies (target ≥ 0.4× its requests/s). */
-export const RECORD_SCENARIOS: ReadonlySet<string> = new Set(['transaction by id', 'property by id, with details', 'counter by id', 'station by id', 'zone by id', 'bike by number', 'season by year']);
+export const RECORD_SCENARIOS: ReadonlySet<string> = new Set([
+  'transaction by id',
+  'property by id, with details',
+  'counter by id',
+  'station by id',
+  'zone by id',
+  'bike by number',
+  'season by year',
+]);
 /** Scenarios of filtered pages with exact totals: compared with raw DuckDB at 16 in flight (target ≥ 0.9×) and a peer. */
 export const PAGE_SCENARIOS: ReadonlySet<string> = new Set(['transactions, filtered page', 'properties, filtered page']);
 
@@ -14,7 +22,9 @@ export const PAGE_SCENARIOS: ReadonlySet<string> = new Set(['transactions, filte
 export async function scenarios(sql: (text: string) => Promise<Rows>): Promise<Record<string, string[]>> {
   const random = new Random('bench-serve');
   const transactions = (await sql(`SELECT transaction_gml_id AS id FROM rcn_transactions USING SAMPLE 400 ROWS`)).map((r) => r.id as string);
-  const properties = (await sql(`SELECT property_gml_id AS id, (min_lon + max_lon) / 2 AS lon, (min_lat + max_lat) / 2 AS lat, address_parts FROM rcn_properties USING SAMPLE 400 ROWS`)) as { id: string; lon: number; lat: number; address_parts: string[] }[];
+  const properties = (await sql(
+    `SELECT property_gml_id AS id, (min_lon + max_lon) / 2 AS lon, (min_lat + max_lat) / 2 AS lat, address_parts FROM rcn_properties USING SAMPLE 400 ROWS`,
+  )) as { id: string; lon: number; lat: number; address_parts: string[] }[];
   const counters = (await sql(`SELECT id FROM bike_counter_counters WHERE active_to IS NULL`)).map((r) => r.id as string);
   const series = (await sql(`SELECT DISTINCT station_id, sensor_code FROM air_quality_live_readings`)) as { station_id: string; sensor_code: string }[];
   const column = async (text: string) => (await sql(text)).map((row) => String(Object.values(row)[0]));
@@ -47,7 +57,8 @@ export async function scenarios(sql: (text: string) => Promise<Rows>): Promise<R
       const query = new URLSearchParams({ limit: '50' });
       const kind = random.int(0, 2);
       if (kind === 0) query.set('address', random.pick(property.address_parts.filter((a) => a.length > 3)).slice(-7));
-      if (kind === 1) query.set('bbox', [property.lon - 0.006, property.lat - 0.004, property.lon + 0.006, property.lat + 0.004].map((n) => n.toFixed(5)).join(','));
+      if (kind === 1)
+        query.set('bbox', [property.lon - 0.006, property.lat - 0.004, property.lon + 0.006, property.lat + 0.004].map((n) => n.toFixed(5)).join(','));
       if (kind === 2) {
         query.set('propertyType', String(random.int(1, 4)));
         query.set('landAreaFrom', String(random.int(1, 20) * 100));

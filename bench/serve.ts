@@ -55,7 +55,10 @@ async function httpOnce(port: number, path: string, via: Agent): Promise<{ ms: n
   let bytes = 0;
   const status = await new Promise<number>((resolve, reject) => {
     get({ host: '127.0.0.1', port, path, agent: via }, (response) => {
-      response.on('data', (chunk: Buffer) => (bytes += chunk.length)).on('end', () => resolve(response.statusCode ?? 0)).on('error', reject);
+      response
+        .on('data', (chunk: Buffer) => (bytes += chunk.length))
+        .on('end', () => resolve(response.statusCode ?? 0))
+        .on('error', reject);
     }).on('error', reject);
   });
   if (status !== 200) throw new Error(`${path} answered ${status}`);
@@ -73,17 +76,35 @@ async function httpOnce(port: number, path: string, via: Agent): Promise<{ ms: n
  */
 type Statements = [string, readonly DuckDBValue[]][];
 
-async function timeRequest(served: ServedSnapshot, path: string): Promise<{ backToBack: number; raw: number; server: number; bare: number; statements: Statements }> {
+async function timeRequest(
+  served: ServedSnapshot,
+  path: string,
+): Promise<{ backToBack: number; raw: number; server: number; bare: number; statements: Statements }> {
   const url = new URL(path, 'http://bench.invalid');
   const found = route(url.pathname)!;
   const params = found.endpoint.parse({ ...Object.fromEntries(url.searchParams), ...found.params }).data!;
   const statements: Statements = [];
   return served.use(async (connection) => {
     const recorder: StatementRunner = {
-      rows: (sql, values = [], reading = 'columns') => (statements.push([reading === 'json' ? asJsonRows(sql) : sql, values]), connection.rows(sql, values, reading)),
+      rows: (sql, values = [], reading = 'columns') => (
+        statements.push([reading === 'json' ? asJsonRows(sql) : sql, values]), connection.rows(sql, values, reading)
+      ),
     };
     const { dataset, endpoint } = found;
-    await kindOf(endpoint.answer).server.serve({ served: served.tables, dataset, endpoint, path: url.pathname, params, query: Object.fromEntries(url.searchParams), context: renderContext({ baseUrl: 'http://bench' }), base: 'http://bench', connection: recorder }, endpoint.answer);
+    await kindOf(endpoint.answer).server.serve(
+      {
+        served: served.tables,
+        dataset,
+        endpoint,
+        path: url.pathname,
+        params,
+        query: Object.fromEntries(url.searchParams),
+        context: renderContext({ baseUrl: 'http://bench' }),
+        base: 'http://bench',
+        connection: recorder,
+      },
+      endpoint.answer,
+    );
     const prepared: { statement: DuckDBPreparedStatement; values: readonly DuckDBValue[] }[] = [];
     for (const [sql, values] of statements) prepared.push({ statement: await connection.connection.prepare(sql), values });
     const rawOnce = async () => {
@@ -164,7 +185,11 @@ const snapshot = await openSnapshot(dataDir);
 // filters by a scan in its own process instead (datasets/answers/page/scan.ts), with no statement.
 const served = await ServedSnapshot.open(snapshot, datasets, { inProcess: false });
 // BENCH_ONLY=<part of a scenario's name>: run just the matching scenarios.
-const plan = Object.fromEntries(Object.entries(await scenarios((text) => served.use((c) => c.rows(text)))).filter(([name]) => !process.env.BENCH_ONLY || name.includes(process.env.BENCH_ONLY)));
+const plan = Object.fromEntries(
+  Object.entries(await scenarios((text) => served.use((c) => c.rows(text)))).filter(
+    ([name]) => !process.env.BENCH_ONLY || name.includes(process.env.BENCH_ONLY),
+  ),
+);
 const peer = datasetteLocation(process.argv.slice(2), process.env);
 if ('missing' in peer) console.error(`no Datasette to compare with: ${peer.missing}`);
 console.error(`snapshot ${snapshot.id}; server in its own process; raw DuckDB in this one; wrk for ${SECONDS} s per run…`);
@@ -174,7 +199,9 @@ const odsnapUrl = `http://127.0.0.1:${PORT}`;
 const rows: Record<string, unknown>[] = [];
 const stopping: (() => Promise<void> | void)[] = [() => void child.kill('SIGTERM'), () => void bareServer.kill('SIGTERM')];
 try {
-  const mixed = Object.values(plan).flat().sort((a, b) => (a.length * 7919) % 13 - (b.length * 7919) % 13);
+  const mixed = Object.values(plan)
+    .flat()
+    .sort((a, b) => ((a.length * 7919) % 13) - ((b.length * 7919) % 13));
   const backToBack: Record<string, number[]> = {};
   const raw: Record<string, number[]> = {};
   const server: Record<string, number[]> = {};
@@ -203,7 +230,10 @@ try {
   const bodiesUrl = `http://127.0.0.1:${BODIES_PORT}`;
   for (const [name, paths] of [...Object.entries(plan), ['all of the above, mixed', mixed] as const]) {
     const sixteen = await measure(odsnapUrl, { paths }, SECONDS);
-    const rawSixteen = await rawLoad(served, paths.map((path) => recorded.get(path)!));
+    const rawSixteen = await rawLoad(
+      served,
+      paths.map((path) => recorded.get(path)!),
+    );
     const bareSixteen = await measure(bodiesUrl, { paths }, SECONDS);
     const backToBackTimes = backToBack[name] ?? Object.values(backToBack).flat();
     const rawTimes = raw[name] ?? Object.values(raw).flat();
@@ -212,12 +242,16 @@ try {
     rows.push({
       scenario: name,
       rawBackToBackP50: percentile(backToBackTimes, 50),
-      rawP50: percentile(rawTimes, 50), rawP99: percentile(rawTimes, 99),
-      oneP50: percentile(oneTimes, 50), oneP99: percentile(oneTimes, 99),
+      rawP50: percentile(rawTimes, 50),
+      rawP99: percentile(rawTimes, 99),
+      oneP50: percentile(oneTimes, 50),
+      oneP99: percentile(oneTimes, 99),
       ratioP50: percentile(oneTimes, 50) / percentile(rawTimes, 50),
       bareP50: percentile(bareTimes, 50),
       floorRatioP50: (percentile(rawTimes, 50) + percentile(bareTimes, 50)) / percentile(rawTimes, 50),
-      sixteen, rawSixteen, bareSixteen,
+      sixteen,
+      rawSixteen,
+      bareSixteen,
       // Raw DuckDB runs only the mix's requests that have a statement (not items): no like-for-like ratio.
       ofRaw: name in plan ? sixteen.reqPerSec / rawSixteen.reqPerSec : NaN,
       ofBare: sixteen.reqPerSec / bareSixteen.reqPerSec,
@@ -235,17 +269,27 @@ try {
   const table = [
     '| scenario | raw DuckDB back to back p50 ms | raw DuckDB alternating p50 / p99 ms | server 1 conn p50 / p99 ms | p50 ÷ raw | bare node:http, same bytes, p50 ms | (raw + bare) ÷ raw | server 16 conn req/s / p50 / p99 ms | raw DuckDB 16 at once req/s / p50 / p99 ms | server ÷ raw req/s | bare node:http, same bodies, 16 conn req/s / p50 / p99 ms | server ÷ bare req/s | target | errors | peak RSS so far |',
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
-    ...rows.map((r: any) =>
-      `| ${r.scenario} | ${ms(r.rawBackToBackP50)} | ${ms(r.rawP50)} / ${ms(r.rawP99)} | ${ms(r.oneP50)} / ${ms(r.oneP99)} | ${times(r.ratioP50)} | ${ms(r.bareP50)} | ${times(r.floorRatioP50)} | ${cell(r.sixteen)} | ${cell(r.rawSixteen)} | ${times(r.ofRaw)} | ${cell(r.bareSixteen)} | ${times(r.ofBare)} | ${r.target} | 0 | ${r.peakMiB.toFixed(0)} MiB |`),
+    ...rows.map(
+      (r: any) =>
+        `| ${r.scenario} | ${ms(r.rawBackToBackP50)} | ${ms(r.rawP50)} / ${ms(r.rawP99)} | ${ms(r.oneP50)} / ${ms(r.oneP99)} | ${times(r.ratioP50)} | ${ms(r.bareP50)} | ${times(r.floorRatioP50)} | ${cell(r.sixteen)} | ${cell(r.rawSixteen)} | ${times(r.ofRaw)} | ${cell(r.bareSixteen)} | ${times(r.ofBare)} | ${r.target} | 0 | ${r.peakMiB.toFixed(0)} MiB |`,
+    ),
     ...(peerRows.length
-      ? ['', '| against Datasette 0.64.8 (first pages of the transactions mix, same filters) | odsnap req/s / p50 / p99 ms | Datasette req/s / p50 / p99 ms | odsnap ÷ Datasette (target ≥ 10× with its count) |', '| --- | --- | --- | --- |', ...peerRows.map((r) => `| ${r.name} | ${cell(r.odsnap)} | ${cell(r.datasette)} | ${(r.odsnap.reqPerSec / r.datasette.reqPerSec).toFixed(1)}× |`)]
+      ? [
+          '',
+          '| against Datasette 0.64.8 (first pages of the transactions mix, same filters) | odsnap req/s / p50 / p99 ms | Datasette req/s / p50 / p99 ms | odsnap ÷ Datasette (target ≥ 10× with its count) |',
+          '| --- | --- | --- | --- |',
+          ...peerRows.map((r) => `| ${r.name} | ${cell(r.odsnap)} | ${cell(r.datasette)} | ${(r.odsnap.reqPerSec / r.datasette.reqPerSec).toFixed(1)}× |`),
+        ]
       : ['', `No Datasette row: ${'missing' in peer ? peer.missing : ''}`]),
     '',
     `Server RSS after the runs: ${memory.rssMiB.toFixed(0)} MiB; peak ${memory.peakMiB.toFixed(0)} MiB. Snapshot ${snapshot.id}, 1 connection: each request's raw SQL run three times back to back, then three times alternating with the request over HTTP, medians; 16 connections: wrk -t1 -c16 for ${SECONDS} s after 2 s of warm-up, on the same machine; bare node:http, same bytes: a server in its own process answering the same number of bytes from memory, its turn in each round, the floor under any Node server; raw DuckDB 16 at once: the same statements for ${SECONDS} s, 16 requests in flight over a pool of connections like the server's; bare node:http, same bodies: a server in its own process answering each path with the body odsnap answered, under the same wrk load (the ceiling of any Node server, and proof that wrk is not what limits the others).`,
   ].join('\n');
   console.log(table);
   await mkdir('bench/results', { recursive: true });
-  await writeFile(join('bench/results', `serve-${new Date().toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify({ snapshot: snapshot.id, seconds: SECONDS, generator: 'wrk -t1 -c16', rows, peer: peerRows, memory }, null, 2));
+  await writeFile(
+    join('bench/results', `serve-${new Date().toISOString().replace(/[:.]/g, '-')}.json`),
+    JSON.stringify({ snapshot: snapshot.id, seconds: SECONDS, generator: 'wrk -t1 -c16', rows, peer: peerRows, memory }, null, 2),
+  );
 } finally {
   for (const stop of stopping) await stop();
   agent.destroy();
@@ -258,7 +302,10 @@ async function bodyOf(path: string): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     get({ host: '127.0.0.1', port: PORT, path, agent }, (response) => {
       const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk)).on('end', () => (response.statusCode === 200 ? resolve(Buffer.concat(chunks)) : reject(new Error(`${path} answered ${response.statusCode}`)))).on('error', reject);
+      response
+        .on('data', (chunk: Buffer) => chunks.push(chunk))
+        .on('end', () => (response.statusCode === 200 ? resolve(Buffer.concat(chunks)) : reject(new Error(`${path} answered ${response.statusCode}`))))
+        .on('error', reject);
     }).on('error', reject);
   });
 }

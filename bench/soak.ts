@@ -56,7 +56,9 @@ try {
   memory.phase = 'load generator check';
   const medianBytes = Math.round(percentile(idle.v1Bytes, 50));
   const reach = await generatorReach(medianBytes, 15);
-  console.error(`  load generator against a bare node:http server, ${medianBytes} B answers: ${Math.round(reach.reqPerSec)} req/s (the server idle: ${Math.round(idle.v1.length / IDLE_SECONDS)} req/s)`);
+  console.error(
+    `  load generator against a bare node:http server, ${medianBytes} B answers: ${Math.round(reach.reqPerSec)} req/s (the server idle: ${Math.round(idle.v1.length / IDLE_SECONDS)} req/s)`,
+  );
 
   memory.phase = 'soak';
   const soaked = await soakWithSwap(data, v1, memory);

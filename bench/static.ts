@@ -44,7 +44,11 @@ const tree = await realpath(out);
 const catalogue = JSON.parse(await readFile(join(tree, 'downloads/catalogue.json'), 'utf8')) as { tables: { files: { url: string; bytes: number }[] }[] };
 const parquet = catalogue.tables.flatMap((t) => t.files).sort((a, b) => b.bytes - a.bytes)[0]!;
 const filesIn = async (dir: string, most: number) =>
-  (await readdir(join(tree, dir), { withFileTypes: true })).filter((e) => e.isFile() && e.name.endsWith('.json')).map((e) => `/${dir}/${e.name}`).sort().slice(0, most);
+  (await readdir(join(tree, dir), { withFileTypes: true }))
+    .filter((e) => e.isFile() && e.name.endsWith('.json'))
+    .map((e) => `/${dir}/${e.name}`)
+    .sort()
+    .slice(0, most);
 const records = await filesIn('api/public/rcn/transactions', 200);
 const pages = await filesIn('api/public/rcn/transactions/offset', 50);
 
@@ -59,7 +63,11 @@ const scenarios: Scenario[] = (<Scenario[]>[
   { name: `${records.length} record files, gzip`, paths: records, headers: { 'Accept-Encoding': 'gzip' } },
   { name: `${records.length} record files, identity`, paths: records, headers: {} },
   { name: `${pages.length} list pages, br`, paths: pages, headers: { 'Accept-Encoding': 'br, gzip' } },
-  { name: `64 KiB ranges of a ${(parquet.bytes / 1024 / 1024).toFixed(1)} MiB Parquet file`, paths: [parquet.url], headers: { Range: `bytes=0-${RANGE_BYTES - 1}` } },
+  {
+    name: `64 KiB ranges of a ${(parquet.bytes / 1024 / 1024).toFixed(1)} MiB Parquet file`,
+    paths: [parquet.url],
+    headers: { Range: `bytes=0-${RANGE_BYTES - 1}` },
+  },
 ]).filter((scenario) => !process.env.BENCH_ONLY || scenario.name.includes(process.env.BENCH_ONLY));
 
 /** The median run's figures, each taken on its own: requests/s, p50 and p99. */
@@ -79,13 +87,25 @@ async function bareNode() {
   const range = (await readFile(join(tree, parquet.url))).subarray(0, RANGE_BYTES);
   const server = createServer((request, response) => {
     if (request.headers.range) {
-      response.writeHead(206, { 'content-type': 'application/vnd.apache.parquet', 'content-range': `bytes 0-${RANGE_BYTES - 1}/${parquet.bytes}`, 'content-length': range.length }).end(range);
+      response
+        .writeHead(206, {
+          'content-type': 'application/vnd.apache.parquet',
+          'content-range': `bytes 0-${RANGE_BYTES - 1}/${parquet.bytes}`,
+          'content-length': range.length,
+        })
+        .end(range);
       return;
     }
     const accepts = request.headers['accept-encoding'] ?? '';
     const encoding = accepts.includes('br') ? 'br' : accepts.includes('gzip') ? 'gzip' : 'identity';
     const body = bodies.get(`${request.url} ${encoding}`)!;
-    response.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': body.length, ...(encoding === 'identity' ? {} : { 'content-encoding': encoding }) }).end(body);
+    response
+      .writeHead(200, {
+        'content-type': 'application/json; charset=utf-8',
+        'content-length': body.length,
+        ...(encoding === 'identity' ? {} : { 'content-encoding': encoding }),
+      })
+      .end(body);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, stop: () => new Promise<void>((resolve) => server.close(() => resolve())) };
@@ -131,10 +151,16 @@ console.log(
   [
     '| request | odsnap serve req/s / p50 / p99 ms | nginx req/s / p50 / p99 ms | odsnap ÷ nginx req/s (target ≥ 0.5) | odsnap ÷ nginx p99 (target ≤ 2) | bare Node in memory req/s / p50 / p99 ms | odsnap ÷ bare |',
     '| --- | --- | --- | --- | --- | --- | --- |',
-    ...rows.map((r) => `| ${r.scenario} | ${cell(r.odsnap)} | ${cell(r.nginx)} | ${r.ratio.toFixed(2)}× | ${r.p99Ratio.toFixed(2)}× | ${cell(r.bare)} | ${r.ofBare.toFixed(2)}× |`),
+    ...rows.map(
+      (r) =>
+        `| ${r.scenario} | ${cell(r.odsnap)} | ${cell(r.nginx)} | ${r.ratio.toFixed(2)}× | ${r.p99Ratio.toFixed(2)}× | ${cell(r.bare)} | ${r.ofBare.toFixed(2)}× |`,
+    ),
     '',
     `wrk -t1 -c${CONNECTIONS}, ${ROUNDS} rounds of ${SECONDS} s taking turns (after a 2 s warm-up), medians; one worker each; same machine. The bare server's figure is what wrk reaches against a Node server doing nothing but send the bytes.`,
   ].join('\n'),
 );
 await mkdir('bench/results', { recursive: true });
-await writeFile(join('bench/results', `static-${new Date().toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify({ generator: 'wrk', connections: CONNECTIONS, seconds: SECONDS, rounds: ROUNDS, rows }, null, 2));
+await writeFile(
+  join('bench/results', `static-${new Date().toISOString().replace(/[:.]/g, '-')}.json`),
+  JSON.stringify({ generator: 'wrk', connections: CONNECTIONS, seconds: SECONDS, rounds: ROUNDS, rows }, null, 2),
+);

@@ -96,27 +96,34 @@ export const remove = (dir: string) => void spawnSync('rm', ['-rf', dir]);
 export async function compressAlone(tree: string, jsonFiles: readonly string[]) {
   const threads = Array.from({ length: Math.min(4, availableParallelism()) }, () => new Worker(new URL('./compress-thread.js', import.meta.url)));
   // The threads start (and load TypeScript) before the clock does.
-  await Promise.all(threads.map((worker) => new Promise<void>((resolve) => {
-    worker.once('message', () => resolve());
-    worker.postMessage([]);
-  })));
+  await Promise.all(
+    threads.map(
+      (worker) =>
+        new Promise<void>((resolve) => {
+          worker.once('message', () => resolve());
+          worker.postMessage([]);
+        }),
+    ),
+  );
   let next = 0;
   let bytes = 0;
   settle();
   const started = performance.now();
-  await Promise.all(threads.map(async (worker) => {
-    while (next < jsonFiles.length) {
-      const paths = jsonFiles.slice(next, (next += 500)).map((path) => join(tree, path));
-      bytes += await new Promise<number>((resolve, reject) => {
-        worker.once('error', reject);
-        worker.once('message', (made: number) => {
-          worker.off('error', reject);
-          resolve(made);
+  await Promise.all(
+    threads.map(async (worker) => {
+      while (next < jsonFiles.length) {
+        const paths = jsonFiles.slice(next, (next += 500)).map((path) => join(tree, path));
+        bytes += await new Promise<number>((resolve, reject) => {
+          worker.once('error', reject);
+          worker.once('message', (made: number) => {
+            worker.off('error', reject);
+            resolve(made);
+          });
+          worker.postMessage(paths);
         });
-        worker.postMessage(paths);
-      });
-    }
-  }));
+      }
+    }),
+  );
   const seconds = (performance.now() - started) / 1000;
   await Promise.all(threads.map((worker) => worker.terminate()));
   return { seconds, bytes, threads: threads.length };

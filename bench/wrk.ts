@@ -46,7 +46,9 @@ const milliseconds = (value: string, unit: string) => Number(value) * ({ us: 0.0
 
 /** Runs wrk against `url` for `seconds` with `connections`; req/s and latency percentiles in ms. */
 export async function wrk(url: string, load: Load, seconds: number, connections = 16): Promise<Measured> {
-  const { stdout } = await run('wrk', ['-t1', `-c${connections}`, `-d${seconds}s`, '--timeout', '30s', '--latency', '-s', await script(load), url], { maxBuffer: 1 << 20 });
+  const { stdout } = await run('wrk', ['-t1', `-c${connections}`, `-d${seconds}s`, '--timeout', '30s', '--latency', '-s', await script(load), url], {
+    maxBuffer: 1 << 20,
+  });
   const failed = /Non-2xx or 3xx responses: (\d+)/.exec(stdout) ?? /Socket errors: .*/.exec(stdout);
   if (failed) throw new Error(`${url}: ${failed[0]}`);
   const percentile = (p: string) => {

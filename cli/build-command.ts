@@ -11,7 +11,7 @@ export const buildCommand = defineCommand({
     'and .br beside them; nginx.conf and _headers say how to serve them. A rebuild renders only files whose rows\n' +
     'changed and writes only new content: OUT is a symlink to one of two trees, and the one not in use is updated\n' +
     'and then swapped in, so readers never see a half-built tree. The site (bilingual docs, data-set pages,\n' +
-    'charts, downloads) is built into the same tree, its examples linking to the tree\'s files. One build at a time\n' +
+    "charts, downloads) is built into the same tree, its examples linking to the tree's files. One build at a time\n" +
     'writes OUT: another exits at once with code 2, naming the process that holds it.',
   options: {
     data: dataDirOption('read', 'whose current snapshot to publish'),
@@ -20,7 +20,7 @@ export const buildCommand = defineCommand({
     'base-url': {
       type: 'string',
       value: 'URL',
-      description: 'prefix of links in the tree, e.g. https://cdn.example.org/odsnap (default: links from the host\'s root)',
+      description: "prefix of links in the tree, e.g. https://cdn.example.org/odsnap (default: links from the host's root)",
       check: z
         .string()
         .refine((value) => /^https?:\/\/[^/]+/.test(value) || value.startsWith('/'), { error: 'must be an http(s) URL or a path starting with /' })
@@ -37,7 +37,7 @@ export const buildCommand = defineCommand({
     contact: {
       type: 'string',
       value: 'EMAIL|URL',
-      description: 'whom to ask about the data, for the DCAT-AP record (default: the upstream\'s address)',
+      description: "whom to ask about the data, for the DCAT-AP record (default: the upstream's address)",
       check: z
         .string()
         .transform((value) => (/^[^@\s/:]+@[^@\s/]+$/.test(value) ? `mailto:${value}` : value))
@@ -47,7 +47,10 @@ export const buildCommand = defineCommand({
     tiles: tilesOption,
   },
   async run(options, output) {
-    const [{ buildStaticForCommand }, { OUTPUT_LOCKED }] = await Promise.all([import('../scripts/static/build-on-thread.ts'), import('../scripts/static/build-lock.ts')]);
+    const [{ buildStaticForCommand }, { OUTPUT_LOCKED }] = await Promise.all([
+      import('../scripts/static/build-on-thread.ts'),
+      import('../scripts/static/build-lock.ts'),
+    ]);
     const progress = new Progress(output);
     progress.step(`building the static tree of ${options.data} into ${options.out}`);
     // Another build holds OUT: said at once rather than waited for (it may take many minutes, and

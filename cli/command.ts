@@ -61,7 +61,9 @@ export type ValueOf<D extends Option> = D extends { readonly type: 'boolean' }
       ? string
       : string | undefined;
 
-type PositionalValue<P> = P extends { readonly name: infer N extends string; readonly check: infer C extends z.ZodType } ? { readonly [K in N]: z.output<C> } : unknown;
+type PositionalValue<P> = P extends { readonly name: infer N extends string; readonly check: infer C extends z.ZodType }
+  ? { readonly [K in N]: z.output<C> }
+  : unknown;
 
 /** A command's options as its declarations make them: each option's value, and the positional's. */
 export type Parsed<O extends Options, P extends Positional | undefined> = { readonly [K in keyof O]: ValueOf<O[K]> } & PositionalValue<P>;
@@ -97,11 +99,15 @@ export interface Command {
   readonly description?: string;
   readonly options: Options;
   readonly positionals?: Positional;
-  readonly parse: (argv: readonly string[]) => { readonly help: true } | { readonly help: false; readonly options: unknown; readonly run: (output: Output) => Promise<number> };
+  readonly parse: (
+    argv: readonly string[],
+  ) => { readonly help: true } | { readonly help: false; readonly options: unknown; readonly run: (output: Output) => Promise<number> };
 }
 
 /** A command: its options, declared once, give its --help, its parsing and the type of what `run` gets. */
-export function defineCommand<const O extends Options, const P extends Positional | undefined = undefined, R = Parsed<O, P>>(spec: CommandSpec<O, P, R>): CommandSpec<O, P, R> & Command {
+export function defineCommand<const O extends Options, const P extends Positional | undefined = undefined, R = Parsed<O, P>>(
+  spec: CommandSpec<O, P, R>,
+): CommandSpec<O, P, R> & Command {
   return {
     ...spec,
     parse: (argv) => {
@@ -115,7 +121,8 @@ export function defineCommand<const O extends Options, const P extends Positiona
 export const cacheDirOption = {
   type: 'string',
   value: 'DIR',
-  description: "where files derived from a snapshot go (the server's database, spill): DIR/cache of the data directory by default, or the system's temporary directory when the data directory is read-only (or ODSNAP_CACHE_DIR)",
+  description:
+    "where files derived from a snapshot go (the server's database, spill): DIR/cache of the data directory by default, or the system's temporary directory when the data directory is read-only (or ODSNAP_CACHE_DIR)",
   directory: 'create',
   environment: 'ODSNAP_CACHE_DIR',
 } as const satisfies ValueOption;
@@ -144,7 +151,7 @@ export const tilesOption = {
   type: 'string',
   value: 'URL|none',
   description:
-    'raster tiles under the site\'s maps, a URL template with {z}/{x}/{y} fetched by the reader\'s browser; none keeps the maps drawn offline as SVG, with nothing loaded from elsewhere (or ODSNAP_TILES)',
+    "raster tiles under the site's maps, a URL template with {z}/{x}/{y} fetched by the reader's browser; none keeps the maps drawn offline as SVG, with nothing loaded from elsewhere (or ODSNAP_TILES)",
   default: process.env.ODSNAP_TILES || OSM_TILES,
   check: z.string().superRefine((value, context) => {
     const problem = tilesProblem(value);
@@ -200,7 +207,10 @@ export function parseCommandLine<O extends Options, P extends Positional | undef
     const message = (error as Error).message;
     // node's "argument is ambiguous" (a value that starts with a dash) ends with how to write it: keep that part.
     const dashed = /use '(--[^']+=-XYZ)'/.exec(message)?.[1];
-    const first = message.replace(/\. To specify a positional.*$/s, '').split('\n')[0]!.replace(/\.$/, '');
+    const first = message
+      .replace(/\. To specify a positional.*$/s, '')
+      .split('\n')[0]!
+      .replace(/\.$/, '');
     throw new UsageError(dashed ? `${first}: a value that starts with a dash is written ${dashed.replace('XYZ', '…')}` : first);
   }
   if (parsed.values.help) return { help: true };
@@ -243,7 +253,8 @@ function pathProblem(path: string, option: ValueOption): string | undefined {
     if (!statSync(parent, { throwIfNoEntry: false })?.isDirectory()) return `${path}: ${parent} is no directory to write in`;
     return stats?.isDirectory() ? `${path} is a directory, not a file` : undefined;
   }
-  if (!stats && option.directory === 'read') return `${path}: no such directory; make a snapshot there with "odsnap sample --out ${path}" or "odsnap pull --data ${path}"`;
+  if (!stats && option.directory === 'read')
+    return `${path}: no such directory; make a snapshot there with "odsnap sample --out ${path}" or "odsnap pull --data ${path}"`;
   if (stats && !stats.isDirectory()) return `${path} is a file, not a directory`;
   return undefined;
 }

@@ -36,19 +36,32 @@ export const diffCommand = defineCommand({
     const find = (given: string) => {
       const matching = ids.filter((id) => id.startsWith(given));
       if (matching.length === 1) return matching[0]!;
-      throw new Error(matching.length ? `"${given}" could be ${matching.join(', ')}; give more of the id` : `${options.data} holds no snapshot "${given}"; run "odsnap snapshots --data ${options.data}" for the list`);
+      throw new Error(
+        matching.length
+          ? `"${given}" could be ${matching.join(', ')}; give more of the id`
+          : `${options.data} holds no snapshot "${given}"; run "odsnap snapshots --data ${options.data}" for the list`,
+      );
     };
     const current = listed.find((s) => s.current)?.id ?? ids.at(-1);
     const to = options.SNAPSHOTS[1] !== undefined ? find(options.SNAPSHOTS[1]) : current;
     const from = options.SNAPSHOTS[0] !== undefined ? find(options.SNAPSHOTS[0]) : ids[ids.indexOf(to!) - 1];
     if (!to) throw new Error(`${options.data} holds no snapshot; a diff needs two`);
-    if (!from) throw new Error(ids.length === 1 ? `${options.data} holds one snapshot: a diff needs two; pull again` : `no snapshot comes before ${to}; name the one to compare it with`);
-    if (options.dataset !== undefined && !datasets.some((d) => d.name === options.dataset)) throw new Error(`no data set "${options.dataset}"; the data sets are ${datasets.map((d) => d.name).join(', ')}`);
+    if (!from)
+      throw new Error(
+        ids.length === 1
+          ? `${options.data} holds one snapshot: a diff needs two; pull again`
+          : `no snapshot comes before ${to}; name the one to compare it with`,
+      );
+    if (options.dataset !== undefined && !datasets.some((d) => d.name === options.dataset))
+      throw new Error(`no data set "${options.dataset}"; the data sets are ${datasets.map((d) => d.name).join(', ')}`);
     const progress = new Progress(output);
     const db = await openDatabase({ memoryLimit: '512MB' });
     const unmark = [markReading(options.data, from), markReading(options.data, to)];
     try {
-      const diff = await diffSnapshots(db, await openSnapshot(options.data, from), await openSnapshot(options.data, to), datasets, { dataset: options.dataset, onTable: (table) => progress.update(`comparing ${table}`) });
+      const diff = await diffSnapshots(db, await openSnapshot(options.data, from), await openSnapshot(options.data, to), datasets, {
+        dataset: options.dataset,
+        onTable: (table) => progress.update(`comparing ${table}`),
+      });
       progress.clear();
       output.out(options.format === 'json' ? `${JSON.stringify(diff, null, 2)}\n` : asText(diff));
     } finally {
@@ -68,11 +81,22 @@ function asText(diff: SnapshotDiff): string {
     formatCount(t.removed),
     t.key ? formatCount(t.changed) : '',
     t.key ? formatCount(t.reordered) : '',
-    Object.entries(t.columns).map(([column, n]) => `${column} ${formatCount(n)}`).join(', '),
+    Object.entries(t.columns)
+      .map(([column, n]) => `${column} ${formatCount(n)}`)
+      .join(', '),
   ]);
-  const columns = [{ title: 'table' }, { title: 'added', right: true }, { title: 'removed', right: true }, { title: 'changed', right: true }, { title: 'reordered', right: true }, { title: 'columns changed' }];
+  const columns = [
+    { title: 'table' },
+    { title: 'added', right: true },
+    { title: 'removed', right: true },
+    { title: 'changed', right: true },
+    { title: 'reordered', right: true },
+    { title: 'columns changed' },
+  ];
   const examples = diff.tables.flatMap((t) =>
-    (['added', 'removed', 'changed'] as const).filter((change) => t.examples[change].length).map((change) => `  ${t.dataset}/${t.table} ${change}: ${t.examples[change].join(', ')}${t[change] > t.examples[change].length ? ', …' : ''}`),
+    (['added', 'removed', 'changed'] as const)
+      .filter((change) => t.examples[change].length)
+      .map((change) => `  ${t.dataset}/${t.table} ${change}: ${t.examples[change].join(', ')}${t[change] > t.examples[change].length ? ', …' : ''}`),
   );
   return [
     `from ${diff.from} to ${diff.to} (${formatCount(same)} files the same in both, not read; ${formatCount(read)} read)`,

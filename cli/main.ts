@@ -13,7 +13,18 @@ import { startCommand } from './start-command.ts';
 import { verifyCommand } from './verify-command.ts';
 
 /** Every odsnap command, in the order --help lists them. */
-export const commands: readonly Command[] = [startCommand, sampleCommand, pullCommand, buildCommand, serveCommand, sqlCommand, snapshotsCommand, diffCommand, pruneCommand, verifyCommand];
+export const commands: readonly Command[] = [
+  startCommand,
+  sampleCommand,
+  pullCommand,
+  buildCommand,
+  serveCommand,
+  sqlCommand,
+  snapshotsCommand,
+  diffCommand,
+  pruneCommand,
+  verifyCommand,
+];
 
 function overview(): string {
   const width = Math.max(...commands.map((c) => c.name.length));

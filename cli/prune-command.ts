@@ -23,11 +23,17 @@ export const pruneCommand = defineCommand({
   },
   async run(options, output) {
     const policy = { last: options['keep-last'], daily: options['keep-daily'], weekly: options['keep-weekly'], monthly: options['keep-monthly'] };
-    if (Object.values(policy).every((n) => n === undefined)) throw new UsageError('say what to keep: --keep-last, --keep-daily, --keep-weekly or --keep-monthly');
+    if (Object.values(policy).every((n) => n === undefined))
+      throw new UsageError('say what to keep: --keep-last, --keep-daily, --keep-weekly or --keep-monthly');
     const result = await prune(options.data, policy, { dryRun: options['dry-run'] });
-    for (const decision of result.decisions) output.out(`${(decision.kept.length ? 'keep' : result.dryRun ? 'would remove' : 'remove').padEnd(12)}  ${decision.id}${decision.kept.length ? `  (${decision.kept.join(', ')})` : ''}\n`);
+    for (const decision of result.decisions)
+      output.out(
+        `${(decision.kept.length ? 'keep' : result.dryRun ? 'would remove' : 'remove').padEnd(12)}  ${decision.id}${decision.kept.length ? `  (${decision.kept.join(', ')})` : ''}\n`,
+      );
     const n = result.removed.length;
-    output.err(`odsnap: ${result.dryRun ? 'would remove' : 'removed'} ${n} snapshot${n === 1 ? '' : 's'} of ${result.decisions.length}, ${result.dryRun ? 'freeing' : 'freed'} ${formatBytes(result.freedBytes)}\n`);
+    output.err(
+      `odsnap: ${result.dryRun ? 'would remove' : 'removed'} ${n} snapshot${n === 1 ? '' : 's'} of ${result.decisions.length}, ${result.dryRun ? 'freeing' : 'freed'} ${formatBytes(result.freedBytes)}\n`,
+    );
     return 0;
   },
 });

@@ -10,10 +10,20 @@ import { defaultUpstreamOptions } from '../scripts/pull/upstream.ts';
 import { defaultPullLimits, parseSize, QUARANTINE_FLOOR, sizeText } from '../scripts/pull/limits.ts';
 import { openSnapshot } from '../core/snapshot/read.ts';
 
-const wholeNumber = (least: number) => z.string().regex(/^\d+$/, { error: 'must be a whole number' }).transform(Number).pipe(z.number().min(least, { error: `must be at least ${least}` }));
+const wholeNumber = (least: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, { error: 'must be a whole number' })
+    .transform(Number)
+    .pipe(z.number().min(least, { error: `must be at least ${least}` }));
 /** Seconds as milliseconds. */
-const seconds = z.string().regex(/^\d+(\.\d+)?$/, { error: 'must be a number of seconds' }).transform((s) => Number(s) * 1000);
-const size = z.string().transform((text, context) => parseSize(text) ?? (context.addIssue({ code: 'custom', message: 'must be a size such as 1MiB, 512MB or 8GiB' }), z.NEVER));
+const seconds = z
+  .string()
+  .regex(/^\d+(\.\d+)?$/, { error: 'must be a number of seconds' })
+  .transform((s) => Number(s) * 1000);
+const size = z
+  .string()
+  .transform((text, context) => parseSize(text) ?? (context.addIssue({ code: 'custom', message: 'must be a size such as 1MiB, 512MB or 8GiB' }), z.NEVER));
 
 const names = datasets.map((d) => d.name);
 
@@ -35,7 +45,7 @@ export const pullCommand = defineCommand({
       type: 'string',
       value: 'URL',
       description: 'base URL of the upstream (paths start with /api/public/...)',
-      check: z.url({ protocol: /^https?$/, error: 'needs the upstream\'s http(s) address, e.g. --from http://127.0.0.1:4321' }),
+      check: z.url({ protocol: /^https?$/, error: "needs the upstream's http(s) address, e.g. --from http://127.0.0.1:4321" }),
     },
     data: dataDirOption('create', 'to pull into'),
     concurrency: {
@@ -43,14 +53,21 @@ export const pullCommand = defineCommand({
       value: 'N',
       description: 'requests in flight at once',
       default: String(defaultUpstreamOptions.concurrency),
-      check: z.string().regex(/^\d+$/, { error: 'must be a whole number' }).transform(Number).pipe(z.number().min(1, { error: 'must be at least 1' }).max(64, { error: 'must be at most 64' })),
+      check: z
+        .string()
+        .regex(/^\d+$/, { error: 'must be a whole number' })
+        .transform(Number)
+        .pipe(z.number().min(1, { error: 'must be at least 1' }).max(64, { error: 'must be at most 64' })),
     },
     rate: {
       type: 'string',
       value: 'REQ_PER_S',
       description: 'at most this many requests per second; 0 for no limit',
       default: '0',
-      check: z.string().regex(/^\d+(\.\d+)?$/, { error: 'must be a number of requests per second' }).transform(Number),
+      check: z
+        .string()
+        .regex(/^\d+(\.\d+)?$/, { error: 'must be a number of requests per second' })
+        .transform(Number),
     },
     datasets: {
       type: 'string',
@@ -59,8 +76,17 @@ export const pullCommand = defineCommand({
       default: names.join(','),
       check: z
         .string()
-        .transform((text) => text.split(',').map((name) => name.trim()).filter(Boolean))
-        .pipe(z.array(z.enum(names as [string, ...string[]], { error: `names a data set that does not exist; choose from ${names.join(', ')}` })).min(1, { error: 'needs at least one data set' })),
+        .transform((text) =>
+          text
+            .split(',')
+            .map((name) => name.trim())
+            .filter(Boolean),
+        )
+        .pipe(
+          z
+            .array(z.enum(names as [string, ...string[]], { error: `names a data set that does not exist; choose from ${names.join(', ')}` }))
+            .min(1, { error: 'needs at least one data set' }),
+        ),
     },
     full: { type: 'boolean', description: 'fetch everything again, not only what is new' },
     timeout: {
@@ -77,9 +103,27 @@ export const pullCommand = defineCommand({
       default: String(defaultUpstreamOptions.retries),
       check: z.string().regex(/^\d+$/, { error: 'must be a whole number' }).transform(Number),
     },
-    'max-records': { type: 'string', value: 'N', description: 'the largest total a paged list may report (pagination.total)', default: String(defaultPullLimits.maxRecords), check: wholeNumber(1) },
-    'max-pages': { type: 'string', value: 'N', description: 'pages of one window of rides, at most', default: String(defaultPullLimits.maxPages), check: wholeNumber(1) },
-    'max-journal': { type: 'string', value: 'SIZE', description: 'the largest the journal of a pull grows (DIR/.pull/)', default: sizeText(defaultPullLimits.maxJournalBytes).replace(' ', ''), check: size },
+    'max-records': {
+      type: 'string',
+      value: 'N',
+      description: 'the largest total a paged list may report (pagination.total)',
+      default: String(defaultPullLimits.maxRecords),
+      check: wholeNumber(1),
+    },
+    'max-pages': {
+      type: 'string',
+      value: 'N',
+      description: 'pages of one window of rides, at most',
+      default: String(defaultPullLimits.maxPages),
+      check: wholeNumber(1),
+    },
+    'max-journal': {
+      type: 'string',
+      value: 'SIZE',
+      description: 'the largest the journal of a pull grows (DIR/.pull/)',
+      default: sizeText(defaultPullLimits.maxJournalBytes).replace(' ', ''),
+      check: size,
+    },
     'max-value': {
       type: 'string',
       value: 'SIZE',
@@ -92,7 +136,11 @@ export const pullCommand = defineCommand({
       value: 'PERCENT',
       description: `the share of a table's records quarantined (past ${QUARANTINE_FLOOR} of them, or all) that fails the pull rather than publish the table gutted`,
       default: String(defaultPullLimits.maxQuarantined * 100),
-      check: z.string().regex(/^\d+(\.\d+)?$/, { error: 'must be a percentage, e.g. 1 or 0.5' }).transform((s) => Number(s) / 100).pipe(z.number().max(1, { error: 'must be at most 100' })),
+      check: z
+        .string()
+        .regex(/^\d+(\.\d+)?$/, { error: 'must be a percentage, e.g. 1 or 0.5' })
+        .transform((s) => Number(s) / 100)
+        .pipe(z.number().max(1, { error: 'must be at most 100' })),
     },
     'max-wait': {
       type: 'string',
@@ -108,7 +156,11 @@ export const pullCommand = defineCommand({
       description: 'once the new snapshot is current, remove those this policy does not keep, e.g. last=7,weekly=4,monthly=12 (as odsnap prune --keep-…)',
       check: z
         .string()
-        .transform((text, context) => parsePolicy(text) ?? (context.addIssue({ code: 'custom', message: 'is a policy like last=7,weekly=4,monthly=12 (last, daily, weekly, monthly; each once)' }), z.NEVER))
+        .transform(
+          (text, context) =>
+            parsePolicy(text) ??
+            (context.addIssue({ code: 'custom', message: 'is a policy like last=7,weekly=4,monthly=12 (last, daily, weekly, monthly; each once)' }), z.NEVER),
+        )
         .optional(),
     },
   },
@@ -138,7 +190,9 @@ export const pullCommand = defineCommand({
     output.out(`${result.snapshot!.dir}\n`);
     if (options.prune) {
       const pruned = await prune(options.data, options.prune);
-      output.err(`odsnap: pruned ${pruned.removed.length} snapshot${pruned.removed.length === 1 ? '' : 's'} of ${pruned.decisions.length} (${pruned.removed.join(', ') || 'none'}), freeing ${formatBytes(pruned.freedBytes)}\n`);
+      output.err(
+        `odsnap: pruned ${pruned.removed.length} snapshot${pruned.removed.length === 1 ? '' : 's'} of ${pruned.decisions.length} (${pruned.removed.join(', ') || 'none'}), freeing ${formatBytes(pruned.freedBytes)}\n`,
+      );
     }
     return 0;
   },
@@ -176,13 +230,19 @@ export function pullSummary(result: PullResult, report: PullReport): string {
   if (result.ok) {
     const snapshot = result.snapshot!;
     lines.push(`snapshot ${snapshot.id} is current:`);
-    for (const t of result.tables) lines.push(`  ${t.table.padEnd(30)} ${formatCount(t.rows).padStart(12)} rows${t.carried ? ` (${formatCount(t.carried)} kept from the previous snapshot)` : ''}`);
+    for (const t of result.tables)
+      lines.push(
+        `  ${t.table.padEnd(30)} ${formatCount(t.rows).padStart(12)} rows${t.carried ? ` (${formatCount(t.carried)} kept from the previous snapshot)` : ''}`,
+      );
     if (snapshot.manifest.quarantine) {
-      for (const [name, q] of Object.entries(snapshot.manifest.quarantine)) lines.push(`quarantined ${name}: ${formatCount(q.records)} records in ${snapshot.dir}/${q.path}`);
+      for (const [name, q] of Object.entries(snapshot.manifest.quarantine))
+        lines.push(`quarantined ${name}: ${formatCount(q.records)} records in ${snapshot.dir}/${q.path}`);
     }
     for (const [name, filters] of Object.entries(snapshot.manifest.unread ?? {})) {
       for (const [filter, { records, example }] of Object.entries(filters)) {
-        lines.push(`not understood: ${name} ${filter}: ${formatCount(records)} records hold nothing the filter reads (e.g. ${example}); it will not match them`);
+        lines.push(
+          `not understood: ${name} ${filter}: ${formatCount(records)} records hold nothing the filter reads (e.g. ${example}); it will not match them`,
+        );
       }
     }
     for (const [endpoint, { range, unlearned: said = [] }] of Object.entries(snapshot.manifest.endpoints ?? {})) {

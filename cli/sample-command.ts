@@ -24,9 +24,18 @@ export const sampleCommand = defineCommand({
       value: 'N',
       description: 'random seed, a whole number',
       default: String(defaultSeed),
-      check: z.string().regex(/^\d{1,9}$/, { error: 'must be a whole number' }).transform(Number),
+      check: z
+        .string()
+        .regex(/^\d{1,9}$/, { error: 'must be a whole number' })
+        .transform(Number),
     },
-    until: { type: 'string', value: 'YYYY-MM-DD', description: 'the sample\'s "today": the last day with data', default: defaultUntil, check: z.iso.date({ error: 'must be a date, YYYY-MM-DD' }) },
+    until: {
+      type: 'string',
+      value: 'YYYY-MM-DD',
+      description: 'the sample\'s "today": the last day with data',
+      default: defaultUntil,
+      check: z.iso.date({ error: 'must be a date, YYYY-MM-DD' }),
+    },
   },
   async run(options, output) {
     const progress = new Progress(output);

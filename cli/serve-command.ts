@@ -21,7 +21,11 @@ export const serveCommand = defineCommand({
       value: 'PORT',
       description: 'port to listen on',
       default: '4321',
-      check: z.string().regex(/^\d{1,5}$/, { error: 'must be a port number' }).transform(Number).pipe(z.number().max(65_535, { error: 'must be a port number' })),
+      check: z
+        .string()
+        .regex(/^\d{1,5}$/, { error: 'must be a port number' })
+        .transform(Number)
+        .pipe(z.number().max(65_535, { error: 'must be a port number' })),
     },
     host: { type: 'string', value: 'HOST', description: 'address to listen on', default: '127.0.0.1' },
     'public-url': {
@@ -30,7 +34,12 @@ export const serveCommand = defineCommand({
       description: 'address clients use, for links (default: taken from each request)',
       check: z.url({ protocol: /^https?$/, error: 'must be an http(s) address' }).optional(),
     },
-    static: { type: 'string', value: 'DIR', description: 'the tree "odsnap build" wrote, served beside the API when built from this data directory (followed across rebuilds)', default: 'dist' },
+    static: {
+      type: 'string',
+      value: 'DIR',
+      description: 'the tree "odsnap build" wrote, served beside the API when built from this data directory (followed across rebuilds)',
+      default: 'dist',
+    },
     'memory-limit': {
       type: 'string',
       value: 'SIZE',
@@ -47,7 +56,10 @@ export const serveCommand = defineCommand({
     const ownTree = (root: string) => {
       const id = builtSnapshotId(root);
       const own = id !== undefined && holdsSnapshot(options.data, id);
-      if (!own) output.err(`odsnap: not serving the static tree at ${options.static}: it was built from ${id ? `snapshot ${id}, which ${options.data} does not hold` : 'no snapshot odsnap can read'}; run "odsnap build --data ${options.data} --out ${options.static}" to serve one\n`);
+      if (!own)
+        output.err(
+          `odsnap: not serving the static tree at ${options.static}: it was built from ${id ? `snapshot ${id}, which ${options.data} does not hold` : 'no snapshot odsnap can read'}; run "odsnap build --data ${options.data} --out ${options.static}" to serve one\n`,
+        );
       return own;
     };
     const server = await startServer({
@@ -68,10 +80,12 @@ export const serveCommand = defineCommand({
 });
 
 /** Says what to do when the address is taken, instead of node's EADDRINUSE. */
-export const explainListenError = (host: string, port: number) => (error: NodeJS.ErrnoException): never => {
-  if (error.code === 'EADDRINUSE') throw new Error(`${host}:${port} is in use (another odsnap serve?); choose another port with ${portOption(port + 1)}`);
-  throw error;
-};
+export const explainListenError =
+  (host: string, port: number) =>
+  (error: NodeJS.ErrnoException): never => {
+    if (error.code === 'EADDRINUSE') throw new Error(`${host}:${port} is in use (another odsnap serve?); choose another port with ${portOption(port + 1)}`);
+    throw error;
+  };
 
 /**
  * How to pass another port, as the user started odsnap: `npm start` takes its options after `--`

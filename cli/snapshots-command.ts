@@ -16,9 +16,11 @@ export const snapshotsCommand = defineCommand({
   },
   async run(options, output) {
     const history = await readHistory(options.data);
-    for (const { id, error } of history.unreadable) output.err(`odsnap: snapshots/${id} has no readable manifest (${error}); a pull that died may have left it, or it was changed by hand\n`);
+    for (const { id, error } of history.unreadable)
+      output.err(`odsnap: snapshots/${id} has no readable manifest (${error}); a pull that died may have left it, or it was changed by hand\n`);
     if (options.format === 'json') output.out(`${JSON.stringify(history, null, 2)}\n`);
-    else output.out(`${history.snapshots.length ? asTable(history) : `${options.data} holds no snapshot yet; make one with "odsnap sample" or "odsnap pull"`}\n`);
+    else
+      output.out(`${history.snapshots.length ? asTable(history) : `${options.data} holds no snapshot yet; make one with "odsnap sample" or "odsnap pull"`}\n`);
     return 0;
   },
 });
@@ -35,7 +37,16 @@ function asTable(history: History): string {
     formatBytes(s.bytes.own),
     formatBytes(s.bytes.shared),
   ]);
-  const columns = [{ title: '' }, { title: 'id' }, { title: 'created' }, { title: 'source' }, ...datasets.map((name) => ({ title: `${name} rows`, right: true })), { title: 'files', right: true }, { title: 'own', right: true }, { title: 'shared', right: true }];
+  const columns = [
+    { title: '' },
+    { title: 'id' },
+    { title: 'created' },
+    { title: 'source' },
+    ...datasets.map((name) => ({ title: `${name} rows`, right: true })),
+    { title: 'files', right: true },
+    { title: 'own', right: true },
+    { title: 'shared', right: true },
+  ];
   const count = history.snapshots.length;
   return `${textTable(columns, rows)}\n${count} snapshot${count === 1 ? '' : 's'}, ${formatBytes(history.bytes)} on disk (each file once, however many snapshots link it)`;
 }

@@ -25,7 +25,14 @@ function table(result: SqlResult): string {
     return text.length > 48 ? `${text.slice(0, 47)}…` : text;
   };
   const rows = result.rows.map((row) => row.map(cell));
-  return [textTable(result.columns.map((c) => ({ title: c.name })), rows), `(${result.rows.length} row${result.rows.length === 1 ? '' : 's'})`, ''].join('\n');
+  return [
+    textTable(
+      result.columns.map((c) => ({ title: c.name })),
+      rows,
+    ),
+    `(${result.rows.length} row${result.rows.length === 1 ? '' : 's'})`,
+    '',
+  ].join('\n');
 }
 
 type OutputFormat = 'table' | Format;
@@ -76,7 +83,7 @@ export const sqlCommand = defineCommand({
     'One SELECT (or SHOW, DESCRIBE, SUMMARIZE), reading only the snapshot, in the sandbox GET /api/sql uses, but by\n' +
     'default with no limit on time or rows (the endpoint stops at 10 s and 100,000 rows): --timeout and --max-rows\n' +
     'set them. Parquet and CSV are written by DuckDB itself, rows never held in memory, at any size (the endpoint\n' +
-    'writes its CSV itself: CRLF lines, DuckDB\'s text of instants); JSON streams row batch by row batch (held whole\n' +
+    "writes its CSV itself: CRLF lines, DuckDB's text of instants); JSON streams row batch by row batch (held whole\n" +
     'with --max-rows, until known to be within it); table and arrow are built in memory. --out writes a file aside\n' +
     'and renames it into place once whole, so a failed or interrupted export leaves FILE as it was; its ending\n' +
     '(.parquet, .csv, .csv.gz, .json, .arrow) gives the format unless --format does. CSV: a header line, instants in\n' +
@@ -128,8 +135,10 @@ export const sqlCommand = defineCommand({
   // --format and --out's ending agree, and give the format.
   together({ format, ...options }) {
     const named = options.out === undefined ? undefined : formatOfFile(options.out);
-    if (format && named && format !== named) throw new UsageError(`--format ${format} disagrees with --out ${options.out}, a ${named} file; leave --format out or make them agree`);
-    if (options.out && /\.gz$/i.test(options.out) && (format ?? named) !== 'csv') throw new UsageError(`--out ${options.out}: only csv is written gzip-compressed; add --format csv or leave .gz out`);
+    if (format && named && format !== named)
+      throw new UsageError(`--format ${format} disagrees with --out ${options.out}, a ${named} file; leave --format out or make them agree`);
+    if (options.out && /\.gz$/i.test(options.out) && (format ?? named) !== 'csv')
+      throw new UsageError(`--out ${options.out}: only csv is written gzip-compressed; add --format csv or leave .gz out`);
     return { ...options, format: (format ?? named ?? 'table') satisfies OutputFormat };
   },
   async run(options, output) {

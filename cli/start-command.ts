@@ -49,7 +49,11 @@ export const startCommand = defineCommand({
       value: 'PORT',
       description: 'port to serve on',
       default: '4321',
-      check: z.string().regex(/^\d{1,5}$/, { error: 'must be a port number' }).transform(Number).pipe(z.number().max(65_535, { error: 'must be a port number' })),
+      check: z
+        .string()
+        .regex(/^\d{1,5}$/, { error: 'must be a port number' })
+        .transform(Number)
+        .pipe(z.number().max(65_535, { error: 'must be a port number' })),
     },
     tiles: tilesOption,
   },
@@ -71,7 +75,14 @@ export const startCommand = defineCommand({
     }
     if (id) progress.step(`using snapshot ${id} in ${options.data}`);
     else {
-      const pulled = await pullSnapshot(options.data, from, { scale: options.scale, seed: defaultSeed, until: defaultUntil }, Boolean(options.rebuild), progress, output);
+      const pulled = await pullSnapshot(
+        options.data,
+        from,
+        { scale: options.scale, seed: defaultSeed, until: defaultUntil },
+        Boolean(options.rebuild),
+        progress,
+        output,
+      );
       if (!pulled) return 1;
       id = pulled;
     }
@@ -131,7 +142,14 @@ export const startCommand = defineCommand({
  * for the time of the pull: exactly what a pull from a real service does. Its id, or undefined when
  * the pull failed (its summary says why; the next start resumes it).
  */
-async function pullSnapshot(dataDir: string, from: string | undefined, sample: SampleSettings, again: boolean, progress: Progress, output: Output): Promise<string | undefined> {
+async function pullSnapshot(
+  dataDir: string,
+  from: string | undefined,
+  sample: SampleSettings,
+  again: boolean,
+  progress: Progress,
+  output: Output,
+): Promise<string | undefined> {
   let upstream: SampleUpstream | undefined;
   if (!from) {
     const sampleDir = sampleUpstreamDir(dataDir);

@@ -13,7 +13,8 @@ export const problemTypes = {
   'invalid-parameter': {
     status: 400,
     title: 'Invalid parameter',
-    about: 'A query or path parameter is malformed, out of range or given more than once. `param` names it and `detail` says what it must be; when several are wrong, `errors` lists each with its own `param` and `detail`.',
+    about:
+      'A query or path parameter is malformed, out of range or given more than once. `param` names it and `detail` says what it must be; when several are wrong, `errors` lists each with its own `param` and `detail`.',
   },
   'bad-request': {
     status: 400,
@@ -23,12 +24,14 @@ export const problemTypes = {
   'sql-refused': {
     status: 400,
     title: 'Query refused',
-    about: 'The SQL sent to /api/sql was not run, or was stopped: it is not a single read-only query, it failed in DuckDB (a syntax error, an unknown table, a file outside the snapshot), it ran past the time limit, or its result is past the row or byte limit. `detail` says which.',
+    about:
+      'The SQL sent to /api/sql was not run, or was stopped: it is not a single read-only query, it failed in DuckDB (a syntax error, an unknown table, a file outside the snapshot), it ran past the time limit, or its result is past the row or byte limit. `detail` says which.',
   },
   'not-found': {
     status: 404,
     title: 'Not found',
-    about: 'No endpoint answers at this path, or the id or code in it names nothing in the current snapshot. `param` names the path parameter when it is an id.',
+    about:
+      'No endpoint answers at this path, or the id or code in it names nothing in the current snapshot. `param` names the path parameter when it is an id.',
   },
   'method-not-allowed': {
     status: 405,
@@ -38,7 +41,8 @@ export const problemTypes = {
   'request-timeout': {
     status: 408,
     title: 'Request timeout',
-    about: 'The request did not arrive in time: its headers within 10 seconds, or the whole of it within 30. The connection is closed; the request may be sent again.',
+    about:
+      'The request did not arrive in time: its headers within 10 seconds, or the whole of it within 30. The connection is closed; the request may be sent again.',
   },
   'expectation-failed': {
     status: 417,
@@ -58,7 +62,8 @@ export const problemTypes = {
   'service-unavailable': {
     status: 503,
     title: 'Service unavailable',
-    about: 'The service cannot answer this request now, but may shortly: as many SQL queries as it runs at once are running or waiting, or the SQL process was stopped while the query ran. `Retry-After` says when to send it again.',
+    about:
+      'The service cannot answer this request now, but may shortly: as many SQL queries as it runs at once are running or waiting, or the SQL process was stopped while the query ran. `Retry-After` says when to send it again.',
   },
   'internal-error': {
     status: 500,
@@ -105,7 +110,8 @@ export const methodNotAllowed = (method: string) =>
   new Problem('method-not-allowed', `${method} is not supported; the service is read-only (GET and HEAD)`, {}, { allow: 'GET, HEAD, OPTIONS' });
 
 /** The problem's `instance`: the request's own address, absolute, so it holds under a --public-url with a path. */
-export const instanceOf = (target: string, base: string) => (/^https?:\/\//i.test(target) ? target : `${base}${target.startsWith('/') ? '' : '/'}${target}`).slice(0, 2048);
+export const instanceOf = (target: string, base: string) =>
+  (/^https?:\/\//i.test(target) ? target : `${base}${target.startsWith('/') ? '' : '/'}${target}`).slice(0, 2048);
 
 /** The problem body; `type` is a URI under the service's own address. */
 export function problemBody(problem: Problem, base: string, instance: string) {

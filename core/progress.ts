@@ -55,4 +55,10 @@ export class Progress {
 
 export const formatCount = (n: number) => n.toLocaleString('en');
 export const formatBytes = (n: number) =>
-  n < 1024 ? `${n} B` : n < 1024 ** 2 ? `${(n / 1024).toFixed(1)} KiB` : n < 1024 ** 3 ? `${(n / 1024 ** 2).toFixed(1)} MiB` : `${(n / 1024 ** 3).toFixed(2)} GiB`;
+  n < 1024
+    ? `${n} B`
+    : n < 1024 ** 2
+      ? `${(n / 1024).toFixed(1)} KiB`
+      : n < 1024 ** 3
+        ? `${(n / 1024 ** 2).toFixed(1)} MiB`
+        : `${(n / 1024 ** 3).toFixed(2)} GiB`;

@@ -27,7 +27,9 @@ export const NOT_FOUND_PAGE = '404.html';
  * The earliest and latest time of some tables' rows, from their files' ranges (as the catalogue
  * has them): what the site and the DCAT-AP record say a data set covers.
  */
-export function timeCoverage(tables: readonly { readonly files: readonly { readonly min: string | null; readonly max: string | null }[] }[]): { readonly min: string; readonly max: string } | undefined {
+export function timeCoverage(
+  tables: readonly { readonly files: readonly { readonly min: string | null; readonly max: string | null }[] }[],
+): { readonly min: string; readonly max: string } | undefined {
   const values = tables.flatMap((table) => table.files.flatMap((file) => [file.min, file.max])).filter((value): value is string => !!value);
   if (!values.length) return undefined;
   // ISO days and instants in UTC sort as text, a day before the instants of that day.

@@ -34,7 +34,10 @@ export function compareKeys(a: SortKey, b: SortKey): number {
 export const keyOf = (row: Readonly<Record<string, unknown>>, columns: readonly string[]): SortKey => columns.map((c) => row[c]);
 
 /** A batch of rows in a table's order, for generators that sort a batch before writing it. */
-export function inRowOrder<R extends Readonly<Record<string, unknown>>>(table: Pick<TableSpec<Columns>, 'columns' | 'sortBy' | 'key'>, rows: readonly R[]): R[] {
+export function inRowOrder<R extends Readonly<Record<string, unknown>>>(
+  table: Pick<TableSpec<Columns>, 'columns' | 'sortBy' | 'key'>,
+  rows: readonly R[],
+): R[] {
   const order = rowOrder(table);
   return rows
     .map((row) => ({ key: keyOf(row, order), row }))

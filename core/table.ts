@@ -11,17 +11,7 @@ import type { Text } from './text.ts';
  * decimals and days as strings (exact, as v1 writes them), instants as epoch milliseconds,
  * JSON as parsed values.
  */
-export type ColumnKind =
-  | 'varchar'
-  | 'integer'
-  | 'double'
-  | 'boolean'
-  | 'day'
-  | 'instant'
-  | 'decimal'
-  | 'json'
-  | 'list'
-  | 'struct-list';
+export type ColumnKind = 'varchar' | 'integer' | 'double' | 'boolean' | 'day' | 'instant' | 'decimal' | 'json' | 'list' | 'struct-list';
 
 export interface Column<T = unknown> {
   readonly kind: ColumnKind;

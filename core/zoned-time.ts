@@ -142,12 +142,10 @@ export function formatInstant(ms: number, timeZone: string, offsets?: ZoneOffset
 }
 
 /** The local calendar day of an instant in `timeZone`. */
-export const zonedDayOf = (ms: number, timeZone: string): string =>
-  new Date(ms + offsetMinutes(ms, timeZone) * 60_000).toISOString().slice(0, 10);
+export const zonedDayOf = (ms: number, timeZone: string): string => new Date(ms + offsetMinutes(ms, timeZone) * 60_000).toISOString().slice(0, 10);
 
 /** The local hour (0–23) of an instant in `timeZone`. */
-export const zonedHourOf = (ms: number, timeZone: string): number =>
-  new Date(ms + offsetMinutes(ms, timeZone) * 60_000).getUTCHours();
+export const zonedHourOf = (ms: number, timeZone: string): number => new Date(ms + offsetMinutes(ms, timeZone) * 60_000).getUTCHours();
 
 /** The first instant of a local calendar day: how v1 reads `from`/`to` days in a `timezone`. */
 export function zonedDayStart(day: string, timeZone: string): number {

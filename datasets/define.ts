@@ -51,21 +51,24 @@ export interface DatasetSpec<T extends TableSpecs> {
 /** Completes a data set's declaration: table names, the `extra` and `upstream_json` columns, full endpoint paths. */
 export function defineDataset<T extends TableSpecs>(spec: DatasetSpec<T>): Dataset {
   if (!/^[a-z][a-z0-9-]*$/.test(spec.name)) throw new Error(`data set name "${spec.name}" must be lower-case kebab-case`);
-  if (`${DOWNLOADS}/${spec.name}` === CSV_DOWNLOADS) throw new Error(`data set name "${spec.name}" is taken: the downloads keep their CSV files under ${CSV_DOWNLOADS}/`);
+  if (`${DOWNLOADS}/${spec.name}` === CSV_DOWNLOADS)
+    throw new Error(`data set name "${spec.name}" is taken: the downloads keep their CSV files under ${CSV_DOWNLOADS}/`);
   const prefix = apiPrefix(spec.name);
   // In name order: tables are declared as a module's exports (`import * as tables`), listed in name
   // order by Node but in declaration order under Vite's transform (the tests); the downloads'
   // catalogue and everything else that lists tables must come out the same under both.
   const tables = Object.fromEntries(
-    Object.entries(spec.tables).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([name, table]) => [
-      name,
-      { ...table, name, columns: { ...table.columns, ...recordColumns } } as Table,
-    ]),
+    Object.entries(spec.tables)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([name, table]) => [name, { ...table, name, columns: { ...table.columns, ...recordColumns } } as Table]),
   );
   for (const table of Object.values(tables)) {
     const named = (table.partitionBy ?? []).find((partition) => partition.name in table.columns);
     const apart = named && (named.name.endsWith('_id') ? named.name.slice(0, -3) : `${named.name}_part`);
-    if (named) throw new Error(`${spec.name}/${table.name}: partition "${named.name}" is named like a column, so a reader of the table's folder would see two columns by that name; name it apart, e.g. "${apart}"`);
+    if (named)
+      throw new Error(
+        `${spec.name}/${table.name}: partition "${named.name}" is named like a column, so a reader of the table's folder would see two columns by that name; name it apart, e.g. "${apart}"`,
+      );
   }
   const tableNameOf = (table: TableSpec<Columns>) => {
     const entry = Object.entries(spec.tables).find(([, candidate]) => candidate === table);
@@ -109,7 +112,8 @@ export function defineDataset<T extends TableSpecs>(spec: DatasetSpec<T>): Datas
   const paths = endpoints.map((e) => e.fullPath);
   const repeated = paths.find((path, i) => paths.indexOf(path) !== i);
   if (repeated) throw new Error(`${spec.name}: endpoint ${repeated} is declared twice`);
-  if (spec.feed && !tables[spec.feed.table]?.key) throw new Error(`${spec.name}: its feed names table "${spec.feed.table}", which it does not declare with a key`);
+  if (spec.feed && !tables[spec.feed.table]?.key)
+    throw new Error(`${spec.name}: its feed names table "${spec.feed.table}", which it does not declare with a key`);
   return {
     name: spec.name,
     module: spec.module,

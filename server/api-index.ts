@@ -28,7 +28,11 @@ export function apiIndex(host: SnapshotHost, datasets: readonly Dataset[], links
           ...(endpoint.extension ? { extension: endpoint.extension } : {}),
         })),
       })),
-      sql: { url: `${base}/api/sql`, example: `${base}/api/sql?q=${encodeURIComponent('SELECT count(*) FROM rcn_transactions')}`, formats: ['json', 'csv', 'parquet', 'arrow'] },
+      sql: {
+        url: `${base}/api/sql`,
+        example: `${base}/api/sql?q=${encodeURIComponent('SELECT count(*) FROM rcn_transactions')}`,
+        formats: ['json', 'csv', 'parquet', 'arrow'],
+      },
       health: `${base}/healthz`,
     };
     return send(request, response, {

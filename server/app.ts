@@ -35,7 +35,15 @@ function admitted(request: IncomingMessage, response: ServerResponse): URL | und
   const target = request.url ?? '/';
   if (target.length > MAX_URL_LENGTH) throw new Problem('uri-too-long', `request targets are limited to ${MAX_URL_LENGTH} characters`);
   if (request.method === 'OPTIONS') {
-    response.writeHead(204, { ...corsHeaders, 'access-control-allow-methods': 'GET, HEAD, OPTIONS', 'access-control-allow-headers': '*', 'access-control-max-age': '86400', allow: 'GET, HEAD, OPTIONS' }).end();
+    response
+      .writeHead(204, {
+        ...corsHeaders,
+        'access-control-allow-methods': 'GET, HEAD, OPTIONS',
+        'access-control-allow-headers': '*',
+        'access-control-max-age': '86400',
+        allow: 'GET, HEAD, OPTIONS',
+      })
+      .end();
     return undefined;
   }
   if (request.method !== 'GET' && request.method !== 'HEAD') throw methodNotAllowed(request.method ?? '');
@@ -43,7 +51,8 @@ function admitted(request: IncomingMessage, response: ServerResponse): URL | und
   if (request.httpVersion === '1.1' && request.headers.host === undefined) throw new Problem('bad-request', 'an HTTP/1.1 request must carry a Host header');
   // node sends 100 Continue itself, and hands over any other Expect (see index.ts).
   const expectation = request.headers.expect;
-  if (expectation !== undefined && expectation.toLowerCase() !== '100-continue') throw new Problem('expectation-failed', `Expect: ${expectation} cannot be met; only 100-continue is`);
+  if (expectation !== undefined && expectation.toLowerCase() !== '100-continue')
+    throw new Problem('expectation-failed', `Expect: ${expectation} cannot be met; only 100-continue is`);
   // (node keeps the first of several.)
   if (hostHeaders(request.rawHeaders) > 1) throw new Problem('bad-request', 'a request may carry one Host header, not several');
   // A path is read as a path: resolved against a base, `//host/…` would lose its first segment as a host name.
@@ -75,10 +84,13 @@ export function createApp(options: AppOptions) {
         return;
       }
       const problem =
-        error instanceof Problem ? error
-        : error instanceof MalformedPath ? invalidParameter('path', error.message)
-        : error instanceof TypeError && /Invalid URL/.test(error.message) ? new Problem('bad-request', 'the request target is not a valid URL')
-        : undefined;
+        error instanceof Problem
+          ? error
+          : error instanceof MalformedPath
+            ? invalidParameter('path', error.message)
+            : error instanceof TypeError && /Invalid URL/.test(error.message)
+              ? new Problem('bad-request', 'the request target is not a valid URL')
+              : undefined;
       if (!problem) options.log?.({ level: 'error', error: (error as Error).stack ?? String(error), path: request.url });
       const reported = problem ?? new Problem('internal-error', 'the server failed to answer; the failure is logged');
       if (!response.headersSent) {
@@ -92,15 +104,16 @@ export function createApp(options: AppOptions) {
         });
       } else response.destroy();
     } finally {
-      if (logRequests) options.log!({
-        time: new Date().toISOString(),
-        method: request.method,
-        path: (request.url ?? '/').split('?')[0]!.slice(0, 2048),
-        query: (request.url ?? '').split('?')[1]?.slice(0, 2048) ?? '',
-        status: response.statusCode,
-        ms: Math.round((performance.now() - started) * 100) / 100,
-        bytes,
-      });
+      if (logRequests)
+        options.log!({
+          time: new Date().toISOString(),
+          method: request.method,
+          path: (request.url ?? '/').split('?')[0]!.slice(0, 2048),
+          query: (request.url ?? '').split('?')[1]?.slice(0, 2048) ?? '',
+          status: response.statusCode,
+          ms: Math.round((performance.now() - started) * 100) / 100,
+          bytes,
+        });
     }
   };
 }

@@ -45,10 +45,11 @@ export function endpointAnswer(options: { readonly host: SnapshotHost; readonly 
   return async ({ request, response, url, base }, found) => {
     // Without a prototype: a parameter named constructor or __proto__ is a parameter like any other.
     const query: Record<string, string> = Object.create(null);
-    if (url.search) for (const [name, value] of url.searchParams) {
-      if (Object.hasOwn(query, name)) throw invalidParameter(name, `${name} is given more than once`);
-      query[name] = value;
-    }
+    if (url.search)
+      for (const [name, value] of url.searchParams) {
+        if (Object.hasOwn(query, name)) throw invalidParameter(name, `${name} is given more than once`);
+        query[name] = value;
+      }
     // `snapshot` is odsnap's own, not the spec's: which snapshot to answer from (the current one by default).
     const { served, release } = query.snapshot === undefined ? options.host.lease() : await options.host.leaseOf(query.snapshot);
     try {
@@ -64,7 +65,10 @@ export function endpointAnswer(options: { readonly host: SnapshotHost; readonly 
       const connection = served.onDemandConnection();
       let body: unknown;
       try {
-        body = await kindOf(endpoint.answer).server.serve({ served: served.tables, dataset, endpoint, path: url.pathname, params, query, context, base, connection, envelope }, endpoint.answer);
+        body = await kindOf(endpoint.answer).server.serve(
+          { served: served.tables, dataset, endpoint, path: url.pathname, params, query, context, base, connection, envelope },
+          endpoint.answer,
+        );
       } finally {
         connection.release();
       }

@@ -61,7 +61,9 @@ function writeProblem(socket: Socket, publicUrl: string | undefined, slug: Probl
   const address = socket.localFamily === 'IPv6' ? `[${socket.localAddress}]` : socket.localAddress;
   const base = publicUrl?.replace(/\/+$/, '') ?? `http://${address}:${socket.localPort}`;
   const body = JSON.stringify({ type: `${base}/problems/${slug}`, title, status, detail });
-  const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  const extra = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
   socket.end(
     `HTTP/1.1 ${status} ${title}\r\ncontent-type: application/problem+json\r\naccess-control-allow-origin: *\r\n${extra}` +
       `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
@@ -69,30 +71,53 @@ function writeProblem(socket: Socket, publicUrl: string | undefined, slug: Probl
 }
 
 function brokenRequestProblem(error: NodeJS.ErrnoException & { rawPacket?: Buffer }): [ProblemType, string] {
-  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return ['request-timeout', `the request did not arrive in time: its headers within ${HEADERS_TIMEOUT_MS / 1000} s, the whole of it within ${REQUEST_TIMEOUT_MS / 1000} s`];
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT')
+    return [
+      'request-timeout',
+      `the request did not arrive in time: its headers within ${HEADERS_TIMEOUT_MS / 1000} s, the whole of it within ${REQUEST_TIMEOUT_MS / 1000} s`,
+    ];
   if (error.code !== 'HPE_HEADER_OVERFLOW') return ['bad-request', 'the request is not valid HTTP/1.1'];
   // The parser counts the request line with the headers; a first line this long is the URL's doing.
   const firstLine = error.rawPacket?.indexOf('\r\n') ?? -1;
-  if (error.rawPacket && (firstLine < 0 ? error.rawPacket.length : firstLine) > MAX_URL_LENGTH) return ['uri-too-long', `request targets are limited to ${MAX_URL_LENGTH} characters`];
+  if (error.rawPacket && (firstLine < 0 ? error.rawPacket.length : firstLine) > MAX_URL_LENGTH)
+    return ['uri-too-long', `request targets are limited to ${MAX_URL_LENGTH} characters`];
   return ['header-fields-too-large', 'request headers are limited to 16 KiB'];
 }
 
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const host = await SnapshotHost.open(options.dataDir, options.datasets, { ...options, log: options.log });
   if (options.watch !== false) host.watch();
-  const routes = serverRoutes({ datasets: options.datasets, host, publicUrl: options.publicUrl, tree: options.tree, sql: { ...options.sql, log: options.log } });
+  const routes = serverRoutes({
+    datasets: options.datasets,
+    host,
+    publicUrl: options.publicUrl,
+    tree: options.tree,
+    sql: { ...options.sql, log: options.log },
+  });
   const listener = createApp({ routes, publicUrl: options.publicUrl, log: options.log, logRequests: options.logRequests });
   // requireHostHeader: false lets a request without Host reach the app, which answers it with a problem body, not node's bare 400.
   // node looks for requests past their timeouts every connectionsCheckingInterval (30 s by default,
   // so headers that never end were answered up to 30 s late): every second here.
-  const server = createServer({ maxHeaderSize: 16 * 1024, requestTimeout: REQUEST_TIMEOUT_MS, headersTimeout: HEADERS_TIMEOUT_MS, connectionsCheckingInterval: 1_000, keepAliveTimeout: 5_000, requireHostHeader: false }, (request, response) => {
-    void listener(request, response);
-  });
+  const server = createServer(
+    {
+      maxHeaderSize: 16 * 1024,
+      requestTimeout: REQUEST_TIMEOUT_MS,
+      headersTimeout: HEADERS_TIMEOUT_MS,
+      connectionsCheckingInterval: 1_000,
+      keepAliveTimeout: 5_000,
+      requireHostHeader: false,
+    },
+    (request, response) => {
+      void listener(request, response);
+    },
+  );
   server.on('clientError', rejectBroken(options.publicUrl));
   // node answers these itself when no one listens: CONNECT by closing the connection, an unknown
   // Expect by a bare 417. The app answers the Expect (see app.ts) as it answers any problem.
   server.on('connect', (_request: IncomingMessage, socket: Socket) => {
-    writeProblem(socket, options.publicUrl, 'method-not-allowed', 'the service is read-only: it answers GET, HEAD and OPTIONS', { allow: 'GET, HEAD, OPTIONS' });
+    writeProblem(socket, options.publicUrl, 'method-not-allowed', 'the service is read-only: it answers GET, HEAD and OPTIONS', {
+      allow: 'GET, HEAD, OPTIONS',
+    });
   });
   server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => void listener(request, response));
   try {

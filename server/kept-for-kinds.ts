@@ -45,7 +45,13 @@ export class KeptForKinds {
   ) {}
 
   /** What the kinds ask to keep of the stored tables (`isStored`), whose schema is `storedSchema`. */
-  static plan(snapshot: Snapshot, datasets: readonly Dataset[], isStored: (dataset: Dataset, table: Table) => boolean, storedSchema: string, inProcess: boolean): KeptForKinds {
+  static plan(
+    snapshot: Snapshot,
+    datasets: readonly Dataset[],
+    isStored: (dataset: Dataset, table: Table) => boolean,
+    storedSchema: string,
+    inProcess: boolean,
+  ): KeptForKinds {
     const tables = new Map<string, KeptTable>();
     for (const dataset of datasets) {
       for (const table of Object.values(dataset.tables)) {

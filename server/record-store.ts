@@ -111,7 +111,12 @@ function readAt(fd: number, into: Uint8Array, length: number, position: number):
 }
 
 /** A typed array of `count` elements read at `position`. */
-function arrayAt<T extends Uint32Array | Float64Array>(fd: number, Type: { new (length: number): T; readonly BYTES_PER_ELEMENT: number }, count: number, position: number): T {
+function arrayAt<T extends Uint32Array | Float64Array>(
+  fd: number,
+  Type: { new (length: number): T; readonly BYTES_PER_ELEMENT: number },
+  count: number,
+  position: number,
+): T {
   const array = new Type(count);
   readAt(fd, new Uint8Array(array.buffer), count * Type.BYTES_PER_ELEMENT, position);
   return array;

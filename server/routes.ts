@@ -37,7 +37,11 @@ export function serverRoutes(options: RoutesOptions): readonly Route[] {
   const { tree } = options;
   return [
     route('v1 endpoint', (url) => (tree && namedLikeAFile(url.pathname) ? undefined : endpointAt(url.pathname)), endpoint),
-    route('static file', (url) => tree?.fileAt(url.pathname), ({ request, response }, file) => tree!.send(request, response, file)),
+    route(
+      'static file',
+      (url) => tree?.fileAt(url.pathname),
+      ({ request, response }, file) => tree!.send(request, response, file),
+    ),
     route('index', exactly('/', '/api/public'), apiIndex(options.host, options.datasets, options.publicUrl === undefined)),
     route('SQL', exactly('/api/sql'), sqlEndpoint(options.host, options.sql)),
     route('health', exactly('/healthz'), health(options.host)),
@@ -47,8 +51,15 @@ export function serverRoutes(options: RoutesOptions): readonly Route[] {
   ];
 }
 
-const health = (host: SnapshotHost): Answer => ({ request, response }) =>
-  send(request, response, { status: 200, type: 'application/json', content: Buffer.from(JSON.stringify({ status: 'ok', snapshot: host.current.id })), cacheControl: 'no-store' });
+const health =
+  (host: SnapshotHost): Answer =>
+  ({ request, response }) =>
+    send(request, response, {
+      status: 200,
+      type: 'application/json',
+      content: Buffer.from(JSON.stringify({ status: 'ok', snapshot: host.current.id })),
+      cacheControl: 'no-store',
+    });
 
 /** `/problems/<type>`: a page saying what a problem type means. */
 const problemType: Answer = async ({ request, response, url }) => {
@@ -64,8 +75,10 @@ const problemType: Answer = async ({ request, response, url }) => {
 const wantsPage = (request: IncomingMessage, url: URL) => !url.pathname.startsWith('/api/') && /\btext\/html\b/.test(request.headers.accept ?? '');
 
 /** A path nothing answers: the tree's 404 page to a browser, when it has one; else a problem. */
-const notFoundAnswer = (tree: StaticTree | undefined): Answer => async ({ request, response, url }) => {
-  const page = wantsPage(request, url) && tree?.notFoundPage(request, response);
-  if (page) return page;
-  throw notFound(`no endpoint at ${url.pathname}`);
-};
+const notFoundAnswer =
+  (tree: StaticTree | undefined): Answer =>
+  async ({ request, response, url }) => {
+    const page = wantsPage(request, url) && tree?.notFoundPage(request, response);
+    if (page) return page;
+    throw notFound(`no endpoint at ${url.pathname}`);
+  };

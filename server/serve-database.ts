@@ -46,7 +46,13 @@ let codeKey: Promise<string> | undefined;
  * serves what an older one rendered.
  */
 export async function serveDatabasePath(snapshot: Snapshot): Promise<string> {
-  codeKey ??= sourceHash([new URL('../datasets', import.meta.url), new URL(import.meta.url), new URL('./storage-plan.ts', import.meta.url), new URL('./record-store.ts', import.meta.url), new URL('../core/db/columns.ts', import.meta.url)]);
+  codeKey ??= sourceHash([
+    new URL('../datasets', import.meta.url),
+    new URL(import.meta.url),
+    new URL('./storage-plan.ts', import.meta.url),
+    new URL('./record-store.ts', import.meta.url),
+    new URL('../core/db/columns.ts', import.meta.url),
+  ]);
   return join(snapshot.cacheDir, `serve-v${FORMAT}-${(await codeKey).slice(0, 12)}.duckdb`);
 }
 
@@ -67,7 +73,11 @@ const builder = new URL('./serve-database-process.ts', import.meta.url);
  * over five minutes, the new snapshot waiting all that time. `log` hears when a build starts and
  * ends, with its time and peak memory.
  */
-export async function ensureServeDatabase(snapshot: Snapshot, datasets: readonly Dataset[], log: (event: Record<string, unknown>) => void = () => {}): Promise<string> {
+export async function ensureServeDatabase(
+  snapshot: Snapshot,
+  datasets: readonly Dataset[],
+  log: (event: Record<string, unknown>) => void = () => {},
+): Promise<string> {
   const path = await serveDatabasePath(snapshot);
   if (await exists(path)) return path;
   // One build per file, and one at a time: a hot swap and a request for the same past snapshot share
@@ -101,14 +111,27 @@ async function buildApart(snapshot: Snapshot, datasets: readonly Dataset[], log:
     once(child, 'exit'),
   ]);
   if (!reply || 'failed' in reply) {
-    const why = reply && 'failed' in reply ? reply.failed : `it ended with ${child.signalCode ?? `exit code ${child.exitCode}`}: ${stderr.trim().split('\n').at(-1) ?? ''}`;
+    const why =
+      reply && 'failed' in reply
+        ? reply.failed
+        : `it ended with ${child.signalCode ?? `exit code ${child.exitCode}`}: ${stderr.trim().split('\n').at(-1) ?? ''}`;
     throw new Error(`could not build the serving database of snapshot ${snapshot.id}: ${why}`);
   }
-  log({ event: 'serving-database-built', snapshot: snapshot.id, builder: child.pid, seconds: Math.round((performance.now() - started) / 100) / 10, peakMiB: Math.round(reply.peakKiB / 1024) });
+  log({
+    event: 'serving-database-built',
+    snapshot: snapshot.id,
+    builder: child.pid,
+    seconds: Math.round((performance.now() - started) / 100) / 10,
+    peakMiB: Math.round(reply.peakKiB / 1024),
+  });
   return reply.path;
 }
 
-const exists = (path: string) => stat(path).then(() => true, () => false);
+const exists = (path: string) =>
+  stat(path).then(
+    () => true,
+    () => false,
+  );
 
 /** Builds a snapshot's serving database in this process, unless it exists; returns its path. */
 export async function buildServeDatabase(snapshot: Snapshot, datasets: readonly Dataset[]): Promise<string> {
@@ -227,15 +250,26 @@ async function writeRecordFiles(
   const keys = [...new Set(recorded.flatMap(({ keys }) => keys))];
   const context = renderContext({ baseUrl: token });
   const decode = rowDecoder(table.columns);
-  const writers = recorded.map(({ resource, keys: own }) => ({ resource, writer: new RecordFileWriter(recordFile(recordsIn, stored, resource.name), own), at: own.map((key) => keys.indexOf(key)) }));
+  const writers = recorded.map(({ resource, keys: own }) => ({
+    resource,
+    writer: new RecordFileWriter(recordFile(recordsIn, stored, resource.name), own),
+    at: own.map((key) => keys.indexOf(key)),
+  }));
   // Keys as DuckDB writes them as text: the form a request's key is looked up in.
   const keyTexts = keys.map((key, i) => `CAST(${quoteIdentifier(key)} AS VARCHAR) AS "__key${i}"`);
   let position = 0;
-  for await (const rows of inBatches(connection, `SELECT rowid AS "__position", ${[...keyTexts, readList(table.columns)].join(', ')} FROM ${inSchema(stored)}`)) {
+  for await (const rows of inBatches(
+    connection,
+    `SELECT rowid AS "__position", ${[...keyTexts, readList(table.columns)].join(', ')} FROM ${inSchema(stored)}`,
+  )) {
     for (const read of rows) {
       const row = decode(read);
       if (row.__position !== position++) throw new Error(`${stored}: rendered rows did not come in row order`);
-      for (const { resource, writer, at } of writers) writer.add(stringify(resource.render(row, context)), at.map((i) => row[`__key${i}`] as string | null));
+      for (const { resource, writer, at } of writers)
+        writer.add(
+          stringify(resource.render(row, context)),
+          at.map((i) => row[`__key${i}`] as string | null),
+        );
     }
   }
   for (const { writer } of writers) writer.finish();

@@ -129,7 +129,10 @@ export class ServedSnapshot {
    */
   keepInMemory(): Promise<boolean> {
     // A snapshot already on its way out (a newer one came first) keeps reading its stored tables.
-    return this.kept.keep((work) => this.pool.use((pooled) => work(pooled.connection)), () => !this.retired && !this.closed);
+    return this.kept.keep(
+      (work) => this.pool.use((pooled) => work(pooled.connection)),
+      () => !this.retired && !this.closed,
+    );
   }
 
   use<T>(work: (connection: PooledConnection) => Promise<T>): Promise<T> {
@@ -169,7 +172,11 @@ export class ServedSnapshot {
   private closeIfDone(): void {
     if (!this.retired || this.leases > 0 || this.closed) return;
     this.closed = true;
-    for (const attached of this.attachments.values()) void attached.then((a) => a.close(), () => undefined);
+    for (const attached of this.attachments.values())
+      void attached.then(
+        (a) => a.close(),
+        () => undefined,
+      );
     this.pool.close();
     this.duckdb.close();
     this.records.close();

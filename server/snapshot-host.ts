@@ -69,7 +69,11 @@ export class SnapshotHost {
       served = await entry.opened;
     } catch (error) {
       this.options.log?.({ event: 'past-snapshot-failed', snapshot: id, error: (error as Error).message });
-      throw new Problem('not-found', `snapshot ${id} cannot be served: it was written by an odsnap whose tables differ, or it is damaged (see the server's log)`, { param: 'snapshot' });
+      throw new Problem(
+        'not-found',
+        `snapshot ${id} cannot be served: it was written by an odsnap whose tables differ, or it is damaged (see the server's log)`,
+        { param: 'snapshot' },
+      );
     } finally {
       entry.claims--;
     }
@@ -131,7 +135,11 @@ export class SnapshotHost {
   }
 
   private retireIfPutAside(entry: PastEntry): void {
-    if (entry.evicted && entry.claims === 0) void entry.opened.then((served) => served.retire(), () => undefined);
+    if (entry.evicted && entry.claims === 0)
+      void entry.opened.then(
+        (served) => served.retire(),
+        () => undefined,
+      );
   }
 
   /** The problem for a snapshot the data directory does not hold, naming the nearest it does. */
@@ -139,7 +147,11 @@ export class SnapshotHost {
     const held = (await readdir(dataLayout(this.dataDir).snapshots).catch(() => [] as string[])).filter((candidate) => this.holds(candidate)).sort();
     const at = held.findIndex((candidate) => candidate > id);
     const nearest = at < 0 ? held.slice(-2) : held.slice(Math.max(0, at - 1), at + 1);
-    return new Problem('not-found', `no snapshot ${JSON.stringify(id)} here (never pulled, or pruned)${nearest.length ? `; the nearest held: ${nearest.join(', ')}` : ''}`, { param: 'snapshot', nearest });
+    return new Problem(
+      'not-found',
+      `no snapshot ${JSON.stringify(id)} here (never pulled, or pruned)${nearest.length ? `; the nearest held: ${nearest.join(', ')}` : ''}`,
+      { param: 'snapshot', nearest },
+    );
   }
 
   /** Follows the `current` link from now on. */

@@ -26,7 +26,11 @@ function needs(dataset: Dataset) {
 const inTable = (dataset: Dataset, table: Table) => (resource: string) => dataset.resources[resource]?.table === table.name;
 
 /** What the kinds ask of the table: each ask of one sort (`derived`, `inMemory`, `inProcess`) on a resource in it, with its endpoint. */
-function asksOn<K extends 'derived' | 'inMemory' | 'inProcess'>(dataset: Dataset, table: Table, sort: K): { endpoint: Endpoint; ask: NonNullable<Storage[K]> }[] {
+function asksOn<K extends 'derived' | 'inMemory' | 'inProcess'>(
+  dataset: Dataset,
+  table: Table,
+  sort: K,
+): { endpoint: Endpoint; ask: NonNullable<Storage[K]> }[] {
   return needs(dataset).flatMap(({ endpoint, storage }) => {
     const ask = storage[sort];
     return ask && inTable(dataset, table)(ask.resource) ? [{ endpoint, ask: ask as NonNullable<Storage[K]> }] : [];
@@ -101,7 +105,9 @@ export function recordedResources(dataset: Dataset, table: Table): { readonly re
 export function lookupColumns(dataset: Dataset, table: Table): string[] {
   const rendered = new Set(renderedResources(dataset, table).map((r) => r.name));
   const columns = needs(dataset).flatMap(({ storage }) =>
-    (storage.lookups ?? []).flatMap((lookup) => (inTable(dataset, table)(lookup.resource) && !(lookup.unlessRendered && rendered.has(lookup.resource)) ? lookup.columns : [])),
+    (storage.lookups ?? []).flatMap((lookup) =>
+      inTable(dataset, table)(lookup.resource) && !(lookup.unlessRendered && rendered.has(lookup.resource)) ? lookup.columns : [],
+    ),
   );
   return [...new Set(columns)];
 }

@@ -52,7 +52,8 @@ function upwardImports(graph: ReadonlyMap<string, readonly string[]>): string[] 
 /** Pairs of folders that import each other, each once: `a b`. */
 function mutualFolders(graph: ReadonlyMap<string, readonly string[]>): string[] {
   const pairs = new Set<string>();
-  for (const [file, targets] of graph) for (const target of targets) if (folderOf(file) !== folderOf(target)) pairs.add(`${folderOf(file)} ${folderOf(target)}`);
+  for (const [file, targets] of graph)
+    for (const target of targets) if (folderOf(file) !== folderOf(target)) pairs.add(`${folderOf(file)} ${folderOf(target)}`);
   return [...pairs].filter((pair) => pair < pair.split(' ').reverse().join(' ') && pairs.has(pair.split(' ').reverse().join(' ')));
 }
 
@@ -148,8 +149,14 @@ describe('the layers of the code', () => {
     expect(mutualFolders(wrong)).toEqual(['cli core']);
     expect([...reachedFrom(wrong, 'site')]).toContain('server/e.ts');
     expect(fileCycles(wrong).map((loop) => loop.join(' -> '))).toEqual(['cli/b.ts -> core/a.ts']);
-    const looped = new Map([['x/a.ts', ['x/b.ts']], ['x/b.ts', ['x/c.ts']], ['x/c.ts', ['x/a.ts']]]);
+    const looped = new Map([
+      ['x/a.ts', ['x/b.ts']],
+      ['x/b.ts', ['x/c.ts']],
+      ['x/c.ts', ['x/a.ts']],
+    ]);
     expect(fileCycles(looped)).toEqual([['x/a.ts', 'x/b.ts', 'x/c.ts']]);
-    expect(kindsReachedAround(new Map([['server/g.ts', ['datasets/answers/page/scan.ts', 'datasets/answers/index.ts']]]))).toEqual(['server/g.ts -> datasets/answers/page/scan.ts']);
+    expect(kindsReachedAround(new Map([['server/g.ts', ['datasets/answers/page/scan.ts', 'datasets/answers/index.ts']]]))).toEqual([
+      'server/g.ts -> datasets/answers/page/scan.ts',
+    ]);
   });
 });

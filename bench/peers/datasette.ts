@@ -21,9 +21,23 @@ import { endpoints } from '../../datasets/rcn/endpoints.ts';
 import { transactions } from '../../datasets/rcn/tables.ts';
 
 export const DEBIAN_PACKAGES = [
-  'python3-asgiref', 'python3-uvicorn', 'python3-jinja2', 'python3-click', 'python3-pluggy', 'python3-httpx', 'python3-yaml', 'python3-itsdangerous',
-  'python3-aiofiles', 'python3-janus', 'python3-mergedeep', 'python3-pint', 'python3-hupper', 'python3-click-default-group', 'python3-multipart',
-  'python3-uvloop', 'python3-httptools',
+  'python3-asgiref',
+  'python3-uvicorn',
+  'python3-jinja2',
+  'python3-click',
+  'python3-pluggy',
+  'python3-httpx',
+  'python3-yaml',
+  'python3-itsdangerous',
+  'python3-aiofiles',
+  'python3-janus',
+  'python3-mergedeep',
+  'python3-pint',
+  'python3-hupper',
+  'python3-click-default-group',
+  'python3-multipart',
+  'python3-uvloop',
+  'python3-httptools',
 ];
 
 /** Debian's python3, which the packages above install into (a python3 of pyenv or a venv earlier on PATH has none of them). */
@@ -47,7 +61,10 @@ export function datasetteLocation(argv: readonly string[], env: NodeJS.ProcessEn
     return { missing: `${dir} does not hold checkouts of datasette and asgi-csrf; ${howToGet(dir)}` };
   }
   // Importing it now says at once whether a dependency is missing, rather than after the data is loaded.
-  const check = spawnSync(python, ['-c', 'import datasette.app, datasette.version as v; print(v.__version__)'], { env: { ...process.env, PYTHONPATH: checkouts.join(':') }, encoding: 'utf8' });
+  const check = spawnSync(python, ['-c', 'import datasette.app, datasette.version as v; print(v.__version__)'], {
+    env: { ...process.env, PYTHONPATH: checkouts.join(':') },
+    encoding: 'utf8',
+  });
   if (check.status !== 0) {
     const why = check.error?.message ?? check.stderr.trim().split('\n').at(-1);
     return { missing: `${python} cannot import Datasette from ${dir} (${why}); ${howToGet(dir)}` };
@@ -89,7 +106,9 @@ export async function transactionsDatabase(cityDataDir: string): Promise<string>
   try {
     const select = columns.map(([name]) => quoteIdentifier(name)).join(', ');
     const order = rowOrder(transactions).map(quoteIdentifier).join(', ');
-    await db.run(`COPY (SELECT ${select} FROM ${tableSource(tableFiles(snapshot, 'rcn', 'transactions'))} ORDER BY ${order}) TO ${quoteString(rows)} (FORMAT json)`);
+    await db.run(
+      `COPY (SELECT ${select} FROM ${tableSource(tableFiles(snapshot, 'rcn', 'transactions'))} ORDER BY ${order}) TO ${quoteString(rows)} (FORMAT json)`,
+    );
   } finally {
     db.close();
   }
@@ -113,9 +132,24 @@ export async function transactionsDatabase(cityDataDir: string): Promise<string>
  * giving up after 1 s, and no facets are suggested (odsnap computes none); threads, page size and
  * the rest as it comes. Its access log goes to /dev/null.
  */
-export async function startDatasette(location: { checkouts: string[] }, database: string, port: number): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
+export async function startDatasette(
+  location: { checkouts: string[] },
+  database: string,
+  port: number,
+): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
   const settings = { sql_time_limit_ms: '10000', suggest_facets: 'off', facet_time_limit_ms: '0' };
-  const args = ['-m', 'datasette', 'serve', '-i', database, '--host', '127.0.0.1', '--port', String(port), ...Object.entries(settings).flatMap(([name, value]) => ['--setting', name, value])];
+  const args = [
+    '-m',
+    'datasette',
+    'serve',
+    '-i',
+    database,
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    ...Object.entries(settings).flatMap(([name, value]) => ['--setting', name, value]),
+  ];
   const child = spawn(python, args, { env: { ...process.env, PYTHONPATH: location.checkouts.join(':') }, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
@@ -128,7 +162,8 @@ export async function startDatasette(location: { checkouts: string[] }, database
   };
   for (let i = 0; i < 300; i++) {
     const answer = await fetch(`${url}/${DATABASE}/${TABLE}.json?_size=1&_nosuggest=1`).catch(() => undefined);
-    if (answer?.ok && typeof ((await answer.json()) as { filtered_table_rows_count?: unknown }).filtered_table_rows_count === 'number') return { url, pid: child.pid!, stop };
+    if (answer?.ok && typeof ((await answer.json()) as { filtered_table_rows_count?: unknown }).filtered_table_rows_count === 'number')
+      return { url, pid: child.pid!, stop };
     if (child.exitCode !== null) break;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

@@ -25,7 +25,12 @@ export function request(path: string, timeoutMs = 60_000, whole = false, to = ba
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('end', () => {
         const body = Buffer.concat(chunks);
-        resolve({ status: response.statusCode!, ms: performance.now() - started, bytes: body.length, body: (whole ? body : body.subarray(0, 2000)).toString() });
+        resolve({
+          status: response.statusCode!,
+          ms: performance.now() - started,
+          bytes: body.length,
+          body: (whole ? body : body.subarray(0, 2000)).toString(),
+        });
       });
       response.on('error', reject);
     });

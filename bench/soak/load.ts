@@ -43,8 +43,7 @@ export async function v1Requests(sql: (text: string) => Promise<Rows>): Promise<
       const answer = answerAs(endpoint.answer, 'item');
       if (!endpoint.pathParams.length) {
         if (endpoint.parse({}).success) plain.push(endpoint.fullPath);
-      }
-      else if (answer) {
+      } else if (answer) {
         const column = answer.match[0]!;
         const table = dataset.resources[answer.resource]!.table;
         const ids = await sql(`SELECT DISTINCT ${column} AS id FROM ${viewName(dataset, table)} USING SAMPLE 50 ROWS`);

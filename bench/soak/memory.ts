@@ -11,7 +11,12 @@ export interface Memory {
 }
 
 const noMemory: Memory = { server: 0, sql: 0, builder: 0, all: 0 };
-const maxMemory = (a: Memory, b: Memory): Memory => ({ server: Math.max(a.server, b.server), sql: Math.max(a.sql, b.sql), builder: Math.max(a.builder, b.builder), all: Math.max(a.all, b.all) });
+const maxMemory = (a: Memory, b: Memory): Memory => ({
+  server: Math.max(a.server, b.server),
+  sql: Math.max(a.sql, b.sql),
+  builder: Math.max(a.builder, b.builder),
+  all: Math.max(a.all, b.all),
+});
 
 async function treeRss(root: number): Promise<Memory> {
   const parents = new Map<number, number>();

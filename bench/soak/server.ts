@@ -15,10 +15,14 @@ export interface SoakServer {
 
 /** `odsnap serve` on the soak's data, its memory sampled from the start (its first serving database is built then). */
 export function startSoakServer(data: SoakData): SoakServer {
-  const server = spawn(process.execPath, ['bin/odsnap.js', 'serve', '--data', data.dir, '--port', String(PORT), '--quiet', '--static', join(data.dir, 'no-tree')], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, ODSNAP_CACHE_DIR: data.cache },
-  });
+  const server = spawn(
+    process.execPath,
+    ['bin/odsnap.js', 'serve', '--data', data.dir, '--port', String(PORT), '--quiet', '--static', join(data.dir, 'no-tree')],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, ODSNAP_CACHE_DIR: data.cache },
+    },
+  );
   const log: string[] = [];
   server.stdout!.on('data', (chunk: Buffer) => log.push(...chunk.toString().trim().split('\n')));
   const memory = new MemoryPeaks(server.pid!);

@@ -23,7 +23,10 @@ export function readExpression(name: string, column: Column): string {
   }
 }
 
-export const readList = (columns: Columns) => Object.entries(columns).map(([name, c]) => readExpression(name, c)).join(', ');
+export const readList = (columns: Columns) =>
+  Object.entries(columns)
+    .map(([name, c]) => readExpression(name, c))
+    .join(', ');
 
 /**
  * The table's JS rows for rows as DuckDB returns them for `readList`: one decoder per table, so the

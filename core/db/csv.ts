@@ -24,7 +24,8 @@ function csvValue({ name, type }: CsvColumn): string {
   const column = quoteIdentifier(name);
   const upper = type.toUpperCase();
   if (upper === 'TIMESTAMPTZ' || upper === 'TIMESTAMP WITH TIME ZONE') return `strftime(timezone('UTC', ${column}), '%Y-%m-%dT%H:%M:%S.%gZ') AS ${column}`;
-  if (upper === 'TIMESTAMP' || upper === 'TIMESTAMP_S' || upper === 'TIMESTAMP_MS') return `strftime(CAST(${column} AS TIMESTAMP), '%Y-%m-%dT%H:%M:%S.%g') AS ${column}`;
+  if (upper === 'TIMESTAMP' || upper === 'TIMESTAMP_S' || upper === 'TIMESTAMP_MS')
+    return `strftime(CAST(${column} AS TIMESTAMP), '%Y-%m-%dT%H:%M:%S.%g') AS ${column}`;
   if (upper === 'TIMESTAMP_NS') return `strftime(${column}, '%Y-%m-%dT%H:%M:%S.%n') AS ${column}`;
   if (upper === 'JSON') return `CAST(${column} AS VARCHAR) AS ${column}`;
   if (nested(upper)) return `CAST(to_json(${column}) AS VARCHAR) AS ${column}`;

@@ -70,7 +70,11 @@ export interface OpenedInstance {
  * connection shares: attached files, views, global settings); if it fails, the instance and its
  * spill directory are gone again.
  */
-export async function openInstance(config: Record<string, string>, spillParent = join(tmpdir(), 'odsnap'), setUp?: (connection: DuckDBConnection) => Promise<void>): Promise<OpenedInstance> {
+export async function openInstance(
+  config: Record<string, string>,
+  spillParent = join(tmpdir(), 'odsnap'),
+  setUp?: (connection: DuckDBConnection) => Promise<void>,
+): Promise<OpenedInstance> {
   const spill = await ownSpillDir(spillParent);
   let instance: DuckDBInstance | undefined;
   try {

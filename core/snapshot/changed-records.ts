@@ -37,14 +37,20 @@ export const RECORDS_LISTED = 1000;
 export async function recordsOf(db: Database, key: readonly string[], data: readonly string[], table: Table): Promise<RecordChanges> {
   const listed = `change <> 'changed' OR len(columns) > 0`;
   const keysOf = async (change: string) =>
-    (await db.rows<{ key: string }>(`SELECT key FROM __changes WHERE change = ${quoteString(change)} ORDER BY key LIMIT ${RECORDS_LISTED + 1}`)).map((row) => row.key);
+    (await db.rows<{ key: string }>(`SELECT key FROM __changes WHERE change = ${quoteString(change)} ORDER BY key LIMIT ${RECORDS_LISTED + 1}`)).map(
+      (row) => row.key,
+    );
   const [added, removed] = [await keysOf('added'), await keysOf('removed')];
   // The changed rows' keys, then both sides' values of the columns that changed, read by key.
-  await db.run(`CREATE OR REPLACE TEMP TABLE __listed AS SELECT key, columns FROM __changes WHERE change = 'changed' AND (${listed}) ORDER BY key LIMIT ${RECORDS_LISTED + 1}`);
+  await db.run(
+    `CREATE OR REPLACE TEMP TABLE __listed AS SELECT key, columns FROM __changes WHERE change = 'changed' AND (${listed}) ORDER BY key LIMIT ${RECORDS_LISTED + 1}`,
+  );
   const keyText = (row: string) => `concat_ws('/', ${key.map((column) => `CAST(${row}.${quoteIdentifier(column)} AS VARCHAR)`).join(', ')})`;
   const valuesOf = async (view: string) => {
     const columns = data.map((name) => `${jsonValue(`v.${quoteIdentifier(name)}`, table.columns[name])} AS ${quoteIdentifier(name)}`);
-    const rows = await db.rows<Record<string, string | null>>(`SELECT l.key, ${columns.join(', ') || 'NULL AS __none'} FROM __listed l JOIN ${view} v ON l.key = ${keyText('v')}`);
+    const rows = await db.rows<Record<string, string | null>>(
+      `SELECT l.key, ${columns.join(', ') || 'NULL AS __none'} FROM __listed l JOIN ${view} v ON l.key = ${keyText('v')}`,
+    );
     return new Map(rows.map((row) => [row.key!, row]));
   };
   const [before, after] = [await valuesOf('__before'), await valuesOf('__after')];

@@ -50,7 +50,13 @@ export type SnapshotChanges = z.infer<typeof changesSchema>;
 export type TableChanges = z.infer<typeof tableChanges>;
 
 /** Diffs `to` (being written, in `to.dir`) against `from` and writes the result there; returns its manifest entry. */
-export async function recordChanges(db: Database, from: Snapshot, to: Snapshot, datasets: readonly StoredDataset[], log?: (line: string) => void): Promise<ChangesManifest> {
+export async function recordChanges(
+  db: Database,
+  from: Snapshot,
+  to: Snapshot,
+  datasets: readonly StoredDataset[],
+  log?: (line: string) => void,
+): Promise<ChangesManifest> {
   const started = Date.now();
   const diff = await diffSnapshots(db, from, to, datasets, { detail: true });
   const changes = {
@@ -62,7 +68,9 @@ export async function recordChanges(db: Database, from: Snapshot, to: Snapshot, 
   const path = join(to.dir, CHANGES_FILE);
   await writeFile(path, JSON.stringify(changes) + '\n');
   const count = (kind: 'added' | 'removed' | 'changed') => diff.tables.reduce((sum, table) => sum + table[kind], 0);
-  log?.(`changes since ${from.id}: ${count('added').toLocaleString('en')} rows added, ${count('changed').toLocaleString('en')} changed, ${count('removed').toLocaleString('en')} removed (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+  log?.(
+    `changes since ${from.id}: ${count('added').toLocaleString('en')} rows added, ${count('changed').toLocaleString('en')} changed, ${count('removed').toLocaleString('en')} removed (${((Date.now() - started) / 1000).toFixed(1)} s)`,
+  );
   return { from: from.id, path: CHANGES_FILE, bytes: (await stat(path)).size, sha256: await sha256Of(path) };
 }
 

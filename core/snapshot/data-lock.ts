@@ -23,7 +23,8 @@ export async function lockDataDir(dataDir: string, what: 'pull' | 'prune'): Prom
     }
     const [holder, doing = 'pull'] = (await readFile(file, 'utf8').catch(() => '')).trim().split(' ');
     const pid = Number(holder);
-    if (pid && pid !== process.pid && isAlive(pid)) throw new Error(`another ${doing} (process ${pid}) is working on this data directory; wait for it or stop it`);
+    if (pid && pid !== process.pid && isAlive(pid))
+      throw new Error(`another ${doing} (process ${pid}) is working on this data directory; wait for it or stop it`);
     // Its owner is gone (or it is this process's own, left by a run that failed): taken over.
     await rm(file, { force: true });
   }

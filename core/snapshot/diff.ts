@@ -37,9 +37,17 @@ export interface DiffOptions {
   readonly detail?: boolean;
 }
 
-export async function diffSnapshots(db: Database, from: Snapshot, to: Snapshot, datasets: readonly StoredDataset[], options: DiffOptions = {}): Promise<SnapshotDiff> {
+export async function diffSnapshots(
+  db: Database,
+  from: Snapshot,
+  to: Snapshot,
+  datasets: readonly StoredDataset[],
+  options: DiffOptions = {},
+): Promise<SnapshotDiff> {
   const tables: TableDiff[] = [];
-  const names = [...new Set([...Object.keys(from.manifest.datasets), ...Object.keys(to.manifest.datasets)])].filter((name) => options.dataset === undefined || name === options.dataset);
+  const names = [...new Set([...Object.keys(from.manifest.datasets), ...Object.keys(to.manifest.datasets)])].filter(
+    (name) => options.dataset === undefined || name === options.dataset,
+  );
   for (const name of names) {
     const definition = datasets.find((dataset) => dataset.name === name);
     const tableNames = [...new Set([...Object.keys(from.manifest.datasets[name]?.tables ?? {}), ...Object.keys(to.manifest.datasets[name]?.tables ?? {})])];
@@ -62,7 +70,15 @@ function side(snapshot: Snapshot, dataset: string, table: string): Side {
   return { manifest, files: new Map((manifest?.files ?? []).map((file) => [file.path, { ...file, absolute: `${snapshot.dir}/${file.path}` }])) };
 }
 
-async function diffTable(db: Database, dataset: string, table: string, from: Side, to: Side, definition: Table | undefined, detail: boolean): Promise<TableDiff> {
+async function diffTable(
+  db: Database,
+  dataset: string,
+  table: string,
+  from: Side,
+  to: Side,
+  definition: Table | undefined,
+  detail: boolean,
+): Promise<TableDiff> {
   const published = detail && definition ? changesOf(definition) : 'counts';
   const same = [...from.files.values()].filter((file) => to.files.get(file.path)?.sha256 === file.sha256);
   const sameSet = new Set(same.map((file) => file.path));
@@ -70,7 +86,16 @@ async function diffTable(db: Database, dataset: string, table: string, from: Sid
   const [before, after] = [changedFiles(from), changedFiles(to)];
   const manifest = (to.manifest ?? from.manifest)!;
   let diff: TableDiff = {
-    dataset, table, key: manifest.key, files: { same: same.length, read: before.length + after.length }, added: 0, removed: 0, changed: 0, reordered: 0, columns: {}, examples: { added: [], removed: [], changed: [] },
+    dataset,
+    table,
+    key: manifest.key,
+    files: { same: same.length, read: before.length + after.length },
+    added: 0,
+    removed: 0,
+    changed: 0,
+    reordered: 0,
+    columns: {},
+    examples: { added: [], removed: [], changed: [] },
     ...(published === 'records' ? { records: { added: [], removed: [], changed: [], truncated: false } } : published === 'days' ? { days: [] } : {}),
   };
   // Where every partition is of a key column (or, without a key, of the row), a row can only be in
@@ -80,7 +105,17 @@ async function diffTable(db: Database, dataset: string, table: string, from: Sid
   const groups = byPath ? groupedByPath(before, after) : [{ before, after }];
   for (const group of groups) {
     if (!group.before.length && !group.after.length) continue;
-    diff = merged(diff, await diffRows(db, group.before.map((f) => f.absolute), group.after.map((f) => f.absolute), manifest.key, definition, published));
+    diff = merged(
+      diff,
+      await diffRows(
+        db,
+        group.before.map((f) => f.absolute),
+        group.after.map((f) => f.absolute),
+        manifest.key,
+        definition,
+        published,
+      ),
+    );
   }
   return diff;
 }
@@ -93,4 +128,3 @@ function groupedByPath<F extends { readonly path: string }>(before: readonly F[]
   for (const file of after) groupOf(file.path).after.push(file);
   return [...groups].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, group]) => group);
 }
-

@@ -32,7 +32,9 @@ export interface History {
 }
 
 export const sourceOf = (manifest: Manifest): string =>
-  manifest.source.kind === 'sample' ? `sample ${manifest.source.scale}, seed ${manifest.source.seed}, until ${manifest.source.until}` : manifest.source.upstream;
+  manifest.source.kind === 'sample'
+    ? `sample ${manifest.source.scale}, seed ${manifest.source.seed}, until ${manifest.source.until}`
+    : manifest.source.upstream;
 
 /** Files by inode: size, how many links the file has, and how many of them were seen. */
 export type Links = Map<string, { readonly bytes: number; readonly links: number; seen: number }>;
@@ -59,7 +61,10 @@ export type Listed = { readonly id: string; readonly current: boolean } & ({ rea
 /** Every snapshot directory of the data directory, oldest first (ids begin with their time), reading manifests only. */
 export async function listSnapshots(dataDir: string): Promise<Listed[]> {
   const layout = dataLayout(dataDir);
-  const ids = (await readdir(layout.snapshots, { withFileTypes: true }).catch(() => [])).filter((entry) => entry.isDirectory() || entry.isSymbolicLink()).map((entry) => entry.name).sort();
+  const ids = (await readdir(layout.snapshots, { withFileTypes: true }).catch(() => []))
+    .filter((entry) => entry.isDirectory() || entry.isSymbolicLink())
+    .map((entry) => entry.name)
+    .sort();
   const current = await currentSnapshotId(dataDir);
   return Promise.all(
     ids.map(async (id) => {
@@ -93,7 +98,9 @@ export async function readHistory(dataDir: string): Promise<History> {
       else shared += file.bytes;
       everyFile.set(inode, file);
     }
-    const rows = Object.fromEntries(Object.entries(manifest.datasets).map(([name, dataset]) => [name, Object.values(dataset.tables).reduce((sum, table) => sum + table.rows, 0)]));
+    const rows = Object.fromEntries(
+      Object.entries(manifest.datasets).map(([name, dataset]) => [name, Object.values(dataset.tables).reduce((sum, table) => sum + table.rows, 0)]),
+    );
     snapshots.push({ id, current, createdAt: manifest.createdAt, source: sourceOf(manifest), rows, files: files.size, bytes: { own, shared } });
   }
   return { snapshots, unreadable, bytes: [...everyFile.values()].reduce((sum, file) => sum + file.bytes, 0) };

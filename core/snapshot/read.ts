@@ -85,8 +85,10 @@ export function shapeMismatch(snapshot: Snapshot, datasets: readonly StoredDatas
         return `${where} has other columns (${[...missing.map((c) => `missing ${c}`), ...unknown.map((c) => `not declared ${c}`)].join(', ')})`;
       }
       if (entry.sortBy.join() !== table.sortBy.join()) return `${where} is sorted by ${entry.sortBy.join(', ')}, not ${table.sortBy.join(', ')}`;
-      const partitions = (list: readonly { name: string; column: string; part?: string }[]) => list.map((p) => `${p.name}=${p.part ?? ''}(${p.column})`).join(', ');
-      if (partitions(entry.partitionBy) !== partitions(table.partitionBy ?? [])) return `${where} is partitioned as ${partitions(entry.partitionBy) || 'nothing'}, not ${partitions(table.partitionBy ?? []) || 'nothing'}`;
+      const partitions = (list: readonly { name: string; column: string; part?: string }[]) =>
+        list.map((p) => `${p.name}=${p.part ?? ''}(${p.column})`).join(', ');
+      if (partitions(entry.partitionBy) !== partitions(table.partitionBy ?? []))
+        return `${where} is partitioned as ${partitions(entry.partitionBy) || 'nothing'}, not ${partitions(table.partitionBy ?? []) || 'nothing'}`;
     }
   }
   return undefined;
@@ -135,8 +137,7 @@ export function chosenFiles(snapshot: Snapshot, dataset: StoredDataset, tableNam
 }
 
 /** SQL for a table's rows: the Parquet files as they are, without hive columns from the paths. */
-export const tableSource = (files: readonly string[]) =>
-  `read_parquet([${files.map(quoteString).join(', ')}], hive_partitioning = false)`;
+export const tableSource = (files: readonly string[]) => `read_parquet([${files.map(quoteString).join(', ')}], hive_partitioning = false)`;
 
 /** A view named `name` over Parquet files. */
 export const createTableView = (db: Pick<Database, 'run'>, name: string, files: readonly string[]) =>
@@ -151,7 +152,11 @@ export interface ViewedDataset {
 
 /** The names views are made from, as plain data (for a process of its own, see server/sql/runner.ts). */
 export const viewedDatasets = (datasets: readonly ViewedDataset[]): ViewedDataset[] =>
-  datasets.map(({ name, sqlName, tables }) => ({ name, sqlName, tables: Object.fromEntries(Object.values(tables).map((table) => [table.name, { name: table.name }])) }));
+  datasets.map(({ name, sqlName, tables }) => ({
+    name,
+    sqlName,
+    tables: Object.fromEntries(Object.values(tables).map((table) => [table.name, { name: table.name }])),
+  }));
 
 /** The views of every table of a snapshot (see viewName), e.g. rcn_transactions, bike_counter_readings. */
 export async function createViews(db: Pick<Database, 'run'>, snapshot: Snapshot, datasets: readonly ViewedDataset[]): Promise<string[]> {
@@ -167,11 +172,19 @@ export async function createViews(db: Pick<Database, 'run'>, snapshot: Snapshot,
 }
 
 /** Every row of a table as JS rows (decimals and days as text, instants as epoch ms). For tests and small tables. */
-export async function readTable(db: Database, snapshot: Snapshot, dataset: StoredDataset, tableName: string, where = 'true'): Promise<Record<string, unknown>[]> {
+export async function readTable(
+  db: Database,
+  snapshot: Snapshot,
+  dataset: StoredDataset,
+  tableName: string,
+  where = 'true',
+): Promise<Record<string, unknown>[]> {
   const table = dataset.tables[tableName];
   if (!table) throw new Error(`${dataset.name} has no table ${tableName}`);
   const order = table.sortBy.map(quoteIdentifier).join(', ');
-  const rows = await db.rows(`SELECT ${readList(table.columns)} FROM ${tableSource(tableFiles(snapshot, dataset.name, tableName))} WHERE ${where} ORDER BY ${order}`);
+  const rows = await db.rows(
+    `SELECT ${readList(table.columns)} FROM ${tableSource(tableFiles(snapshot, dataset.name, tableName))} WHERE ${where} ORDER BY ${order}`,
+  );
   const decode = rowDecoder(table.columns);
   return rows.map((row) => decode(row));
 }

@@ -88,7 +88,9 @@ export async function prune(dataDir: string, policy: RetentionPolicy, options: {
   const unlock = await lockDataDir(dataDir, 'prune');
   try {
     // Those without a readable manifest are left alone: nothing says when they were made.
-    const snapshots = (await listSnapshots(dataDir)).flatMap((s) => ('manifest' in s ? [{ id: s.id, current: s.current, createdAt: s.manifest.createdAt }] : []));
+    const snapshots = (await listSnapshots(dataDir)).flatMap((s) =>
+      'manifest' in s ? [{ id: s.id, current: s.current, createdAt: s.manifest.createdAt }] : [],
+    );
     const chosen = chooseKept(snapshots, policy);
     const read = snapshotsRead(dataDir);
     const decisions = snapshots.map((s) => ({
@@ -97,7 +99,17 @@ export async function prune(dataDir: string, policy: RetentionPolicy, options: {
       kept: [...(chosen.get(s.id) ?? []), ...(s.current ? ['current'] : []), ...(read.has(s.id) ? ['in use'] : [])],
     }));
     const removed = decisions.filter((d) => !d.kept.length).map((d) => d.id);
-    if (options.dryRun) return { decisions, removed, freedBytes: await freedBy(dataDir, removed.map((id) => layout.snapshot(id)), removed), dryRun: true };
+    if (options.dryRun)
+      return {
+        decisions,
+        removed,
+        freedBytes: await freedBy(
+          dataDir,
+          removed.map((id) => layout.snapshot(id)),
+          removed,
+        ),
+        dryRun: true,
+      };
     await mkdir(layout.staging, { recursive: true });
     const aside = new Map<string, string>();
     for (const id of [...removed]) {

@@ -34,12 +34,16 @@ export function merged<T extends RowChanges>(into: T, part: RowChanges): T {
     if (known) [known.added, known.removed, known.changed] = [known.added + day.added, known.removed + day.removed, known.changed + day.changed];
     else days.set(day.day, { ...day });
   }
-  const records = into.records && part.records && {
-    added: keys(into.records.added, part.records.added, RECORDS_LISTED),
-    removed: keys(into.records.removed, part.records.removed, RECORDS_LISTED),
-    changed: [...into.records.changed, ...part.records.changed].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)).slice(0, RECORDS_LISTED),
-    truncated: into.records.truncated || part.records.truncated || [into.added + part.added, into.removed + part.removed, into.changed + part.changed].some((n) => n > RECORDS_LISTED),
-  };
+  const records = into.records &&
+    part.records && {
+      added: keys(into.records.added, part.records.added, RECORDS_LISTED),
+      removed: keys(into.records.removed, part.records.removed, RECORDS_LISTED),
+      changed: [...into.records.changed, ...part.records.changed].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)).slice(0, RECORDS_LISTED),
+      truncated:
+        into.records.truncated ||
+        part.records.truncated ||
+        [into.added + part.added, into.removed + part.removed, into.changed + part.changed].some((n) => n > RECORDS_LISTED),
+    };
   return {
     ...into,
     added: into.added + part.added,
@@ -53,20 +57,33 @@ export function merged<T extends RowChanges>(into: T, part: RowChanges): T {
       changed: keys(into.examples.changed, part.examples.changed, EXAMPLES),
     },
     ...(records ? { records } : {}),
-    ...(into.days ? { days: [...days.values()].sort((a, b) => (a.day === b.day ? 0 : a.day === null ? 1 : b.day === null ? -1 : a.day < b.day ? -1 : 1)) } : {}),
+    ...(into.days
+      ? { days: [...days.values()].sort((a, b) => (a.day === b.day ? 0 : a.day === null ? 1 : b.day === null ? -1 : a.day < b.day ? -1 : 1)) }
+      : {}),
   };
 }
 
 /** Rows of one group of files matched by key (or, without a key, compared whole): see diffSnapshots. */
-export async function diffRows(db: Database, before: string[], after: string[], key: readonly string[] | null, definition: Table | undefined, published: 'records' | 'days' | 'counts'): Promise<RowChanges> {
-  const pulled = Object.entries(definition?.columns ?? {}).filter(([, column]) => 'pulled' in column).map(([column]) => column);
+export async function diffRows(
+  db: Database,
+  before: string[],
+  after: string[],
+  key: readonly string[] | null,
+  definition: Table | undefined,
+  published: 'records' | 'days' | 'counts',
+): Promise<RowChanges> {
+  const pulled = Object.entries(definition?.columns ?? {})
+    .filter(([, column]) => 'pulled' in column)
+    .map(([column]) => column);
   const nothing: RowChanges = { added: 0, removed: 0, changed: 0, reordered: 0, columns: {}, examples: { added: [], removed: [], changed: [] } };
 
   // A side with no file left to read is the other's columns with no rows.
-  const relation = (files: string[], other: string[]) => (files.length ? `SELECT * FROM ${tableSource(files)}` : `SELECT * FROM ${tableSource(other)} WHERE false`);
+  const relation = (files: string[], other: string[]) =>
+    files.length ? `SELECT * FROM ${tableSource(files)}` : `SELECT * FROM ${tableSource(other)} WHERE false`;
   await db.run(`CREATE OR REPLACE TEMP VIEW __before AS ${relation(before, after)}`);
   await db.run(`CREATE OR REPLACE TEMP VIEW __after AS ${relation(after, before)}`);
-  const columnsOf = async (view: string) => (await db.rows<{ column_name: string }>(`SELECT column_name FROM (DESCRIBE ${view})`)).map((row) => row.column_name);
+  const columnsOf = async (view: string) =>
+    (await db.rows<{ column_name: string }>(`SELECT column_name FROM (DESCRIBE ${view})`)).map((row) => row.column_name);
   const [beforeColumns, afterColumns] = [await columnsOf('__before'), await columnsOf('__after')];
   const shared = afterColumns.filter((column) => beforeColumns.includes(column));
   const data = shared.filter((column) => !pulled.includes(column) && !(key ?? []).includes(column));
@@ -76,7 +93,10 @@ export async function diffRows(db: Database, before: string[], after: string[], 
   const dayOf = (row: string) => (time ? `strftime(CAST(${row}${quoteIdentifier(time)} AS DATE), '%Y-%m-%d')` : 'NULL');
 
   if (!key) {
-    const list = shared.filter((column) => !pulled.includes(column)).map(quoteIdentifier).join(', ');
+    const list = shared
+      .filter((column) => !pulled.includes(column))
+      .map(quoteIdentifier)
+      .join(', ');
     const only = (a: string, b: string) => `SELECT ${list} FROM ${a} EXCEPT ALL SELECT ${list} FROM ${b}`;
     // Counted by day when published so (the counts are their sums), else counted whole: each side's EXCEPT ALL runs once.
     const days = await db.rows<{ day: string | null; added: bigint; removed: bigint }>(
@@ -98,8 +118,14 @@ export async function diffRows(db: Database, before: string[], after: string[], 
   const hashed = (view: string) => `SELECT ${[...kept.map(quoteIdentifier), ...hashes].join(', ')}, true AS __present FROM ${view}`;
   const keyText = `concat_ws('/', ${key.map((column) => `CAST(coalesce(a.${quoteIdentifier(column)}, b.${quoteIdentifier(column)}) AS VARCHAR)`).join(', ')})`;
   const differs = (column: string) => `a.${quoteIdentifier(column)} IS DISTINCT FROM b.${quoteIdentifier(column)}`;
-  const changedColumns = data.length ? `list_filter([${data.map((column) => `CASE WHEN ${differs(column)} THEN ${quoteString(column)} END`).join(', ')}], c -> c IS NOT NULL)` : `[]::VARCHAR[]`;
-  const movedOnly = pulled.filter((column) => shared.includes(column)).map(differs).join(' OR ') || 'false';
+  const changedColumns = data.length
+    ? `list_filter([${data.map((column) => `CASE WHEN ${differs(column)} THEN ${quoteString(column)} END`).join(', ')}], c -> c IS NOT NULL)`
+    : `[]::VARCHAR[]`;
+  const movedOnly =
+    pulled
+      .filter((column) => shared.includes(column))
+      .map(differs)
+      .join(' OR ') || 'false';
   await db.run(
     `CREATE OR REPLACE TEMP TABLE __changes AS
      SELECT ${keyText} AS key,
@@ -115,7 +141,9 @@ export async function diffRows(db: Database, before: string[], after: string[], 
     `SELECT change, count(*) FILTER (WHERE change <> 'changed' OR len(columns) > 0) AS rows, count(*) FILTER (WHERE change = 'changed' AND len(columns) = 0) AS reordered FROM __changes GROUP BY change`,
   );
   const count = (change: string) => Number(counts.find((row) => row.change === change)?.rows ?? 0);
-  const columns = await db.rows<{ column: string; rows: bigint }>(`SELECT "column", count(*) AS "rows" FROM (SELECT unnest(columns) AS "column" FROM __changes WHERE change = 'changed') GROUP BY ALL ORDER BY "rows" DESC, "column"`);
+  const columns = await db.rows<{ column: string; rows: bigint }>(
+    `SELECT "column", count(*) AS "rows" FROM (SELECT unnest(columns) AS "column" FROM __changes WHERE change = 'changed') GROUP BY ALL ORDER BY "rows" DESC, "column"`,
+  );
   const examples = await db.rows<{ change: string; keys: string[] }>(
     `SELECT change, list(key ORDER BY key) AS keys FROM (SELECT change, key, row_number() OVER (PARTITION BY change ORDER BY key) AS n FROM __changes WHERE change <> 'changed' OR len(columns) > 0) WHERE n <= ${EXAMPLES} GROUP BY change`,
   );

@@ -82,8 +82,15 @@ export class TableWriter {
       partition = {
         values: Object.fromEntries((this.table.partitionBy ?? []).map((p, i) => [p.name, values[i]!])),
         path: (this.table.partitionBy ?? []).map((p, i) => `${p.name}=${encodeURIComponent(values[i]!)}`).join('/'),
-        staged: join(this.stagingDir, `${this.partitions.size}.jsonl`), buffer: [], bufferedBytes: 0, stagedBytes: 0,
-        rows: 0, min: null, max: null, lastKey: null, inOrder: true,
+        staged: join(this.stagingDir, `${this.partitions.size}.jsonl`),
+        buffer: [],
+        bufferedBytes: 0,
+        stagedBytes: 0,
+        rows: 0,
+        min: null,
+        max: null,
+        lastKey: null,
+        inOrder: true,
       };
       this.partitions.set(lookup, partition);
     }
@@ -177,7 +184,9 @@ export class TableWriter {
         ? `read_json(${quoteString(partition.staged)}, format = 'newline_delimited', columns = ${staging})`
         : `(SELECT ${columns.map(([name, c]) => `CAST(NULL AS ${stagingType(c)}) AS ${quoteIdentifier(name)}`).join(', ')} LIMIT 0)`;
       // Wide rows (JSON details) get smaller row groups, so memory stays bounded whatever the table.
-      const rowGroup = partition ? Math.min(MAX_ROW_GROUP_ROWS, Math.max(2048, Math.floor((ROW_GROUP_BYTES * partition.rows) / partition.stagedBytes))) : MAX_ROW_GROUP_ROWS;
+      const rowGroup = partition
+        ? Math.min(MAX_ROW_GROUP_ROWS, Math.max(2048, Math.floor((ROW_GROUP_BYTES * partition.rows) / partition.stagedBytes)))
+        : MAX_ROW_GROUP_ROWS;
       await db.run(`COPY (SELECT ${select} FROM ${from}) TO ${quoteString(target)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${rowGroup})`);
       if (partition) await rm(partition.staged);
       files.push({
@@ -210,7 +219,9 @@ export class TableWriter {
     for (const [name, column] of this.derived) {
       const answer = { ...Object.fromEntries(key.map((k) => [k, this.table.columns[k]!])), value: column };
       const decode = rowDecoder(answer);
-      const select = Object.entries(answer).map(([k, c]) => readExpression(k, c)).join(', ');
+      const select = Object.entries(answer)
+        .map(([k, c]) => readExpression(k, c))
+        .join(', ');
       for (const found of await db.rows(`SELECT ${select} FROM (${column.derive.sql})`)) {
         const row = decode(found);
         const id = keyText(row);

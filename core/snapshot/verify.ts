@@ -15,7 +15,8 @@ export async function verifySnapshot(snapshotDir: string, onFile?: (path: string
   const manifest = await readManifest(snapshotDir);
   const mismatches: string[] = [];
   const listed = new Set<string>([MANIFEST_FILE]);
-  let files = 0, bytes = 0;
+  let files = 0,
+    bytes = 0;
   for (const [datasetName, dataset] of Object.entries(manifest.datasets)) {
     for (const [tableName, table] of Object.entries(dataset.tables)) {
       const rows = table.files.reduce((sum, f) => sum + f.rows, 0);

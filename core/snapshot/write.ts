@@ -4,7 +4,16 @@ import { join } from 'node:path';
 import { viewName, type StoredDataset } from '../table.ts';
 import { openDatabase, type Database } from '../db/duckdb.ts';
 import { dataLayout } from './layout.ts';
-import { attributionFor, LAYOUT_VERSION, licence, MANIFEST_FILE, type ChangesManifest, type Manifest, type SnapshotSource, type TableManifest } from './manifest.ts';
+import {
+  attributionFor,
+  LAYOUT_VERSION,
+  licence,
+  MANIFEST_FILE,
+  type ChangesManifest,
+  type Manifest,
+  type SnapshotSource,
+  type TableManifest,
+} from './manifest.ts';
 import { verifySnapshot } from './verify.ts';
 import { CHANGES_FILE, recordChanges } from './changes.ts';
 import { createTableView, type Snapshot } from './read.ts';
@@ -74,7 +83,12 @@ export async function writeSnapshot(
       const inOrder = Object.entries(writers).sort(([, a], [, b]) => Number(a.derives) - Number(b.derives));
       for (const [tableName, writer] of inOrder) {
         if (writer.derives) {
-          for (const [name, entry] of Object.entries(finished)) await createTableView(db, viewName(dataset, name), entry.files.map((file) => join(stagedSnapshot, file.path)));
+          for (const [name, entry] of Object.entries(finished))
+            await createTableView(
+              db,
+              viewName(dataset, name),
+              entry.files.map((file) => join(stagedSnapshot, file.path)),
+            );
         }
         options.log?.(`writing ${dataset.name}/${tableName}: ${writer.rows.toLocaleString('en')} rows`);
         finished[tableName] = await writer.finish(db, stagedSnapshot);
@@ -84,13 +98,28 @@ export async function writeSnapshot(
     if (options.previous) await linkUnchanged(stagedSnapshot, datasets, options.previous);
 
     const createdAt = new Date(options.createdAt).toISOString();
-    const fingerprint = createHash('sha256').update(JSON.stringify({ source: options.source, createdAt, datasets })).digest('hex');
+    const fingerprint = createHash('sha256')
+      .update(JSON.stringify({ source: options.source, createdAt, datasets }))
+      .digest('hex');
     const id = `${createdAt.replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${fingerprint.slice(0, 8)}`;
-    const tablesOnly: Manifest = { layoutVersion: LAYOUT_VERSION, id, createdAt, source: options.source, licence: licence(attributionFor(options.source)), datasets };
+    const tablesOnly: Manifest = {
+      layoutVersion: LAYOUT_VERSION,
+      id,
+      createdAt,
+      source: options.source,
+      licence: licence(attributionFor(options.source)),
+      datasets,
+    };
     let changes: ChangesManifest | undefined;
     if (options.previous && options.recordChanges) {
       try {
-        changes = await recordChanges(db, options.previous, { id, dir: stagedSnapshot, cacheDir: layout.cache(id), manifest: tablesOnly }, options.datasets, options.log);
+        changes = await recordChanges(
+          db,
+          options.previous,
+          { id, dir: stagedSnapshot, cacheDir: layout.cache(id), manifest: tablesOnly },
+          options.datasets,
+          options.log,
+        );
       } catch (error) {
         // What changed is told about the data, not part of it: a snapshot is not lost for want of it.
         options.log?.(`changes since ${options.previous.id} not recorded: ${(error as Error).message.split('\n')[0]}`);
@@ -100,7 +129,8 @@ export async function writeSnapshot(
     const manifest: Manifest = { ...tablesOnly, ...additions, ...(changes ? { changes } : {}) };
     await writeFile(join(stagedSnapshot, MANIFEST_FILE), JSON.stringify(manifest, null, 2) + '\n');
     const check = await verifySnapshot(stagedSnapshot);
-    if (check.mismatches.length) throw new Error(`the new snapshot does not match its manifest, so it was not published: ${check.mismatches.slice(0, 5).join('; ')}`);
+    if (check.mismatches.length)
+      throw new Error(`the new snapshot does not match its manifest, so it was not published: ${check.mismatches.slice(0, 5).join('; ')}`);
 
     const dir = layout.snapshot(id);
     await mkdir(layout.snapshots, { recursive: true });
@@ -169,4 +199,8 @@ export function isAlive(pid: number): boolean {
   }
 }
 
-const exists = (path: string) => stat(path).then(() => true, () => false);
+const exists = (path: string) =>
+  stat(path).then(
+    () => true,
+    () => false,
+  );

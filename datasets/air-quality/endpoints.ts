@@ -74,7 +74,13 @@ export const endpoints: readonly EndpointSpec[] = [
       stationId,
       sensorCode: param.text('Sensor code from the sensors endpoint.', 'Kod czujnika z punktu sensors.', { required: true }),
     },
-    response: z.object({ readings: doc(z.array(historyReading), 'Hourly readings in the range, oldest first; hours without data are absent.', 'Godzinowe odczyty z zakresu, od najstarszego; godzin bez danych brak.') }),
+    response: z.object({
+      readings: doc(
+        z.array(historyReading),
+        'Hourly readings in the range, oldest first; hours without data are absent.',
+        'Godzinowe odczyty z zakresu, od najstarszego; godzin bez danych brak.',
+      ),
+    }),
     answer: {
       kind: 'series',
       resource: 'reading',
@@ -95,8 +101,16 @@ export const endpoints: readonly EndpointSpec[] = [
   {
     path: '/live/{deviceId}',
     summary: text('Latest readings for one source device', 'Najnowsze odczyty jednego urządzenia źródłowego'),
-    params: { deviceId: param.text('External identifier of the measurement device (a station’s externalId).', 'Zewnętrzny identyfikator urządzenia pomiarowego (externalId stacji).', { required: true }) },
-    response: z.object({ readings: doc(z.array(liveReading), 'Latest readings of the device, one per sensor.', 'Najnowsze odczyty urządzenia, po jednym na czujnik.') }),
+    params: {
+      deviceId: param.text(
+        'External identifier of the measurement device (a station’s externalId).',
+        'Zewnętrzny identyfikator urządzenia pomiarowego (externalId stacji).',
+        { required: true },
+      ),
+    },
+    response: z.object({
+      readings: doc(z.array(liveReading), 'Latest readings of the device, one per sensor.', 'Najnowsze odczyty urządzenia, po jednym na czujnik.'),
+    }),
     answer: { kind: 'custom', reads: ['station', 'liveReading'], answer: liveDevice, each: { deviceId: { resource: 'station', column: 'external_id' } } },
   },
 ];

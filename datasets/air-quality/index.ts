@@ -17,7 +17,10 @@ export const airQuality = defineDataset({
     'Active stations, sensor definitions (units, labels, display ranges), hourly history per station and sensor, and captures of the latest readings.',
     'Aktywne stacje, definicje czujników (jednostki, etykiety, zakresy wyświetlania), historia godzinowa według stacji i czujnika oraz zapisy najnowszych odczytów.',
   ),
-  keywords: { en: ['air quality', 'air pollution', 'particulate matter', 'PM10', 'PM2.5'], pl: ['jakość powietrza', 'zanieczyszczenie powietrza', 'pyły zawieszone', 'PM10', 'PM2,5'] },
+  keywords: {
+    en: ['air quality', 'air pollution', 'particulate matter', 'PM10', 'PM2.5'],
+    pl: ['jakość powietrza', 'zanieczyszczenie powietrza', 'pyły zawieszone', 'PM10', 'PM2,5'],
+  },
   themes: ['ENVI', 'HEAL'],
   tables,
   resources: {
@@ -36,7 +39,9 @@ export const airQuality = defineDataset({
     { path: '/history/{stationId}/{sensorCode}', field: 'readings', days: 366, where: { stationId: { history_enabled: true } } },
     {
       path: '/live',
-      parts: [{ field: 'stations', resource: 'liveStation', children: [{ field: 'readings', resource: 'liveReading', param: 'stationId', from: 'stationId' }] }],
+      parts: [
+        { field: 'stations', resource: 'liveStation', children: [{ field: 'readings', resource: 'liveReading', param: 'stationId', from: 'stationId' }] },
+      ],
     },
     // `live` holds every device's readings: one device's answer is asked only for what its envelope holds.
     { path: '/live/{deviceId}' },

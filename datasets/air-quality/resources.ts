@@ -7,7 +7,11 @@ export const station = named(
     uri: doc(link(), 'Address of the station.', 'Adres stacji.'),
     id: doc(z.string(), 'Station identifier.', 'Identyfikator stacji.'),
     provider: doc(z.string(), 'Who runs the station, e.g. GIOŚ or a low-cost sensor network.', 'Operator stacji, np. GIOŚ lub sieć czujników niskokosztowych.'),
-    externalId: doc(z.string(), 'Identifier in the external measurement system (the deviceId of live/{deviceId}).', 'Identyfikator w zewnętrznym systemie pomiarowym (deviceId w live/{deviceId}).'),
+    externalId: doc(
+      z.string(),
+      'Identifier in the external measurement system (the deviceId of live/{deviceId}).',
+      'Identyfikator w zewnętrznym systemie pomiarowym (deviceId w live/{deviceId}).',
+    ),
     name: doc(z.string(), 'Name of the station.', 'Nazwa stacji.'),
     address: doc(z.string(), 'Street address.', 'Adres.'),
     city: doc(z.string(), 'City.', 'Miasto.'),
@@ -50,7 +54,11 @@ export const sensor = named(
 export const historyReading = named(
   'Reading',
   z.object({
-    readAt: doc(instant(), 'Start of the hour measured, ISO 8601 with the offset of the requested timezone.', 'Początek mierzonej godziny, ISO 8601 z przesunięciem żądanej strefy czasowej.'),
+    readAt: doc(
+      instant(),
+      'Start of the hour measured, ISO 8601 with the offset of the requested timezone.',
+      'Początek mierzonej godziny, ISO 8601 z przesunięciem żądanej strefy czasowej.',
+    ),
     value: doc(z.number(), 'Measured value, in the sensor’s unit.', 'Zmierzona wartość w jednostce czujnika.'),
   }),
   'One reading.',
@@ -76,7 +84,11 @@ export const liveStation = named(
     stationId: doc(z.string(), 'Station identifier.', 'Identyfikator stacji.'),
     readings: doc(z.array(liveReading), 'Latest readings.', 'Najnowsze odczyty.'),
     // Any JSON value, null included: nothing is left for `.nullable()` to add (OpenAPI tools flag an anyOf with an empty schema).
-    error: doc(unshown(), 'Null when the station’s readings were obtained; otherwise what went wrong, in a shape the spec does not show (the sample upstream sends { code, message }).', 'Null, gdy odczyty stacji pobrano; w przeciwnym razie opis błędu w kształcie, którego specyfikacja nie pokazuje (przykładowe źródło przesyła { code, message }).'),
+    error: doc(
+      unshown(),
+      'Null when the station’s readings were obtained; otherwise what went wrong, in a shape the spec does not show (the sample upstream sends { code, message }).',
+      'Null, gdy odczyty stacji pobrano; w przeciwnym razie opis błędu w kształcie, którego specyfikacja nie pokazuje (przykładowe źródło przesyła { code, message }).',
+    ),
   }),
   'Latest readings of one station.',
   'Najnowsze odczyty jednej stacji.',

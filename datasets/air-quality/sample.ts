@@ -32,8 +32,16 @@ const lowCostSensors = ['PM10', 'PM25', 'TEMP', 'HUMIDITY', 'PRESSURE'] as const
 
 interface Site {
   readonly row: {
-    id: string; provider: string; external_id: string; name: string; address: string; city: string; source: string;
-    lat: number; lon: number; history_enabled: boolean;
+    id: string;
+    provider: string;
+    external_id: string;
+    name: string;
+    address: string;
+    city: string;
+    source: string;
+    lat: number;
+    lon: number;
+    history_enabled: boolean;
   };
   readonly sensors: readonly string[];
   readonly traffic: number;
@@ -93,7 +101,7 @@ function valuesAt(random: Random, hour: number, site: Site, weather: Weather, wi
     PM10: pm10,
     PM25: pm10 * (0.6 + 0.15 * winter) * random.logNormal(1, 0.08),
     NO2: no2,
-    O3: ((25 + 60 * (1 - winter)) * (0.4 + 0.9 * bump(hour, 15, 4))) / (1 + 0.01 * no2) * random.logNormal(1, 0.15),
+    O3: (((25 + 60 * (1 - winter)) * (0.4 + 0.9 * bump(hour, 15, 4))) / (1 + 0.01 * no2)) * random.logNormal(1, 0.15),
     SO2: (3 + 8 * winter) * (1 + 0.3 * bump(hour, 20, 3)) * Math.sqrt(smog) * random.logNormal(1, 0.3),
     CO: (280 + 350 * winter) * Math.sqrt(heating * rush) * smog ** 0.7 * random.logNormal(1, 0.15),
     C6H6: (0.4 + 1.6 * winter) * Math.sqrt(heating * rush) * smog * random.logNormal(1, 0.3),
@@ -122,9 +130,18 @@ function* hoursOf(context: SampleContext, site: Site, day: string): Generator<[n
 export const generate: SampleGenerator<typeof tables> = (context, out) => {
   for (const s of sensorDefinitions) {
     out.sensors.write({
-      code: s.code, label: s.label, unit: s.unit, icon: s.icon, sort_order: s.sortOrder, group_code: s.groupCode,
-      group_order: s.groupOrder, min_value: s.minValue, max_value: s.maxValue, fade_start_minutes: s.fadeStartMinutes,
-      max_age_minutes: s.maxAgeMinutes, legend: [...s.legend],
+      code: s.code,
+      label: s.label,
+      unit: s.unit,
+      icon: s.icon,
+      sort_order: s.sortOrder,
+      group_code: s.groupCode,
+      group_order: s.groupOrder,
+      min_value: s.minValue,
+      max_value: s.maxValue,
+      fade_start_minutes: s.fadeStartMinutes,
+      max_age_minutes: s.maxAgeMinutes,
+      legend: [...s.legend],
     });
   }
   const sites = sitesOf(context);

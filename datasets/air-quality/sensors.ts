@@ -29,14 +29,51 @@ export interface SensorDefinition {
   readonly legend: readonly { from: number; to: number; color: string; label: string }[];
 }
 
-const pollutant = (code: string, label: string, sortOrder: number, groupCode: string, maxValue: number, limits: readonly number[], top: number): SensorDefinition => ({
-  code, label, unit: 'µg/m³', icon: groupCode === 'pm' ? 'particles' : 'molecule', sortOrder, groupCode,
-  groupOrder: groupCode === 'pm' ? 1 : 2, minValue: 0, maxValue, fadeStartMinutes: 90, maxAgeMinutes: 180,
+const pollutant = (
+  code: string,
+  label: string,
+  sortOrder: number,
+  groupCode: string,
+  maxValue: number,
+  limits: readonly number[],
+  top: number,
+): SensorDefinition => ({
+  code,
+  label,
+  unit: 'µg/m³',
+  icon: groupCode === 'pm' ? 'particles' : 'molecule',
+  sortOrder,
+  groupCode,
+  groupOrder: groupCode === 'pm' ? 1 : 2,
+  minValue: 0,
+  maxValue,
+  fadeStartMinutes: 90,
+  maxAgeMinutes: 180,
   legend: indexLegend(limits, top),
 });
 
-const weather = (code: string, label: string, unit: string, icon: string, sortOrder: number, minValue: number, maxValue: number, legend: SensorDefinition['legend']): SensorDefinition => ({
-  code, label, unit, icon, sortOrder, groupCode: 'weather', groupOrder: 3, minValue, maxValue, fadeStartMinutes: 60, maxAgeMinutes: 120, legend,
+const weather = (
+  code: string,
+  label: string,
+  unit: string,
+  icon: string,
+  sortOrder: number,
+  minValue: number,
+  maxValue: number,
+  legend: SensorDefinition['legend'],
+): SensorDefinition => ({
+  code,
+  label,
+  unit,
+  icon,
+  sortOrder,
+  groupCode: 'weather',
+  groupOrder: 3,
+  minValue,
+  maxValue,
+  fadeStartMinutes: 60,
+  maxAgeMinutes: 120,
+  legend,
 });
 
 export const sensorDefinitions: readonly SensorDefinition[] = [
@@ -47,10 +84,29 @@ export const sensorDefinitions: readonly SensorDefinition[] = [
   pollutant('SO2', 'SO₂', 5, 'gases', 150, [50, 100, 200, 350, 500], 2000),
   pollutant('CO', 'CO', 6, 'gases', 5000, [3000, 7000, 11000, 15000, 21000], 50000),
   pollutant('C6H6', 'C₆H₆', 7, 'gases', 20, [6, 11, 16, 21, 51], 200),
-  weather('TEMP', 'Temperatura', '°C', 'thermometer', 8, -25, 40,
-    bands([-50, -10, 0, 10, 20, 30, 60], ['#3F51B5', '#2196F3', '#80DEEA', '#A5D6A7', '#FFCC80', '#FF7043'], ['Mróz', 'Zimno', 'Chłodno', 'Umiarkowanie', 'Ciepło', 'Upał'])),
-  weather('HUMIDITY', 'Wilgotność', '%', 'droplet', 9, 0, 100,
-    bands([0, 30, 60, 100], ['#FFE082', '#A5D6A7', '#64B5F6'], ['Sucho', 'Komfortowo', 'Wilgotno'])),
-  weather('PRESSURE', 'Ciśnienie', 'hPa', 'gauge', 10, 970, 1050,
-    bands([900, 1000, 1025, 1100], ['#90CAF9', '#A5D6A7', '#FFCC80'], ['Niskie', 'Normalne', 'Wysokie'])),
+  weather(
+    'TEMP',
+    'Temperatura',
+    '°C',
+    'thermometer',
+    8,
+    -25,
+    40,
+    bands(
+      [-50, -10, 0, 10, 20, 30, 60],
+      ['#3F51B5', '#2196F3', '#80DEEA', '#A5D6A7', '#FFCC80', '#FF7043'],
+      ['Mróz', 'Zimno', 'Chłodno', 'Umiarkowanie', 'Ciepło', 'Upał'],
+    ),
+  ),
+  weather('HUMIDITY', 'Wilgotność', '%', 'droplet', 9, 0, 100, bands([0, 30, 60, 100], ['#FFE082', '#A5D6A7', '#64B5F6'], ['Sucho', 'Komfortowo', 'Wilgotno'])),
+  weather(
+    'PRESSURE',
+    'Ciśnienie',
+    'hPa',
+    'gauge',
+    10,
+    970,
+    1050,
+    bands([900, 1000, 1025, 1100], ['#90CAF9', '#A5D6A7', '#FFCC80'], ['Niskie', 'Normalne', 'Wysokie']),
+  ),
 ];

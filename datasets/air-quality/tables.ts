@@ -3,7 +3,11 @@ import { defineTable, listPosition } from '../vocabulary/table.ts';
 import { text } from '../../core/text.ts';
 import { historyReading, liveReading, liveStation, sensor, station } from './resources.ts';
 
-const st = station.shape, se = sensor.shape, h = historyReading.shape, lr = liveReading.shape, ls = liveStation.shape;
+const st = station.shape,
+  se = sensor.shape,
+  h = historyReading.shape,
+  lr = liveReading.shape,
+  ls = liveStation.shape;
 const capturedAt = column.instant(text('When odsnap captured the live readings.', 'Kiedy odsnap zapisał odczyty na żywo.'));
 const stationId = column.varchar(text('Station identifier.', 'Identyfikator stacji.'));
 
@@ -27,7 +31,10 @@ export const stations = defineTable({
 });
 
 export const sensors = defineTable({
-  doc: text('Sensor definitions with units, labels, display ranges and legends.', 'Definicje czujników z jednostkami, etykietami, zakresami wyświetlania i legendami.'),
+  doc: text(
+    'Sensor definitions with units, labels, display ranges and legends.',
+    'Definicje czujników z jednostkami, etykietami, zakresami wyświetlania i legendami.',
+  ),
   columns: {
     code: column.varchar(se.code),
     label: column.varchar(se.label),
@@ -51,7 +58,10 @@ export const sensors = defineTable({
 });
 
 export const readings = defineTable({
-  doc: text('Hourly history per station and sensor, partitioned by station and UTC year.', 'Historia godzinowa według stacji i czujnika, podzielona według stacji i roku (UTC).'),
+  doc: text(
+    'Hourly history per station and sensor, partitioned by station and UTC year.',
+    'Historia godzinowa według stacji i czujnika, podzielona według stacji i roku (UTC).',
+  ),
   columns: {
     station_id: stationId,
     sensor_code: column.varchar(text('Sensor code.', 'Kod czujnika.')),

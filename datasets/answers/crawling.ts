@@ -152,7 +152,13 @@ export interface Crawl {
   unit<M>(key: string, work: () => Promise<Found<M>>, replay?: (meta: M) => void): Promise<M>;
   get(path: string, query: Readonly<Record<string, string | number>>, options: FetchOptions): Promise<Fetched>;
   /** A unit's result from its answers (each holding records at `places`), kept as the text they came in. */
-  found<M extends { records?: number }>(answers: Fetched | readonly Fetched[], path: string, params: Readonly<Record<string, string>>, places: readonly RecordPlace[], meta: M): Found<M>;
+  found<M extends { records?: number }>(
+    answers: Fetched | readonly Fetched[],
+    path: string,
+    params: Readonly<Record<string, string>>,
+    places: readonly RecordPlace[],
+    meta: M,
+  ): Found<M>;
   /** Runs `work` over items, a few at a time; a failed item is recorded and the rest go on, unless the upstream is down. */
   each<T>(items: readonly T[], work: (item: T) => Promise<void>): Promise<void>;
   log(event: string, fields: Record<string, unknown>): void;

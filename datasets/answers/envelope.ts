@@ -118,7 +118,12 @@ export function learnEnvelope(seen: readonly EnvelopeSeen[]): { template?: Envel
 }
 
 /** The query of a `next` link an upstream following `rule` writes for a page asked with `asked`. */
-export function nextQuery(rule: NextRule['order'], asked: Readonly<Record<string, string | number>>, paging: { limit: number; offset: number }, declared: readonly string[]): Record<string, string | number> {
+export function nextQuery(
+  rule: NextRule['order'],
+  asked: Readonly<Record<string, string | number>>,
+  paging: { limit: number; offset: number },
+  declared: readonly string[],
+): Record<string, string | number> {
   const query: Record<string, string | number> = { ...asked, limit: paging.limit, offset: paging.offset };
   if (rule === 'asked') return query;
   const rank = (name: string) => (declared.includes(name) ? declared.indexOf(name) : declared.length);
@@ -135,7 +140,9 @@ export function nextLink(rule: NextRule, base: string, path: string, query: Read
   return rule.form === 'path' ? `${new URL(base).pathname.replace(/\/+$/, '')}${path}${search}` : search;
 }
 
-const NEXT_RULES: readonly NextRule[] = (['absolute', 'path', 'query'] as const).flatMap((form) => (['asked', 'declared'] as const).map((order) => ({ form, order })));
+const NEXT_RULES: readonly NextRule[] = (['absolute', 'path', 'query'] as const).flatMap((form) =>
+  (['asked', 'declared'] as const).map((order) => ({ form, order })),
+);
 
 /**
  * The rule every `next` seen follows (the first, where more than one do), on the upstream's
@@ -144,7 +151,11 @@ const NEXT_RULES: readonly NextRule[] = (['absolute', 'path', 'query'] as const)
 export function learnNext(seen: readonly NextSeen[], endpoint: Endpoint, publicBase: string): NextRule | undefined {
   const declared = declaredOrder(endpoint);
   return NEXT_RULES.find((rule) =>
-    seen.every(({ asked, limit, offset, next }) => nextLink(rule, publicBase, endpoint.fullPath, nextQuery(rule.order, Object.fromEntries(new URLSearchParams(asked)), { limit, offset }, declared)) === next),
+    seen.every(
+      ({ asked, limit, offset, next }) =>
+        nextLink(rule, publicBase, endpoint.fullPath, nextQuery(rule.order, Object.fromEntries(new URLSearchParams(asked)), { limit, offset }, declared)) ===
+        next,
+    ),
   );
 }
 
@@ -156,7 +167,12 @@ export interface Envelope {
   /** The upstream's own keys with the same value in every answer (what an older pull kept, and all it kept). */
   readonly constant?: Readonly<Record<string, unknown>>;
   /** The template's text with its links resolved, and its keys in order (the text parsed). */
-  readonly written?: { readonly text: string; readonly order: Readonly<Record<string, unknown>>; readonly derived: Readonly<Record<string, Fact>>; readonly unknown: readonly string[] };
+  readonly written?: {
+    readonly text: string;
+    readonly order: Readonly<Record<string, unknown>>;
+    readonly derived: Readonly<Record<string, Fact>>;
+    readonly unknown: readonly string[];
+  };
   readonly next?: NextRule;
 }
 
@@ -166,12 +182,17 @@ export function envelopeFor(entry: EndpointManifest | undefined, context: Render
   const text = entry.template && resolvedText(entry.template.text, context);
   return {
     ...(entry.envelope ? { constant: resolveLinks(entry.envelope, context) as Record<string, unknown> } : {}),
-    ...(text ? { written: { text, order: JSON.parse(text) as Record<string, unknown>, derived: entry.template!.derived ?? {}, unknown: entry.template!.unknown ?? [] } } : {}),
+    ...(text
+      ? {
+          written: { text, order: JSON.parse(text) as Record<string, unknown>, derived: entry.template!.derived ?? {}, unknown: entry.template!.unknown ?? [] },
+        }
+      : {}),
     ...(entry.next ? { next: entry.next } : {}),
   };
 }
 
-const isPlain = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value) && !(value instanceof WrittenJson);
+const isPlain = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value) && !(value instanceof WrittenJson);
 
 /**
  * The body with its envelope as the upstream writes it: its keys in the template's order (nested
@@ -205,10 +226,18 @@ export function enveloped<T>(body: T, envelope: Envelope | undefined, facts: Pag
 }
 
 /** Whether the envelope has a key that follows how many records the request matches (which a numbered page must count for). */
-export const needsTotal = (envelope: Envelope | undefined): boolean => Object.values(envelope?.written?.derived ?? {}).some((fact) => fact === 'total' || fact === 'pages');
+export const needsTotal = (envelope: Envelope | undefined): boolean =>
+  Object.values(envelope?.written?.derived ?? {}).some((fact) => fact === 'total' || fact === 'pages');
 
 /** The `next` link of a page the mirror answers: as its upstream writes them, else on the context's address in the order asked. */
-export function mirroredNext(envelope: Envelope | undefined, endpoint: Endpoint, path: string, asked: Readonly<Record<string, string>>, paging: { limit: number; offset: number }, context: RenderContext): string {
+export function mirroredNext(
+  envelope: Envelope | undefined,
+  endpoint: Endpoint,
+  path: string,
+  asked: Readonly<Record<string, string>>,
+  paging: { limit: number; offset: number },
+  context: RenderContext,
+): string {
   const rule = envelope?.next ?? { form: 'absolute', order: 'asked' };
   const query = nextQuery(rule.order, asked, paging, declaredOrder(endpoint));
   // On the address: the context's link, which the static tree routes to its files. `path` is the mirror's own, as asked.

@@ -105,7 +105,9 @@ export interface StreamOptions {
   readonly window?: { readonly offset: number; readonly limit: number };
 }
 
-export type PrintsWanted = { readonly kind: 'buckets'; readonly resource: string; readonly keyColumn: string } | { readonly kind: 'pages'; readonly resource: string; readonly pageRows: number };
+export type PrintsWanted =
+  | { readonly kind: 'buckets'; readonly resource: string; readonly keyColumn: string }
+  | { readonly kind: 'pages'; readonly resource: string; readonly pageRows: number };
 
 export interface BucketPrint {
   readonly bucket: number;
@@ -206,7 +208,10 @@ const patternCache = new WeakMap<Endpoint, readonly { readonly param?: string; r
 function patternOf(endpoint: Endpoint) {
   let pattern = patternCache.get(endpoint);
   if (!pattern) {
-    pattern = endpoint.fullPath.split('/').slice(1).map((text) => ({ text, param: /^\{(\w+)\}$/.exec(text)?.[1] }));
+    pattern = endpoint.fullPath
+      .split('/')
+      .slice(1)
+      .map((text) => ({ text, param: /^\{(\w+)\}$/.exec(text)?.[1] }));
     patternCache.set(endpoint, pattern);
   }
   return pattern;
@@ -226,8 +231,13 @@ const MAX_NAME_BYTES = 240;
  * `%252F` in the link), as static hosts decode a URL path before looking for the file.
  */
 export function fileNameOf(value: string): string {
-  const name = /[/\\%\x00-\x1f\x7f]|^\./.test(value) ? value.replace(/[/\\%\x00-\x1f\x7f]|^\./g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`) : value;
-  if (name === '' || Buffer.byteLength(name) > MAX_NAME_BYTES) throw new UnnamableValue(`${JSON.stringify(value.slice(0, 80))}${value.length > 80 ? '…' : ''} cannot be a file name (${name === '' ? 'empty' : `more than ${MAX_NAME_BYTES} bytes`})`);
+  const name = /[/\\%\x00-\x1f\x7f]|^\./.test(value)
+    ? value.replace(/[/\\%\x00-\x1f\x7f]|^\./g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`)
+    : value;
+  if (name === '' || Buffer.byteLength(name) > MAX_NAME_BYTES)
+    throw new UnnamableValue(
+      `${JSON.stringify(value.slice(0, 80))}${value.length > 80 ? '…' : ''} cannot be a file name (${name === '' ? 'empty' : `more than ${MAX_NAME_BYTES} bytes`})`,
+    );
   return name;
 }
 

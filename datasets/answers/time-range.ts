@@ -50,11 +50,20 @@ function comparisonsOf(rule: RangeRule): readonly Comparison[] {
   const before = rule.toInclusive ? '<=' : '<';
   switch (rule.by ?? 'start') {
     case 'start':
-      return [['start', '>=', 'from'], ['start', before, 'to']];
+      return [
+        ['start', '>=', 'from'],
+        ['start', before, 'to'],
+      ];
     case 'end':
-      return [['end', '>=', 'from'], ['end', before, 'to']];
+      return [
+        ['end', '>=', 'from'],
+        ['end', before, 'to'],
+      ];
     case 'overlap':
-      return [['start', before, 'to'], ['end', '>=', 'from']];
+      return [
+        ['start', before, 'to'],
+        ['end', '>=', 'from'],
+      ];
   }
 }
 
@@ -69,7 +78,9 @@ const sides = (columns: { readonly time: string; readonly until?: string }) => {
 /** The rule as SQL on a row's columns, the range's bounds being SQL expressions (instants). */
 function ruleCondition(columns: { readonly time: string; readonly until?: string }, rule: RangeRule, bounds: Readonly<Record<Bound, string>>): string {
   const row = sides(columns);
-  return comparisonsOf(rule).map(([side, op, bound]) => `${row[side]} ${op} ${bounds[bound]}`).join(' AND ');
+  return comparisonsOf(rule)
+    .map(([side, op, bound]) => `${row[side]} ${op} ${bounds[bound]}`)
+    .join(' AND ');
 }
 
 /** The range as SQL on a row's `time` column (and `until`, its end, where rows span time), binding epoch microseconds. */
@@ -132,7 +143,12 @@ export function rangeUnits(rule: RangeRule, unit: RangeUnit): (start: number, en
  * rangeUnits as SQL: `candidates`, a list of the first instants of a row's candidate units, to be
  * unnested as `unitColumn`, and `condition`, which of them return the row.
  */
-export function rangeUnitsSql(columns: { readonly time: string; readonly until?: string }, rule: RangeRule, unit: RangeUnit, unitColumn: string): { candidates: string; condition: string } {
+export function rangeUnitsSql(
+  columns: { readonly time: string; readonly until?: string },
+  rule: RangeRule,
+  unit: RangeUnit,
+  unitColumn: string,
+): { candidates: string; condition: string } {
   const { start, end } = sides(columns);
   const ended = `coalesce(${end}, ${start})`;
   const step = `INTERVAL 1 ${unit.toUpperCase()}`;

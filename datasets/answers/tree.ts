@@ -38,7 +38,8 @@ export const fileUrl = (endpoint: Endpoint, values: Values, unit: FileUnit = WHO
 export const fileOf = (endpoint: Endpoint, path: string, defaults?: Defaults) => fileIn(endpoint, layoutOf(endpoint, defaults), path);
 
 /** The v1 request a file stands for: its path and query. */
-export const requestOf = (endpoint: Endpoint, values: Values, unit: FileUnit, defaults?: Defaults) => requestIn(endpoint, layoutOf(endpoint, defaults), values, unit);
+export const requestOf = (endpoint: Endpoint, values: Values, unit: FileUnit, defaults?: Defaults) =>
+  requestIn(endpoint, layoutOf(endpoint, defaults), values, unit);
 
 /** The pattern of an endpoint's files and of the requests they stand for, placeholders in braces. */
 export function patternsOf(endpoint: Endpoint, defaults?: Defaults): { file: string; request: string } {
@@ -59,10 +60,18 @@ export function unitOf(endpoint: Endpoint, query: Readonly<Record<string, string
 }
 
 /** Whether the endpoint's files are pages of one answer, the first of them the request with no query. */
-export const isPaged = (endpoint: Endpoint, defaults?: Defaults): boolean => unitOf(endpoint, {}, defaults) !== undefined && layoutOf(endpoint, defaults).pattern.file !== '';
+export const isPaged = (endpoint: Endpoint, defaults?: Defaults): boolean =>
+  unitOf(endpoint, {}, defaults) !== undefined && layoutOf(endpoint, defaults).pattern.file !== '';
 
 /** What the tree's index says of how files are laid out, kind by kind, for these endpoints. */
 export function layoutAbout(endpoints: readonly { readonly endpoint: Endpoint; readonly defaults?: Defaults }[]): string[] {
   const abouts = endpoints.map(({ endpoint, defaults }) => ({ at: kinds.indexOf(kindOf(endpoint.answer)), about: layoutOf(endpoint, defaults).about }));
-  return [...new Set(abouts.filter((a) => a.about).sort((a, b) => a.at - b.at).map((a) => a.about!))];
+  return [
+    ...new Set(
+      abouts
+        .filter((a) => a.about)
+        .sort((a, b) => a.at - b.at)
+        .map((a) => a.about!),
+    ),
+  ];
 }

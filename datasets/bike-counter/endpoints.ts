@@ -36,7 +36,12 @@ export const endpoints: readonly EndpointSpec[] = [
       parents: [{ param: 'counterId', resource: 'counter', match: ['id'], key: 'id', column: 'counter_id' }],
       time: 'read_at',
       envelope: (readings, params, context) =>
-        renderReadings(params.counterId as string, { from: params.from as string, to: params.to as string }, readings as z.infer<typeof counterReading>[], context),
+        renderReadings(
+          params.counterId as string,
+          { from: params.from as string, to: params.to as string },
+          readings as z.infer<typeof counterReading>[],
+          context,
+        ),
     },
   },
 ];

@@ -26,10 +26,7 @@ export const bikeCounter = defineDataset({
   },
   endpoints,
   // A quarter of hourly readings is about 2,200 per answer.
-  crawl: [
-    { path: '/counters' },
-    { path: '/counters/{counterId}/readings', field: 'readings', span: { from: 'active_from', to: 'active_to' }, days: 92 },
-  ],
+  crawl: [{ path: '/counters' }, { path: '/counters/{counterId}/readings', field: 'readings', span: { from: 'active_from', to: 'active_to' }, days: 92 }],
   sample: generate,
   charts,
   map,

@@ -14,10 +14,26 @@ import type * as tables from './tables.ts';
 const sizes: Record<Scale, { counters: number }> = { tiny: { counters: 3 }, small: { counters: 12 }, city: { counters: 40 } };
 
 const sites = [
-  'Most Poniatowskiego', 'Wał Miedzeszyński', 'Świętokrzyska', 'Marszałkowska', 'Most Świętokrzyski',
-  'Bulwary Wiślane', 'Żwirki i Wigury', 'Puławska', 'Aleja Niepodległości', 'Most Gdański', 'Trasa Siekierkowska',
-  'Czerniakowska', 'Rondo Daszyńskiego', 'Aleja Jana Pawła II', 'Wybrzeże Kościuszkowskie', 'Targowa', 'Modlińska',
-  'Grochowska', 'Banacha', 'Kopernika',
+  'Most Poniatowskiego',
+  'Wał Miedzeszyński',
+  'Świętokrzyska',
+  'Marszałkowska',
+  'Most Świętokrzyski',
+  'Bulwary Wiślane',
+  'Żwirki i Wigury',
+  'Puławska',
+  'Aleja Niepodległości',
+  'Most Gdański',
+  'Trasa Siekierkowska',
+  'Czerniakowska',
+  'Rondo Daszyńskiego',
+  'Aleja Jana Pawła II',
+  'Wybrzeże Kościuszkowskie',
+  'Targowa',
+  'Modlińska',
+  'Grochowska',
+  'Banacha',
+  'Kopernika',
 ];
 const leisure = /Wał|Bulwary|Wybrzeże/;
 
@@ -46,9 +62,10 @@ function siteOf(context: SampleContext, index: number, taken: Set<string>): Site
   taken.add(id);
   const telraam = index % 5 === 4;
   const history = daysBetween(context.start, defaultUntil);
-  const installed = index < Math.max(2, sizes[context.scale].counters * 0.6)
-    ? addDays(context.start, -random.int(0, 700))
-    : addDays(context.start, random.int(30, Math.round(history * 0.7)));
+  const installed =
+    index < Math.max(2, sizes[context.scale].counters * 0.6)
+      ? addDays(context.start, -random.int(0, 700))
+      : addDays(context.start, random.int(30, Math.round(history * 0.7)));
   // The second counter is taken out of service part-way through the history.
   const retired = index === 1 ? zonedDayStart(addDays(context.start, Math.round(history * 0.6)), city.timeZone) : null;
   const { lat, lon } = positionNear(random, district, district.radiusKm * 0.7);
@@ -81,8 +98,14 @@ export const generate: SampleGenerator<typeof tables> = (context, out) => {
   for (const site of all.filter((s) => s.activeFrom < context.now)) {
     const sync = context.random('bike-counter', 'sync', site.id, context.until);
     out.counters.write({
-      id: site.id, name: site.name, provider: site.provider, external_id: site.externalId, lat: site.lat, lon: site.lon,
-      active_from: site.activeFrom, active_to: site.activeTo,
+      id: site.id,
+      name: site.name,
+      provider: site.provider,
+      external_id: site.externalId,
+      lat: site.lat,
+      lon: site.lon,
+      active_from: site.activeFrom,
+      active_to: site.activeTo,
       last_synchronized_at: site.activeTo ?? context.now - sync.int(5, 55) * 60_000,
     });
     const end = Math.min(site.activeTo ?? context.now, context.now);
@@ -92,8 +115,11 @@ export const generate: SampleGenerator<typeof tables> = (context, out) => {
       if (dayEnd <= site.activeFrom || dayStart >= end || inOutage(context, site.id, day)) continue;
       const weekend = weekdayOf(day) >= 5;
       const random = context.random('bike-counter', 'day', site.id, day);
-      const expected = site.busiest * cyclingMonths[Number(day.slice(5, 7)) - 1]! / 1.55 * (weekend ? site.weekend : 1) *
-        cyclingFactor(weatherOn(context, day)) * random.logNormal(1, 0.1);
+      const expected =
+        ((site.busiest * cyclingMonths[Number(day.slice(5, 7)) - 1]!) / 1.55) *
+        (weekend ? site.weekend : 1) *
+        cyclingFactor(weatherOn(context, day)) *
+        random.logNormal(1, 0.1);
       const shares = weekend ? cyclingHours.weekend : cyclingHours.weekday;
       for (let hour = dayStart; hour < dayEnd; hour += 3_600_000) {
         const value = random.poisson((expected * shares[zonedHourOf(hour, city.timeZone)]!) / 100);

@@ -3,7 +3,8 @@ import { defineTable, listPosition } from '../vocabulary/table.ts';
 import { text } from '../../core/text.ts';
 import { counter, counterReading } from './resources.ts';
 
-const c = counter.shape, r = counterReading.shape;
+const c = counter.shape,
+  r = counterReading.shape;
 
 export const counters = defineTable({
   doc: text('Counters with location and operating range.', 'Liczniki z położeniem i okresem działania.'),
@@ -24,7 +25,10 @@ export const counters = defineTable({
 });
 
 export const readings = defineTable({
-  doc: text('Hourly counts, partitioned by counter and UTC year, in time order.', 'Godzinowe zliczenia, podzielone według licznika i roku (UTC), w kolejności czasu.'),
+  doc: text(
+    'Hourly counts, partitioned by counter and UTC year, in time order.',
+    'Godzinowe zliczenia, podzielone według licznika i roku (UTC), w kolejności czasu.',
+  ),
   columns: {
     counter_id: column.varchar(text('Counter identifier.', 'Identyfikator licznika.')),
     read_at: column.instant(r.readAt),

@@ -67,7 +67,10 @@ export const endpoints: readonly EndpointSpec[] = [
   },
   {
     path: '/live',
-    summary: text('Current availability and locations of public bicycles, and public zones', 'Bieżąca dostępność i położenie publicznych rowerów oraz publiczne strefy'),
+    summary: text(
+      'Current availability and locations of public bicycles, and public zones',
+      'Bieżąca dostępność i położenie publicznych rowerów oraz publiczne strefy',
+    ),
     response: z.object({
       bikes: doc(z.array(liveBike), 'Public bicycles on the live map.', 'Publiczne rowery na mapie na żywo.'),
       zones: doc(z.array(liveZone), 'Public zones on the live map.', 'Publiczne strefy na mapie na żywo.'),

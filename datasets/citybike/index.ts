@@ -17,7 +17,10 @@ export const citybike = defineDataset({
     'The stored inventory of bicycles and zones, yearly season statistics, anonymised completed rides, and captures of the live map of public bicycles and zones.',
     'Przechowywany spis rowerów i stref, roczne statystyki sezonów, zanonimizowane zakończone przejazdy oraz zapisy mapy na żywo publicznych rowerów i stref.',
   ),
-  keywords: { en: ['bike sharing', 'cycling', 'rides', 'mobility', 'public transport'], pl: ['rower miejski', 'rowery', 'przejazdy', 'mobilność', 'transport publiczny'] },
+  keywords: {
+    en: ['bike sharing', 'cycling', 'rides', 'mobility', 'public transport'],
+    pl: ['rower miejski', 'rowery', 'przejazdy', 'mobilność', 'transport publiczny'],
+  },
   themes: ['TRAN'],
   tables,
   resources: {
@@ -36,7 +39,13 @@ export const citybike = defineDataset({
     { path: '/zones' },
     { path: '/seasons' },
     { path: '/rides', over: { resource: 'season', from: 'active_from', to: 'active_to' }, days: 7 },
-    { path: '/live', parts: [{ field: 'bikes', resource: 'liveBike' }, { field: 'zones', resource: 'liveZone' }] },
+    {
+      path: '/live',
+      parts: [
+        { field: 'bikes', resource: 'liveBike' },
+        { field: 'zones', resource: 'liveZone' },
+      ],
+    },
   ],
   sample: generate,
   charts,

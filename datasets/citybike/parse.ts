@@ -9,7 +9,13 @@ import type * as tables from './tables.ts';
 export const parseBike = (b: Bike): RowOf<typeof tables.bikes.columns> => ({ number: b.number, type: b.type });
 
 export const parseZone = (z: Zone): RowOf<typeof tables.zones.columns> => ({
-  id: z.id, name: z.name, active_from: z.activeFrom, active_to: z.activeTo, temporary: z.temporary, lat: z.location.lat, lon: z.location.lon,
+  id: z.id,
+  name: z.name,
+  active_from: z.activeFrom,
+  active_to: z.activeTo,
+  temporary: z.temporary,
+  lat: z.location.lat,
+  lon: z.location.lon,
 });
 
 export const parseSeason = (s: Season): RowOf<typeof tables.seasons.columns> => ({
@@ -41,9 +47,19 @@ export const parseRide = (r: Ride): RowOf<typeof tables.rides.columns> => ({
 });
 
 export const parseLiveBike = (b: LiveBike, context: ParseContext): RowOf<typeof tables.live_bikes.columns> => ({
-  captured_at: context.fetchedAt, number: b.number, available: b.available, type: b.type, lat: b.location.lat, lon: b.location.lon,
+  captured_at: context.fetchedAt,
+  number: b.number,
+  available: b.available,
+  type: b.type,
+  lat: b.location.lat,
+  lon: b.location.lon,
 });
 
 export const parseLiveZone = (z: LiveZone, context: ParseContext): RowOf<typeof tables.live_zones.columns> => ({
-  captured_at: context.fetchedAt, name: z.name, type: z.type, lat: z.center.lat, lon: z.center.lon, area: context.json(z.area),
+  captured_at: context.fetchedAt,
+  name: z.name,
+  type: z.type,
+  lat: z.center.lat,
+  lon: z.center.lon,
+  area: context.json(z.area),
 });

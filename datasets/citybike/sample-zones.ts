@@ -9,10 +9,26 @@ import { defaultUntil, type SampleContext } from '../vocabulary/sample.ts';
  */
 
 const landmarks = [
-  'Metro Centrum', 'Dworzec Centralny', 'Plac Zbawiciela', 'Rondo ONZ', 'Plac Bankowy', 'Metro Politechnika',
-  'Plac Trzech Krzyży', 'Uniwersytet Warszawski', 'Metro Świętokrzyska', 'Plac Konstytucji', 'Most Poniatowskiego',
-  'Stadion Narodowy', 'Dworzec Wschodni', 'Metro Dworzec Gdański', 'Plac Wilsona', 'Park Skaryszewski',
-  'Pole Mokotowskie', 'Metro Wilanowska', 'Bulwary Wiślane', 'Centrum Nauki Kopernik',
+  'Metro Centrum',
+  'Dworzec Centralny',
+  'Plac Zbawiciela',
+  'Rondo ONZ',
+  'Plac Bankowy',
+  'Metro Politechnika',
+  'Plac Trzech Krzyży',
+  'Uniwersytet Warszawski',
+  'Metro Świętokrzyska',
+  'Plac Konstytucji',
+  'Most Poniatowskiego',
+  'Stadion Narodowy',
+  'Dworzec Wschodni',
+  'Metro Dworzec Gdański',
+  'Plac Wilsona',
+  'Park Skaryszewski',
+  'Pole Mokotowskie',
+  'Metro Wilanowska',
+  'Bulwary Wiślane',
+  'Centrum Nauki Kopernik',
 ];
 
 export interface PoolZone extends Position {
@@ -40,20 +56,37 @@ export function zonePool(context: SampleContext, inServiceAtOnce: number): PoolZ
     while (names.has(name)) name += ' II';
     names.add(name);
     // Every city has at least one temporary and one retired zone, even the tiny one.
-    const kind = i === size - 1 ? 'temporary' : i === size - 2 ? 'retired'
-      : random.weighted([['founding', 75], ['added', 12], ['temporary', 6], ['retired', 7]] as const);
+    const kind =
+      i === size - 1
+        ? 'temporary'
+        : i === size - 2
+          ? 'retired'
+          : random.weighted([
+              ['founding', 75],
+              ['added', 12],
+              ['temporary', 6],
+              ['retired', 7],
+            ] as const);
     const founded = addDays(context.start, -random.int(30, 800));
     const someDay = addDays(context.start, random.int(0, daysBetween(context.start, i === size - 2 ? defaultUntil : '2026-12-31')));
     const summerYear = i === size - 1 ? Number(defaultUntil.slice(0, 4)) : random.int(startYear, 2026);
     const summer = `${summerYear}-05-${String(random.int(1, 28)).padStart(2, '0')}`;
     const [activeFrom, closesAfter] =
-      kind === 'founding' ? [founded, null]
-      : kind === 'added' ? [someDay, null]
-      : kind === 'temporary' ? [summer, addDays(summer, random.int(30, 100))]
-      : [founded, someDay];
+      kind === 'founding'
+        ? [founded, null]
+        : kind === 'added'
+          ? [someDay, null]
+          : kind === 'temporary'
+            ? [summer, addDays(summer, random.int(30, 100))]
+            : [founded, someDay];
     return {
-      id: random.uuid(), name, activeFrom, closesAfter, temporary: kind === 'temporary',
-      popularity: random.logNormal(landmark ? 2.5 : 1, 0.5), ...place,
+      id: random.uuid(),
+      name,
+      activeFrom,
+      closesAfter,
+      temporary: kind === 'temporary',
+      popularity: random.logNormal(landmark ? 2.5 : 1, 0.5),
+      ...place,
     };
   });
 }
@@ -90,7 +123,8 @@ export function cumulate(weights: readonly number[]): Float64Array {
 }
 
 export function search(cumulative: Float64Array, u: number): number {
-  let lo = 0, hi = cumulative.length - 1;
+  let lo = 0,
+    hi = cumulative.length - 1;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
     if (cumulative[mid]! <= u) lo = mid + 1;

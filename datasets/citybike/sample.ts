@@ -23,12 +23,15 @@ const sizes: Record<Scale, { bikes: number; zones: number; ridesPerDay: number }
 };
 
 /** Fleet mix (share, %) and typical door-to-door speed (km/h) per bicycle type. */
-const bikeTypes = [['standard', 91, 10.5], ['electric', 6, 15], ['tandem', 1.5, 8.5], ['child', 1.5, 7.5]] as const;
-
+const bikeTypes = [
+  ['standard', 91, 10.5],
+  ['electric', 6, 15],
+  ['tandem', 1.5, 8.5],
+  ['child', 1.5, 7.5],
+] as const;
 
 const SEASON_START = '03-01';
 const SEASON_END = '11-30';
-
 
 /** Bicycles in service in a year: the fleet grows 4 % a year towards the scale's size. */
 const fleetIn = (context: SampleContext, year: number) =>
@@ -39,7 +42,6 @@ function bikeAt(context: SampleContext, index: number) {
   const [type, , speed] = random.weighted(bikeTypes.map((t) => [t, t[1]] as const));
   return { number: String(61_000 + index * 3 + random.int(0, 2)), type, speed };
 }
-
 
 const hourDraws = { weekday: cumulate(cyclingHours.weekday), weekend: cumulate(cyclingHours.weekend) };
 const round = (value: number, decimals: number) => Math.round(value * 10 ** decimals) / 10 ** decimals;
@@ -57,7 +59,10 @@ function rideOn(day: string, dayStart: number, draw: ZoneDraw, random: Random, f
   const u = random.next();
   const to = u < 0.06 ? null : u < 0.14 ? from : draw.finish(from, random);
   const straight = to === null ? 0 : distanceKm(draw.zones[from]!, draw.zones[to]!);
-  const distance = round(Math.min(25, to === null ? random.logNormal(2.5, 0.6) : to === from ? random.logNormal(3, 0.5) : Math.max(0.4, straight * random.between(1.2, 1.5))), 2);
+  const distance = round(
+    Math.min(25, to === null ? random.logNormal(2.5, 0.6) : to === from ? random.logNormal(3, 0.5) : Math.max(0.4, straight * random.between(1.2, 1.5))),
+    2,
+  );
   const speed = Math.min(bike.speed * 1.5, Math.max(bike.speed * 0.6, random.normal(bike.speed, 1.8)));
   const seconds = Math.round((distance / speed) * 3600 + random.between(20, 180));
   return {
@@ -68,7 +73,15 @@ function rideOn(day: string, dayStart: number, draw: ZoneDraw, random: Random, f
     finished_at: startedAt + seconds * 1000,
     distance,
     average_speed: round(distance / (seconds / 3600), 2),
-    rating: random.chance(0.15) ? random.weighted([[5, 55], [4, 25], [3, 10], [2, 5], [1, 5]] as const) : null,
+    rating: random.chance(0.15)
+      ? random.weighted([
+          [5, 55],
+          [4, 25],
+          [3, 10],
+          [2, 5],
+          [1, 5],
+        ] as const)
+      : null,
   };
 }
 
@@ -77,8 +90,13 @@ export const generate: SampleGenerator<typeof tables> = (context, out) => {
   const closedBy = (zone: PoolZone, day: string) => (zone.closesAfter !== null && (zone.temporary || zone.closesAfter <= day) ? zone.closesAfter : null);
   for (const zone of pool.filter((z) => z.activeFrom <= context.until)) {
     out.zones.write({
-      id: zone.id, name: zone.name, active_from: zone.activeFrom, active_to: closedBy(zone, context.until),
-      temporary: zone.temporary, lat: zone.lat, lon: zone.lon,
+      id: zone.id,
+      name: zone.name,
+      active_from: zone.activeFrom,
+      active_to: closedBy(zone, context.until),
+      temporary: zone.temporary,
+      lat: zone.lat,
+      lon: zone.lon,
     });
   }
   const untilYear = Number(context.until.slice(0, 4));
@@ -94,17 +112,21 @@ export const generate: SampleGenerator<typeof tables> = (context, out) => {
     const from = [`${year}-${SEASON_START}`, context.start].sort()[1]!;
     const to = [`${year}-${SEASON_END}`, context.until].sort()[0]!;
     if (from > to) continue;
-    let rides = 0, distance = 0, seconds = 0;
+    let rides = 0,
+      distance = 0,
+      seconds = 0;
     for (const day of eachDay(from, to)) {
       const zones = pool.filter((z) => inService(z, day));
       const key = zones.map((z) => z.id).join();
       if (key !== drawKey) [draw, drawKey] = [new ZoneDraw(zones), key];
       const weekday = weekdayOf(day);
-      const rate = sizes[context.scale].ridesPerDay * cyclingMonths[Number(day.slice(5, 7)) - 1]! * (weekday < 5 ? 1.05 : 0.85) * cyclingFactor(weatherOn(context, day));
+      const rate =
+        sizes[context.scale].ridesPerDay * cyclingMonths[Number(day.slice(5, 7)) - 1]! * (weekday < 5 ? 1.05 : 0.85) * cyclingFactor(weatherOn(context, day));
       const random = context.random('citybike', 'rides', day);
       const dayStart = zonedDayStart(day, city.timeZone);
-      const completed = Array.from({ length: random.poisson(rate) }, () => rideOn(day, dayStart, draw!, random, fleet, year))
-        .filter((ride) => ride.finished_at < context.now);
+      const completed = Array.from({ length: random.poisson(rate) }, () => rideOn(day, dayStart, draw!, random, fleet, year)).filter(
+        (ride) => ride.finished_at < context.now,
+      );
       // Written in the table's order, so the snapshot writer need not sort them again.
       for (const ride of inRowOrder(ridesTable, completed)) {
         out.rides.write(ride);
@@ -119,7 +141,13 @@ export const generate: SampleGenerator<typeof tables> = (context, out) => {
     const totalDistanceKm = round(distance, 2);
     const totalDurationMin = round(seconds / 60, 2);
     out.seasons.write({
-      year, active_from: from, active_to: to, days, rides_count: rides, bikes_count: bikes, zones_count: zones,
+      year,
+      active_from: from,
+      active_to: to,
+      days,
+      rides_count: rides,
+      bikes_count: bikes,
+      zones_count: zones,
       total_distance_km: totalDistanceKm,
       total_duration_min: totalDurationMin,
       rides_per_day: round(rides / days, 3),
@@ -129,7 +157,11 @@ export const generate: SampleGenerator<typeof tables> = (context, out) => {
       duration_per_bike_per_day_min: round(totalDurationMin / bikes / days, 3),
     });
   }
-  writeLiveMap(context, pool.filter((z) => inService(z, context.until)), out);
+  writeLiveMap(
+    context,
+    pool.filter((z) => inService(z, context.until)),
+    out,
+  );
 };
 
 /** The live map at the sample's "now": where each bicycle stands and which zones are open. */

@@ -3,7 +3,12 @@ import { defineTable, listPosition } from '../vocabulary/table.ts';
 import { text } from '../../core/text.ts';
 import { bike, liveBike, liveZone, ride, season, zone } from './resources.ts';
 
-const b = bike.shape, z = zone.shape, s = season.shape, r = ride.shape, lb = liveBike.shape, lz = liveZone.shape;
+const b = bike.shape,
+  z = zone.shape,
+  s = season.shape,
+  r = ride.shape,
+  lb = liveBike.shape,
+  lz = liveZone.shape;
 const lat = column.double(text('Latitude, WGS 84.', 'Szerokość geograficzna, WGS 84.'));
 const lon = column.double(text('Longitude, WGS 84.', 'Długość geograficzna, WGS 84.'));
 const capturedAt = column.instant(text('When odsnap captured the live map.', 'Kiedy odsnap zapisał mapę na żywo.'));
@@ -58,7 +63,10 @@ export const seasons = defineTable({
 });
 
 export const rides = defineTable({
-  doc: text('Anonymised completed rides, partitioned by the UTC year and month of their start.', 'Zanonimizowane zakończone przejazdy, podzielone według roku i miesiąca (UTC) rozpoczęcia.'),
+  doc: text(
+    'Anonymised completed rides, partitioned by the UTC year and month of their start.',
+    'Zanonimizowane zakończone przejazdy, podzielone według roku i miesiąca (UTC) rozpoczęcia.',
+  ),
   columns: {
     season_year: column.integer(r.seasonYear),
     started_zone_id: column.varchar(r.startedZoneId),
@@ -78,7 +86,10 @@ export const rides = defineTable({
 });
 
 export const live_bikes = defineTable({
-  doc: text('Captures of the live bicycle map; the upstream only shows the present, odsnap keeps the history.', 'Zapisy mapy rowerów na żywo; źródło pokazuje tylko teraźniejszość, odsnap przechowuje historię.'),
+  doc: text(
+    'Captures of the live bicycle map; the upstream only shows the present, odsnap keeps the history.',
+    'Zapisy mapy rowerów na żywo; źródło pokazuje tylko teraźniejszość, odsnap przechowuje historię.',
+  ),
   columns: {
     captured_at: capturedAt,
     number: column.varchar(lb.number),

@@ -35,10 +35,7 @@ export const transactionTypes: Dictionary = {
 export const marketTypes: Dictionary = {
   name: 'market-types',
   label: text('Market type', 'Rodzaj rynku'),
-  terms: [
-    term(1, 'rynekPierwotny', 'primary market', 'rynek pierwotny'),
-    term(2, 'rynekWtorny', 'secondary market', 'rynek wtórny'),
-  ],
+  terms: [term(1, 'rynekPierwotny', 'primary market', 'rynek pierwotny'), term(2, 'rynekWtorny', 'secondary market', 'rynek wtórny')],
 };
 
 export const partyTypes: Dictionary = {

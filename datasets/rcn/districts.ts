@@ -6,7 +6,9 @@ import { city } from '../vocabulary/sample-city.ts';
  * identifier (`146510_8.0001.123/4` lies in Śródmieście): the city's own table (the sample city is
  * Warsaw). Proper names, the same in both languages.
  */
-export const districts: Readonly<Record<string, Text>> = Object.fromEntries(city.districts.map((district) => [district.teryt, text(district.name, district.name)]));
+export const districts: Readonly<Record<string, Text>> = Object.fromEntries(
+  city.districts.map((district) => [district.teryt, text(district.name, district.name)]),
+);
 
 /** SQL: the district of a parcel identifier, its TERYT unit prefix. */
 export const districtOf = (parcelId: string) => `regexp_extract(${parcelId}, '^[0-9]{6}_[0-9]')`;

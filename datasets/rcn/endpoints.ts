@@ -66,8 +66,14 @@ export const endpoints: readonly EndpointSpec[] = [
       landAreaTo: param.decimal('Maximum land area in m², inclusive.', 'Maksymalna powierzchnia gruntu w m², włącznie.'),
       propertyType: code('Property type code (dictionary property-types).', 'Kod rodzaju nieruchomości (słownik property-types).'),
       propertyRightType: code('Property right type code (dictionary property-right-types).', 'Kod rodzaju prawa (słownik property-right-types).'),
-      transactionGmlId: param.text('Only the properties of this transaction (transaction GML identifier).', 'Tylko nieruchomości tej transakcji (identyfikator GML transakcji).'),
-      parcelIdentifier: param.text('Full cadastral parcel identifier, exactly, e.g. 146510_8.0001.123/4.', 'Pełny identyfikator działki ewidencyjnej, dokładnie, np. 146510_8.0001.123/4.'),
+      transactionGmlId: param.text(
+        'Only the properties of this transaction (transaction GML identifier).',
+        'Tylko nieruchomości tej transakcji (identyfikator GML transakcji).',
+      ),
+      parcelIdentifier: param.text(
+        'Full cadastral parcel identifier, exactly, e.g. 146510_8.0001.123/4.',
+        'Pełny identyfikator działki ewidencyjnej, dokładnie, np. 146510_8.0001.123/4.',
+      ),
       address: param.text(
         'Part of a locality, street or building number of any of the property’s addresses; case-insensitive.',
         'Fragment miejscowości, ulicy lub numeru porządkowego dowolnego adresu nieruchomości; bez rozróżniania wielkości liter.',
@@ -98,7 +104,10 @@ export const endpoints: readonly EndpointSpec[] = [
   },
   {
     path: '/properties/{propertyGmlId}',
-    summary: text('One property with related transactions, parcels, buildings and units', 'Jedna nieruchomość z powiązanymi transakcjami, działkami, budynkami i lokalami'),
+    summary: text(
+      'One property with related transactions, parcels, buildings and units',
+      'Jedna nieruchomość z powiązanymi transakcjami, działkami, budynkami i lokalami',
+    ),
     params: { propertyGmlId: param.text('Property GML identifier.', 'Identyfikator GML nieruchomości.', { required: true }) },
     response: property,
     answer: { kind: 'item', resource: 'property', param: 'propertyGmlId', match: ['property_gml_id'] },

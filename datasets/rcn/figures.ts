@@ -65,7 +65,10 @@ export const charts: readonly Chart[] = analysisCharts({
     {
       name: 'district',
       title: text('By district', 'Według dzielnicy'),
-      description: text('Transactions and the median price per m² of premises, by the district of the property sold.', 'Transakcje i mediana ceny za m² lokali według dzielnicy zbytej nieruchomości.'),
+      description: text(
+        'Transactions and the median price per m² of premises, by the district of the property sold.',
+        'Transakcje i mediana ceny za m² lokali według dzielnicy zbytej nieruchomości.',
+      ),
       column: 'district',
       label: text('District', 'Dzielnica'),
       labels: districts,
@@ -74,7 +77,10 @@ export const charts: readonly Chart[] = analysisCharts({
     {
       name: 'market-type',
       title: text('Primary and secondary market', 'Rynek pierwotny i wtórny'),
-      description: text('Transactions and the median price per m² of premises, by market type.', 'Transakcje i mediana ceny za m² lokali według rodzaju rynku.'),
+      description: text(
+        'Transactions and the median price per m² of premises, by market type.',
+        'Transakcje i mediana ceny za m² lokali według rodzaju rynku.',
+      ),
       column: 'market_type',
       label: text('Market type', 'Rodzaj rynku'),
       labels: labelsOf(marketTypes),
@@ -95,7 +101,9 @@ export const charts: readonly Chart[] = analysisCharts({
   ],
 });
 
-const districtNames = Object.entries(districts).map(([code, name]) => `(${quoteString(code)}, ${quoteString(name.en)})`).join(', ');
+const districtNames = Object.entries(districts)
+  .map(([code, name]) => `(${quoteString(code)}, ${quoteString(name.en)})`)
+  .join(', ');
 
 /** Most properties on the map: the latest sold, so that a city's register stays a page one can load. */
 const PROPERTIES_SHOWN = 1000;
@@ -103,7 +111,10 @@ const PROPERTIES_SHOWN = 1000;
 export const map: readonly MapLayer[] = [
   {
     name: 'properties',
-    title: text(`Properties sold (the latest ${PROPERTIES_SHOWN.toLocaleString('en-GB')})`, `Zbyte nieruchomości (ostatnie ${PROPERTIES_SHOWN.toLocaleString('pl-PL')})`),
+    title: text(
+      `Properties sold (the latest ${PROPERTIES_SHOWN.toLocaleString('en-GB')})`,
+      `Zbyte nieruchomości (ostatnie ${PROPERTIES_SHOWN.toLocaleString('pl-PL')})`,
+    ),
     description: text(
       'Each at the centre of the extent of its parcels, buildings and units, named by its first address.',
       'Każda w środku zasięgu swoich działek, budynków i lokali, nazwana pierwszym adresem.',
@@ -130,6 +141,10 @@ export const map: readonly MapLayer[] = [
           FROM facts LEFT JOIN districts ON districts.code = facts.district
           WHERE district IS NOT NULL AND property_type = 'nieruchomoscLokalowa' AND price_per_m2 IS NOT NULL
           GROUP BY district ORDER BY district`,
-    value: { label: text('Median price per m²', 'Mediana ceny za m²'), unit: text('PLN/m²', 'zł/m²'), count: text('premises sold alone', 'lokale sprzedane pojedynczo') },
+    value: {
+      label: text('Median price per m²', 'Mediana ceny za m²'),
+      unit: text('PLN/m²', 'zł/m²'),
+      count: text('premises sold alone', 'lokale sprzedane pojedynczo'),
+    },
   },
 ];

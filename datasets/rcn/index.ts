@@ -17,7 +17,10 @@ export const rcn = defineDataset({
     'Property transactions with their properties (parcels, buildings, units, addresses and geometry) and the code dictionaries the data uses.',
     'Transakcje nieruchomościami wraz z nieruchomościami (działki, budynki, lokale, adresy i geometria) oraz słowniki kodów używane w danych.',
   ),
-  keywords: { en: ['real estate', 'property prices', 'property transactions', 'land and buildings', 'cadastre'], pl: ['nieruchomości', 'ceny nieruchomości', 'transakcje', 'grunty i budynki', 'kataster'] },
+  keywords: {
+    en: ['real estate', 'property prices', 'property transactions', 'land and buildings', 'cadastre'],
+    pl: ['nieruchomości', 'ceny nieruchomości', 'transakcje', 'grunty i budynki', 'kataster'],
+  },
   themes: ['ECON', 'REGI'],
   tables,
   resources: {

@@ -27,7 +27,11 @@ export const parcel = z.object({
   id: doc(z.string(), 'Cadastral parcel identifier, WWPPGG_R.OOOO.NR[/SUB].', 'Identyfikator działki ewidencyjnej, WWPPGG_R.OOOO.NR[/SUB].'),
   areaM2: doc(z.number(), 'Cadastral area in square metres.', 'Powierzchnia ewidencyjna w metrach kwadratowych.'),
   landUse: doc(codedTerm, 'Land use (dictionary land-uses).', 'Sposób użytkowania (słownik land-uses).'),
-  localPlanDesignation: doc(codedTerm.nullable(), 'Designation in the local plan (dictionary local-plan-designations).', 'Przeznaczenie w planie miejscowym (słownik local-plan-designations).'),
+  localPlanDesignation: doc(
+    codedTerm.nullable(),
+    'Designation in the local plan (dictionary local-plan-designations).',
+    'Przeznaczenie w planie miejscowym (słownik local-plan-designations).',
+  ),
   address,
   geometry: doc(polygon, 'Outline, a GeoJSON Polygon in WGS 84.', 'Obrys, GeoJSON Polygon w WGS 84.'),
 });

@@ -79,11 +79,16 @@ export function lookupOf(details: { parcels: unknown; buildings: unknown; units:
   if (elements.length && !anyAddress) unread('address');
   for (const crs of unknownSystems) unread(`bbox (geometry in ${crs}, a reference system odsnap cannot convert)`);
   if (elements.length && !outlines.length && !unknownSystems.size) unread('bbox');
-  let minLon = Infinity, minLat = Infinity, maxLon = -Infinity, maxLat = -Infinity;
+  let minLon = Infinity,
+    minLat = Infinity,
+    maxLon = -Infinity,
+    maxLat = -Infinity;
   for (const ring of outlines) {
     for (let i = 0; i + 1 < ring.length; i += 2) {
-      minLon = Math.min(minLon, ring[i]!); maxLon = Math.max(maxLon, ring[i]!);
-      minLat = Math.min(minLat, ring[i + 1]!); maxLat = Math.max(maxLat, ring[i + 1]!);
+      minLon = Math.min(minLon, ring[i]!);
+      maxLon = Math.max(maxLon, ring[i]!);
+      minLat = Math.min(minLat, ring[i + 1]!);
+      maxLat = Math.max(maxLat, ring[i + 1]!);
     }
   }
   const found = minLon <= maxLon;

@@ -5,16 +5,23 @@ import { day, decimal, decimalText, doc, link, named, unshown } from '../vocabul
 export const codedTerm = named(
   'CodedTerm',
   z.object({
-    code: doc(z.number().int(), 'Code from the matching dictionary; the value the matching filter parameter accepts.', 'Kod z odpowiedniego słownika; tę wartość przyjmuje odpowiedni parametr filtra.'),
+    code: doc(
+      z.number().int(),
+      'Code from the matching dictionary; the value the matching filter parameter accepts.',
+      'Kod z odpowiedniego słownika; tę wartość przyjmuje odpowiedni parametr filtra.',
+    ),
     value: doc(z.string(), 'Canonical value of the term.', 'Kanoniczna wartość pojęcia.'),
-    termUri: doc(link(), 'Address of the term in its dictionary: <dictionary address>#code-<code>.', 'Adres pojęcia w jego słowniku: <adres słownika>#code-<kod>.'),
+    termUri: doc(
+      link(),
+      'Address of the term in its dictionary: <dictionary address>#code-<code>.',
+      'Adres pojęcia w jego słowniku: <adres słownika>#code-<kod>.',
+    ),
   }),
   'A code with its canonical value and the address of the term in its dictionary.',
   'Kod z kanoniczną wartością i adresem pojęcia w słowniku.',
 );
 
-const term = (dictionary: string, en: string, pl: string) =>
-  doc(codedTerm, `${en} Dictionary: ${dictionary}.`, `${pl} Słownik: ${dictionary}.`);
+const term = (dictionary: string, en: string, pl: string) => doc(codedTerm, `${en} Dictionary: ${dictionary}.`, `${pl} Słownik: ${dictionary}.`);
 
 /** Section 2.1. */
 export const transaction = named(
@@ -22,13 +29,25 @@ export const transaction = named(
   z.object({
     uri: doc(link(), 'Absolute address of the transaction resource.', 'Bezwzględny adres zasobu transakcji.'),
     id: doc(z.string(), 'Equal to transactionGmlId.', 'Równy transactionGmlId.'),
-    transactionGmlId: doc(z.string(), 'Stable transaction GML identifier; used in the path of the single-transaction endpoint.', 'Stały identyfikator GML transakcji; używany w ścieżce punktu końcowego pojedynczej transakcji.'),
-    transactionIdentifier: doc(z.string().regex(/^\d{4}\/\S+$/), 'Identifier assigned in the register, shaped <year>/<number>.', 'Oznaczenie nadane w rejestrze, w postaci <rok>/<numer>.'),
+    transactionGmlId: doc(
+      z.string(),
+      'Stable transaction GML identifier; used in the path of the single-transaction endpoint.',
+      'Stały identyfikator GML transakcji; używany w ścieżce punktu końcowego pojedynczej transakcji.',
+    ),
+    transactionIdentifier: doc(
+      z.string().regex(/^\d{4}\/\S+$/),
+      'Identifier assigned in the register, shaped <year>/<number>.',
+      'Oznaczenie nadane w rejestrze, w postaci <rok>/<numer>.',
+    ),
     idRCN: doc(
       z.object({
         namespace: doc(z.string(), 'Namespace of the register, e.g. PL.PZGiK.5346.RCN.', 'Przestrzeń nazw rejestru, np. PL.PZGiK.5346.RCN.'),
         localId: doc(z.string(), 'Local identifier within the namespace.', 'Identyfikator lokalny w przestrzeni nazw.'),
-        versionId: doc(z.iso.datetime({ offset: true, local: true }), 'Version of the record, an ISO 8601 UTC timestamp.', 'Wersja rekordu, znacznik czasu ISO 8601 w UTC.'),
+        versionId: doc(
+          z.iso.datetime({ offset: true, local: true }),
+          'Version of the record, an ISO 8601 UTC timestamp.',
+          'Wersja rekordu, znacznik czasu ISO 8601 w UTC.',
+        ),
       }),
       'Structured register identifier.',
       'Ustrukturyzowany identyfikator w rejestrze.',
@@ -36,7 +55,11 @@ export const transaction = named(
     legalBasisDocument: doc(
       z.object({
         id: doc(z.string(), 'Identifier of the document.', 'Identyfikator dokumentu.'),
-        identifier: doc(z.string(), 'Designation of the document, e.g. a notarial deed number.', 'Oznaczenie dokumentu, np. numer repertorium aktu notarialnego.'),
+        identifier: doc(
+          z.string(),
+          'Designation of the document, e.g. a notarial deed number.',
+          'Oznaczenie dokumentu, np. numer repertorium aktu notarialnego.',
+        ),
         date: doc(day(), 'Date the document was drawn up, YYYY-MM-DD.', 'Data sporządzenia dokumentu, RRRR-MM-DD.'),
         creator: doc(z.string(), 'Who drew up the document (a notary, a court, an office).', 'Twórca dokumentu (notariusz, sąd, urząd).'),
       }),
@@ -48,7 +71,11 @@ export const transaction = named(
     sellerPartyType: term('party-types', 'Category of the selling party.', 'Kategoria strony sprzedającej.'),
     buyerPartyType: term('party-types', 'Category of the buying party.', 'Kategoria strony kupującej.'),
     grossPrice: doc(decimal(2), 'Gross price, a decimal with two decimals.', 'Cena brutto, liczba z dwoma miejscami po przecinku.'),
-    vatAmount: doc(decimalText().nullable(), 'VAT amount, a decimal; null when none is recorded.', 'Kwota podatku VAT, liczba dziesiętna; null, gdy jej nie podano.'),
+    vatAmount: doc(
+      decimalText().nullable(),
+      'VAT amount, a decimal; null when none is recorded.',
+      'Kwota podatku VAT, liczba dziesiętna; null, gdy jej nie podano.',
+    ),
     currency: doc(z.string(), 'Currency code, e.g. PLN.', 'Kod waluty, np. PLN.'),
     properties: doc(
       z.array(
@@ -71,8 +98,16 @@ const propertyFields = {
   propertyGmlId: doc(z.string(), 'Stable property GML identifier.', 'Stały identyfikator GML nieruchomości.'),
   propertyType: term('property-types', 'Property type.', 'Rodzaj nieruchomości.'),
   propertyRightType: term('property-right-types', 'Type of the right to the property.', 'Rodzaj prawa do nieruchomości.'),
-  propertyRightShare: doc(z.string().regex(/^\d+\/\d+$/), 'Share in the right, a fraction <numerator>/<denominator>.', 'Udział w prawie, ułamek <licznik>/<mianownik>.'),
-  landAreaM2: doc(decimal(4), 'Land area in square metres, with four decimals.', 'Powierzchnia gruntu w metrach kwadratowych, z czterema miejscami po przecinku.'),
+  propertyRightShare: doc(
+    z.string().regex(/^\d+\/\d+$/),
+    'Share in the right, a fraction <numerator>/<denominator>.',
+    'Udział w prawie, ułamek <licznik>/<mianownik>.',
+  ),
+  landAreaM2: doc(
+    decimal(4),
+    'Land area in square metres, with four decimals.',
+    'Powierzchnia gruntu w metrach kwadratowych, z czterema miejscami po przecinku.',
+  ),
   grossPrice: doc(decimal(2), 'Gross price, a decimal with two decimals.', 'Cena brutto, liczba z dwoma miejscami po przecinku.'),
   currency: doc(z.string(), 'Currency code, e.g. PLN.', 'Kod waluty, np. PLN.'),
   transactions: doc(

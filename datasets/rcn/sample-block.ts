@@ -26,8 +26,14 @@ export function addressIn(random: Random, district: District): Address {
 }
 
 export function parcelAt(
-  random: Random, district: District, centre: Position, width: number, depth: number,
-  landUse: number, designation: number | null, address: Address,
+  random: Random,
+  district: District,
+  centre: Position,
+  width: number,
+  depth: number,
+  landUse: number,
+  designation: number | null,
+  address: Address,
 ): Parcel {
   const precinct = String(random.int(1, 60)).padStart(4, '0');
   const number = `${random.int(1, 1800)}${random.chance(0.35) ? `/${random.int(1, 40)}` : ''}`;
@@ -41,7 +47,15 @@ export function parcelAt(
   };
 }
 
-export function buildingOn(random: Random, parcel: Parcel, centre: Position, type: number | null, usableArea: number, floors: number, footprint: [number, number]): Building {
+export function buildingOn(
+  random: Random,
+  parcel: Parcel,
+  centre: Position,
+  type: number | null,
+  usableArea: number,
+  floors: number,
+  footprint: [number, number],
+): Building {
   return {
     id: `${parcel.id}.${random.int(1, 3)}_BUD`,
     buildingType: type === null ? null : termJson(buildingTypes, type),
@@ -65,15 +79,39 @@ export function unitIn(building: Building, centre: Position, number: number, fn:
 }
 
 /** A block of flats: the same parcel, building and address every time it is drawn. */
-export interface Block { readonly parcel: Parcel; readonly building: Building; readonly centre: Position; readonly floors: number }
+export interface Block {
+  readonly parcel: Parcel;
+  readonly building: Building;
+  readonly centre: Position;
+  readonly floors: number;
+}
 
 export function blockOf(context: SampleContext, district: District, key: string): Block {
   const random = context.random('rcn', 'block', district.teryt, key);
   const centre = positionNear(random, district, district.radiusKm);
-  const floors = random.weighted([[4, 3], [5, 4], [8, 3], [11, 3], [16, 1]] as const);
+  const floors = random.weighted([
+    [4, 3],
+    [5, 4],
+    [8, 3],
+    [11, 3],
+    [16, 1],
+  ] as const);
   const [width, depth] = [random.between(55, 120), random.between(40, 80)];
   const footprint: [number, number] = [width * random.between(0.5, 0.8), random.between(12, 16)];
-  const parcel = parcelAt(random, district, centre, width, depth, 3, random.weighted([[2, 6], [9, 3], [null, 1]] as const), addressIn(random, district));
+  const parcel = parcelAt(
+    random,
+    district,
+    centre,
+    width,
+    depth,
+    3,
+    random.weighted([
+      [2, 6],
+      [9, 3],
+      [null, 1],
+    ] as const),
+    addressIn(random, district),
+  );
   const building = buildingOn(random, parcel, centre, 110, footprint[0] * footprint[1] * floors * 0.75, floors, footprint);
   return { parcel, building, centre, floors };
 }

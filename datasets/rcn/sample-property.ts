@@ -26,15 +26,26 @@ export interface PropertyDraft {
 const termColumns = (dictionary: Dictionary, code: number) => ({ code, value: termOf(dictionary, code).value });
 
 /** Average asking price of a flat per m², PLN, by year: the city's trend. */
-const flatPricePerM2 = [[2019, 9_800], [2020, 10_300], [2021, 11_200], [2022, 12_100], [2023, 13_600], [2024, 15_600], [2025, 16_400], [2026, 16_900]] as const;
+const flatPricePerM2 = [
+  [2019, 9_800],
+  [2020, 10_300],
+  [2021, 11_200],
+  [2022, 12_100],
+  [2023, 13_600],
+  [2024, 15_600],
+  [2025, 16_400],
+  [2026, 16_900],
+] as const;
 
 export function flatPriceLevel(day: string): number {
   const t = Number(day.slice(0, 4)) + (Number(day.slice(5, 7)) - 1) / 12;
-  const first = flatPricePerM2[0], last = flatPricePerM2[flatPricePerM2.length - 1]!;
+  const first = flatPricePerM2[0],
+    last = flatPricePerM2[flatPricePerM2.length - 1]!;
   if (t <= first[0]) return first[1];
   if (t >= last[0]) return last[1] * (1 + 0.03 * (t - last[0]));
   const i = flatPricePerM2.findIndex(([year]) => year > t);
-  const [y0, p0] = flatPricePerM2[i - 1]!, [, p1] = flatPricePerM2[i]!;
+  const [y0, p0] = flatPricePerM2[i - 1]!,
+    [, p1] = flatPricePerM2[i]!;
   return p0 + (p1 - p0) * (t - y0);
 }
 
@@ -42,15 +53,22 @@ const clamp = (value: number, min: number, max: number) => Math.min(max, Math.ma
 const round = (value: number, step: number) => Math.max(step, Math.round(value / step) * step);
 
 function draft(
-  type: number, right: number, share: string, landArea: number,
+  type: number,
+  right: number,
+  share: string,
+  landArea: number,
   details: { parcels: Parcel[]; buildings: Building[]; units: Unit[] },
-  priceCents: number, vatRate: number | null,
+  priceCents: number,
+  vatRate: number | null,
 ): PropertyDraft {
   const { code: property_type_code, value: property_type_value } = termColumns(propertyTypes, type);
   const { code: property_right_type_code, value: property_right_type_value } = termColumns(propertyRightTypes, right);
   return {
     row: {
-      property_type_code, property_type_value, property_right_type_code, property_right_type_value,
+      property_type_code,
+      property_type_value,
+      property_right_type_code,
+      property_right_type_value,
       property_right_share: share,
       land_area_m2: landArea.toFixed(4),
       gross_price: (priceCents / 100).toFixed(2),
@@ -69,22 +87,43 @@ export function flat(random: Random, _context: SampleContext, day: string, block
   const perM2 = flatPriceLevel(day) * district.priceLevel * random.logNormal(1, 0.17) * (primary ? 1.04 : 1);
   const unit = unitIn(block.building, block.centre, random.int(1, block.floors * 8), 1, rooms, random.int(0, block.floors - 1), area);
   const share = random.chance(0.08) ? '1/2' : '1/1';
-  return draft(4, 3, share, block.parcel.areaM2, { parcels: [block.parcel], buildings: [block.building], units: [unit] },
-    round(area * perM2, 1000) * 100, primary ? 0.08 : null);
+  return draft(
+    4,
+    3,
+    share,
+    block.parcel.areaM2,
+    { parcels: [block.parcel], buildings: [block.building], units: [unit] },
+    round(area * perM2, 1000) * 100,
+    primary ? 0.08 : null,
+  );
 }
 
 export function garage(random: Random, block: Block, district: District, primary: boolean): PropertyDraft {
   const unit = unitIn(block.building, block.centre, random.int(500, 699), 5, 1, -1, random.between(12, 19));
-  return draft(4, 3, '1/1', block.parcel.areaM2, { parcels: [block.parcel], buildings: [block.building], units: [unit] },
-    round(random.between(35_000, 90_000) * district.priceLevel, 500) * 100, primary ? 0.23 : null);
+  return draft(
+    4,
+    3,
+    '1/1',
+    block.parcel.areaM2,
+    { parcels: [block.parcel], buildings: [block.building], units: [unit] },
+    round(random.between(35_000, 90_000) * district.priceLevel, 500) * 100,
+    primary ? 0.23 : null,
+  );
 }
 
 export function commercialUnit(random: Random, day: string, block: Block, district: District, primary: boolean): PropertyDraft {
   const area = clamp(random.logNormal(90, 0.5), 25, 600);
   const unit = unitIn(block.building, block.centre, random.int(700, 799), random.chance(0.6) ? 2 : 3, random.int(1, 8), 0, area);
   const perM2 = flatPriceLevel(day) * district.priceLevel * random.logNormal(0.95, 0.25);
-  return draft(4, 3, '1/1', block.parcel.areaM2, { parcels: [block.parcel], buildings: [block.building], units: [unit] },
-    round(area * perM2, 1000) * 100, primary ? 0.23 : null);
+  return draft(
+    4,
+    3,
+    '1/1',
+    block.parcel.areaM2,
+    { parcels: [block.parcel], buildings: [block.building], units: [unit] },
+    round(area * perM2, 1000) * 100,
+    primary ? 0.23 : null,
+  );
 }
 
 export function house(random: Random, district: District, developer: boolean): PropertyDraft {
@@ -92,7 +131,22 @@ export function house(random: Random, district: District, developer: boolean): P
   const landArea = clamp(random.logNormal(750, 0.4), 250, 3000);
   const width = Math.sqrt(landArea * random.between(0.4, 0.9));
   const address = addressIn(random, district);
-  const parcels = [parcelAt(random, district, centre, width, landArea / width, 3, random.weighted([[1, 6], [9, 3], [10, 1]] as const), address)];
+  const parcels = [
+    parcelAt(
+      random,
+      district,
+      centre,
+      width,
+      landArea / width,
+      3,
+      random.weighted([
+        [1, 6],
+        [9, 3],
+        [10, 1],
+      ] as const),
+      address,
+    ),
+  ];
   if (random.chance(0.15)) {
     parcels.push(parcelAt(random, district, offsetPosition(centre, width, 0), width * 0.5, landArea / width, 3, 1, address));
   }
@@ -106,8 +160,15 @@ export function house(random: Random, district: District, developer: boolean): P
 /** Undeveloped land: price per m² by local-plan designation (PLN), and a typical plot size (m²). */
 const plotKinds = [
   // designation, weight, land use, price per m², median area
-  [1, 30, 3, 800, 900], [10, 20, 5, 350, 1500], [9, 15, 3, 650, 1000], [2, 8, 3, 1500, 2500], [3, 8, 3, 1100, 2000],
-  [6, 8, 1, 120, 6000], [8, 5, 4, 60, 300], [7, 3, 2, 90, 8000], [4, 3, 5, 500, 4000],
+  [1, 30, 3, 800, 900],
+  [10, 20, 5, 350, 1500],
+  [9, 15, 3, 650, 1000],
+  [2, 8, 3, 1500, 2500],
+  [3, 8, 3, 1100, 2000],
+  [6, 8, 1, 120, 6000],
+  [8, 5, 4, 60, 300],
+  [7, 3, 2, 90, 8000],
+  [4, 3, 5, 500, 4000],
 ] as const;
 
 export function plot(random: Random, district: District): PropertyDraft {
@@ -115,7 +176,16 @@ export function plot(random: Random, district: District): PropertyDraft {
   const centre = positionNear(random, district, district.radiusKm);
   const address = addressIn(random, district);
   const parcels: Parcel[] = [];
-  for (let i = 0, n = random.weighted([[1, 75], [2, 20], [3, 5]] as const); i < n; i++) {
+  for (
+    let i = 0,
+      n = random.weighted([
+        [1, 75],
+        [2, 20],
+        [3, 5],
+      ] as const);
+    i < n;
+    i++
+  ) {
     const area = clamp(random.logNormal(medianArea, 0.5), 150, 60_000);
     const width = Math.sqrt(area * random.between(0.3, 1.2));
     parcels.push(parcelAt(random, district, offsetPosition(centre, i * width, 0), width, area / width, landUse, designation, address));
@@ -127,11 +197,32 @@ export function plot(random: Random, district: District): PropertyDraft {
 
 export function buildingProperty(random: Random, district: District, vat: boolean): PropertyDraft {
   const centre = positionNear(random, district, district.radiusKm);
-  const type = random.weighted([[103, 35], [105, 25], [101, 10], [104, 10], [107, 8], [109, 7], [106, 5]] as const);
+  const type = random.weighted([
+    [103, 35],
+    [105, 25],
+    [101, 10],
+    [104, 10],
+    [107, 8],
+    [109, 7],
+    [106, 5],
+  ] as const);
   const usable = clamp(random.logNormal(900, 0.6), 150, 12_000);
   const floors = random.int(1, 6);
   const side = Math.sqrt(usable / floors);
-  const parcel = parcelAt(random, district, centre, side * random.between(1.4, 2.2), side * random.between(1.4, 2.2), 3, random.weighted([[3, 6], [4, 3], [null, 1]] as const), addressIn(random, district));
+  const parcel = parcelAt(
+    random,
+    district,
+    centre,
+    side * random.between(1.4, 2.2),
+    side * random.between(1.4, 2.2),
+    3,
+    random.weighted([
+      [3, 6],
+      [4, 3],
+      [null, 1],
+    ] as const),
+    addressIn(random, district),
+  );
   const building = buildingOn(random, parcel, centre, type, usable, floors, [side, side]);
   const price = usable * random.logNormal(5_500, 0.35);
   return draft(3, 4, '1/1', parcel.areaM2, { parcels: [parcel], buildings: [building], units: [] }, round(price, 1000) * 100, vat ? 0.23 : null);

@@ -28,15 +28,41 @@ const sizes: Record<Scale, { deedsPerWorkday: number; blocksPerDistrict: number 
 const monthlyActivity = [0.8, 0.9, 1.05, 1.05, 1.05, 1.05, 0.95, 0.9, 1.0, 1.1, 1.05, 1.1];
 
 const notaries = [
-  'KOWALSKA ANNA', 'NOWAK PIOTR', 'WIŚNIEWSKA MAGDALENA', 'WÓJCIK TOMASZ', 'KOWALCZYK EWA', 'KAMIŃSKI MAREK',
-  'LEWANDOWSKA JOANNA', 'ZIELIŃSKI ANDRZEJ', 'SZYMAŃSKA KATARZYNA', 'WOŹNIAK PAWEŁ', 'DĄBROWSKI JAN',
-  'KOZŁOWSKA AGNIESZKA', 'JANKOWSKI MICHAŁ', 'MAZUR BARBARA', 'KWIATKOWSKI ROBERT', 'KRAWCZYK MONIKA',
-  'PIOTROWSKI KRZYSZTOF', 'GRABOWSKA ALEKSANDRA', 'NOWAKOWSKI ADAM', 'PAWŁOWSKA DOROTA', 'MICHALSKI GRZEGORZ',
-  'NOWICKA IWONA', 'ADAMCZYK JACEK', 'DUDEK ELŻBIETA',
+  'KOWALSKA ANNA',
+  'NOWAK PIOTR',
+  'WIŚNIEWSKA MAGDALENA',
+  'WÓJCIK TOMASZ',
+  'KOWALCZYK EWA',
+  'KAMIŃSKI MAREK',
+  'LEWANDOWSKA JOANNA',
+  'ZIELIŃSKI ANDRZEJ',
+  'SZYMAŃSKA KATARZYNA',
+  'WOŹNIAK PAWEŁ',
+  'DĄBROWSKI JAN',
+  'KOZŁOWSKA AGNIESZKA',
+  'JANKOWSKI MICHAŁ',
+  'MAZUR BARBARA',
+  'KWIATKOWSKI ROBERT',
+  'KRAWCZYK MONIKA',
+  'PIOTROWSKI KRZYSZTOF',
+  'GRABOWSKA ALEKSANDRA',
+  'NOWAKOWSKI ADAM',
+  'PAWŁOWSKA DOROTA',
+  'MICHALSKI GRZEGORZ',
+  'NOWICKA IWONA',
+  'ADAMCZYK JACEK',
+  'DUDEK ELŻBIETA',
 ];
 
 type Kind = 'flat-primary' | 'flat-secondary' | 'house' | 'plot' | 'building' | 'commercial-unit';
-const kinds = [['flat-primary', 27], ['flat-secondary', 43], ['house', 9], ['plot', 13], ['building', 3], ['commercial-unit', 5]] as const;
+const kinds = [
+  ['flat-primary', 27],
+  ['flat-secondary', 43],
+  ['house', 9],
+  ['plot', 13],
+  ['building', 3],
+  ['commercial-unit', 5],
+] as const;
 
 interface Deal {
   readonly transactionType: number;
@@ -63,7 +89,12 @@ function dealOf(kind: Kind, random: Random, context: SampleContext, day: string)
       const drafts = [flat(random, context, day, block, anywhere, false)];
       if (random.chance(0.1)) drafts.push(garage(random, block, anywhere, false));
       const [transactionType, seller, buyer] = random.weighted([
-        [[1, 3, 3], 80], [[1, 3, 4], 7], [[1, 4, 3], 7], [[6, 2, 3], 3], [[4, 3, 3], 1.5], [[2, 2, 3], 1.5],
+        [[1, 3, 3], 80],
+        [[1, 3, 4], 7],
+        [[1, 4, 3], 7],
+        [[6, 2, 3], 3],
+        [[4, 3, 3], 1.5],
+        [[2, 2, 3], 1.5],
       ] as const);
       if (transactionType === 6) return { transactionType, market: 2, seller, buyer, properties: drafts.map((d) => discounted(d, random.between(0.05, 0.2))) };
       if (transactionType === 4) return { transactionType, market: 2, seller, buyer, properties: drafts.map((d) => discounted(d, random.between(0.65, 0.85))) };
@@ -74,19 +105,36 @@ function dealOf(kind: Kind, random: Random, context: SampleContext, day: string)
       return { transactionType: 1, market: developer ? 1 : 2, seller: developer ? 4 : 3, buyer: 3, properties: [house(random, suburb, developer)] };
     }
     case 'plot': {
-      const [transactionType, seller, buyer] = random.weighted([[[1, 3, 3], 72], [[1, 4, 4], 8], [[3, 2, 3], 8], [[3, 1, 4], 4], [[5, 3, 2], 4], [[2, 2, 3], 4]] as const);
+      const [transactionType, seller, buyer] = random.weighted([
+        [[1, 3, 3], 72],
+        [[1, 4, 4], 8],
+        [[3, 2, 3], 8],
+        [[3, 1, 4], 4],
+        [[5, 3, 2], 4],
+        [[2, 2, 3], 4],
+      ] as const);
       const drafts = [plot(random, suburb)];
       if (random.chance(0.08)) drafts.push(plot(random, suburb));
       return { transactionType, market: 2, seller, buyer, properties: drafts };
     }
     case 'building': {
-      const [transactionType, seller] = random.weighted([[[1, 4], 60], [[1, 3], 25], [[3, 2], 15]] as const);
+      const [transactionType, seller] = random.weighted([
+        [[1, 4], 60],
+        [[1, 3], 25],
+        [[3, 2], 15],
+      ] as const);
       return { transactionType, market: 2, seller, buyer: 4, properties: [buildingProperty(random, anywhere, seller === 4)] };
     }
     case 'commercial-unit': {
       const primary = random.chance(0.4);
       const block = blockOf(context, urban, `old/${random.int(0, blocks - 1)}`);
-      return { transactionType: 1, market: primary ? 1 : 2, seller: primary ? 4 : random.pick([3, 4]), buyer: random.pick([3, 4]), properties: [commercialUnit(random, day, block, urban, primary)] };
+      return {
+        transactionType: 1,
+        market: primary ? 1 : 2,
+        seller: primary ? 4 : random.pick([3, 4]),
+        buyer: random.pick([3, 4]),
+        properties: [commercialUnit(random, day, block, urban, primary)],
+      };
     }
   }
 }
@@ -205,7 +253,14 @@ export const generate: SampleGenerator<typeof tables> = (context, out) => {
         if (kind === 'flat-primary' && k === 0 && random.chance(0.04)) {
           const resaleDay = addDays(day, random.int(365, 1460));
           const resaleRandom = context.random('rcn', 'resale', propertyIds[k]!);
-          const resale: Resale = { random: resaleRandom, day: resaleDay, registration: registrationOf(resaleRandom, resaleDay), propertyId: propertyIds[k]!, draft, firstSoldOn: day };
+          const resale: Resale = {
+            random: resaleRandom,
+            day: resaleDay,
+            registration: registrationOf(resaleRandom, resaleDay),
+            propertyId: propertyIds[k]!,
+            draft,
+            firstSoldOn: day,
+          };
           if (resaleDay <= context.until) resales.set(resaleDay, [...(resales.get(resaleDay) ?? []), resale]);
           if (registered(resale.registration)) transactionIds.push(resale.registration.gmlId);
         }
@@ -224,4 +279,3 @@ export const generate: SampleGenerator<typeof tables> = (context, out) => {
     resales.delete(day);
   }
 };
-

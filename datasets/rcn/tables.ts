@@ -21,8 +21,15 @@ export const transactions = defineTable({
     id_rcn_local_id: column.varchar(text('idRCN.localId: local identifier.', 'idRCN.localId: identyfikator lokalny.')),
     id_rcn_version_id: column.varchar(text('idRCN.versionId: version timestamp, as sent.', 'idRCN.versionId: znacznik wersji, w postaci przesłanej.')),
     document_id: column.varchar(text('legalBasisDocument.id.', 'legalBasisDocument.id.')),
-    document_identifier: column.varchar(text('legalBasisDocument.identifier: designation of the document.', 'legalBasisDocument.identifier: oznaczenie dokumentu.')),
-    document_date: column.day(text('legalBasisDocument.date: date of the document; the documentDateFrom/To filters use it.', 'legalBasisDocument.date: data dokumentu; używają jej filtry documentDateFrom/To.')),
+    document_identifier: column.varchar(
+      text('legalBasisDocument.identifier: designation of the document.', 'legalBasisDocument.identifier: oznaczenie dokumentu.'),
+    ),
+    document_date: column.day(
+      text(
+        'legalBasisDocument.date: date of the document; the documentDateFrom/To filters use it.',
+        'legalBasisDocument.date: data dokumentu; używają jej filtry documentDateFrom/To.',
+      ),
+    ),
     document_creator: column.varchar(text('legalBasisDocument.creator.', 'legalBasisDocument.creator.')),
     ...termColumns('transaction_type', 'Transaction type', 'Rodzaj transakcji'),
     ...termColumns('market_type', 'Market type', 'Rodzaj rynku'),
@@ -43,7 +50,10 @@ export const transactions = defineTable({
 });
 
 export const properties = defineTable({
-  doc: text('Register properties with their parcels, buildings and units, one row per property.', 'Nieruchomości rejestru z działkami, budynkami i lokalami, jeden wiersz na nieruchomość.'),
+  doc: text(
+    'Register properties with their parcels, buildings and units, one row per property.',
+    'Nieruchomości rejestru z działkami, budynkami i lokalami, jeden wiersz na nieruchomość.',
+  ),
   columns: {
     property_gml_id: column.varchar(p.propertyGmlId),
     ...termColumns('property_type', 'Property type', 'Rodzaj nieruchomości'),
@@ -56,9 +66,18 @@ export const properties = defineTable({
     parcels: column.json(p.parcels),
     buildings: column.json(p.buildings),
     units: column.json(p.units),
-    parcel_ids: column.varcharList(text('Parcel identifiers, from parcels; the parcelIdentifier filter uses them.', 'Identyfikatory działek z parcels; używa ich filtr parcelIdentifier.')),
-    address_parts: column.varcharList(text('Localities, streets and building numbers of all addresses; the address filter uses them.', 'Miejscowości, ulice i numery porządkowe wszystkich adresów; używa ich filtr address.')),
-    min_lon: nullable(column.double(text('West edge of the geometry of parcels, buildings and units.', 'Zachodnia krawędź geometrii działek, budynków i lokali.'))),
+    parcel_ids: column.varcharList(
+      text('Parcel identifiers, from parcels; the parcelIdentifier filter uses them.', 'Identyfikatory działek z parcels; używa ich filtr parcelIdentifier.'),
+    ),
+    address_parts: column.varcharList(
+      text(
+        'Localities, streets and building numbers of all addresses; the address filter uses them.',
+        'Miejscowości, ulice i numery porządkowe wszystkich adresów; używa ich filtr address.',
+      ),
+    ),
+    min_lon: nullable(
+      column.double(text('West edge of the geometry of parcels, buildings and units.', 'Zachodnia krawędź geometrii działek, budynków i lokali.')),
+    ),
     min_lat: nullable(column.double(text('South edge of that geometry.', 'Południowa krawędź tej geometrii.'))),
     max_lon: nullable(column.double(text('East edge of that geometry.', 'Wschodnia krawędź tej geometrii.'))),
     max_lat: nullable(column.double(text('North edge of that geometry.', 'Północna krawędź tej geometrii.'))),
@@ -97,7 +116,12 @@ export const dictionaries = defineTable({
     'Odpowiedzi punktów słownikowych w postaci przesłanej, według ścieżki (np. /dictionaries/land-uses); linki są względne wobec {base_url}.',
   ),
   columns: {
-    path: column.varchar(text('Endpoint path relative to the data set: /dictionaries or /dictionaries/<name>.', 'Ścieżka punktu względem zbioru: /dictionaries lub /dictionaries/<nazwa>.')),
+    path: column.varchar(
+      text(
+        'Endpoint path relative to the data set: /dictionaries or /dictionaries/<name>.',
+        'Ścieżka punktu względem zbioru: /dictionaries lub /dictionaries/<nazwa>.',
+      ),
+    ),
     payload: column.json(text('The response body.', 'Treść odpowiedzi.')),
   },
   key: ['path'],

@@ -25,8 +25,7 @@ export const column = {
   boolean: make<boolean>('boolean', 'BOOLEAN'),
   day: make<string>('day', 'DATE'),
   instant: make<number>('instant', 'TIMESTAMPTZ'),
-  decimal: (precision: number, scale: number, doc: DocSource) =>
-    make<string>('decimal', `DECIMAL(${precision},${scale})`)(doc),
+  decimal: (precision: number, scale: number, doc: DocSource) => make<string>('decimal', `DECIMAL(${precision},${scale})`)(doc),
   json: make<unknown>('json', 'JSON'),
   varcharList: make<string[]>('list', 'VARCHAR[]'),
   /** Lists of coordinates, e.g. outlines as [lon, lat, lon, lat, …] each. */
@@ -45,4 +44,5 @@ export const column = {
 export const nullable = <T>(c: Column<T>): Column<T | null> => ({ ...c, nullable: true }) as Column<T | null>;
 
 /** A column worked out from the data set's other tables when the snapshot is written (see Derivation); null where they have no answer. */
-export const derived = <T>(c: Column<T>, derivation: Derivation): Column<T | null> & DerivedColumn => ({ ...c, nullable: true, derive: derivation }) as Column<T | null> & DerivedColumn;
+export const derived = <T>(c: Column<T>, derivation: Derivation): Column<T | null> & DerivedColumn =>
+  ({ ...c, nullable: true, derive: derivation }) as Column<T | null> & DerivedColumn;

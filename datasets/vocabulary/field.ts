@@ -13,9 +13,7 @@ export function doc<T extends z.ZodType>(schema: T, en: string, pl: string): T {
 /** The English and Polish docs of a schema made with `doc`, if it has them. */
 export function docOf(schema: z.ZodType): Text | undefined {
   const meta = schema.meta() as { description?: string; 'x-description-pl'?: string } | undefined;
-  return meta?.description && meta['x-description-pl']
-    ? { en: meta.description, pl: meta['x-description-pl'] }
-    : undefined;
+  return meta?.description && meta['x-description-pl'] ? { en: meta.description, pl: meta['x-description-pl'] } : undefined;
 }
 
 /** A decimal number written as a string with exactly `scale` decimals, e.g. "1250000.00". */
@@ -33,7 +31,8 @@ export const decimalText = () =>
     .meta({ format: 'decimal' });
 
 /** A hex colour as CSS writes one: #RGB, #RGBA, #RRGGBB or #RRGGBBAA. */
-export const hexColour = () => z.string().regex(/^#([0-9A-Fa-f]{3,4}|[0-9A-Fa-f]{6}|[0-9A-Fa-f]{8})$/, { error: 'expected a hex colour, #RGB, #RGBA, #RRGGBB or #RRGGBBAA' });
+export const hexColour = () =>
+  z.string().regex(/^#([0-9A-Fa-f]{3,4}|[0-9A-Fa-f]{6}|[0-9A-Fa-f]{8})$/, { error: 'expected a hex colour, #RGB, #RGBA, #RRGGBB or #RRGGBBAA' });
 
 /** A calendar day, YYYY-MM-DD. */
 export const day = () => z.iso.date();

@@ -101,7 +101,8 @@ export function analysisCharts(analysis: Analysis): Chart[] {
   return analysis.dimensions.map((dimension): Chart => {
     const measures = dimension.measures ? analysis.measures.filter((measure) => dimension.measures!.includes(measure.key)) : analysis.measures;
     const selects = measures.map(
-      (measure, i) => `SELECT '${measure.key}' AS panel, ${i} AS o, ${dimension.column} AS x, (${measure.sql})::DOUBLE AS y FROM facts WHERE ${dimension.column} IS NOT NULL GROUP BY ${dimension.column}`,
+      (measure, i) =>
+        `SELECT '${measure.key}' AS panel, ${i} AS o, ${dimension.column} AS x, (${measure.sql})::DOUBLE AS y FROM facts WHERE ${dimension.column} IS NOT NULL GROUP BY ${dimension.column}`,
     );
     const time = !!dimension.period;
     return {
@@ -110,7 +111,12 @@ export function analysisCharts(analysis: Analysis): Chart[] {
       description: dimension.description,
       sql: `WITH facts AS (${analysis.facts}) SELECT panel, x, y FROM (${selects.join(' UNION ALL ')}) ORDER BY o, x`,
       kind: time ? 'line' : 'bar',
-      x: { label: dimension.label, time, ...(dimension.period ? { period: dimension.period } : {}), ...(dimension.through ? { through: dimension.through } : {}) },
+      x: {
+        label: dimension.label,
+        time,
+        ...(dimension.period ? { period: dimension.period } : {}),
+        ...(dimension.through ? { through: dimension.through } : {}),
+      },
       y: { label: measures[0]!.label, scale: 'own' },
       panels: Object.fromEntries(measures.map((measure) => [measure.key, measure.label])),
       ...(dimension.labels ? { labels: dimension.labels } : {}),

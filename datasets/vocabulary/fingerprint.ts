@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import { instantMs, ISO_INSTANT } from '../../core/zoned-time.ts';
 import { linkFields } from './parse.ts';
 
-
 /**
  * What a record says, as a short hash: its fields in sorted order, links left out (they depend on
  * where it was served from) and instants as the moment they name (whatever their offset). Two

@@ -137,7 +137,11 @@ function parseParens(text: string): Nested | undefined {
       } else {
         const end = text.slice(i).search(/[,)]/);
         if (end < 0) return undefined;
-        const numbers = text.slice(i, i + end).trim().split(/\s+/).map(Number);
+        const numbers = text
+          .slice(i, i + end)
+          .trim()
+          .split(/\s+/)
+          .map(Number);
         if (numbers.length < 2 || numbers.some(Number.isNaN)) return undefined;
         items.push(numbers);
         i += end;
@@ -153,7 +157,8 @@ function parseParens(text: string): Nested | undefined {
   return list();
 }
 
-const tuples = (list: Nested): Outline => (list as number[][]).flatMap((tuple) => (Array.isArray(tuple) && typeof tuple[0] === 'number' ? [tuple[0], tuple[1]!] : []));
+const tuples = (list: Nested): Outline =>
+  (list as number[][]).flatMap((tuple) => (Array.isArray(tuple) && typeof tuple[0] === 'number' ? [tuple[0], tuple[1]!] : []));
 
 function wktOutlines(type: string, body: Nested): Outline[] {
   const lists = body as Nested[];
@@ -179,7 +184,8 @@ function wktOutlines(type: string, body: Nested): Outline[] {
 // GML 2 and 3.2.
 
 const GML_GEOMETRY = /<(?:\w+:)?(Point|LineString|Polygon|MultiPoint|MultiLineString|MultiPolygon|MultiSurface|MultiCurve|Surface|Curve|LinearRing)\b/;
-const elements = (text: string, name: string) => [...text.matchAll(new RegExp(`<(?:\\w+:)?${name}\\b[^>]*>([\\s\\S]*?)</(?:\\w+:)?${name}>`, 'g'))].map((m) => ({ whole: m[0], inner: m[1]! }));
+const elements = (text: string, name: string) =>
+  [...text.matchAll(new RegExp(`<(?:\\w+:)?${name}\\b[^>]*>([\\s\\S]*?)</(?:\\w+:)?${name}>`, 'g'))].map((m) => ({ whole: m[0], inner: m[1]! }));
 
 /** The coordinates of GML text: posList and pos (3.2, `x y x y`), coordinates (2, `x,y x,y`). */
 function gmlCoordinates(text: string): Outline[] {
@@ -191,7 +197,13 @@ function gmlCoordinates(text: string): Outline[] {
     for (let i = 0; i + 1 < numbers.length; i += dimension) outline.push(numbers[i]!, numbers[i + 1]!);
     outlines.push(outline);
   }
-  for (const { inner } of elements(text, 'coordinates')) outlines.push(inner.trim().split(/\s+/).flatMap((tuple) => tuple.split(',').slice(0, 2).map(Number)));
+  for (const { inner } of elements(text, 'coordinates'))
+    outlines.push(
+      inner
+        .trim()
+        .split(/\s+/)
+        .flatMap((tuple) => tuple.split(',').slice(0, 2).map(Number)),
+    );
   return outlines.filter((outline) => outline.length >= 2 && !outline.some(Number.isNaN));
 }
 

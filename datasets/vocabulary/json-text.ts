@@ -114,7 +114,9 @@ export function withElements(text: string, key: string, keep: (index: number) =>
   const member = memberSpans(text, 0).find(([name]) => name === key);
   if (!member) return text;
   const [start, end] = member[1];
-  const kept = elementSpans(text, start).filter((_, i) => keep(i)).map(([from, to]) => text.slice(from, to));
+  const kept = elementSpans(text, start)
+    .filter((_, i) => keep(i))
+    .map(([from, to]) => text.slice(from, to));
   return `${text.slice(0, start)}[${kept.join(',')}]${text.slice(end)}`;
 }
 

@@ -98,8 +98,12 @@ export const bbox = (en: string, pl: string, options?: ParamOptions) =>
         const ok =
           parts.length === 4 &&
           parts.every(Number.isFinite) &&
-          minLon >= -180 && maxLon <= 180 && minLat >= -90 && maxLat <= 90 &&
-          minLon <= maxLon && minLat <= maxLat;
+          minLon >= -180 &&
+          maxLon <= 180 &&
+          minLat >= -90 &&
+          maxLat <= 90 &&
+          minLon <= maxLon &&
+          minLat <= maxLat;
         if (!ok) {
           context.addIssue({
             code: 'custom',
@@ -151,11 +155,9 @@ export function dayRange(options: { maxDays?: number } = {}): { params: z.ZodRaw
   return {
     params: {
       from: day('First day of the range, YYYY-MM-DD. Required.', 'Pierwszy dzień zakresu, RRRR-MM-DD. Wymagany.', { required: true }),
-      to: day(
-        `Last day of the range, YYYY-MM-DD, included. Required${limit.en}.`,
-        `Ostatni dzień zakresu, RRRR-MM-DD, włącznie. Wymagany${limit.pl}.`,
-        { required: true },
-      ),
+      to: day(`Last day of the range, YYYY-MM-DD, included. Required${limit.en}.`, `Ostatni dzień zakresu, RRRR-MM-DD, włącznie. Wymagany${limit.pl}.`, {
+        required: true,
+      }),
       timezone: timezone(
         'IANA time zone used to read the range and to show timestamps; default UTC.',
         'Strefa czasowa IANA do odczytu zakresu i prezentacji czasu; domyślnie UTC.',

@@ -22,7 +22,16 @@ export interface ParseContext {
 
 /** The spec's link fields: derived from ids when rendering, so never stored and never compared. */
 export const linkFields: ReadonlySet<string> = new Set([
-  'uri', 'termUri', 'propertyUri', 'transactionUri', 'seasonUri', 'startedZoneUri', 'finishedZoneUri', 'counterUri', 'sensorUri', 'next',
+  'uri',
+  'termUri',
+  'propertyUri',
+  'transactionUri',
+  'seasonUri',
+  'startedZoneUri',
+  'finishedZoneUri',
+  'counterUri',
+  'sensorUri',
+  'next',
 ]);
 
 const NOTHING: ReadonlySet<string> = new Set();

@@ -85,8 +85,7 @@ export function resolveLinks(value: unknown, context: RenderContext): unknown {
 /** RFC 7386 JSON merge patch: how a row's `extra` restores what the upstream sent beyond the spec. */
 export function mergePatch(target: unknown, patch: unknown): unknown {
   if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) return patch;
-  const result: Record<string, unknown> =
-    target !== null && typeof target === 'object' && !Array.isArray(target) ? { ...(target as object) } : {};
+  const result: Record<string, unknown> = target !== null && typeof target === 'object' && !Array.isArray(target) ? { ...(target as object) } : {};
   for (const [key, value] of Object.entries(patch)) {
     if (value === null) delete result[key];
     else result[key] = mergePatch(result[key], value);

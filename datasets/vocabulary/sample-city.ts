@@ -24,8 +24,16 @@ export interface District extends Position {
   readonly suburban: boolean;
 }
 
-const district = (code: string, name: string, lat: number, lon: number, radiusKm: number, population: number, priceLevel: number, suburban = false): District =>
-  ({ teryt: `1465${code}_8`, name, lat, lon, radiusKm, population, priceLevel, suburban });
+const district = (
+  code: string,
+  name: string,
+  lat: number,
+  lon: number,
+  radiusKm: number,
+  population: number,
+  priceLevel: number,
+  suburban = false,
+): District => ({ teryt: `1465${code}_8`, name, lat, lon, radiusKm, population, priceLevel, suburban });
 
 export const city = {
   name: 'Warszawa',
@@ -54,23 +62,111 @@ export const city = {
     district('19', 'Żoliborz', 52.268, 20.983, 2.0, 50, 1.2),
   ] as readonly District[],
   streets: [
-    'ul. Długa', 'ul. Krótka', 'ul. Polna', 'ul. Leśna', 'ul. Słoneczna', 'ul. Ogrodowa', 'ul. Lipowa', 'ul. Brzozowa',
-    'ul. Kwiatowa', 'ul. Szkolna', 'ul. Kościelna', 'ul. Łąkowa', 'ul. Spacerowa', 'ul. Parkowa', 'ul. Wiśniowa',
-    'ul. Klonowa', 'ul. Jesionowa', 'ul. Akacjowa', 'ul. Sosnowa', 'ul. Dębowa', 'ul. Modrzewiowa', 'ul. Cicha',
-    'ul. Zielona', 'ul. Graniczna', 'ul. Kolejowa', 'ul. Fabryczna', 'ul. Przemysłowa', 'ul. Handlowa', 'ul. Rynkowa',
-    'ul. Mickiewicza', 'ul. Słowackiego', 'ul. Kościuszki', 'ul. Sienkiewicza', 'ul. Prusa', 'ul. Reymonta',
-    'ul. Żeromskiego', 'ul. Konopnickiej', 'ul. Orzeszkowej', 'ul. Kopernika', 'ul. Chopina', 'ul. Moniuszki',
-    'ul. Matejki', 'ul. Kilińskiego', 'ul. Traugutta', 'ul. Piłsudskiego', 'ul. Batorego', 'ul. Jagiellońska',
-    'ul. Piastowska', 'ul. Mazowiecka', 'ul. Podlaska', 'ul. Kujawska', 'ul. Śląska', 'ul. Pomorska', 'ul. Wileńska',
-    'ul. Lwowska', 'ul. Krakowska', 'ul. Gdańska', 'ul. Poznańska', 'ul. Toruńska', 'ul. Lubelska', 'ul. Radomska',
-    'ul. Grochowska', 'ul. Wolska', 'ul. Górczewska', 'ul. Grójecka', 'ul. Puławska', 'ul. Modlińska',
-    'ul. Marywilska', 'ul. Wał Miedzeszyński', 'ul. Czerniakowska', 'ul. Sobieskiego', 'ul. Wilanowska',
-    'al. Niepodległości', 'al. Jerozolimskie', 'al. Solidarności', 'al. Krakowska', 'al. Prymasa Tysiąclecia',
-    'al. Jana Pawła II', 'al. Armii Ludowej', 'al. Stanów Zjednoczonych', 'al. Waszyngtona', 'al. KEN',
-    'pl. Wilsona', 'pl. Narutowicza', 'pl. Grunwaldzki', 'ul. Nowy Świat', 'ul. Marszałkowska', 'ul. Świętokrzyska',
-    'ul. Targowa', 'ul. Ząbkowska', 'ul. Bielańska', 'ul. Broniewskiego', 'ul. Powstańców Śląskich',
-    'ul. Połczyńska', 'ul. Ostrobramska', 'ul. Płowiecka', 'ul. Patriotów', 'ul. Chełmżyńska', 'ul. Radzymińska',
-    'ul. Kondratowicza', 'ul. Światowida', 'ul. Głębocka', 'ul. Rosoła', 'ul. Łopuszańska', 'ul. Ryżowa',
+    'ul. Długa',
+    'ul. Krótka',
+    'ul. Polna',
+    'ul. Leśna',
+    'ul. Słoneczna',
+    'ul. Ogrodowa',
+    'ul. Lipowa',
+    'ul. Brzozowa',
+    'ul. Kwiatowa',
+    'ul. Szkolna',
+    'ul. Kościelna',
+    'ul. Łąkowa',
+    'ul. Spacerowa',
+    'ul. Parkowa',
+    'ul. Wiśniowa',
+    'ul. Klonowa',
+    'ul. Jesionowa',
+    'ul. Akacjowa',
+    'ul. Sosnowa',
+    'ul. Dębowa',
+    'ul. Modrzewiowa',
+    'ul. Cicha',
+    'ul. Zielona',
+    'ul. Graniczna',
+    'ul. Kolejowa',
+    'ul. Fabryczna',
+    'ul. Przemysłowa',
+    'ul. Handlowa',
+    'ul. Rynkowa',
+    'ul. Mickiewicza',
+    'ul. Słowackiego',
+    'ul. Kościuszki',
+    'ul. Sienkiewicza',
+    'ul. Prusa',
+    'ul. Reymonta',
+    'ul. Żeromskiego',
+    'ul. Konopnickiej',
+    'ul. Orzeszkowej',
+    'ul. Kopernika',
+    'ul. Chopina',
+    'ul. Moniuszki',
+    'ul. Matejki',
+    'ul. Kilińskiego',
+    'ul. Traugutta',
+    'ul. Piłsudskiego',
+    'ul. Batorego',
+    'ul. Jagiellońska',
+    'ul. Piastowska',
+    'ul. Mazowiecka',
+    'ul. Podlaska',
+    'ul. Kujawska',
+    'ul. Śląska',
+    'ul. Pomorska',
+    'ul. Wileńska',
+    'ul. Lwowska',
+    'ul. Krakowska',
+    'ul. Gdańska',
+    'ul. Poznańska',
+    'ul. Toruńska',
+    'ul. Lubelska',
+    'ul. Radomska',
+    'ul. Grochowska',
+    'ul. Wolska',
+    'ul. Górczewska',
+    'ul. Grójecka',
+    'ul. Puławska',
+    'ul. Modlińska',
+    'ul. Marywilska',
+    'ul. Wał Miedzeszyński',
+    'ul. Czerniakowska',
+    'ul. Sobieskiego',
+    'ul. Wilanowska',
+    'al. Niepodległości',
+    'al. Jerozolimskie',
+    'al. Solidarności',
+    'al. Krakowska',
+    'al. Prymasa Tysiąclecia',
+    'al. Jana Pawła II',
+    'al. Armii Ludowej',
+    'al. Stanów Zjednoczonych',
+    'al. Waszyngtona',
+    'al. KEN',
+    'pl. Wilsona',
+    'pl. Narutowicza',
+    'pl. Grunwaldzki',
+    'ul. Nowy Świat',
+    'ul. Marszałkowska',
+    'ul. Świętokrzyska',
+    'ul. Targowa',
+    'ul. Ząbkowska',
+    'ul. Bielańska',
+    'ul. Broniewskiego',
+    'ul. Powstańców Śląskich',
+    'ul. Połczyńska',
+    'ul. Ostrobramska',
+    'ul. Płowiecka',
+    'ul. Patriotów',
+    'ul. Chełmżyńska',
+    'ul. Radzymińska',
+    'ul. Kondratowicza',
+    'ul. Światowida',
+    'ul. Głębocka',
+    'ul. Rosoła',
+    'ul. Łopuszańska',
+    'ul. Ryżowa',
   ] as readonly string[],
 };
 
@@ -102,7 +198,13 @@ export function distanceKm(a: Position, b: Position): number {
 
 /** A rectangle of `width` × `depth` metres turned by `angle` radians, as a closed GeoJSON ring ([lon, lat]). */
 export function rectangleRing(centre: Position, width: number, depth: number, angle: number): [number, number][] {
-  const corners = [[-1, -1], [1, -1], [1, 1], [-1, 1], [-1, -1]] as const;
+  const corners = [
+    [-1, -1],
+    [1, -1],
+    [1, 1],
+    [-1, 1],
+    [-1, -1],
+  ] as const;
   return corners.map(([x, y]) => {
     const east = (x * width * Math.cos(angle) - y * depth * Math.sin(angle)) / 2;
     const north = (x * width * Math.sin(angle) + y * depth * Math.cos(angle)) / 2;
@@ -113,7 +215,13 @@ export function rectangleRing(centre: Position, width: number, depth: number, an
 
 /** An identifier made from a Polish name: `Most Świętokrzyski` → `most-swietokrzyski`. */
 export const slugOf = (name: string) =>
-  name.normalize('NFD').replace(/[\u0300-\u036f]/g, '').replace(/[łŁ]/g, 'l').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+  name
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/[łŁ]/g, 'l')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
 
 export const pickDistrict = (random: Random, filter: (d: District) => boolean = () => true): District =>
   random.weighted(city.districts.filter(filter).map((d) => [d, d.population] as const));

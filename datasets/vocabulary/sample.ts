@@ -54,7 +54,4 @@ export type RowSinks<T extends Readonly<Record<string, TableSpec<any>>>> = {
 
 /** A data set's part of the sample city: writes every row of every table of the data set. */
 // Each table has its own columns; `any` lets one type cover them all.
-export type SampleGenerator<T extends Readonly<Record<string, TableSpec<any>>>> = (
-  context: SampleContext,
-  out: RowSinks<T>,
-) => void | Promise<void>;
+export type SampleGenerator<T extends Readonly<Record<string, TableSpec<any>>>> = (context: SampleContext, out: RowSinks<T>) => void | Promise<void>;

@@ -126,7 +126,11 @@ export function escapesIn(text: string, into: EscapeEvidence = {}): EscapeEviden
 }
 
 /** Evidence of many answers as one. */
-export const mergedEscapes = (a: EscapeEvidence, b: EscapeEvidence): EscapeEvidence => ({ ...a, ...b, ...(a.nonAsciiEscaped ? { nonAsciiEscaped: a.nonAsciiEscaped } : {}) });
+export const mergedEscapes = (a: EscapeEvidence, b: EscapeEvidence): EscapeEvidence => ({
+  ...a,
+  ...b,
+  ...(a.nonAsciiEscaped ? { nonAsciiEscaped: a.nonAsciiEscaped } : {}),
+});
 
 /**
  * What the evidence shows the upstream always does: escapes it never left out; where the texts
@@ -134,7 +138,8 @@ export const mergedEscapes = (a: EscapeEvidence, b: EscapeEvidence): EscapeEvide
  */
 export function escapesOf(evidence: EscapeEvidence, earlier?: { readonly escapes?: Escapes }): Escapes {
   const slash = evidence.slashEscaped || evidence.slashPlain ? evidence.slashEscaped && !evidence.slashPlain : earlier?.escapes?.slash;
-  const nonAscii = evidence.nonAsciiEscaped || evidence.nonAsciiPlain ? (!evidence.nonAsciiPlain ? evidence.nonAsciiEscaped : undefined) : earlier?.escapes?.nonAscii;
+  const nonAscii =
+    evidence.nonAsciiEscaped || evidence.nonAsciiPlain ? (!evidence.nonAsciiPlain ? evidence.nonAsciiEscaped : undefined) : earlier?.escapes?.nonAscii;
   return { ...(slash ? { slash: true as const } : {}), ...(nonAscii ? { nonAscii } : {}) };
 }
 
@@ -178,7 +183,13 @@ function isInstant(schema: z.ZodType): boolean {
 export function asWritten(schema: z.ZodType, stored: z.ZodType): (text: string, context: RenderContext) => WrittenJson {
   const own = new Set(keysOf(schema));
   const dropped = new Set(keysOf(stored).filter((key) => !own.has(key)));
-  const instants = new Set(schema instanceof z.ZodObject ? Object.entries(schema.shape as Record<string, z.ZodType>).filter(([, field]) => isInstant(field)).map(([key]) => key) : []);
+  const instants = new Set(
+    schema instanceof z.ZodObject
+      ? Object.entries(schema.shape as Record<string, z.ZodType>)
+          .filter(([, field]) => isInstant(field))
+          .map(([key]) => key)
+      : [],
+  );
   return (text, context) => {
     let shown = dropped.size ? withoutMembers(text, dropped) : text;
     if (instants.size && context.timeZone !== 'UTC') shown = inTimeZone(shown, instants, context);

@@ -83,8 +83,13 @@ export class DatasetCrawl implements Crawl {
   // Units of work and their journal (crawl/units.ts).
   has = (unitKey: string): boolean => this.units.has(unitKey);
   unit = <M>(key: string, work: () => Promise<Found<M>>, replay?: (meta: M) => void): Promise<M> => this.units.run(key, work, replay);
-  found = <M extends { records?: number }>(answers: Fetched | readonly Fetched[], path: string, params: Readonly<Record<string, string>>, places: readonly RecordPlace[], meta: M): Found<M> =>
-    this.units.found(answers, path, params, places, meta);
+  found = <M extends { records?: number }>(
+    answers: Fetched | readonly Fetched[],
+    path: string,
+    params: Readonly<Record<string, string>>,
+    places: readonly RecordPlace[],
+    meta: M,
+  ): Found<M> => this.units.found(answers, path, params, places, meta);
 
   /** Requests through the upstream client, each attempt counted as the data set's. */
   get(path: string, query: Readonly<Record<string, string | number>>, options: FetchOptions): Promise<Fetched> {
@@ -94,14 +99,16 @@ export class DatasetCrawl implements Crawl {
   // The rows the crawl reads itself (crawl/rows.ts).
   table = (resource: string): Table => this.rows.table(resource);
   rowsOf = (unitKey: string): Record<string, unknown>[] => this.rows.ofUnit(unitKey);
-  rowsIn = (answers: readonly Fetched[], path: string, params: Readonly<Record<string, string>>, place: RecordPlace): Record<string, unknown>[] => this.rows.inAnswers(answers, path, params, place);
+  rowsIn = (answers: readonly Fetched[], path: string, params: Readonly<Record<string, string>>, place: RecordPlace): Record<string, unknown>[] =>
+    this.rows.inAnswers(answers, path, params, place);
   keepRows = (unitKey: string, resource: string): void => this.rows.keep(unitKey, resource);
   parentsOf = (resource: string): Record<string, unknown>[] => this.rows.parentsOf(resource);
   span = (row: Record<string, unknown>, span: Span): [string, string] => daysSpanned(row, span, this.today);
 
   // Each table's plan, and what the previous snapshot holds (crawl/plans.ts).
   plan = (table: string, plan: TablePlan): void => this.plans.set(table, plan);
-  appendOrReplace = (series: readonly string[], time: string, cutoffs: ReadonlyMap<string, number>): TablePlan => this.plans.appendOrReplace(series, time, cutoffs);
+  appendOrReplace = (series: readonly string[], time: string, cutoffs: ReadonlyMap<string, number>): TablePlan =>
+    this.plans.appendOrReplace(series, time, cutoffs);
   watermarks = (table: string, columns: readonly string[], time: string): Promise<Map<string, number>> => this.plans.watermarks(table, columns, time);
   fingerprints = (resource: string, id: string): Promise<Map<string, string>> => this.plans.fingerprints(resource, id);
 

@@ -92,7 +92,10 @@ export class Journal {
    * that cannot be read back (not JSON, or nested past what the pull reads: written by an older
    * odsnap) is passed over, so its unit is fetched again and its new line counts instead.
    */
-  static async open(path: string, options: { maxDepth?: number; maxBytes?: number; onUnreadable?: (offset: number, reason: string) => void } = {}): Promise<Journal> {
+  static async open(
+    path: string,
+    options: { maxDepth?: number; maxBytes?: number; onUnreadable?: (offset: number, reason: string) => void } = {},
+  ): Promise<Journal> {
     const journal = new Journal(path, openSync(path, 'a+'), options.maxBytes ?? Infinity);
     let offset = 0;
     const input = createReadStream(path, { encoding: 'utf8' });
@@ -137,7 +140,9 @@ export class Journal {
     const line = Buffer.from(`${JSON.stringify(key)}\t${JSON.stringify(meta ?? null)}\t${body}\n`);
     if (this.full) throw this.full;
     if (this.size + line.length > this.maxBytes) {
-      this.full = new JournalFull(`the journal would grow past ${sizeText(this.maxBytes)} (--max-journal) with ${key}, after ${this.places.size} units; the pull stopped`);
+      this.full = new JournalFull(
+        `the journal would grow past ${sizeText(this.maxBytes)} (--max-journal) with ${key}, after ${this.places.size} units; the pull stopped`,
+      );
       throw this.full;
     }
     for (let written = 0; written < line.length; ) written += writeSync(this.fd, line, written, line.length - written, this.size + written);

@@ -22,7 +22,11 @@ export interface Seen {
  * the data sets it pulled (envelopes' links made relative, as records' are), and the previous
  * snapshot's for the others.
  */
-export function endpointsLearned(options: Seen, normalizers: ReadonlyMap<string, Normalizer>, ranges: ReadonlyMap<string, RangeRule>): Record<string, EndpointManifest> {
+export function endpointsLearned(
+  options: Seen,
+  normalizers: ReadonlyMap<string, Normalizer>,
+  ranges: ReadonlyMap<string, RangeRule>,
+): Record<string, EndpointManifest> {
   const pulled = (path: string) => options.datasets.find((d) => path.startsWith(`${d.prefix}/`) && options.plans.has(d.name));
   const kept = Object.entries(options.previous?.snapshot.manifest.endpoints ?? {}).filter(([path]) => !pulled(path));
   const previousRange = (path: string) => options.previous?.snapshot.manifest.endpoints?.[path]?.range;
@@ -38,9 +42,13 @@ export function endpointsLearned(options: Seen, normalizers: ReadonlyMap<string,
     const next = nexts?.length && endpoint ? learnNext(nexts, endpoint, options.publicBase ?? options.upstream) : undefined;
     const zoneOffsets = zoneOffsetsOf(offsetsSeen, options.previous?.snapshot.manifest.endpoints?.[path]?.zoneOffsets);
     const unlearned = [
-      ...(template?.unknown ?? []).map((key) => `${path}: the envelope's \`${key}\` varies by no rule odsnap knows (${FACTS.join(', ')}), or is not in every answer; left out`),
+      ...(template?.unknown ?? []).map(
+        (key) => `${path}: the envelope's \`${key}\` varies by no rule odsnap knows (${FACTS.join(', ')}), or is not in every answer; left out`,
+      ),
       ...(nexts?.length && !next ? [`${path}: how \`next\` is written (e.g. ${nexts[0]!.next}); written on the mirror's address, in the order asked`] : []),
-      ...(endpoint && 'timezone' in endpoint.params && !zoneOffsets ? [`${path}: how offsets are written in a time zone asked (no window with rows, or answers that disagreed); written in the form of the offsets stored`] : []),
+      ...(endpoint && 'timezone' in endpoint.params && !zoneOffsets
+        ? [`${path}: how offsets are written in a time zone asked (no window with rows, or answers that disagreed); written in the form of the offsets stored`]
+        : []),
     ];
     return [
       path,
@@ -75,4 +83,3 @@ function withEarlier(rule: RangeRule, earlier: RangeRule | undefined): RangeRule
   else delete merged.unknown;
   return merged;
 }
-

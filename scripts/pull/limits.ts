@@ -49,7 +49,11 @@ export function parseSize(text: string): number | undefined {
 
 /** A size as the options write it: 8 GiB, 1 MiB, 1.5 MiB, 300 B. */
 export function sizeText(bytes: number): string {
-  for (const [unit, scale] of [['GiB', 1024 ** 3], ['MiB', 1024 ** 2], ['KiB', 1024]] as const) {
+  for (const [unit, scale] of [
+    ['GiB', 1024 ** 3],
+    ['MiB', 1024 ** 2],
+    ['KiB', 1024],
+  ] as const) {
     if (bytes >= scale) return `${Number((bytes / scale).toFixed(1))} ${unit}`;
   }
   return `${bytes} B`;

@@ -73,7 +73,12 @@ export class Previous {
   }
 
   /** Rows of one previous file, or of a whole table, as JS rows, in batches; `where` is SQL over its columns. */
-  async *rows(dataset: Dataset, table: string, files: readonly string[] = tableFiles(this.snapshot, dataset.name, table), where = 'true'): AsyncGenerator<Record<string, unknown>[]> {
+  async *rows(
+    dataset: Dataset,
+    table: string,
+    files: readonly string[] = tableFiles(this.snapshot, dataset.name, table),
+    where = 'true',
+  ): AsyncGenerator<Record<string, unknown>[]> {
     const columns = dataset.tables[table]!.columns;
     const decode = rowDecoder(columns);
     for await (const batch of this.db.stream(`SELECT ${readList(columns)} FROM (SELECT * FROM ${tableSource(files)} WHERE ${where})`)) {

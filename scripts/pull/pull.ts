@@ -96,7 +96,14 @@ export async function pull(options: PullOptions): Promise<PullResult> {
       if (dataset) report.tally(dataset.name).retries++;
       // A long wait says until when, so a pull that seems stuck is seen to be waiting.
       const until = waitMs >= 10_000 ? { until: new Date(Date.now() + waitMs).toISOString() } : {};
-      report.event('retry', { url, attempt, reason, waitSeconds: Math.round(waitMs / 100) / 10, ...(retryAfterMs !== undefined ? { retryAfter: 'as the upstream asked' } : {}), ...until });
+      report.event('retry', {
+        url,
+        attempt,
+        reason,
+        waitSeconds: Math.round(waitMs / 100) / 10,
+        ...(retryAfterMs !== undefined ? { retryAfter: 'as the upstream asked' } : {}),
+        ...until,
+      });
     },
   });
   let journal: Journal | undefined;
@@ -123,7 +130,10 @@ export async function pull(options: PullOptions): Promise<PullResult> {
     };
     const settingsFile = join(runDir, 'run.json');
     const journalFile = join(runDir, 'journal.ndjson');
-    const earlier = await readFile(settingsFile, 'utf8').then((text) => JSON.parse(text) as RunSettings, () => undefined);
+    const earlier = await readFile(settingsFile, 'utf8').then(
+      (text) => JSON.parse(text) as RunSettings,
+      () => undefined,
+    );
     let resumed = earlier !== undefined && sameRun(earlier, wanted);
     const settings: RunSettings = resumed ? earlier! : { ...wanted, startedAt: now() };
     if (!resumed) {
@@ -201,7 +211,10 @@ export async function pull(options: PullOptions): Promise<PullResult> {
         upstream: upstreamUrl,
         publicBase,
         endpoints: Object.assign({}, ...crawls.map((crawl) => crawl.observations.byEndpoint())),
-        escapes: escapesOf(crawls.reduce<EscapeEvidence>((evidence, crawl) => mergedEscapes(evidence, crawl.observations.escapes), {}), previousSource(previous)),
+        escapes: escapesOf(
+          crawls.reduce<EscapeEvidence>((evidence, crawl) => mergedEscapes(evidence, crawl.observations.escapes), {}),
+          previousSource(previous),
+        ),
         sample: options.sample,
         createdAt: settings.startedAt,
         limits,

@@ -139,7 +139,8 @@ export async function writePulledSnapshot(options: PulledSnapshotOptions): Promi
             if (batch.window && !ranges.keep(batch.window, batch.params, result.table, result.row)) return;
             let dedupe = dedupes.get(result.table.name);
             if (!dedupe) dedupes.set(result.table.name, (dedupe = new Dedupe(result.table)));
-            if (dedupe.keep(result.row)) writerOf[result.table.name]!.write(placed(options.plans.get(entry.dataset!)?.get(result.table.name), result.table, result.row));
+            if (dedupe.keep(result.row))
+              writerOf[result.table.name]!.write(placed(options.plans.get(entry.dataset!)?.get(result.table.name), result.table, result.row));
           });
         }
         if (rejected.length) {
@@ -152,7 +153,9 @@ export async function writePulledSnapshot(options: PulledSnapshotOptions): Promi
       const gutted = [...got].flatMap(([table, { stored, quarantined, reason }]) => {
         const share = quarantined / (stored + quarantined);
         if (quarantined === 0 || (stored > 0 && (quarantined <= QUARANTINE_FLOOR || share <= options.limits.maxQuarantined))) return [];
-        return [`${table}: ${quarantined} of ${stored + quarantined} records quarantined (${percent(share)}), more than --max-quarantine ${percent(options.limits.maxQuarantined)} allows; the first because ${reason}`];
+        return [
+          `${table}: ${quarantined} of ${stored + quarantined} records quarantined (${percent(share)}), more than --max-quarantine ${percent(options.limits.maxQuarantined)} allows; the first because ${reason}`,
+        ];
       });
       if (gutted.length) throw new Error(`${gutted.join('; ')}. The snapshot was not published`);
 
@@ -249,7 +252,8 @@ async function carry(previous: Previous, dataset: Dataset, table: Table, plan: T
           linked++;
           continue;
         }
-        for await (const rows of previous.rows(dataset, table.name, [path(file)], replaced ? `NOT (${replaced})` : 'true')) for (const row of rows) writer.write(row);
+        for await (const rows of previous.rows(dataset, table.name, [path(file)], replaced ? `NOT (${replaced})` : 'true'))
+          for (const row of rows) writer.write(row);
       }
       return linked;
     }

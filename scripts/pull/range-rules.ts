@@ -19,7 +19,6 @@ import { rowIdentity } from '../../datasets/answers/range-probe.ts';
 
 type Window = NonNullable<RecordPlace['window']>;
 
-
 interface Evidence {
   spans: boolean;
   /** What windows asked to tell showed (range-probe.ts): it settles what the rows leave open. */

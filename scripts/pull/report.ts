@@ -56,7 +56,9 @@ export class PullReport {
       return;
     }
     this.clear();
-    const detail = Object.entries(fields).map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`).join(' ');
+    const detail = Object.entries(fields)
+      .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
+      .join(' ');
     this.output.err(`[${this.elapsed()}] ${event} ${detail}\n`);
     this.draw();
   }
@@ -105,4 +107,8 @@ export class PullReport {
 }
 
 export const duration = (seconds: number): string =>
-  seconds < 60 ? `${seconds.toFixed(seconds < 10 ? 1 : 0)}s` : seconds < 3600 ? `${Math.floor(seconds / 60)}m${String(Math.round(seconds % 60)).padStart(2, '0')}s` : `${Math.floor(seconds / 3600)}h${String(Math.round((seconds % 3600) / 60)).padStart(2, '0')}m`;
+  seconds < 60
+    ? `${seconds.toFixed(seconds < 10 ? 1 : 0)}s`
+    : seconds < 3600
+      ? `${Math.floor(seconds / 60)}m${String(Math.round(seconds % 60)).padStart(2, '0')}s`
+      : `${Math.floor(seconds / 3600)}h${String(Math.round((seconds % 3600) / 60)).padStart(2, '0')}m`;

@@ -45,7 +45,9 @@ export async function generateSample(options: GenerateSampleOptions): Promise<Wr
           ]),
         );
         await dataset.sample(context, sinks as RowSinks<typeof dataset.tables>);
-        const counts = Object.entries(writers).map(([name, w]) => `${name} ${w.rows.toLocaleString('en')}`).join(', ');
+        const counts = Object.entries(writers)
+          .map(([name, w]) => `${name} ${w.rows.toLocaleString('en')}`)
+          .join(', ');
         options.step?.(`generated ${dataset.name} in ${((Date.now() - started) / 1000).toFixed(1)} s: ${counts}`);
       }
     },

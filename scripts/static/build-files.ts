@@ -46,7 +46,9 @@ export async function writeFiles(input: FilesInput): Promise<FilesWritten> {
         leftOut.push(`${endpoint.fullPath}: ${reason}`);
       });
       const listing = new Listing(dataset, endpoint, input.base, input.output, source.defaults);
-      await writeEndpoint(kindOf(endpoint.answer).tree.files(source, endpoint.answer), input.output, listing, (files) => input.onProgress?.({ endpoint: endpoint.fullPath, files }));
+      await writeEndpoint(kindOf(endpoint.answer).tree.files(source, endpoint.answer), input.output, listing, (files) =>
+        input.onProgress?.({ endpoint: endpoint.fullPath, files }),
+      );
       input.onStep?.(`${endpoint.fullPath}: ${listing.count.toLocaleString('en')} files`);
       listed.set(endpoint.fullPath, { files: listing.count, listing: listing.url(1) });
     }
@@ -55,7 +57,12 @@ export async function writeFiles(input: FilesInput): Promise<FilesWritten> {
 }
 
 /** What an endpoint's kind renders its files from. */
-function sourceOf({ tables, prints, context, output, seriesInOneScan }: FilesInput, dataset: Dataset, endpoint: Endpoint, leftOut: (reason: string) => void): FileSource {
+function sourceOf(
+  { tables, prints, context, output, seriesInOneScan }: FilesInput,
+  dataset: Dataset,
+  endpoint: Endpoint,
+  leftOut: (reason: string) => void,
+): FileSource {
   return {
     dataset,
     endpoint,

@@ -31,7 +31,10 @@ export async function lockOutput(out: string): Promise<() => Promise<void>> {
       const [holder, started] = (await readFile(lock, 'utf8').catch(() => '')).trim().split(' ');
       const pid = Number(holder);
       // This process's own too: another build of it holds the output.
-      if (pid && isAlive(pid)) throw Object.assign(new Error(`another odsnap build (process ${pid}, started ${started}) is writing ${out}; wait for it to end, or stop it`), { code: OUTPUT_LOCKED });
+      if (pid && isAlive(pid))
+        throw Object.assign(new Error(`another odsnap build (process ${pid}, started ${started}) is writing ${out}; wait for it to end, or stop it`), {
+          code: OUTPUT_LOCKED,
+        });
       await rm(lock, { force: true });
     }
   } finally {

@@ -32,7 +32,8 @@ export function buildStaticOnThread({ onProgress, onStep, ...options }: ThreadBu
       if (message.step !== undefined) onStep?.(message.step);
       // Ended: the thread is stopped rather than left to wind down, which nothing would wait for.
       if (message.result) settle(() => void worker.terminate().then(() => resolve(message.result!)));
-      if (message.error !== undefined) settle(() => void worker.terminate().then(() => reject(Object.assign(new Error(message.error), { code: message.code }))));
+      if (message.error !== undefined)
+        settle(() => void worker.terminate().then(() => reject(Object.assign(new Error(message.error), { code: message.code }))));
     });
     worker.on('error', (error) => settle(() => reject(error)));
     worker.on('exit', (code) => settle(() => reject(new Error(`the build's thread stopped (exit code ${code})`))));

@@ -21,7 +21,12 @@ export interface SiteUnderWay {
 }
 
 /** Starts the site build when `site.build` is set; what it leaves in `cacheDir` is deleted when the build ends. */
-export async function startSite(cacheDir: string, output: TreeOutput, site: { build?: boolean; base: string; tiles?: string }, run: BuildRun): Promise<SiteUnderWay | undefined> {
+export async function startSite(
+  cacheDir: string,
+  output: TreeOutput,
+  site: { build?: boolean; base: string; tiles?: string },
+  run: BuildRun,
+): Promise<SiteUnderWay | undefined> {
   const dir = join(cacheDir, `site-${process.pid}`);
   const ready = `${dir}.ready`;
   let build: RunningSiteBuild | undefined;

@@ -80,9 +80,28 @@ async function buildLocked(options: BuildOptions): Promise<BuildResult> {
     const context = staticContext(datasets, base, tables.defaultsOf);
 
     // Then the tree, step by step, each taking up what was started for it.
-    const files = await writeFiles({ datasets, tables, prints, output, base, context, seriesInOneScan: options.seriesInOneScan, onProgress: options.onProgress, onStep });
+    const files = await writeFiles({
+      datasets,
+      tables,
+      prints,
+      output,
+      base,
+      context,
+      seriesInOneScan: options.seriesInOneScan,
+      onProgress: options.onProgress,
+      onStep,
+    });
     await publishChanges(output, { dataDir, snapshot: tables.snapshot, datasets, context, base, onStep });
-    const downloads = await writeDownloads({ snapshot: tables.snapshot, datasets, output, base, csv, publisher: options.publisher, site: options.site, onStep });
+    const downloads = await writeDownloads({
+      snapshot: tables.snapshot,
+      datasets,
+      output,
+      base,
+      csv,
+      publisher: options.publisher,
+      site: options.site,
+      onStep,
+    });
     await writeFigures(output, figures);
     await writeIndex(output, { manifest: tables.snapshot.manifest, datasets, defaultsOf: tables.defaultsOf, files, base, site: options.site });
     if (site) await addSite(output, site, onStep);
@@ -90,7 +109,14 @@ async function buildLocked(options: BuildOptions): Promise<BuildResult> {
     await prints.prunePrintsCache();
 
     const warnings = [...downloads.warnings, ...leftOutWarnings(files.leftOut)];
-    return { ...output.counts, snapshot: tables.snapshot.manifest.id, tree: output.dir, seconds: (Date.now() - started) / 1000, warnings, leftOut: files.leftOut.length };
+    return {
+      ...output.counts,
+      snapshot: tables.snapshot.manifest.id,
+      tree: output.dir,
+      seconds: (Date.now() - started) / 1000,
+      warnings,
+      leftOut: files.leftOut.length,
+    };
   } catch (error) {
     run.fail();
     throw error;
@@ -112,4 +138,7 @@ async function openTree(out: string, base: string, upstream: unknown, full: bool
  * the declarations render), so a changed renderer never leaves stale files.
  */
 const renderKey = (base: string, upstream: unknown) =>
-  sourceHash([new URL('../../datasets', import.meta.url), new URL('.', import.meta.url), new URL('../../core/db/columns.ts', import.meta.url)], `${base}\n${JSON.stringify(upstream ?? {})}`);
+  sourceHash(
+    [new URL('../../datasets', import.meta.url), new URL('.', import.meta.url), new URL('../../core/db/columns.ts', import.meta.url)],
+    `${base}\n${JSON.stringify(upstream ?? {})}`,
+  );

@@ -62,13 +62,21 @@ export async function connectionTo(tables: Tables, run: BuildRun): Promise<Datab
  * states are read. Group prints of Parquet files are kept by their sha256 beside the trees; `full` reads them
  * all again.
  */
-export function readPrintsAhead(db: Database, tables: Tables, datasets: readonly Dataset[], tree: { out: string; full?: boolean }, run: BuildRun): SnapshotPrints {
+export function readPrintsAhead(
+  db: Database,
+  tables: Tables,
+  datasets: readonly Dataset[],
+  tree: { out: string; full?: boolean },
+  run: BuildRun,
+): SnapshotPrints {
   const prints = new SnapshotPrints(tables.db, tables.snapshot, tree.full ? undefined : join(treesDir(tree.out), 'prints'));
   run.atEnd(() => prints.settle());
-  const wanted = datasets.flatMap((dataset) => dataset.endpoints.flatMap((endpoint) => {
-    const prints = kindOf(endpoint.answer).tree.prints?.(endpoint.answer, tables.defaultsOf(endpoint));
-    return prints ? [{ dataset, prints }] : [];
-  }));
+  const wanted = datasets.flatMap((dataset) =>
+    dataset.endpoints.flatMap((endpoint) => {
+      const prints = kindOf(endpoint.answer).tree.prints?.(endpoint.answer, tables.defaultsOf(endpoint));
+      return prints ? [{ dataset, prints }] : [];
+    }),
+  );
   prints.readAhead(db, wanted, run.failing);
   return prints;
 }

@@ -54,13 +54,29 @@ interface TableCounts {
 }
 
 /** The changes step of a build: the pulls back from `snapshot`, published. */
-export async function publishChanges(output: TreeOutput, { dataDir, snapshot, datasets, context, base, onStep }: { dataDir: string; snapshot: Snapshot; datasets: readonly Dataset[]; context: RenderContext; base: string; onStep?: (text: string) => void }): Promise<void> {
+export async function publishChanges(
+  output: TreeOutput,
+  {
+    dataDir,
+    snapshot,
+    datasets,
+    context,
+    base,
+    onStep,
+  }: { dataDir: string; snapshot: Snapshot; datasets: readonly Dataset[]; context: RenderContext; base: string; onStep?: (text: string) => void },
+): Promise<void> {
   const pulls = await pullsBack(dataDir, snapshot);
   await writeChanges(output, pulls, datasets, context, base);
   onStep?.(`changes: ${pulls.length} pull${pulls.length === 1 ? '' : 's'} published`);
 }
 
-export async function writeChanges(output: TreeOutput, pulls: readonly Pull[], datasets: readonly Dataset[], context: RenderContext, base: string): Promise<void> {
+export async function writeChanges(
+  output: TreeOutput,
+  pulls: readonly Pull[],
+  datasets: readonly Dataset[],
+  context: RenderContext,
+  base: string,
+): Promise<void> {
   const linkOf = recordLinks(datasets, context);
   const feeds = datasets.filter((dataset) => dataset.feed);
   const index = {
@@ -85,7 +101,8 @@ const changedTables = (changes: SnapshotChanges) => changes.tables.filter((table
 
 function countsByDataset(changes: SnapshotChanges): Record<string, Record<string, TableCounts>> {
   const counts: Record<string, Record<string, TableCounts>> = {};
-  for (const table of changedTables(changes)) (counts[table.dataset] ??= {})[table.table] = { added: table.added, changed: table.changed, removed: table.removed };
+  for (const table of changedTables(changes))
+    (counts[table.dataset] ??= {})[table.table] = { added: table.added, changed: table.changed, removed: table.removed };
   return counts;
 }
 
@@ -163,7 +180,9 @@ export function atomFeed(dataset: Dataset, pulls: readonly Pull[], linkOf: LinkO
     };
     const pulled = `pulled in snapshot ${snapshot.id}`;
     for (const { key, fields } of table.records.changed) {
-      const what = Object.entries(fields).map(([column, change]) => `${column}: ${shown(change.old)} → ${shown(change.new)}`).join('; ');
+      const what = Object.entries(fields)
+        .map(([column, change]) => `${column}: ${shown(change.old)} → ${shown(change.new)}`)
+        .join('; ');
       entries.push(entry(key, `Revised ${feed.record.en} ${key}`, `${what} (${pulled}).`));
     }
     for (const key of table.records.added) entries.push(entry(key, `New ${feed.record.en} ${key}`, `Added (${pulled}).`));

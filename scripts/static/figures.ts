@@ -46,7 +46,9 @@ export async function figuresOf(db: Database, dataset: Dataset): Promise<Dataset
         )
       : [];
     const drawn = rows.filter((row) => row.y !== null && Number.isFinite(row.y)) as ChartData['rows'];
-    const through = chart.x.through ? (await db.rows<{ through: string | null }>(`SELECT CAST(max(through) AS VARCHAR) AS through FROM (${chart.x.through})`))[0]?.through : null;
+    const through = chart.x.through
+      ? (await db.rows<{ through: string | null }>(`SELECT CAST(max(through) AS VARCHAR) AS through FROM (${chart.x.through})`))[0]?.through
+      : null;
     const incomplete = chart.x.period && through ? incompletePeriod(drawn, chart.x.period, through.slice(0, 10)) : undefined;
     charts.push({
       name: chart.name,
@@ -86,13 +88,19 @@ export async function figuresOf(db: Database, dataset: Dataset): Promise<Dataset
 
 /** The last period of a time axis when the data's last day covered falls before that period's last day. */
 export function incompletePeriod(rows: ChartData['rows'], period: Period, through: string): { x: string; through: string } | undefined {
-  const last = rows.map((row) => row.x.slice(0, 10)).sort().at(-1);
+  const last = rows
+    .map((row) => row.x.slice(0, 10))
+    .sort()
+    .at(-1);
   if (!last) return undefined;
   const start = new Date(`${last}T00:00:00Z`);
   const end =
-    period === 'day' ? start
-    : period === 'week' ? new Date(start.getTime() + 6 * 86_400_000)
-    : period === 'month' ? new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 0))
-    : new Date(Date.UTC(start.getUTCFullYear(), 11, 31));
+    period === 'day'
+      ? start
+      : period === 'week'
+        ? new Date(start.getTime() + 6 * 86_400_000)
+        : period === 'month'
+          ? new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 0))
+          : new Date(Date.UTC(start.getUTCFullYear(), 11, 31));
   return through < end.toISOString().slice(0, 10) ? { x: rows.find((row) => row.x.slice(0, 10) === last)!.x, through } : undefined;
 }

@@ -78,7 +78,10 @@ export class Listing {
     const pages = [...ranges.values()];
     for (const [i, segments] of pages.entries()) {
       const more = i < pages.length - 1;
-      const input = createHash('sha1').update(`${more}\n`).update(segments.map((segment) => `${segment.key} ${segment.print}`).join('\n')).digest('base64url');
+      const input = createHash('sha1')
+        .update(`${more}\n`)
+        .update(segments.map((segment) => `${segment.key} ${segment.print}`).join('\n'))
+        .digest('base64url');
       await this.writePage(more, input, () => segments.flatMap((segment) => this.output.segmentFiles(segment.key)));
     }
   }
@@ -99,7 +102,10 @@ export class Listing {
     const path = this.path(this.page);
     if (this.output.previousInput(path) === input) await this.output.carry(path, input);
     else {
-      const files = paths().map((file) => ({ url: `${this.base}/${file.split('/').map(encodeURIComponent).join('/')}`, request: requestFor(this.endpoint, file, this.defaults) }));
+      const files = paths().map((file) => ({
+        url: `${this.base}/${file.split('/').map(encodeURIComponent).join('/')}`,
+        request: requestFor(this.endpoint, file, this.defaults),
+      }));
       const body = { endpoint: this.endpoint.fullPath, page: this.page, files, next: more ? this.url(this.page + 1) : null };
       await this.output.write(path, JSON.stringify(body), { input });
     }

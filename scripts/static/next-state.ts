@@ -49,11 +49,13 @@ export class NextState {
 
   /** The state to save. */
   state(snapshot: string, renderKey: string): TreeState {
-    const segments = new Map([...this.segments.keys()].map((key) => {
-      const text = this.segmentText(key);
-      const { print, files, count } = this.segments.get(key)!;
-      return [key, { print, count: files?.size ?? count!, text }];
-    }));
+    const segments = new Map(
+      [...this.segments.keys()].map((key) => {
+        const text = this.segmentText(key);
+        const { print, files, count } = this.segments.get(key)!;
+        return [key, { print, count: files?.size ?? count!, text }];
+      }),
+    );
     return { snapshot, renderKey, files: this.files, segments };
   }
 

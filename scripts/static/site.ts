@@ -72,7 +72,11 @@ export function startSiteBuild(options: SiteBuild): RunningSiteBuild {
     await mkdir(join(root, '.cache'), { recursive: true });
     const workDir = await mkdtemp(join(root, '.cache', 'astro-'));
     try {
-      child = spawn(process.execPath, [astroCli, 'build', '--root', root, '--outDir', resolve(options.outDir)], { cwd: workDir, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      child = spawn(process.execPath, [astroCli, 'build', '--root', root, '--outDir', resolve(options.outDir)], {
+        cwd: workDir,
+        env: { ...process.env, ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       child.stdout!.on('data', (chunk) => output.push(String(chunk)));
       child.stderr!.on('data', (chunk) => output.push(String(chunk)));
       const code = await new Promise<number | null>((done) => child!.on('close', done));

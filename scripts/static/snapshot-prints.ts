@@ -93,7 +93,9 @@ export class SnapshotPrints implements TreePrints {
   }
 
   private readPrints(db: Database, dataset: Dataset, wanted: PrintsWanted): Promise<BucketPrint[] | PagePrint[]> {
-    return wanted.kind === 'buckets' ? this.bucketPrints(db, dataset, wanted.resource, wanted.keyColumn) : this.pagePrints(db, dataset, wanted.resource, wanted.pageRows);
+    return wanted.kind === 'buckets'
+      ? this.bucketPrints(db, dataset, wanted.resource, wanted.keyColumn)
+      : this.pagePrints(db, dataset, wanted.resource, wanted.pageRows);
   }
 
   /**
@@ -142,7 +144,9 @@ export class SnapshotPrints implements TreePrints {
   /** The rows of a table in pages of `pageRows` in row order: each page's rows and a fingerprint of them and their places. */
   private async pagePrints(db: Database, dataset: Dataset, resourceName: string, pageRows: number): Promise<PagePrint[]> {
     const prints = await this.printsTable(db, dataset, resourceName, this.keyOf(dataset, resourceName));
-    const rows = await db.rows<{ n: bigint; h: bigint }>(`SELECT rn // ${Math.trunc(pageRows)} AS p, count(*) AS n, bit_xor(hash(rn, h)) AS h FROM ${prints} GROUP BY p ORDER BY p`);
+    const rows = await db.rows<{ n: bigint; h: bigint }>(
+      `SELECT rn // ${Math.trunc(pageRows)} AS p, count(*) AS n, bit_xor(hash(rn, h)) AS h FROM ${prints} GROUP BY p ORDER BY p`,
+    );
     return rows.map((row) => ({ rows: Number(row.n), print: printOf(Number(row.n), row.h) }));
   }
 
@@ -152,12 +156,18 @@ export class SnapshotPrints implements TreePrints {
    * table, so that one read serves every resource stored in it (a list of summaries changes when
    * a detail it leaves out does, which is rare, and costs a file rendered again).
    */
-  async rowPrints(dataset: Dataset, resourceName: string, keyColumn: string, buckets?: readonly number[]): Promise<{ key: string; print: string; bucket: number }[]> {
+  async rowPrints(
+    dataset: Dataset,
+    resourceName: string,
+    keyColumn: string,
+    buckets?: readonly number[],
+  ): Promise<{ key: string; print: string; bucket: number }[]> {
     const all: { key: string; print: string; bucket: number }[] = [];
     if (buckets?.length === 0) return all;
     const prints = await this.printsTable(this.db, dataset, resourceName, keyColumn);
     const sql = `SELECT k, h, b FROM ${prints}${buckets ? ` WHERE b IN (${buckets.map((bucket) => `${Math.trunc(bucket)}`).join(', ')})` : ''} ORDER BY rn`;
-    for await (const batch of this.db.stream<{ k: string; h: bigint; b: bigint }>(sql)) for (const row of batch) all.push({ key: row.k, print: row.h.toString(36), bucket: Number(row.b) });
+    for await (const batch of this.db.stream<{ k: string; h: bigint; b: bigint }>(sql))
+      for (const row of batch) all.push({ key: row.k, print: row.h.toString(36), bucket: Number(row.b) });
     return all;
   }
 
@@ -171,11 +181,21 @@ export class SnapshotPrints implements TreePrints {
    * returns it (a ride across midnight, by overlap, in both days'), so that a changed row changes
    * the print of every file it is in.
    */
-  async groupPrints(dataset: Dataset, resourceName: string, by: readonly string[], time: string, unit: 'day' | 'month', range?: GroupRange): Promise<GroupPrint[]> {
+  async groupPrints(
+    dataset: Dataset,
+    resourceName: string,
+    by: readonly string[],
+    time: string,
+    unit: 'day' | 'month',
+    range?: GroupRange,
+  ): Promise<GroupPrint[]> {
     const { table, columns } = columnsOf(dataset, resourceName);
     const files = this.snapshot.manifest.datasets[dataset.name]!.tables[table.name]!.files.filter((file) => file.rows > 0);
     const ruled = range && !byTimeAlone(range.rule) ? range : undefined;
-    const kind = createHash('sha1').update(JSON.stringify([columns.map(([name, c]) => [name, c.sqlType]), by, time, unit, ruled ?? null, 'last', 'first'])).digest('base64url').slice(0, 16);
+    const kind = createHash('sha1')
+      .update(JSON.stringify([columns.map(([name, c]) => [name, c.sqlType]), by, time, unit, ruled ?? null, 'last', 'first']))
+      .digest('base64url')
+      .slice(0, 16);
     const cachePath = (sha256: string) => {
       this.printsUsed.add(`${sha256}-${kind}.json`);
       return join(this.printsCache!, `${sha256}-${kind}.json`);
@@ -183,7 +203,10 @@ export class SnapshotPrints implements TreePrints {
     const perFile = new Map<string, FileGroup[]>();
     if (this.printsCache) {
       for (const file of files) {
-        const cached = await readFile(cachePath(file.sha256), 'utf8').then((text) => JSON.parse(text) as FileGroup[], () => undefined);
+        const cached = await readFile(cachePath(file.sha256), 'utf8').then(
+          (text) => JSON.parse(text) as FileGroup[],
+          () => undefined,
+        );
         if (cached) perFile.set(file.sha256, cached);
       }
     }
@@ -205,7 +228,10 @@ export class SnapshotPrints implements TreePrints {
       );
       const shaOf = new Map(missing.map((file, i) => [paths[i]!, file.sha256]));
       for (const file of missing) perFile.set(file.sha256, []);
-      for (const row of rows) perFile.get(shaOf.get(row.file)!)!.push({ values: by.map((column) => row[column]!), unit: row.unit, n: Number(row.n), h: row.h.toString(16), l: Number(row.l), f: Number(row.f) });
+      for (const row of rows)
+        perFile
+          .get(shaOf.get(row.file)!)!
+          .push({ values: by.map((column) => row[column]!), unit: row.unit, n: Number(row.n), h: row.h.toString(16), l: Number(row.l), f: Number(row.f) });
       if (this.printsCache) {
         await mkdir(this.printsCache, { recursive: true });
         for (const file of missing) await writeWhole(cachePath(file.sha256), JSON.stringify(perFile.get(file.sha256)));

@@ -126,7 +126,12 @@ export class SnapshotRows implements TreeRows {
    * of VALUE_KINDS and each text column holds at most FEW_VALUES values; else undefined. Those
    * `narrow` fixes are known (a series' station and sensor); the others are asked of DuckDB.
    */
-  private async fewValues(columns: readonly [string, Column][], narrow: Narrowing, selected: string, values: DuckDBValue[]): Promise<ReadonlyMap<string, string[]> | undefined> {
+  private async fewValues(
+    columns: readonly [string, Column][],
+    narrow: Narrowing,
+    selected: string,
+    values: DuckDBValue[],
+  ): Promise<ReadonlyMap<string, string[]> | undefined> {
     if (columns.some(([, column]) => column.kind !== 'varchar' && !VALUE_KINDS.has(column.kind))) return undefined;
     const texts = columns.filter(([, column]) => column.kind === 'varchar').map(([name]) => name);
     const fixed = narrow.equal ?? {};
@@ -134,10 +139,16 @@ export class SnapshotRows implements TreeRows {
     const asked = texts.filter((name) => !few.has(name)).map((name) => ({ name, q: quoteIdentifier(name) }));
     if (!asked.length) return few;
     // An estimate first: listing the values of a column of ids would cost a table's worth of memory.
-    const [counts] = await this.db.rows<Record<string, bigint>>(`SELECT ${asked.map(({ q }, i) => `approx_count_distinct(${q}) AS c${i}`).join(', ')} ${selected}`, values);
+    const [counts] = await this.db.rows<Record<string, bigint>>(
+      `SELECT ${asked.map(({ q }, i) => `approx_count_distinct(${q}) AS c${i}`).join(', ')} ${selected}`,
+      values,
+    );
     if (asked.some((_, i) => Number(counts![`c${i}`]) > FEW_VALUES)) return undefined;
     // In text order, so that sorting by the ENUM sorts by the text.
-    const [lists] = await this.db.rows<Record<string, string[] | null>>(`SELECT ${asked.map(({ q }, i) => `list(DISTINCT ${q} ORDER BY ${q}) FILTER (WHERE ${q} IS NOT NULL) AS c${i}`).join(', ')} ${selected}`, values);
+    const [lists] = await this.db.rows<Record<string, string[] | null>>(
+      `SELECT ${asked.map(({ q }, i) => `list(DISTINCT ${q} ORDER BY ${q}) FILTER (WHERE ${q} IS NOT NULL) AS c${i}`).join(', ')} ${selected}`,
+      values,
+    );
     for (const [i, { name }] of asked.entries()) few.set(name, lists![`c${i}`] ?? []);
     return [...few.values()].every((list) => list.length <= FEW_VALUES) ? few : undefined;
   }
@@ -162,7 +173,10 @@ export class SnapshotRows implements TreeRows {
       latest: async (resource, where = {}) => {
         const table = dataset.tables[this.resource(dataset, resource).table]!;
         if (!table.timeColumn) throw new Error(`${dataset.name}/${table.name} has no time column to find its latest rows by`);
-        const newest = this.snapshot.manifest.datasets[dataset.name]!.tables[table.name]!.files.reduce<string | null>((max, f) => (f.max && (!max || f.max > max) ? f.max : max), null);
+        const newest = this.snapshot.manifest.datasets[dataset.name]!.tables[table.name]!.files.reduce<string | null>(
+          (max, f) => (f.max && (!max || f.max > max) ? f.max : max),
+          null,
+        );
         if (!newest) return [];
         return this.all(dataset, resource, { equal: where, from: Date.parse(newest), to: Date.parse(newest) + 1 });
       },

@@ -17,7 +17,11 @@ export class NoStaticFile extends Error {}
  * interface (an upstream's own `/docs/…`, kept in what it sent beyond the spec) points where the
  * server would point it, under `base`; a v1 link with no file is a fault of the build.
  */
-export function staticContext(datasets: readonly Dataset[], base: string, defaultsOf: (endpoint: Endpoint) => Defaults = () => ({})): RenderContext & { fileUrlOf(path: string, query?: Query): string } {
+export function staticContext(
+  datasets: readonly Dataset[],
+  base: string,
+  defaultsOf: (endpoint: Endpoint) => Defaults = () => ({}),
+): RenderContext & { fileUrlOf(path: string, query?: Query): string } {
   const route = createRouter(datasets);
   const root = base.replace(/\/+$/, '');
   // A link with no query is mostly one of a few (a dictionary term) or one an item is linked by
@@ -37,7 +41,11 @@ export function staticContext(datasets: readonly Dataset[], base: string, defaul
   const routed = (path: string, query: Query) => {
     if (!path.startsWith(API)) return `${root}${path}${queryString(query)}`;
     const found = route(path);
-    const text = Object.fromEntries(Object.entries(query).filter(([, v]) => v !== undefined).map(([k, v]) => [k, String(v)]));
+    const text = Object.fromEntries(
+      Object.entries(query)
+        .filter(([, v]) => v !== undefined)
+        .map(([k, v]) => [k, String(v)]),
+    );
     const unit = found && unitOf(found.endpoint, text, defaultsOf(found.endpoint));
     if (!found || !unit) throw new NoStaticFile(`no file of the static tree answers ${path}${queryString(query)}`);
     try {

@@ -136,7 +136,13 @@ export class TreeOutput {
    */
   replaceEnding(path: string, ending: { was: string; now: string }, input: string): Promise<void> | undefined {
     this.counts.reenveloped++;
-    return this.fromInUse(path, input, `\n${ending.was}\n${ending.now}`, (source, target, replace) => ({ kind: 'reenvelope', source, target, ...ending, replace }));
+    return this.fromInUse(path, input, `\n${ending.was}\n${ending.now}`, (source, target, replace) => ({
+      kind: 'reenvelope',
+      source,
+      target,
+      ...ending,
+      replace,
+    }));
   }
 
   /**
@@ -146,7 +152,13 @@ export class TreeOutput {
    */
   extend(path: string, append: { ending: string; insert: string }, input: string): Promise<void> | undefined {
     this.counts.extended++;
-    return this.fromInUse(path, input, `\n+${append.insert}\n${append.ending}`, (source, target, replace) => ({ kind: 'append', source, target, ...append, replace }));
+    return this.fromInUse(path, input, `\n+${append.insert}\n${append.ending}`, (source, target, replace) => ({
+      kind: 'append',
+      source,
+      target,
+      ...append,
+      replace,
+    }));
   }
 
   /**
@@ -163,8 +175,18 @@ export class TreeOutput {
     const compress = options.compress ?? hasVariants(path);
     if (this.inUse.hashOf(path, segment) === hash) return this.linkFromInUse(path, compress);
     const endingBytes = options.ending === undefined ? 0 : Buffer.byteLength(options.ending);
-    const endsSo = endingBytes > 0 && endingBytes <= data.length && Buffer.from(data.buffer, data.byteOffset + data.length - endingBytes, endingBytes).toString() === options.ending;
-    this.writers.add({ kind: 'write', target: this.tree.pathOf(path), data, replace: this.tree.mayBeThere(path), compress, endingBytes: endsSo ? endingBytes : 0 });
+    const endsSo =
+      endingBytes > 0 &&
+      endingBytes <= data.length &&
+      Buffer.from(data.buffer, data.byteOffset + data.length - endingBytes, endingBytes).toString() === options.ending;
+    this.writers.add({
+      kind: 'write',
+      target: this.tree.pathOf(path),
+      data,
+      replace: this.tree.mayBeThere(path),
+      compress,
+      endingBytes: endsSo ? endingBytes : 0,
+    });
     return this.writers.room();
   }
 
@@ -203,7 +225,12 @@ export class TreeOutput {
   }
 
   /** Adds a file a writer thread makes from the tree in use's: named by that file's hash and `change`. */
-  private fromInUse(path: string, input: string, change: string, job: (source: string, target: string, replace: boolean) => FileJob): Promise<void> | undefined {
+  private fromInUse(
+    path: string,
+    input: string,
+    change: string,
+    job: (source: string, target: string, replace: boolean) => FileJob,
+  ): Promise<void> | undefined {
     const hash = this.inUse.changedHash(path, change);
     this.add(path, hash, input);
     if (this.tree.holds(path, hash)) return undefined;

@@ -133,7 +133,11 @@ const readJsonState = (tree: string) =>
  * Files a tree being written over held that its new state does not list. A segment the same as
  * before is not looked into: its files were listed once, in it, so no other segment holds them.
  */
-export function* goneFrom(previous: TreeState | undefined, next: ReadonlyMap<string, string>, nextSegments: ReadonlyMap<string, { text: string; files?: Map<string, string> }>): Generator<string> {
+export function* goneFrom(
+  previous: TreeState | undefined,
+  next: ReadonlyMap<string, string>,
+  nextSegments: ReadonlyMap<string, { text: string; files?: Map<string, string> }>,
+): Generator<string> {
   if (!previous) return;
   const changed = new Set<string>();
   for (const [key, { text, files }] of nextSegments) {
@@ -151,7 +155,9 @@ export function* goneFrom(previous: TreeState | undefined, next: ReadonlyMap<str
 export const treesDir = (out: string) => join(dirname(out), `.${basename(out)}-trees`);
 
 /** The tree a build writes (the one `out` does not point at) and what it holds, and the tree in use. */
-export async function treesOf(out: string): Promise<{ name: 'a' | 'b'; dir: string; state: TreeState | undefined; inUse: { dir: string; state: TreeState } | undefined }> {
+export async function treesOf(
+  out: string,
+): Promise<{ name: 'a' | 'b'; dir: string; state: TreeState | undefined; inUse: { dir: string; state: TreeState } | undefined }> {
   const current = await currentTree(out);
   const name = current === 'a' ? 'b' : 'a';
   const dir = join(treesDir(out), name);

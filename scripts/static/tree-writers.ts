@@ -109,7 +109,8 @@ export function doFileJobs(jobs: readonly FileJob[], madeDirs: Set<string>): Fil
 /** A file's bytes before its `ending`, which it must end with. */
 function readBefore(path: string, ending: Buffer): Buffer {
   const body = readFileSync(path);
-  if (body.length < ending.length || !body.subarray(body.length - ending.length).equals(ending)) throw new Error(`${path} does not end as the tree's state says; rebuild with --full`);
+  if (body.length < ending.length || !body.subarray(body.length - ending.length).equals(ending))
+    throw new Error(`${path} does not end as the tree's state says; rebuild with --full`);
   return body.subarray(0, body.length - ending.length);
 }
 
@@ -134,7 +135,9 @@ export interface FileBatch {
   readonly id: number;
   readonly jobs: readonly FileJob[];
 }
-export type FileBatchDone = { readonly id: number; readonly counts: FileCounts } | { readonly id: number; readonly error: { readonly message: string; readonly code?: string } };
+export type FileBatchDone =
+  | { readonly id: number; readonly counts: FileCounts }
+  | { readonly id: number; readonly error: { readonly message: string; readonly code?: string } };
 
 /** Jobs per batch, and bytes: few enough hand-offs, small enough batches to keep both threads busy. */
 const BATCH_JOBS = 64;

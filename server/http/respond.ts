@@ -10,7 +10,8 @@ import { brotliCompress, constants, gzip } from 'node:zlib';
 
 const compressors = {
   br: promisify((input: Buffer, done: (error: Error | null, result: Buffer) => void) =>
-    brotliCompress(input, { params: { [constants.BROTLI_PARAM_QUALITY]: 4, [constants.BROTLI_PARAM_SIZE_HINT]: input.length } }, done)),
+    brotliCompress(input, { params: { [constants.BROTLI_PARAM_QUALITY]: 4, [constants.BROTLI_PARAM_SIZE_HINT]: input.length } }, done),
+  ),
   gzip: promisify((input: Buffer, done: (error: Error | null, result: Buffer) => void) => gzip(input, { level: 6 }, done)),
 };
 
@@ -103,7 +104,15 @@ export const CORS_LIST: readonly string[] = Object.entries(corsHeaders).flat();
 export async function send(request: IncomingMessage, response: ServerResponse, body: Body): Promise<number> {
   const encoding = body.content.length >= COMPRESS_FROM ? negotiate(request.headers['accept-encoding']) : 'identity';
   const etag = body.identity ? etagOf(body.identity, encoding) : undefined;
-  const headers = [...CORS_LIST, 'content-type', body.type, 'cache-control', body.cacheControl, 'vary', body.vary ? `Accept-Encoding, ${body.vary}` : 'Accept-Encoding'];
+  const headers = [
+    ...CORS_LIST,
+    'content-type',
+    body.type,
+    'cache-control',
+    body.cacheControl,
+    'vary',
+    body.vary ? `Accept-Encoding, ${body.vary}` : 'Accept-Encoding',
+  ];
   if (etag) headers.push('etag', etag);
   if (body.headers) for (const name in body.headers) headers.push(name, body.headers[name]!);
   if (etag && body.status === 200 && matches(request.headers['if-none-match'], etag)) {

@@ -26,7 +26,10 @@ export interface Route {
 export const route = <M>(name: string, match: (url: URL) => M | undefined, answer: Answer<M>): Route => ({ name, match, answer });
 
 /** Matches these paths, exactly. */
-export const exactly = (...paths: string[]) => (url: URL) => paths.includes(url.pathname) || undefined;
+export const exactly =
+  (...paths: string[]) =>
+  (url: URL) =>
+    paths.includes(url.pathname) || undefined;
 
 /** Matches every path under a prefix. */
 export const under = (prefix: string) => (url: URL) => url.pathname.startsWith(prefix) || undefined;

@@ -63,7 +63,10 @@ export function beforeTrailingComments(sql: string): string[] {
  */
 export function copyStatement(sql: string, columns: readonly SqlColumn[], target: CopyTarget, limit?: number): string {
   const select = target.format === 'csv' ? csvSelectList(columns) : '*';
-  const options = target.format === 'csv' ? csvCopyOptions(target.gzip) : `FORMAT parquet, COMPRESSION zstd${target.rowGroupRows ? `, ROW_GROUP_SIZE ${target.rowGroupRows}` : ''}`;
+  const options =
+    target.format === 'csv'
+      ? csvCopyOptions(target.gzip)
+      : `FORMAT parquet, COMPRESSION zstd${target.rowGroupRows ? `, ROW_GROUP_SIZE ${target.rowGroupRows}` : ''}`;
   // DuckDB would write over an existing file through a temporary one beside it, which the sandbox does not allow: the file is new anyway.
   return `COPY (SELECT ${select} FROM ${asSubquery(sql)}${limit === undefined ? '' : ` LIMIT ${limit}`}) TO ${quoteString(target.path)} (${options}, USE_TMP_FILE false)`;
 }
@@ -81,7 +84,8 @@ export function typeHint(reason: string, columns: readonly { name: string; type:
 }
 
 /** Types every format holds as they are; a column of another type is named when writing a file fails. */
-const PLAIN_TYPE = /^(BOOLEAN|U?(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT)|FLOAT|DOUBLE|DECIMAL\(\d+,\d+\)|VARCHAR|DATE|TIMESTAMP|TIMESTAMP WITH TIME ZONE|BLOB|UUID)$/;
+const PLAIN_TYPE =
+  /^(BOOLEAN|U?(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT)|FLOAT|DOUBLE|DECIMAL\(\d+,\d+\)|VARCHAR|DATE|TIMESTAMP|TIMESTAMP WITH TIME ZONE|BLOB|UUID)$/;
 
 /** Whether DuckDB reads `sql` as one SELECT with these columns. */
 async function sameQuery(connection: DuckDBConnection, sql: string, columns: readonly SqlColumn[]): Promise<boolean> {
@@ -114,7 +118,13 @@ export async function writeResult(
   // A subquery's columns are known by name regardless of case: "A" would be read as "a".
   const lower = columns.map((column) => column.name.toLowerCase());
   const twin = columns.find((_, i) => lower.indexOf(lower[i]!) !== i);
-  if (twin) throw new SqlRefused(`two columns are named ${columns.filter((column) => column.name.toLowerCase() === twin.name.toLowerCase()).map((column) => JSON.stringify(column.name)).join(' and ')}, one name to DuckDB; give each its own name with AS`);
+  if (twin)
+    throw new SqlRefused(
+      `two columns are named ${columns
+        .filter((column) => column.name.toLowerCase() === twin.name.toLowerCase())
+        .map((column) => JSON.stringify(column.name))
+        .join(' and ')}, one name to DuckDB; give each its own name with AS`,
+    );
   let query = sql;
   for (const text of beforeTrailingComments(sql)) {
     if (!(await sameQuery(connection, text, columns))) continue;

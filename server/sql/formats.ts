@@ -20,7 +20,8 @@ export const contentTypes: Record<Format, string> = {
 const jsonRow = (columns: SqlResult['columns'], row: readonly unknown[]) => JSON.stringify(Object.fromEntries(columns.map((c, i) => [c.name, row[i]])));
 
 /** `{"columns": [{name, type}, …], "rows": [{column: value, …}, …]}` */
-export const toJson = (result: SqlResult): string => `{"columns":${JSON.stringify(result.columns)},"rows":[${result.rows.map((row) => jsonRow(result.columns, row)).join(',')}]}`;
+export const toJson = (result: SqlResult): string =>
+  `{"columns":${JSON.stringify(result.columns)},"rows":[${result.rows.map((row) => jsonRow(result.columns, row)).join(',')}]}`;
 
 /** toJson's very text, in pieces as the rows come, batch by batch: for results too large to hold. */
 export async function* toJsonChunks(columns: SqlResult['columns'], batches: AsyncIterable<readonly (readonly unknown[])[]>): AsyncGenerator<string> {
@@ -81,7 +82,12 @@ export function instantMicros(text: string): bigint {
 }
 
 /** A vector of fixed-width values (days, microseconds) with its nulls. */
-function fixedVector(arrow: Arrow, type: InstanceType<Arrow['DateDay']> | InstanceType<Arrow['Timestamp']>, values: readonly unknown[], convert: (text: string) => number | bigint) {
+function fixedVector(
+  arrow: Arrow,
+  type: InstanceType<Arrow['DateDay']> | InstanceType<Arrow['Timestamp']>,
+  values: readonly unknown[],
+  convert: (text: string) => number | bigint,
+) {
   const data = type instanceof arrow.DateDay ? new Int32Array(values.length) : new BigInt64Array(values.length);
   const validity = new Uint8Array(Math.ceil(values.length / 8));
   let nullCount = 0;
@@ -105,24 +111,47 @@ function arrowVector(arrow: Arrow, type: string, values: readonly unknown[]) {
   const { Bool, Float64, Int32, Int64, Utf8 } = arrow;
   const vector = (arrowType: DataType, converted: unknown[]) => arrow.vectorFromArray(converted, arrowType);
   if (type === 'BOOLEAN') return vector(new Bool(), [...values]);
-  if (['TINYINT', 'SMALLINT', 'INTEGER', 'UTINYINT', 'USMALLINT'].includes(type)) return vector(new Int32(), values.map((v) => (v === null ? null : Number(v))));
+  if (['TINYINT', 'SMALLINT', 'INTEGER', 'UTINYINT', 'USMALLINT'].includes(type))
+    return vector(
+      new Int32(),
+      values.map((v) => (v === null ? null : Number(v))),
+    );
   if (['BIGINT', 'UINTEGER', 'UBIGINT', 'HUGEINT', 'UHUGEINT'].includes(type)) {
     // Sums are HUGEINT: 64 bits when every value fits, else the numbers' text.
     const integers = values.map((v) => (v === null ? null : BigInt(v as string | number)));
     if (integers.every((v) => v === null || (v <= INT64_MAX && v >= -INT64_MAX - 1n))) return vector(new Int64(), integers);
-    return vector(new Utf8(), integers.map((v) => (v === null ? null : String(v))));
+    return vector(
+      new Utf8(),
+      integers.map((v) => (v === null ? null : String(v))),
+    );
   }
-  if (['FLOAT', 'DOUBLE'].includes(type) || type.startsWith('DECIMAL')) return vector(new Float64(), values.map((v) => (v === null ? null : Number(v))));
+  if (['FLOAT', 'DOUBLE'].includes(type) || type.startsWith('DECIMAL'))
+    return vector(
+      new Float64(),
+      values.map((v) => (v === null ? null : Number(v))),
+    );
   if (type === 'DATE') return fixedVector(arrow, new arrow.DateDay(), values, dateDays);
   if (/^TIMESTAMP(_S|_MS|_NS)?$/.test(type)) return fixedVector(arrow, new arrow.Timestamp(arrow.TimeUnit.MICROSECOND), values, instantMicros);
   if (type === 'TIMESTAMP WITH TIME ZONE') return fixedVector(arrow, new arrow.Timestamp(arrow.TimeUnit.MICROSECOND, 'UTC'), values, instantMicros);
   if (type === 'VARCHAR') return vector(new Utf8(), [...values]);
-  return vector(new Utf8(), values.map((v) => (v === null ? null : typeof v === 'string' ? v : JSON.stringify(v))));
+  return vector(
+    new Utf8(),
+    values.map((v) => (v === null ? null : typeof v === 'string' ? v : JSON.stringify(v))),
+  );
 }
 
 /** Arrow IPC; apache-arrow is loaded when first asked for, not by every command that lists the formats. */
 export async function toArrow(result: SqlResult): Promise<Uint8Array> {
   const arrow = await import('apache-arrow');
-  const columns = Object.fromEntries(result.columns.map((column, i) => [column.name, arrowVector(arrow, column.type, result.rows.map((row) => row[i]))]));
+  const columns = Object.fromEntries(
+    result.columns.map((column, i) => [
+      column.name,
+      arrowVector(
+        arrow,
+        column.type,
+        result.rows.map((row) => row[i]),
+      ),
+    ]),
+  );
   return arrow.tableToIPC(new arrow.Table(columns), 'stream');
 }

@@ -40,7 +40,12 @@ class Admission {
     signal?.throwIfAborted();
     if (this.active >= this.running) {
       if (this.line.length >= this.waiting) {
-        throw new Problem('service-unavailable', `${this.running + this.waiting} SQL queries are running or waiting, as many as this server takes; send it again shortly`, {}, { 'retry-after': '1' });
+        throw new Problem(
+          'service-unavailable',
+          `${this.running + this.waiting} SQL queries are running or waiting, as many as this server takes; send it again shortly`,
+          {},
+          { 'retry-after': '1' },
+        );
       }
       await new Promise<void>((resolve, reject) => {
         const turn = () => {
@@ -109,7 +114,10 @@ export function sqlEndpoint(host: SnapshotHost, options: SqlServiceOptions = {})
       const leave = await admission.enter(clientGone.signal);
       let bytes: number;
       try {
-        const runner = await served.attachment('sql', async () => new SqlRunner(served.snapshot, served.datasets, options.runner ?? defaultRunnerOptions, options.log));
+        const runner = await served.attachment(
+          'sql',
+          async () => new SqlRunner(served.snapshot, served.datasets, options.runner ?? defaultRunnerOptions, options.log),
+        );
         // Starting the process (the first query on a snapshot) is not the query's time.
         const starting = Date.now();
         await runner.ready();
@@ -140,7 +148,14 @@ export function sqlEndpoint(host: SnapshotHost, options: SqlServiceOptions = {})
       // length, or without chunked encoding's last chunk, so no client takes it for the whole result.
       if (encoding === 'identity') await pipeline(result.createReadStream(), response);
       // As the API's answers are compressed (brotli at its default, 11, would take seconds of CPU for a large result).
-      else await pipeline(result.createReadStream(), encoding === 'br' ? createBrotliCompress({ params: { [constants.BROTLI_PARAM_QUALITY]: 4, [constants.BROTLI_PARAM_SIZE_HINT]: bytes } }) : createGzip({ level: 6 }), response);
+      else
+        await pipeline(
+          result.createReadStream(),
+          encoding === 'br'
+            ? createBrotliCompress({ params: { [constants.BROTLI_PARAM_QUALITY]: 4, [constants.BROTLI_PARAM_SIZE_HINT]: bytes } })
+            : createGzip({ level: 6 }),
+          response,
+        );
       return bytes;
     } finally {
       if (file) await rm(file, { force: true });

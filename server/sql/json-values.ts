@@ -11,7 +11,9 @@ let infinityTexts: Promise<Map<string, Map<unknown, string>>> | undefined;
 async function findInfinityTexts(connection: DuckDBConnection): Promise<Map<string, Map<unknown, string>>> {
   const types = ['DATE', 'TIMESTAMP_S', 'TIMESTAMP_MS', 'TIMESTAMP', 'TIMESTAMP_NS', 'TIMESTAMPTZ'];
   const texts = new Map<string, Map<unknown, string>>();
-  const result = await connection.stream(`SELECT ${types.flatMap((type, i) => [`'infinity'::${type} AS "${i}+"`, `'-infinity'::${type} AS "${i}-"`]).join(', ')}`);
+  const result = await connection.stream(
+    `SELECT ${types.flatMap((type, i) => [`'infinity'::${type} AS "${i}+"`, `'-infinity'::${type} AS "${i}-"`]).join(', ')}`,
+  );
   const columnTypes = result.columnTypes().map(String);
   for await (const rows of result.yieldRowsJson()) {
     rows[0]!.forEach((value, i) => {

@@ -30,9 +30,12 @@ export class SqlRefused extends Error {
  */
 export class SqlCutShort extends SqlRefused {
   constructor() {
-    super('the query failed in DuckDB partway through its result, for a reason DuckDB does not pass on here: most often the memory a query may use (select fewer rows or columns, or send it again later)');
+    super(
+      'the query failed in DuckDB partway through its result, for a reason DuckDB does not pass on here: most often the memory a query may use (select fewer rows or columns, or send it again later)',
+    );
   }
 }
 
 /** The refusal of a result past `maxBytes`, however it is written. */
-export const resultTooLarge = (maxBytes: number) => new SqlRefused(`the result is larger than ${Math.round(maxBytes / 1024 / 1024)} MiB; select fewer rows or columns`, 'bytes');
+export const resultTooLarge = (maxBytes: number) =>
+  new SqlRefused(`the result is larger than ${Math.round(maxBytes / 1024 / 1024)} MiB; select fewer rows or columns`, 'bytes');

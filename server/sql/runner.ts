@@ -260,7 +260,15 @@ export class SqlRunner {
   private ended(process: SqlProcess, code: number | null, signal: NodeJS.Signals | null): void {
     if (this.current === process) this.current = undefined;
     this.live.delete(process);
-    if (!this.closed && (!process.retired || process.jobs.size)) this.log({ event: 'sql-process-ended', pid: process.child.pid, code, signal, jobs: process.jobs.size, stderr: process.stderr.trim().split('\n').slice(-3).join(' | ') || undefined });
+    if (!this.closed && (!process.retired || process.jobs.size))
+      this.log({
+        event: 'sql-process-ended',
+        pid: process.child.pid,
+        code,
+        signal,
+        jobs: process.jobs.size,
+        stderr: process.stderr.trim().split('\n').slice(-3).join(' | ') || undefined,
+      });
     // Its DuckDB's spill directory is left behind when it is killed.
     void removeOrphanedSpillDirs(spillParent()).catch(() => {});
     const alone = process.jobs.size === 1;
@@ -271,7 +279,12 @@ export class SqlRunner {
       // Without a deadline to blame, the process died of memory (the only cap it meets): the query did
       // it if it ran alone in a process where no allocation had failed before.
       else if (alone && !this.closed && process.overdue === undefined && !process.damaged)
-        job.reject(new SqlRefused(`the query needed more memory than a query here may have (${Math.round(this.options.processMemory / 1024 / 1024)} MiB for the SQL process)`, 'memory'));
+        job.reject(
+          new SqlRefused(
+            `the query needed more memory than a query here may have (${Math.round(this.options.processMemory / 1024 / 1024)} MiB for the SQL process)`,
+            'memory',
+          ),
+        );
       // A query that ran beside the one at fault runs again, once, alone in a new process, within its own deadline.
       else if (!job.again && !this.closed) this.send(job.request, job.resolve, job.reject, true).catch(job.reject);
       else job.reject(new Problem('service-unavailable', 'the SQL process was stopped while this query ran; send it again', {}, { 'retry-after': '1' }));

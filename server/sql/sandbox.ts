@@ -42,7 +42,6 @@ export interface SqlResult {
   readonly rows: readonly (readonly unknown[])[];
 }
 
-
 export class SqlSandbox {
   private readonly idle: DuckDBConnection[] = [];
   private readonly busy = new Set<DuckDBConnection>();
@@ -61,7 +60,9 @@ export class SqlSandbox {
       infinities = await infinitiesOf(setup);
       await setup.run(`SET GLOBAL TimeZone = 'UTC'`);
       await createViews({ run: (sql) => setup.run(sql).then(() => undefined) }, snapshot, datasets);
-      await setup.run(`SET allowed_directories = [${[snapshot.dir, ...(options.resultDir ? [options.resultDir] : [])].map((dir) => quoteString(`${dir}/`)).join(', ')}]`);
+      await setup.run(
+        `SET allowed_directories = [${[snapshot.dir, ...(options.resultDir ? [options.resultDir] : [])].map((dir) => quoteString(`${dir}/`)).join(', ')}]`,
+      );
       if (options.writable?.length) await setup.run(`SET allowed_paths = [${options.writable.map(quoteString).join(', ')}]`);
       await setup.run(`SET autoinstall_known_extensions = false`);
       await setup.run(`SET autoload_known_extensions = false`);
@@ -69,7 +70,9 @@ export class SqlSandbox {
       // Progress is a setting of each connection (DuckDB will not set it globally): locked below, once set on the one connection.
       if (!options.progress) await setup.run(`SET lock_configuration = true`);
     });
-    const hidden = options.confined ? machineNames([[snapshot.dir, '<snapshot>'], ...(options.resultDir ? [[options.resultDir, '<result>'] as [string, string]] : [])]) : undefined;
+    const hidden = options.confined
+      ? machineNames([[snapshot.dir, '<snapshot>'], ...(options.resultDir ? [[options.resultDir, '<result>'] as [string, string]] : [])])
+      : undefined;
     const sandbox = new SqlSandbox(duckdb, infinities, hidden);
     if (options.progress) {
       try {
@@ -106,33 +109,44 @@ export class SqlSandbox {
    * `consume`, within `limits` (the time limit covers consuming too) and until `signal` aborts, and
    * answers what it answers.
    */
-  stream<T>(sql: string, limits: SqlLimits, consume: (columns: readonly SqlColumn[], batches: AsyncIterable<unknown[][]>) => Promise<T>, signal?: AbortSignal): Promise<T> {
+  stream<T>(
+    sql: string,
+    limits: SqlLimits,
+    consume: (columns: readonly SqlColumn[], batches: AsyncIterable<unknown[][]>) => Promise<T>,
+    signal?: AbortSignal,
+  ): Promise<T> {
     const { infinities } = this;
-    return this.query(sql, limits, async (prepared, columns) => {
-      const result = await prepared.stream();
-      async function* batches() {
-        let count = 0;
-        let bytes = 0;
-        for await (const batch of result.yieldRowsJson()) {
-          const rows: unknown[][] = [];
-          for (const row of batch) {
-            const values = row.map((value, i) => friendly(value, columns[i]!.type, infinities));
-            if (Number.isFinite(limits.maxBytes)) {
-              // A long text is measured as it is: written out as JSON first, one past the limit would take its size twice over.
-              for (const value of values) bytes += typeof value === 'string' ? value.length + 2 : bytes > limits.maxBytes ? 0 : JSON.stringify(value)?.length ?? 4;
+    return this.query(
+      sql,
+      limits,
+      async (prepared, columns) => {
+        const result = await prepared.stream();
+        async function* batches() {
+          let count = 0;
+          let bytes = 0;
+          for await (const batch of result.yieldRowsJson()) {
+            const rows: unknown[][] = [];
+            for (const row of batch) {
+              const values = row.map((value, i) => friendly(value, columns[i]!.type, infinities));
+              if (Number.isFinite(limits.maxBytes)) {
+                // A long text is measured as it is: written out as JSON first, one past the limit would take its size twice over.
+                for (const value of values)
+                  bytes += typeof value === 'string' ? value.length + 2 : bytes > limits.maxBytes ? 0 : (JSON.stringify(value)?.length ?? 4);
+              }
+              rows.push(values);
+              if (++count > limits.maxRows) throw new SqlRefused(`the result has more than ${limits.maxRows} rows; add a LIMIT or aggregate`, 'rows');
+              if (bytes > limits.maxBytes) throw resultTooLarge(limits.maxBytes);
             }
-            rows.push(values);
-            if (++count > limits.maxRows) throw new SqlRefused(`the result has more than ${limits.maxRows} rows; add a LIMIT or aggregate`, 'rows');
-            if (bytes > limits.maxBytes) throw resultTooLarge(limits.maxBytes);
+            yield rows;
           }
-          yield rows;
+          if (result.returnType === ResultReturnType.INVALID) throw new SqlCutShort();
         }
-        if (result.returnType === ResultReturnType.INVALID) throw new SqlCutShort();
-      }
-      const answer = await consume(columns, batches());
-      releaseResult();
-      return answer;
-    }, signal);
+        const answer = await consume(columns, batches());
+        releaseResult();
+        return answer;
+      },
+      signal,
+    );
   }
 
   /**
@@ -143,7 +157,13 @@ export class SqlSandbox {
    * called a few times a second while it runs, when the sandbox was opened with progress; aborting
    * `signal` stops it.
    */
-  copy(sql: string, target: CopyTarget, limits: SqlLimits, onProgress?: (progress: QueryProgress) => void, signal?: AbortSignal): Promise<{ rows: number; columns: readonly SqlColumn[] }> {
+  copy(
+    sql: string,
+    target: CopyTarget,
+    limits: SqlLimits,
+    onProgress?: (progress: QueryProgress) => void,
+    signal?: AbortSignal,
+  ): Promise<{ rows: number; columns: readonly SqlColumn[] }> {
     return this.query(sql, limits, (_, columns, connection) => writeResult(connection, sql, columns, target, limits, onProgress), signal);
   }
 
@@ -175,7 +195,9 @@ export class SqlSandbox {
       again = setInterval(() => connection.interrupt(), 50);
     };
     // (setTimeout would take Infinity for 1 ms.)
-    const timer = Number.isFinite(limits.timeoutMs) ? setTimeout(() => stop(new SqlRefused(`the query ran longer than ${limits.timeoutMs / 1000} s and was stopped`, 'time')), limits.timeoutMs) : undefined;
+    const timer = Number.isFinite(limits.timeoutMs)
+      ? setTimeout(() => stop(new SqlRefused(`the query ran longer than ${limits.timeoutMs / 1000} s and was stopped`, 'time')), limits.timeoutMs)
+      : undefined;
     const aborted = () => stop(signal!.reason instanceof SqlRefused ? signal!.reason : new SqlRefused('the query was stopped'));
     signal?.addEventListener('abort', aborted, { once: true });
     try {
@@ -209,7 +231,10 @@ export class SqlSandbox {
       const shown = this.hidden ? withoutMachineNames(message, this.hidden) : message;
       if (error instanceof SqlRefused) throw shown === message ? error : new SqlRefused(shown, error.limit);
       // DuckDB's own refusal or error (a syntax error, a missing table, a forbidden file, its memory limit) is the client's to fix.
-      throw new SqlRefused(/^Out of Memory Error/.test(shown) ? `the query needs more memory than queries here may use: ${shown}` : shown, /^Out of Memory Error/.test(shown) ? 'memory' : undefined);
+      throw new SqlRefused(
+        /^Out of Memory Error/.test(shown) ? `the query needs more memory than queries here may use: ${shown}` : shown,
+        /^Out of Memory Error/.test(shown) ? 'memory' : undefined,
+      );
     } finally {
       clearTimeout(timer);
       clearInterval(again);

@@ -54,7 +54,12 @@ export async function sendFile(request: IncomingMessage, response: ServerRespons
   }
   const [start, end] = range ?? [0, variant.size - 1];
   const length = Math.max(0, end - start + 1);
-  response.writeHead(range ? 206 : 200, range ? [...variant.headers, 'content-length', String(length), 'content-range', `bytes ${start}-${end}/${variant.size}`] : [...variant.headers, 'content-length', String(length)]);
+  response.writeHead(
+    range ? 206 : 200,
+    range
+      ? [...variant.headers, 'content-length', String(length), 'content-range', `bytes ${start}-${end}/${variant.size}`]
+      : [...variant.headers, 'content-length', String(length)],
+  );
   if (request.method === 'HEAD' || length === 0) {
     response.end();
     return 0;

@@ -127,16 +127,24 @@ export function readTreeFile(root: string, path: string): TreeFile | null {
   const gzip = compressible ? variantOf(root, `${file}.gz`) : undefined;
   const bytes = [identity, br, gzip].reduce((sum, v) => sum + (v?.content?.length ?? 0), 0);
   const type = TYPES[extension] ?? 'application/octet-stream';
-  const cacheControl = path.startsWith('/downloads/') ? 'public, max-age=3600' : path.startsWith('/_astro/') ? 'public, max-age=31536000, immutable' : 'public, max-age=300';
+  const cacheControl = path.startsWith('/downloads/')
+    ? 'public, max-age=3600'
+    : path.startsWith('/_astro/')
+      ? 'public, max-age=31536000, immutable'
+      : 'public, max-age=300';
   // Made once per file: an object of headers per request, checked name by name, was a fifth of a small file's answer.
   const withHeaders = (found: Found, encoding?: 'br' | 'gzip'): Variant => ({
     ...found,
     headers: [
       ...CORS_LIST,
-      'content-type', type,
-      'cache-control', cacheControl,
-      'accept-ranges', 'bytes',
-      'etag', found.etag,
+      'content-type',
+      type,
+      'cache-control',
+      cacheControl,
+      'accept-ranges',
+      'bytes',
+      'etag',
+      found.etag,
       ...(br || gzip ? ['vary', 'Accept-Encoding'] : []),
       ...(encoding ? ['content-encoding', encoding] : []),
     ],

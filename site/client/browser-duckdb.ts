@@ -46,7 +46,14 @@ export async function openBrowserDatabase(catalogueUrl: string): Promise<Browser
     const scans = await scansOf(sql);
     for (const name of new Set(scans.map((scan) => scan.table))) {
       const table = tables.get(name)!;
-      await rows.hold(table, await partsNeeded(table, scans.filter((scan) => scan.table === name), files));
+      await rows.hold(
+        table,
+        await partsNeeded(
+          table,
+          scans.filter((scan) => scan.table === name),
+          files,
+        ),
+      );
     }
     return textResult((await connection.query(sql)) as unknown as ArrowLike);
   }

@@ -40,11 +40,13 @@ export function mountChartTips(svg: SVGSVGElement): void {
   const columns: TipColumn[] = positions.flatMap(([x, ...ys], i) => {
     const [label, ...flat] = texts[i] ?? [];
     if (x === undefined || label === undefined) return [];
-    return [{
-      x,
-      label: String(label),
-      points: ys.map((y, j) => ({ series: flat[j * 2] as number, y, value: String(flat[j * 2 + 1]) })),
-    }];
+    return [
+      {
+        x,
+        label: String(label),
+        points: ys.map((y, j) => ({ series: flat[j * 2] as number, y, value: String(flat[j * 2 + 1]) })),
+      },
+    ];
   });
   const tip = svg.parentElement?.querySelector<HTMLElement>('.chart-tip');
   const marks = svg.querySelector<SVGGElement>('g.tip-marks');
@@ -109,7 +111,14 @@ export function mountChartTips(svg: SVGSVGElement): void {
   svg.addEventListener('focus', () => show(current < 0 ? columns.length - 1 : current));
   svg.addEventListener('blur', hide);
   svg.addEventListener('keydown', (event) => {
-    const moves: Record<string, number> = { ArrowLeft: current - 1, ArrowRight: current + 1, ArrowDown: current - 1, ArrowUp: current + 1, Home: 0, End: columns.length - 1 };
+    const moves: Record<string, number> = {
+      ArrowLeft: current - 1,
+      ArrowRight: current + 1,
+      ArrowDown: current - 1,
+      ArrowUp: current + 1,
+      Home: 0,
+      End: columns.length - 1,
+    };
     if (event.key === 'Escape') hide();
     else if (event.key in moves) show(moves[event.key]!);
     else return;

@@ -59,7 +59,11 @@ function jsonFileOf(value: string, context: RenderContext): URL | undefined {
   return isSiteJson(url, context.file.origin) ? url : undefined;
 }
 
-function element<K extends keyof HTMLElementTagNameMap>(tag: K, attributes: Record<string, string> = {}, ...children: (Node | string)[]): HTMLElementTagNameMap[K] {
+function element<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attributes: Record<string, string> = {},
+  ...children: (Node | string)[]
+): HTMLElementTagNameMap[K] {
   const made = document.createElement(tag);
   for (const [name, value] of Object.entries(attributes)) made.setAttribute(name, value);
   made.append(...children);
@@ -69,7 +73,11 @@ function element<K extends keyof HTMLElementTagNameMap>(tag: K, attributes: Reco
 /** A link to a JSON file in the viewer; `label` by default the file's last path segment, without .json. */
 function fileLink(url: URL, context: RenderContext, label?: string): HTMLAnchorElement {
   const name = decodeUriPart(url.pathname.split('/').filter(Boolean).at(-1) ?? url.pathname).replace(/\.json(ld)?$/, '');
-  return element('a', { href: viewerUrl(context.viewer, url), title: url.pathname + url.hash, 'data-json-view-link': '' }, label ?? (url.hash ? `${name}${url.hash}` : name));
+  return element(
+    'a',
+    { href: viewerUrl(context.viewer, url), title: url.pathname + url.hash, 'data-json-view-link': '' },
+    label ?? (url.hash ? `${name}${url.hash}` : name),
+  );
 }
 
 function scalar(value: Exclude<Json, Json[] | JsonObject>, context: RenderContext, inTable: boolean): Node {
@@ -101,7 +109,13 @@ function folded(value: Json[] | JsonObject, context: RenderContext): Node {
   const only = entries.length === 1 ? entries[0]! : undefined;
   if (only !== undefined && (only === null || typeof only !== 'object')) return scalar(only, context, true);
   const summary = Array.isArray(value) ? fill(context.texts.nItems, { count: value.length }) : Object.keys(value).join(', ');
-  const inside = Array.isArray(value) ? element('ul', { class: 'json-array' }, ...value.map((item) => element('li', {}, isObject(item) ? renderFields(item, context, true) : renderValue(item, context, true)))) : renderFields(value, context, true);
+  const inside = Array.isArray(value)
+    ? element(
+        'ul',
+        { class: 'json-array' },
+        ...value.map((item) => element('li', {}, isObject(item) ? renderFields(item, context, true) : renderValue(item, context, true))),
+      )
+    : renderFields(value, context, true);
   return element('details', { class: 'json-fold' }, element('summary', {}, summary), inside);
 }
 
@@ -109,7 +123,11 @@ function folded(value: Json[] | JsonObject, context: RenderContext): Node {
 function renderFields(value: JsonObject, context: RenderContext, inTable = false): HTMLElement {
   const entries = Object.entries(value);
   if (!entries.length) return element('span', { class: 'muted' }, context.texts.empty);
-  return element('dl', { class: inTable ? 'json-fields compact' : 'json-fields' }, ...entries.flatMap(([key, item]) => [element('dt', {}, key), element('dd', {}, renderValue(item, context, inTable))]));
+  return element(
+    'dl',
+    { class: inTable ? 'json-fields compact' : 'json-fields' },
+    ...entries.flatMap(([key, item]) => [element('dt', {}, key), element('dd', {}, renderValue(item, context, inTable))]),
+  );
 }
 
 /**
@@ -133,7 +151,11 @@ function renderTable(items: readonly JsonObject[], context: RenderContext): HTML
     const id = selfFragment(item, context);
     const unique = id !== undefined && !ids.has(id) && !document.getElementById(id);
     if (unique) ids.add(id);
-    return element('tr', unique ? { id } : {}, ...columns.map((column) => element('td', { 'data-label': column }, column in item ? renderValue(item[column]!, context, true) : '')));
+    return element(
+      'tr',
+      unique ? { id } : {},
+      ...columns.map((column) => element('td', { 'data-label': column }, column in item ? renderValue(item[column]!, context, true) : '')),
+    );
   });
   return element('div', { class: 'table-scroll' }, element('table', { class: 'json-table', 'data-json-view-table': '' }, head, element('tbody', {}, ...rows)));
 }
@@ -162,8 +184,12 @@ export function renderFile(value: Json, context: RenderContext): Node[] {
   const lists = Object.entries(value).filter((entry): entry is [string, JsonObject[]] => isList(entry[1]));
   const rest = Object.fromEntries(Object.entries(value).filter(([, item]) => !isList(item)));
   const pager = pagerOf(value, context);
-  if (!lists.length || (!pager && Object.keys(rest).length > LIST_FILE_FIELDS)) return [...(pager ? [pager] : []), element('section', { 'data-json-view-fields': '' }, renderFields(value, context))];
-  const total = Object.values(value).filter(isObject).map((holder) => holder.total).find((candidate) => typeof candidate === 'number');
+  if (!lists.length || (!pager && Object.keys(rest).length > LIST_FILE_FIELDS))
+    return [...(pager ? [pager] : []), element('section', { 'data-json-view-fields': '' }, renderFields(value, context))];
+  const total = Object.values(value)
+    .filter(isObject)
+    .map((holder) => holder.total)
+    .find((candidate) => typeof candidate === 'number');
   const sections = lists.map(([key, items]) =>
     element(
       'section',
@@ -173,6 +199,8 @@ export function renderFile(value: Json, context: RenderContext): Node[] {
       renderTable(items, context),
     ),
   );
-  const fields = Object.keys(rest).length ? [element('section', { 'data-json-view-fields': '' }, element('h2', {}, context.texts.fields), renderFields(rest, context))] : [];
+  const fields = Object.keys(rest).length
+    ? [element('section', { 'data-json-view-fields': '' }, element('h2', {}, context.texts.fields), renderFields(rest, context))]
+    : [];
   return [...(pager ? [pager] : []), ...sections, ...fields, ...(pager ? [pager.cloneNode(true)] : [])];
 }

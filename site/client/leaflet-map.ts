@@ -101,7 +101,9 @@ async function mountLeaflet(figure: HTMLElement, tiles: string, attribution: str
   const bounds: Record<string, [number, number][]> = {};
   for (const layer of layers) {
     const group = layer.valued ? L.featureGroup(layer.places.map((place) => valueMarker(L, layer, place))) : clusterOf(L, layer, !still);
-    overlays[`<span class="map-swatch" style="background:${layer.colour}"></span>${escapeHtml(layer.title)} <span class="muted">(${escapeHtml(layer.datasetTitle)})</span>`] = group;
+    overlays[
+      `<span class="map-swatch" style="background:${layer.colour}"></span>${escapeHtml(layer.title)} <span class="muted">(${escapeHtml(layer.datasetTitle)})</span>`
+    ] = group;
     if (layer.own) group.addTo(map);
     (bounds[layer.dataset] ??= []).push(...layer.places.map(([lon, lat]): [number, number] => [lat, lon]));
   }
@@ -142,7 +144,8 @@ function clusterOf(L: Leaflet, layer: LeafletLayer, animate: boolean) {
   // Places are HTML markers rather than SVG circles: a tap on a circle of Leaflet's SVG opens no
   // popup in Chromium on a touch screen, a tap on a marker does.
   const icon = L.divIcon({ className: 'map-point', html: `<span style="background:${layer.colour}"></span>`, iconSize: L.point(18, 18) });
-  for (const [lon, lat, name, figure] of layer.places) cluster.addLayer(L.marker([lat, lon], { icon, title: name, keyboard: true }).bindPopup(popup(layer, name, figure)));
+  for (const [lon, lat, name, figure] of layer.places)
+    cluster.addLayer(L.marker([lat, lon], { icon, title: name, keyboard: true }).bindPopup(popup(layer, name, figure)));
   return cluster;
 }
 

@@ -1,5 +1,18 @@
 import {
-  Bool, DateDay, Field, Float64, Int32, Int64, List, Table, TimestampMillisecond, Utf8, tableToIPC, vectorFromArray, type DataType, type Vector,
+  Bool,
+  DateDay,
+  Field,
+  Float64,
+  Int32,
+  Int64,
+  List,
+  Table,
+  TimestampMillisecond,
+  Utf8,
+  tableToIPC,
+  vectorFromArray,
+  type DataType,
+  type Vector,
 } from 'apache-arrow';
 import { parquetReadObjects, type AsyncBuffer, type FileMetaData } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
@@ -23,7 +36,8 @@ export interface CatalogueColumn {
 }
 
 const INTEGER = /^(TINYINT|SMALLINT|INTEGER|UTINYINT|USMALLINT)$/;
-const SIMPLE = /^(VARCHAR|TINYINT|SMALLINT|INTEGER|UTINYINT|USMALLINT|BIGINT|DOUBLE|FLOAT|BOOLEAN|DATE|TIMESTAMP|TIMESTAMPTZ|TIMESTAMP WITH TIME ZONE|DECIMAL\(\d+,\s*\d+\)|VARCHAR\[\])$/;
+const SIMPLE =
+  /^(VARCHAR|TINYINT|SMALLINT|INTEGER|UTINYINT|USMALLINT|BIGINT|DOUBLE|FLOAT|BOOLEAN|DATE|TIMESTAMP|TIMESTAMPTZ|TIMESTAMP WITH TIME ZONE|DECIMAL\(\d+,\s*\d+\)|VARCHAR\[\])$/;
 
 /**
  * The type the column gets in the browser: the declared one, TIMESTAMP for instants (in UTC), or
@@ -32,7 +46,8 @@ const SIMPLE = /^(VARCHAR|TINYINT|SMALLINT|INTEGER|UTINYINT|USMALLINT|BIGINT|DOU
 export const browserType = (column: CatalogueColumn) =>
   !SIMPLE.test(column.type) ? 'VARCHAR' : /^(TIMESTAMPTZ|TIMESTAMP WITH TIME ZONE)$/.test(column.type) ? 'TIMESTAMP' : column.type;
 
-const jsonText = (value: unknown) => JSON.stringify(value, (_key, inner: unknown) => (typeof inner === 'bigint' ? inner.toString() : inner instanceof Date ? inner.toISOString() : inner));
+const jsonText = (value: unknown) =>
+  JSON.stringify(value, (_key, inner: unknown) => (typeof inner === 'bigint' ? inner.toString() : inner instanceof Date ? inner.toISOString() : inner));
 const ms = (value: unknown) => (value instanceof Date ? value.getTime() : typeof value === 'bigint' ? Number(value) : (value as number));
 
 /** The Arrow type a column travels as, and its values converted for it. */
@@ -49,16 +64,29 @@ function arrowColumn(column: CatalogueColumn, values: readonly unknown[]): { typ
     const scale = Number(/,\s*(\d+)\)/.exec(type)![1]);
     return { type: new Utf8(), values: each((value) => (typeof value === 'number' ? value.toFixed(scale) : String(value))) };
   }
-  if (type === 'VARCHAR[]') return { type: new List(new Field('item', new Utf8(), true)), values: each((value) => (value as unknown[]).map((item) => (item === null ? null : String(item)))) };
+  if (type === 'VARCHAR[]')
+    return {
+      type: new List(new Field('item', new Utf8(), true)),
+      values: each((value) => (value as unknown[]).map((item) => (item === null ? null : String(item)))),
+    };
   return { type: new Utf8(), values: each((value) => (typeof value === 'string' ? value : jsonText(value))) };
 }
 
 /** The rows `rowStart`…`rowEnd` (one row group: hyparquet fetches only its chunks of these columns) as Arrow vectors. */
-export async function readColumns(file: AsyncBuffer, metadata: FileMetaData, rowStart: number, rowEnd: number, columns: readonly CatalogueColumn[]): Promise<Map<string, Vector>> {
+export async function readColumns(
+  file: AsyncBuffer,
+  metadata: FileMetaData,
+  rowStart: number,
+  rowEnd: number,
+  columns: readonly CatalogueColumn[],
+): Promise<Map<string, Vector>> {
   const rows = await parquetReadObjects({ file, metadata, rowStart, rowEnd, columns: columns.map((column) => column.name), compressors });
   return new Map(
     columns.map((column) => {
-      const { type, values } = arrowColumn(column, rows.map((row) => row[column.name]));
+      const { type, values } = arrowColumn(
+        column,
+        rows.map((row) => row[column.name]),
+      );
       return [column.name, vectorFromArray(values, type)];
     }),
   );

@@ -39,7 +39,9 @@ export async function partsNeeded(table: CatalogueTable, scans: readonly Scan[],
         const chunk = group.columns.find((candidate) => candidate.meta_data?.path_in_schema.join('.') === column);
         const stats = chunk?.meta_data?.statistics;
         const type = types.get(column)!;
-        return stats ? { min: statisticValue(stats.min_value ?? stats.min, type, 'min'), max: statisticValue(stats.max_value ?? stats.max, type, 'max') } : undefined;
+        return stats
+          ? { min: statisticValue(stats.min_value ?? stats.min, type, 'min'), max: statisticValue(stats.max_value ?? stats.max, type, 'max') }
+          : undefined;
       };
       if (scans.some((scan) => scanMayRead(scan, statistics))) parts.push({ file, group: index, rowStart, rowEnd });
       rowStart = rowEnd;

@@ -56,7 +56,9 @@ export function queryScans(planner: Connection, connection: Connection, tables: 
     const planned = await plan(sql);
     if (planned === 'fails') return [];
     const words = sqlWords(sql);
-    const unplanned = tables.filter((table) => !planned?.some((scan) => scan.table === table.sqlName) && new RegExp(`\\b${escapeRegExp(table.sqlName)}\\b`, 'i').test(words));
+    const unplanned = tables.filter(
+      (table) => !planned?.some((scan) => scan.table === table.sqlName) && new RegExp(`\\b${escapeRegExp(table.sqlName)}\\b`, 'i').test(words),
+    );
     return [...(planned ?? []), ...unplanned.map((table): Scan => ({ table: table.sqlName, columns: undefined, conditions: [] }))];
   };
 }

@@ -36,7 +36,8 @@ export class RemoteFile implements AsyncBuffer {
         { start: range.start, end: Math.min(range.end, start) },
         { start: Math.max(range.start, end), end: range.end },
       ].filter((piece) => piece.start < piece.end);
-      for (const piece of rest) this.held.push({ ...piece, kept: false, bytes: range.bytes.then((bytes) => bytes.slice(piece.start - range.start, piece.end - range.start)) });
+      for (const piece of rest)
+        this.held.push({ ...piece, kept: false, bytes: range.bytes.then((bytes) => bytes.slice(piece.start - range.start, piece.end - range.start)) });
     }
   }
 

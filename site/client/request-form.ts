@@ -54,7 +54,9 @@ export function mountRequestForm(root: HTMLElement): void {
 
   function update() {
     url.textContent = built();
-    const empty = inputs().filter((input) => input.required && !input.value.trim()).map((input) => input.name);
+    const empty = inputs()
+      .filter((input) => input.required && !input.value.trim())
+      .map((input) => input.name);
     missing.hidden = !empty.length;
     missing.textContent = empty.length ? fill(texts.missing, { names: empty.join(', ') }) : '';
     send.disabled = !server;

@@ -52,13 +52,15 @@ export function rowLoader(connection: Connection, files: PublishedFiles, tables:
       }
     });
     const read = new Map(now.parts);
-    for (const part of parts) read.set(partKey(part), { part, columns: new Set([...(read.get(partKey(part))?.columns ?? []), ...columns.map((column) => column.name)]) });
+    for (const part of parts)
+      read.set(partKey(part), { part, columns: new Set([...(read.get(partKey(part))?.columns ?? []), ...columns.map((column) => column.name)]) });
     // New row groups are added to the table; a row group held gaining columns has it made again, from the vectors held (nothing is fetched twice).
     const widened = parts.some((part) => {
       const before = now.parts.get(partKey(part))?.columns;
       return before !== undefined && columns.some((column) => !before.has(column.name));
     });
-    if (widened) await connection.query(`DROP TABLE ${ROWS_SCHEMA}.${quoteIdentifier(table.sqlName)}; ${createTableSql(table.sqlName, table.columns, ROWS_SCHEMA)}`);
+    if (widened)
+      await connection.query(`DROP TABLE ${ROWS_SCHEMA}.${quoteIdentifier(table.sqlName)}; ${createTableSql(table.sqlName, table.columns, ROWS_SCHEMA)}`);
     await insertRows(table, widened ? [...read.values()] : parts.filter((part) => !now.parts.has(partKey(part))).map((part) => read.get(partKey(part))!));
     return read;
   }
@@ -75,7 +77,10 @@ export function rowLoader(connection: Connection, files: PublishedFiles, tables:
     }
     for (const { columns, parts: group } of alike.values()) {
       const names = columns.map((column) => column.name);
-      const stream = partsAsArrow(names, group.map((part) => new Map(names.map((column) => [column, vectors.get(vectorKey(part, column))!]))));
+      const stream = partsAsArrow(
+        names,
+        group.map((part) => new Map(names.map((column) => [column, vectors.get(vectorKey(part, column))!]))),
+      );
       await connection.insertArrowFromIPCStream(stream, { name: 'odsnap_staging', create: true });
       await connection.query(
         `INSERT INTO ${ROWS_SCHEMA}.${quoteIdentifier(table.sqlName)} (${names.map(quoteIdentifier).join(', ')}) SELECT ${columnSql(columns)} FROM odsnap_staging; DROP TABLE odsnap_staging`,

@@ -33,14 +33,17 @@ interface PlanNode {
   readonly extra_info?: Readonly<Record<string, string | readonly string[]>>;
 }
 
-const listOf = (value: string | readonly string[] | undefined): readonly string[] => (value === undefined ? [] : typeof value === 'string' ? (value ? [value] : []) : value);
+const listOf = (value: string | readonly string[] | undefined): readonly string[] =>
+  value === undefined ? [] : typeof value === 'string' ? (value ? [value] : []) : value;
 
 /** Text to match as it is in a regular expression. */
 export const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** The table's columns named in a piece of plan text, as a word or a quoted identifier. */
 function columnsIn(text: string, types: ColumnTypes): string[] {
-  return [...types.keys()].filter((name) => new RegExp(`(^|[^\\w"])(${escapeRegExp(name)}|"${escapeRegExp(name.replaceAll('"', '""'))}")($|[^\\w"])`).test(text));
+  return [...types.keys()].filter((name) =>
+    new RegExp(`(^|[^\\w"])(${escapeRegExp(name)}|"${escapeRegExp(name.replaceAll('"', '""'))}")($|[^\\w"])`).test(text),
+  );
 }
 
 /** Every scan of a table of `tables` in a plan (the JSON EXPLAIN (FORMAT JSON) gives). */
@@ -201,7 +204,12 @@ export interface CataloguePartition {
  * it (counter=pulawska), and the time column's range is listed. Partitions by part of a value
  * (year=2024) say no more than that range, so they are not read.
  */
-export function fileRanges(file: CatalogueFile, partitionBy: readonly CataloguePartition[], timeColumn: string | null | undefined, types: ColumnTypes): (column: string) => ValueRange | undefined {
+export function fileRanges(
+  file: CatalogueFile,
+  partitionBy: readonly CataloguePartition[],
+  timeColumn: string | null | undefined,
+  types: ColumnTypes,
+): (column: string) => ValueRange | undefined {
   return (column) => {
     const partition = partitionBy.find((candidate) => candidate.column === column && !candidate.part);
     const type = types.get(column);

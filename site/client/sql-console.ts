@@ -42,11 +42,13 @@ export function mountSqlConsole(root: HTMLElement): void {
   let busy = false;
 
   const open = () =>
-    (database ??= import('./browser-duckdb.ts').then((module) => module.openBrowserDatabase(catalogueUrl)).catch((failure: unknown) => {
-      // Let the next run try again.
-      database = undefined;
-      throw new Error(fill(texts.loadFailed, { message: messageOf(failure) }));
-    }));
+    (database ??= import('./browser-duckdb.ts')
+      .then((module) => module.openBrowserDatabase(catalogueUrl))
+      .catch((failure: unknown) => {
+        // Let the next run try again.
+        database = undefined;
+        throw new Error(fill(texts.loadFailed, { message: messageOf(failure) }));
+      }));
 
   const showError = (message: string | undefined) => {
     error.hidden = !message;
@@ -73,7 +75,9 @@ export function mountSqlConsole(root: HTMLElement): void {
       download.disabled = result.columns.length === 0;
       renderResult(result);
       status.textContent = result.columns.length
-        ? [fill(texts.done, { rows: result.rowCount, ms }), result.rowCount > MAX_SHOWN ? fill(texts.capped, { shown: MAX_SHOWN, rows: result.rowCount }) : ''].join(' ').trim()
+        ? [fill(texts.done, { rows: result.rowCount, ms }), result.rowCount > MAX_SHOWN ? fill(texts.capped, { shown: MAX_SHOWN, rows: result.rowCount }) : '']
+            .join(' ')
+            .trim()
         : texts.noColumns;
     } catch (failure) {
       status.textContent = '';

@@ -54,8 +54,7 @@ export function decimalText(unscaled: string, scale: number): string {
   return `${negative ? '-' : ''}${digits.slice(0, -scale)}.${digits.slice(-scale)}`;
 }
 
-const jsonText = (value: unknown) =>
-  JSON.stringify(value, (_key, inner: unknown) => (typeof inner === 'bigint' ? inner.toString() : inner));
+const jsonText = (value: unknown) => JSON.stringify(value, (_key, inner: unknown) => (typeof inner === 'bigint' ? inner.toString() : inner));
 
 /** Arrow's nested values (vectors, struct rows, maps) as plain JS. */
 function plain(value: unknown): unknown {

@@ -60,7 +60,10 @@ function limitsOf(schema: JsonSchema): Limits {
 }
 
 /** The docs of every endpoint of every data set, by full path; one schema component set for all. */
-export function endpointDocs(datasets: readonly Dataset[], options: DocsOptions = {}): { docs: ReadonlyMap<string, EndpointDoc>; components: SchemaComponents } {
+export function endpointDocs(
+  datasets: readonly Dataset[],
+  options: DocsOptions = {},
+): { docs: ReadonlyMap<string, EndpointDoc>; components: SchemaComponents } {
   const components: SchemaComponents = {};
   const origin = (options.origin ?? EXAMPLE_ORIGIN).replace(/\/+$/, '');
   const files = firstFilesOf(options.treeDir);

@@ -39,7 +39,9 @@ export function firstFilesOf(treeDir: string | undefined): ReadonlyMap<string, L
   if (!treeDir) return found;
   const indexPath = join(treeDir, 'api/public/index.json');
   if (!existsSync(indexPath)) throw new Error(`${treeDir} holds no static tree (no api/public/index.json); run odsnap build or leave ODSNAP_SITE_TREE unset`);
-  const index = JSON.parse(readFileSync(indexPath, 'utf8')) as { datasets: { endpoints: { path: string; files: number; listing: string; pattern: string; standsFor: string }[] }[] };
+  const index = JSON.parse(readFileSync(indexPath, 'utf8')) as {
+    datasets: { endpoints: { path: string; files: number; listing: string; pattern: string; standsFor: string }[] }[];
+  };
   for (const endpoint of index.datasets.flatMap((dataset) => dataset.endpoints)) {
     if (!endpoint.files) continue;
     // Listings live at api/public/index/…, whatever base the tree's links were built with.
@@ -61,7 +63,14 @@ export function exampleOf(endpoint: Endpoint, listed: ListedFile | undefined, ba
   if (listed) {
     const request = listed.request.replace(/^GET /, '');
     const pathValues = valuesOf(endpoint, request);
-    return { filePattern: listed.pattern ?? patterns.file, standsFor: listed.standsFor ?? standsFor, file: listed.url, request: under(request), requestIsLive: true, pathValues };
+    return {
+      filePattern: listed.pattern ?? patterns.file,
+      standsFor: listed.standsFor ?? standsFor,
+      file: listed.url,
+      request: under(request),
+      requestIsLive: true,
+      pathValues,
+    };
   }
   // Without path values, a file is known only where the request with no query has one: a whole
   // answer, or the first page of an offset-paged list.
@@ -71,7 +80,13 @@ export function exampleOf(endpoint: Endpoint, listed: ListedFile | undefined, ba
   );
   const query = required.map((name) => `${name}={${name}}`).join('&');
   const request = under(`${endpoint.fullPath}${query ? `?${query}` : ''}`);
-  return { filePattern: patterns.file, standsFor, file: fileIsFixed ? under(fileUrl(endpoint, {})) : undefined, request, requestIsLive: !request.includes('{') };
+  return {
+    filePattern: patterns.file,
+    standsFor,
+    file: fileIsFixed ? under(fileUrl(endpoint, {})) : undefined,
+    request,
+    requestIsLive: !request.includes('{'),
+  };
 }
 
 /** Path values of a request target, matched against the endpoint's path. */

@@ -45,7 +45,12 @@ export interface SqlExampleQuery {
 export interface ExampleCatalogueTable {
   readonly sqlName: string;
   readonly rows: number;
-  readonly files: readonly { readonly rows: number; readonly partition: Readonly<Record<string, string>>; readonly min: string | null; readonly max: string | null }[];
+  readonly files: readonly {
+    readonly rows: number;
+    readonly partition: Readonly<Record<string, string>>;
+    readonly min: string | null;
+    readonly max: string | null;
+  }[];
 }
 
 /**
@@ -68,10 +73,24 @@ export function sqlExamples(datasets: readonly Dataset[], catalogue: readonly Ex
   const [first, second, third] = timed;
   if (first) {
     examples.push({ kind: 'count', table: first.name, query: `SELECT count(*) AS rows FROM ${first.name};` });
-    examples.push({ kind: 'perMonth', table: first.name, query: `SELECT date_trunc('month', ${first.time}) AS month, count(*) AS rows FROM ${first.name} GROUP BY 1 ORDER BY 1;` });
+    examples.push({
+      kind: 'perMonth',
+      table: first.name,
+      query: `SELECT date_trunc('month', ${first.time}) AS month, count(*) AS rows FROM ${first.name} GROUP BY 1 ORDER BY 1;`,
+    });
   }
-  if (second) examples.push({ kind: 'perYear', table: second.name, query: `SELECT year(${second.time}) AS year, count(*) AS rows FROM ${second.name} GROUP BY 1 ORDER BY 1;` });
-  if (third) examples.push({ kind: 'perMonthText', table: third.name, query: `SELECT strftime(${third.time}, '%Y-%m') AS month, count(*) AS rows FROM ${third.name} GROUP BY 1 ORDER BY 1;` });
+  if (second)
+    examples.push({
+      kind: 'perYear',
+      table: second.name,
+      query: `SELECT year(${second.time}) AS year, count(*) AS rows FROM ${second.name} GROUP BY 1 ORDER BY 1;`,
+    });
+  if (third)
+    examples.push({
+      kind: 'perMonthText',
+      table: third.name,
+      query: `SELECT strftime(${third.time}, '%Y-%m') AS month, count(*) AS rows FROM ${third.name} GROUP BY 1 ORDER BY 1;`,
+    });
   // A month of one partition value: the fullest file's value and the month of its last row.
   for (const { table, name, time } of timed) {
     const partition = table.partitionBy?.find((candidate) => !candidate.part);
@@ -153,6 +172,7 @@ function fieldOf(param: ParamDoc, value: string | undefined): FormField {
   if (schema.type === 'integer' || schema.type === 'number') return { ...common, input: 'number', min: limits.minimum, max: limits.maximum };
   if (limits.format === 'date') return { ...common, input: 'date' };
   // JSON Schema patterns are ECMAScript ones: the browser checks them as typed (`v` flag, whole value).
-  const pattern = typeof schema.pattern === 'string' && /^\^.*\$$/.test(schema.pattern) && !/\\u0000/.test(schema.pattern) ? schema.pattern.slice(1, -1) : undefined;
+  const pattern =
+    typeof schema.pattern === 'string' && /^\^.*\$$/.test(schema.pattern) && !/\\u0000/.test(schema.pattern) ? schema.pattern.slice(1, -1) : undefined;
   return { ...common, input: 'text', maxLength: limits.maxLength, ...(pattern ? { pattern } : {}) };
 }

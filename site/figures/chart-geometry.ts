@@ -19,7 +19,20 @@ import { formatNumber, niceTicks, timeOf, timeTicks } from './scales.ts';
  */
 
 /** Series colours, distinguishable and readable on the light and the dark background. */
-export const SERIES_COLOURS = ['#2a78c2', '#d1495b', '#2e9e5b', '#8e5cc7', '#e07b12', '#1aa3a3', '#a0652d', '#d45fa8', '#6d7a86', '#9a9d16', '#4a5bd4', '#c2410c'];
+export const SERIES_COLOURS = [
+  '#2a78c2',
+  '#d1495b',
+  '#2e9e5b',
+  '#8e5cc7',
+  '#e07b12',
+  '#1aa3a3',
+  '#a0652d',
+  '#d45fa8',
+  '#6d7a86',
+  '#9a9d16',
+  '#4a5bd4',
+  '#c2410c',
+];
 
 export interface Series {
   readonly key: string;
@@ -56,7 +69,11 @@ export function chartGeometry(chart: ChartData, lang: Language, size: ChartSize 
   const single = panelKeys.length <= 1;
   const width = size === 'phone' ? 320 : single ? 960 : 480;
   const height = size === 'phone' ? 230 : single ? 340 : 250;
-  const series = seriesKeys.map((key, i) => ({ key, label: labelOf(chart, key, lang), colour: seriesKeys.length === 1 && !key ? 'var(--accent)' : SERIES_COLOURS[i % SERIES_COLOURS.length]! }));
+  const series = seriesKeys.map((key, i) => ({
+    key,
+    label: labelOf(chart, key, lang),
+    colour: seriesKeys.length === 1 && !key ? 'var(--accent)' : SERIES_COLOURS[i % SERIES_COLOURS.length]!,
+  }));
   const seriesIndex = new Map(seriesKeys.map((key, i) => [key, i]));
 
   // The x axis is shared: time, or categories in the order the SQL gave them.
@@ -70,8 +87,24 @@ export function chartGeometry(chart: ChartData, lang: Language, size: ChartSize 
   // Room on the left for the widest y label of any panel.
   const byPanel = new Map(panelKeys.map((key) => [key, chart.rows.filter((row) => (row.panel ?? '') === key)]));
   const shared = chart.y.scale === 'shared';
-  const sharedDomain = shared ? yDomain(chart.rows.map((row) => row.y), chart.kind === 'bar', single ? 6 : 4) : undefined;
-  const yDomains = new Map([...byPanel].map(([key, rows]) => [key, sharedDomain ?? yDomain(rows.map((row) => row.y), chart.kind === 'bar', single ? 6 : 4)]));
+  const sharedDomain = shared
+    ? yDomain(
+        chart.rows.map((row) => row.y),
+        chart.kind === 'bar',
+        single ? 6 : 4,
+      )
+    : undefined;
+  const yDomains = new Map(
+    [...byPanel].map(([key, rows]) => [
+      key,
+      sharedDomain ??
+        yDomain(
+          rows.map((row) => row.y),
+          chart.kind === 'bar',
+          single ? 6 : 4,
+        ),
+    ]),
+  );
   const compact = (domain: { min: number; max: number }) => Math.max(Math.abs(domain.min), Math.abs(domain.max)) >= 10_000;
   const tickLabel = (tick: number, domain: YDomain) => formatNumber(tick, lang, compact(domain), domain.fractionDigits);
   const widestLabel = Math.max(3, ...[...yDomains.values()].flatMap((domain) => domain.ticks.map((tick) => tickLabel(tick, domain).length)));
@@ -102,8 +135,16 @@ export function chartGeometry(chart: ChartData, lang: Language, size: ChartSize 
   const sortedX = chart.x.time ? [...chart.rows.map((row) => row.x)].sort() : categories;
   const incomplete = chart.incomplete && { label: xLabelOf(chart, chart.incomplete.x, lang).text, through: dayLabel(chart.incomplete.through, lang) };
   return {
-    width, height, plot, series, bandLegend, panels, ownScales: panels.length > 1 && !shared, ...(incomplete ? { incomplete } : {}),
-    xFirst: sortedX[0] ?? '', xLast: sortedX[sortedX.length - 1] ?? '',
+    width,
+    height,
+    plot,
+    series,
+    bandLegend,
+    panels,
+    ownScales: panels.length > 1 && !shared,
+    ...(incomplete ? { incomplete } : {}),
+    xFirst: sortedX[0] ?? '',
+    xLast: sortedX[sortedX.length - 1] ?? '',
   };
 }
 

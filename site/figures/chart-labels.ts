@@ -34,10 +34,13 @@ export function xLabelOf(chart: ChartData, x: string, lang: Language): Label {
   const time = timeOf(x);
   const period = chart.x.period ?? 'day';
   const options: Intl.DateTimeFormatOptions =
-    period === 'month' ? { month: 'long', year: 'numeric' }
-    : period === 'year' ? { year: 'numeric' }
-    : x.includes('T') ? { dateStyle: 'medium', timeStyle: 'short' }
-    : { dateStyle: 'medium' };
+    period === 'month'
+      ? { month: 'long', year: 'numeric' }
+      : period === 'year'
+        ? { year: 'numeric' }
+        : x.includes('T')
+          ? { dateStyle: 'medium', timeStyle: 'short' }
+          : { dateStyle: 'medium' };
   const formatted = new Intl.DateTimeFormat(locale(lang), { ...options, timeZone: 'UTC' }).format(time);
   return { text: period === 'week' ? uiOf(lang).readableCharts.weekOf(formatted) : formatted };
 }

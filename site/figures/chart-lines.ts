@@ -17,7 +17,14 @@ const bucketOf = (position: number, buckets: number) => Math.max(0, Math.min(buc
  * of the plot (those the tooltips are thinned by, see `thinColumns`).
  * Coordinates are in tenths, relative after each subpath's start, to keep the markup small.
  */
-export function linePath(points: readonly { x: number; y: number }[], gap: number, scaleX: (x: number) => number, scaleY: (y: number) => number, plotLeft: number, plotWidth: number) {
+export function linePath(
+  points: readonly { x: number; y: number }[],
+  gap: number,
+  scaleX: (x: number) => number,
+  scaleY: (y: number) => number,
+  plotLeft: number,
+  plotWidth: number,
+) {
   const buckets = Math.min(MAX_POINTS / 2, Math.floor(plotWidth));
   const segments: { x: number; y: number }[][] = [];
   let current: { x: number; y: number }[] = [];
@@ -70,7 +77,11 @@ function thin<T extends { x: number; y: number }>(points: readonly T[], bucketOf
  * be pointed at; the incomplete last period is always kept. `position` places a row across the
  * plot (0 to 1), the same in every drawing, so every drawing keeps the same columns.
  */
-export function thinColumns(columns: readonly (readonly [string, Row[]])[], position: (row: Row) => number, incompleteX: string | undefined): (readonly [string, Row[]])[] {
+export function thinColumns(
+  columns: readonly (readonly [string, Row[]])[],
+  position: (row: Row) => number,
+  incompleteX: string | undefined,
+): (readonly [string, Row[]])[] {
   if (columns.length <= MAX_POINTS) return [...columns];
   const kept = new Set<readonly [string, Row[]]>();
   for (const [, members] of groupBy(columns, ([, rows]) => bucketOf(position(rows[0]!), MAX_POINTS / 2))) {

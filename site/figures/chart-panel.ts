@@ -33,7 +33,15 @@ export interface PanelGeometry {
   readonly lines: readonly { readonly series: number; readonly d: string; readonly points: number }[];
   /** The stretch of each line into an incomplete last period. */
   readonly incompleteLines: readonly { readonly series: number; readonly d: string }[];
-  readonly bars: readonly { readonly series: number; readonly x: number; readonly y: number; readonly width: number; readonly height: number; readonly title: string; readonly incomplete: boolean }[];
+  readonly bars: readonly {
+    readonly series: number;
+    readonly x: number;
+    readonly y: number;
+    readonly width: number;
+    readonly height: number;
+    readonly title: string;
+    readonly incomplete: boolean;
+  }[];
   /** The incomplete last period's stretch of the plot, shaded. */
   readonly incompleteSpan?: { readonly x: number; readonly width: number };
   /** At most ~600, the same x values in every drawing of the chart (only their positions differ). */
@@ -76,7 +84,12 @@ export function panelGeometry(frame: ChartFrame, key: string, rows: readonly Row
   const clamp = (value: number) => Math.min(domain.max, Math.max(domain.min, value));
   const bands = chart.bands
     .filter((band) => band.panel === key && band.to > domain.min && band.from < domain.max)
-    .map((band) => ({ y: scaleY(clamp(band.to)), height: scaleY(clamp(band.from)) - scaleY(clamp(band.to)), colour: band.color, label: labelOf(chart, band.label, lang).text }));
+    .map((band) => ({
+      y: scaleY(clamp(band.to)),
+      height: scaleY(clamp(band.from)) - scaleY(clamp(band.to)),
+      colour: band.color,
+      label: labelOf(chart, band.label, lang).text,
+    }));
   const lines: PanelGeometry['lines'][number][] = [];
   const incompleteLines: PanelGeometry['incompleteLines'][number][] = [];
   const bars: PanelGeometry['bars'][number][] = [];
@@ -89,7 +102,14 @@ export function panelGeometry(frame: ChartFrame, key: string, rows: readonly Row
       const apart = last.x === incompleteX;
       const complete = apart ? sorted.slice(0, -1) : sorted;
       if (complete.length) {
-        const path = linePath(complete.map((row) => ({ x: xValue(row), y: row.y })), gap, scaleX, scaleY, plot.left, plotWidth);
+        const path = linePath(
+          complete.map((row) => ({ x: xValue(row), y: row.y })),
+          gap,
+          scaleX,
+          scaleY,
+          plot.left,
+          plotWidth,
+        );
         lines.push({ series: index, d: path.d, points: path.points });
       }
       if (apart) {
@@ -107,7 +127,15 @@ export function panelGeometry(frame: ChartFrame, key: string, rows: readonly Row
       const x = scaleX(categoryIndex.get(row.x)!) - (slot * 0.7) / 2 + index * barWidth;
       const [top, bottom] = [scaleY(Math.max(row.y, 0)), scaleY(Math.min(row.y, 0))];
       const title = `${row.series ? `${labelOf(chart, row.series, lang).text}, ` : ''}${xLabelOf(chart, row.x, lang).text}: ${formatNumber(row.y, lang)}`;
-      bars.push({ series: index, x: round(x), y: round(top), width: round(Math.max(barWidth - 1, 1)), height: round(bottom - top), title, incomplete: row.x === incompleteX });
+      bars.push({
+        series: index,
+        x: round(x),
+        y: round(top),
+        width: round(Math.max(barWidth - 1, 1)),
+        height: round(bottom - top),
+        title,
+        incomplete: row.x === incompleteX,
+      });
     }
   }
   const values = rows.map((row) => row.y);
@@ -123,7 +151,7 @@ export function panelGeometry(frame: ChartFrame, key: string, rows: readonly Row
       points: members.map((row) => ({ series: seriesIndex.get(row.series ?? '')!, y: round(scaleY(row.y)), value: formatNumber(row.y, lang) })),
     };
   });
-  const incompletePosition = incompleteX === undefined ? undefined : (chart.x.time ? timeOf(incompleteX) : categoryIndex.get(incompleteX));
+  const incompletePosition = incompleteX === undefined ? undefined : chart.x.time ? timeOf(incompleteX) : categoryIndex.get(incompleteX);
   const half = chart.x.time ? (Number.isFinite(step) ? step / 2 : 0) : 0.5;
   const spanLeft = incompletePosition === undefined ? 0 : Math.max(plot.left, scaleX(incompletePosition - half));
   return {

@@ -66,7 +66,10 @@ export function chartTable(chart: ChartData, lang: Language): ChartTable {
 
 /** The table as CSV (RFC 4180): the header's and cells' texts, numbers as they are, with a dot. */
 export function chartCsv(table: ChartTable): string {
-  const lines = [table.header.map((label) => csvField(label.text)), ...table.rows.map((row) => row.cells.map((cell) => csvField(cell.value === undefined ? cell.text : String(cell.value))))];
+  const lines = [
+    table.header.map((label) => csvField(label.text)),
+    ...table.rows.map((row) => row.cells.map((cell) => csvField(cell.value === undefined ? cell.text : String(cell.value)))),
+  ];
   return lines.map((line) => line.join(',')).join('\r\n') + '\r\n';
 }
 
@@ -75,4 +78,3 @@ export const chartCsvName = (chart: Pick<ChartData, 'name'>) => `${chart.name}.c
 
 const labelCell = (label: Label): TableCell => ({ text: label.text, ...(label.lang ? { lang: label.lang } : {}) });
 const numberCell = (value: number | undefined): TableCell => (value === undefined ? { text: '' } : { text: '', value });
-

@@ -65,16 +65,27 @@ export function mapGeometry(layers: readonly MapLayerInput[], lang: Language): M
   const [west, east] = [midLon - WIDTH / 2 / (cos * scale), midLon + WIDTH / 2 / (cos * scale)];
   const [south, top] = [midLat - height / 2 / scale, midLat + height / 2 / scale];
 
-  const projected = layers.map((entry, i): ProjectedLayer => ({
-    ...entry,
-    colour: LAYER_COLOURS[i % LAYER_COLOURS.length]!,
-    shape: LAYER_SHAPES[i % LAYER_SHAPES.length]!,
-    points: entry.layer.places.map((place) => ({ ...project(place.lon, place.lat), name: place.name, lon: place.lon, lat: place.lat, value: place.value, count: place.count })),
-  }));
+  const projected = layers.map(
+    (entry, i): ProjectedLayer => ({
+      ...entry,
+      colour: LAYER_COLOURS[i % LAYER_COLOURS.length]!,
+      shape: LAYER_SHAPES[i % LAYER_SHAPES.length]!,
+      points: entry.layer.places.map((place) => ({
+        ...project(place.lon, place.lat),
+        name: place.name,
+        lon: place.lon,
+        lat: place.lat,
+        value: place.value,
+        count: place.count,
+      })),
+    }),
+  );
   const lines = (from: number, to: number, count: number, positive: string, negative: string) => {
     const { ticks } = niceTicks(from, to, count);
     const digits = ticks.length > 1 ? Math.max(0, -Math.floor(Math.log10(ticks[1]! - ticks[0]!) + 1e-9)) : 2;
-    return ticks.filter((value) => value > from && value < to).map((value) => ({ value, label: `${formatDegrees(Math.abs(value), lang, digits)} ${value >= 0 ? positive : negative}` }));
+    return ticks
+      .filter((value) => value > from && value < to)
+      .map((value) => ({ value, label: `${formatDegrees(Math.abs(value), lang, digits)} ${value >= 0 ? positive : negative}` }));
   };
   const meridians = lines(west, east, 8, 'E', 'W').map((line) => ({ x: project(line.value, top).x, label: line.label }));
   const parallels = lines(south, top, 6, 'N', 'S').map((line) => ({ y: project(west, line.value).y, label: line.label }));

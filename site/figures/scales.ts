@@ -73,7 +73,8 @@ export function timeTicks(min: number, max: number, count: number, lang: Languag
     const monthsFromYear0 = start.getUTCFullYear() * 12 + start.getUTCMonth();
     let month = Math.ceil(monthsFromYear0 / step.months) * step.months;
     if (Date.UTC(Math.floor(month / 12), month % 12, 1) < min) month += step.months;
-    for (let t = Date.UTC(Math.floor(month / 12), month % 12, 1); t <= max; month += step.months, t = Date.UTC(Math.floor(month / 12), month % 12, 1)) ticks.push(t);
+    for (let t = Date.UTC(Math.floor(month / 12), month % 12, 1); t <= max; month += step.months, t = Date.UTC(Math.floor(month / 12), month % 12, 1))
+      ticks.push(t);
   } else {
     let t = Date.UTC(start.getUTCFullYear(), start.getUTCMonth(), start.getUTCDate());
     if (step.days === 7) t += ((8 - new Date(t).getUTCDay()) % 7) * DAY; // the next Monday
@@ -82,7 +83,11 @@ export function timeTicks(min: number, max: number, count: number, lang: Languag
   }
   const format = new Intl.DateTimeFormat(
     locale(lang),
-    step.months >= 12 ? { year: 'numeric', timeZone: 'UTC' } : step.months ? { month: 'short', year: 'numeric', timeZone: 'UTC' } : { day: 'numeric', month: 'short', timeZone: 'UTC' },
+    step.months >= 12
+      ? { year: 'numeric', timeZone: 'UTC' }
+      : step.months
+        ? { month: 'short', year: 'numeric', timeZone: 'UTC' }
+        : { day: 'numeric', month: 'short', timeZone: 'UTC' },
   );
   return ticks.map((value) => ({ value, label: format.format(value) }));
 }

@@ -11,7 +11,8 @@ export const en = {
     licence: 'Data published under the Creative Commons Attribution 4.0 International licence (CC BY 4.0).',
     generated: 'Every page of the docs is generated from the data-set declarations.',
   },
-  noSnapshot: 'No snapshot data was available when this site was built, so it shows no counts, charts, map or files. Build it with odsnap build, or point ODSNAP_SITE_TREE at a tree written by odsnap build.',
+  noSnapshot:
+    'No snapshot data was available when this site was built, so it shows no counts, charts, map or files. Build it with odsnap build, or point ODSNAP_SITE_TREE at a tree written by odsnap build.',
   snapshot: {
     id: 'Snapshot',
     taken: (date: string) => `taken ${date}`,
@@ -104,8 +105,10 @@ export const en = {
     dcat: 'dcat.jsonld: a DCAT-AP record',
     duckdbScript: 'odsnap.sql: a DuckDB script with a view per table',
     duckdbTitle: 'Every table in DuckDB',
-    duckdbRemote: 'One line gives a DuckDB session with a view per table (rcn_transactions, citybike_rides, …) over the files here: it downloads odsnap.sql, and DuckDB reads the Parquet files over HTTP as queries need them.',
-    duckdbLocal: 'One line gives a DuckDB session with a view per table (rcn_transactions, citybike_rides, …): run it in the directory of the static tree (dist, unless odsnap build was given --out), whose files the script names by path.',
+    duckdbRemote:
+      'One line gives a DuckDB session with a view per table (rcn_transactions, citybike_rides, …) over the files here: it downloads odsnap.sql, and DuckDB reads the Parquet files over HTTP as queries need them.',
+    duckdbLocal:
+      'One line gives a DuckDB session with a view per table (rcn_transactions, citybike_rides, …): run it in the directory of the static tree (dist, unless odsnap build was given --out), whose files the script names by path.',
     duckdbCli: 'DuckDB CLI',
     csv: 'CSV (gzip)',
     csvSnippet: 'CSV with pandas',
@@ -193,7 +196,8 @@ export const en = {
     title: 'Query the data',
     lead: 'Ask the snapshot in SQL right in your browser, or build a request to the v1 interface from its filters.',
     sqlTitle: 'SQL in your browser',
-    sqlLead: 'DuckDB-WASM, served by this site, runs the query in your browser: it reads from the published Parquet files only what the query needs, so no server is needed and it works from a static host. Every table is named <data set>_<table>, as in odsnap sql and the server’s /api/sql.',
+    sqlLead:
+      'DuckDB-WASM, served by this site, runs the query in your browser: it reads from the published Parquet files only what the query needs, so no server is needed and it works from a static host. Every table is named <data set>_<table>, as in odsnap sql and the server’s /api/sql.',
     queryLabel: 'SQL query',
     queryHelp: 'Ctrl+Enter (⌘+Enter on a Mac) runs it. With several statements, the result of the last one is shown.',
     run: 'Run',
@@ -227,7 +231,8 @@ export const en = {
     formClient: {
       checking: 'Checking whether an odsnap server answers here…',
       serverUp: 'An odsnap server answers here: the request is sent to it.',
-      serverDown: 'No odsnap server answers here, as on a static host: the URL above works only against a running server (odsnap serve, or npm start). The SQL above runs without one.',
+      serverDown:
+        'No odsnap server answers here, as on a static host: the URL above works only against a running server (odsnap serve, or npm start). The SQL above runs without one.',
       missing: 'Fill in the required parameters: {names}.',
       sending: 'Sending the request…',
       answered: 'HTTP {status}, {type}.',
@@ -268,7 +273,8 @@ export const en = {
     note: 'Note',
   },
   frame: {
-    sample: 'Sample data: everything this site shows is the synthetic sample city that odsnap generates, shaped like the real service’s data. No record on it is real.',
+    sample:
+      'Sample data: everything this site shows is the synthetic sample city that odsnap generates, shaped like the real service’s data. No record on it is real.',
     snapshotLine: (id: string, date: string) => `Snapshot ${id}, taken ${date}.`,
     recordsFrom: (range: string) => `Its records run ${range}.`,
     datesOfRecords: 'dates of the records',

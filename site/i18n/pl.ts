@@ -7,13 +7,23 @@ export const pl: Ui = {
   skipToContent: 'Przejdź do treści',
   mainNav: 'Główna nawigacja',
   breadcrumb: 'Ścieżka nawigacji',
-  nav: { home: 'Start', map: 'Mapa', downloads: 'Pliki do pobrania', docs: 'Dokumentacja API', openapi: 'OpenAPI', query: 'Zapytania', datasets: 'Zbiory danych', manual: 'Podręcznik' },
+  nav: {
+    home: 'Start',
+    map: 'Mapa',
+    downloads: 'Pliki do pobrania',
+    docs: 'Dokumentacja API',
+    openapi: 'OpenAPI',
+    query: 'Zapytania',
+    datasets: 'Zbiory danych',
+    manual: 'Podręcznik',
+  },
   tagline: 'Publiczne otwarte dane: trwałe, szybkie i łatwe w użyciu',
   footer: {
     licence: 'Dane udostępniane na licencji Creative Commons Uznanie autorstwa 4.0 Międzynarodowe (CC BY 4.0).',
     generated: 'Każda strona dokumentacji powstaje z deklaracji zbiorów danych.',
   },
-  noSnapshot: 'Przy budowaniu tej witryny nie było danych migawki, więc nie pokazuje liczb, wykresów, mapy ani plików. Zbuduj ją poleceniem odsnap build albo wskaż w ODSNAP_SITE_TREE drzewo zapisane przez odsnap build.',
+  noSnapshot:
+    'Przy budowaniu tej witryny nie było danych migawki, więc nie pokazuje liczb, wykresów, mapy ani plików. Zbuduj ją poleceniem odsnap build albo wskaż w ODSNAP_SITE_TREE drzewo zapisane przez odsnap build.',
   snapshot: {
     id: 'Migawka',
     taken: (date: string) => `wykonana ${date}`,
@@ -105,8 +115,10 @@ export const pl: Ui = {
     dcat: 'dcat.jsonld: rekord DCAT-AP',
     duckdbScript: 'odsnap.sql: skrypt DuckDB z widokiem dla każdej tabeli',
     duckdbTitle: 'Wszystkie tabele w DuckDB',
-    duckdbRemote: 'Jeden wiersz otwiera sesję DuckDB z widokiem dla każdej tabeli (rcn_transactions, citybike_rides, …) nad tutejszymi plikami: pobiera odsnap.sql, a DuckDB czyta pliki Parquet przez HTTP, gdy zapytania ich potrzebują.',
-    duckdbLocal: 'Jeden wiersz otwiera sesję DuckDB z widokiem dla każdej tabeli (rcn_transactions, citybike_rides, …): uruchom go w katalogu drzewa statycznego (dist, o ile odsnap build nie dostał --out), którego pliki skrypt wskazuje ścieżkami.',
+    duckdbRemote:
+      'Jeden wiersz otwiera sesję DuckDB z widokiem dla każdej tabeli (rcn_transactions, citybike_rides, …) nad tutejszymi plikami: pobiera odsnap.sql, a DuckDB czyta pliki Parquet przez HTTP, gdy zapytania ich potrzebują.',
+    duckdbLocal:
+      'Jeden wiersz otwiera sesję DuckDB z widokiem dla każdej tabeli (rcn_transactions, citybike_rides, …): uruchom go w katalogu drzewa statycznego (dist, o ile odsnap build nie dostał --out), którego pliki skrypt wskazuje ścieżkami.',
     duckdbCli: 'DuckDB CLI',
     csv: 'CSV (gzip)',
     csvSnippet: 'CSV w pandas',
@@ -135,7 +147,8 @@ export const pl: Ui = {
     pageOf: 'Dane, wykresy i mapa',
     map: 'Wszystkie miejsca wszystkich zbiorów na jednej mapie',
     downloads: 'Wszystkie pliki Parquet i CSV migawki, cała migawka w DuckDB jednym wierszem oraz fragmenty kodu dla pandas i odsnap CLI',
-    endpoints: (count: number) => `${count} ${count === 1 ? 'punkt końcowy' : count % 10 >= 2 && count % 10 <= 4 && (count % 100 < 12 || count % 100 > 14) ? 'punkty końcowe' : 'punktów końcowych'}`,
+    endpoints: (count: number) =>
+      `${count} ${count === 1 ? 'punkt końcowy' : count % 10 >= 2 && count % 10 <= 4 && (count % 100 < 12 || count % 100 > 14) ? 'punkty końcowe' : 'punktów końcowych'}`,
     openapi: 'Cały interfejs jako dokument OpenAPI 3.1',
     manual: 'Podręcznik (po angielsku): jak uruchomić odsnap, co zapisuje i jak działa',
   },
@@ -194,7 +207,8 @@ export const pl: Ui = {
     title: 'Zapytania do danych',
     lead: 'Zadaj migawce pytanie w SQL wprost w przeglądarce albo zbuduj zapytanie do interfejsu v1 z jego filtrów.',
     sqlTitle: 'SQL w przeglądarce',
-    sqlLead: 'DuckDB-WASM, udostępniany przez tę stronę, wykonuje zapytanie w przeglądarce: z opublikowanych plików Parquet czyta tylko to, czego zapytanie potrzebuje, więc serwer nie jest potrzebny i działa to także na hostingu statycznym. Każda tabela nazywa się <zbiór danych>_<tabela>, jak w odsnap sql i w /api/sql serwera.',
+    sqlLead:
+      'DuckDB-WASM, udostępniany przez tę stronę, wykonuje zapytanie w przeglądarce: z opublikowanych plików Parquet czyta tylko to, czego zapytanie potrzebuje, więc serwer nie jest potrzebny i działa to także na hostingu statycznym. Każda tabela nazywa się <zbiór danych>_<tabela>, jak w odsnap sql i w /api/sql serwera.',
     queryLabel: 'Zapytanie SQL',
     queryHelp: 'Ctrl+Enter (⌘+Enter na Macu) je wykonuje. Przy kilku instrukcjach widać wynik ostatniej.',
     run: 'Wykonaj',
@@ -228,7 +242,8 @@ export const pl: Ui = {
     formClient: {
       checking: 'Sprawdzanie, czy odpowiada tu serwer odsnap…',
       serverUp: 'Odpowiada tu serwer odsnap: zapytanie trafi do niego.',
-      serverDown: 'Nie odpowiada tu żaden serwer odsnap, jak na hostingu statycznym: powyższy adres działa tylko z uruchomionym serwerem (odsnap serve albo npm start). SQL powyżej działa bez niego.',
+      serverDown:
+        'Nie odpowiada tu żaden serwer odsnap, jak na hostingu statycznym: powyższy adres działa tylko z uruchomionym serwerem (odsnap serve albo npm start). SQL powyżej działa bez niego.',
       missing: 'Wypełnij wymagane parametry: {names}.',
       sending: 'Wysyłanie zapytania…',
       answered: 'HTTP {status}, {type}.',
@@ -260,7 +275,8 @@ export const pl: Ui = {
   readableCharts: {
     ownScales: 'Każdy panel ma własną skalę osi Y: porównuj kształty paneli, nie ich wysokości.',
     sharedScale: 'Wszystkie panele mają wspólną skalę osi Y, więc ich wysokości można porównywać.',
-    incomplete: (period: string, through: string) => `Okres „${period}” jest niepełny: dane kończą się ${through}. Zaznaczono go jaśniej i linią przerywaną, a nie jako spadek.`,
+    incomplete: (period: string, through: string) =>
+      `Okres „${period}” jest niepełny: dane kończą się ${through}. Zaznaczono go jaśniej i linią przerywaną, a nie jako spadek.`,
     incompleteTip: 'niepełny',
     weekOf: (day: string) => `tydzień od ${day}`,
     tipHint: 'Wskaż lub dotknij wykres albo przejdź do niego klawiszem Tab i użyj strzałek, aby odczytać wartości.',
@@ -269,7 +285,8 @@ export const pl: Ui = {
     note: 'Uwaga',
   },
   frame: {
-    sample: 'Dane przykładowe: wszystko, co pokazuje ta strona, to syntetyczne przykładowe miasto wygenerowane przez odsnap na wzór danych prawdziwego serwisu. Żaden rekord nie jest prawdziwy.',
+    sample:
+      'Dane przykładowe: wszystko, co pokazuje ta strona, to syntetyczne przykładowe miasto wygenerowane przez odsnap na wzór danych prawdziwego serwisu. Żaden rekord nie jest prawdziwy.',
     snapshotLine: (id: string, date: string) => `Migawka ${id}, wykonana ${date}.`,
     recordsFrom: (range: string) => `Jej rekordy obejmują okres ${range}.`,
     datesOfRecords: 'daty rekordów',

@@ -54,7 +54,13 @@ export function parametersOf(endpoint: Endpoint, components: SchemaComponents): 
 
 /** A stable operation id: the data set and the endpoint's path, e.g. `rcn.transactions.transactionGmlId`. */
 export const operationId = (dataset: Dataset, endpoint: Endpoint) =>
-  [dataset.name, ...endpoint.path.split('/').filter(Boolean).map((segment) => segment.replace(/[{}]/g, ''))].join('.');
+  [
+    dataset.name,
+    ...endpoint.path
+      .split('/')
+      .filter(Boolean)
+      .map((segment) => segment.replace(/[{}]/g, '')),
+  ].join('.');
 
 export function openApiDocument(datasets: readonly Dataset[], options: OpenApiOptions = {}) {
   const schemas: SchemaComponents = {};
@@ -104,12 +110,18 @@ export function openApiDocument(datasets: readonly Dataset[], options: OpenApiOp
     servers: [{ url: options.serverUrl ?? '/' }],
     // Public data: no operation asks for credentials (spec section 5).
     security: [],
-    tags: datasets.map((dataset) => ({ name: dataset.name, description: `${dataset.title.en}. ${dataset.description.en}`, 'x-description-pl': `${dataset.title.pl}. ${dataset.description.pl}` })),
+    tags: datasets.map((dataset) => ({
+      name: dataset.name,
+      description: `${dataset.title.en}. ${dataset.description.en}`,
+      'x-description-pl': `${dataset.title.pl}. ${dataset.description.pl}`,
+    })),
     paths,
     components: {
       schemas,
       // 400 is every endpoint's own, with its example; the others are shared.
-      responses: Object.fromEntries(problemStatuses.filter((status) => status.status !== 400).map((status) => [status.name, problemResponse(status, problemSchema)])),
+      responses: Object.fromEntries(
+        problemStatuses.filter((status) => status.status !== 400).map((status) => [status.name, problemResponse(status, problemSchema)]),
+      ),
     },
   };
 }

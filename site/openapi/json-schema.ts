@@ -31,7 +31,9 @@ function toComponentRefs(value: unknown): unknown {
   if (!value || typeof value !== 'object') return value;
   return Object.fromEntries(
     Object.entries(value).map(([key, inner]) =>
-      key === '$ref' && typeof inner === 'string' && inner.startsWith('#/$defs/') ? [key, componentRef(inner.slice('#/$defs/'.length))] : [key, toComponentRefs(inner)],
+      key === '$ref' && typeof inner === 'string' && inner.startsWith('#/$defs/')
+        ? [key, componentRef(inner.slice('#/$defs/'.length))]
+        : [key, toComponentRefs(inner)],
     ),
   );
 }

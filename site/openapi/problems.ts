@@ -9,7 +9,11 @@ import { instanceOf, problemBody, refusedParameters } from '../../core/problem.t
 export const problem = named(
   'Problem',
   z.object({
-    type: doc(z.url(), 'URI of the problem type, under the service’s address: …/problems/<kind>; it answers with a page saying what the type means.', 'URI rodzaju problemu pod adresem usługi: …/problems/<rodzaj>; odpowiada stroną opisującą ten rodzaj.'),
+    type: doc(
+      z.url(),
+      'URI of the problem type, under the service’s address: …/problems/<kind>; it answers with a page saying what the type means.',
+      'URI rodzaju problemu pod adresem usługi: …/problems/<rodzaj>; odpowiada stroną opisującą ten rodzaj.',
+    ),
     title: doc(z.string(), 'Short summary of the problem type.', 'Krótki opis rodzaju problemu.'),
     status: doc(z.number().int(), 'The HTTP status code.', 'Kod stanu HTTP.'),
     detail: doc(z.string(), 'What went wrong in this request, saying what to fix.', 'Co poszło nie tak w tym żądaniu i co poprawić.'),
@@ -69,7 +73,9 @@ export function problemsOf(endpoint: Endpoint): readonly ProblemStatus[] {
  */
 export function invalidRequestExample(endpoint: Endpoint, options: { base: string; pathValues?: Readonly<Record<string, string>> }) {
   const pathValues = Object.fromEntries(endpoint.pathParams.map((name) => [name, options.pathValues?.[name] ?? placeholder(endpoint, name)]));
-  const path = endpoint.fullPath.replace(/\{(\w+)\}/g, (_, name: string) => (options.pathValues?.[name] ? encodeURIComponent(pathValues[name]!) : pathValues[name]!));
+  const path = endpoint.fullPath.replace(/\{(\w+)\}/g, (_, name: string) =>
+    options.pathValues?.[name] ? encodeURIComponent(pathValues[name]!) : pathValues[name]!,
+  );
   const queryParams = Object.keys(endpoint.params).filter((name) => !endpoint.pathParams.includes(name) && name !== 'version');
   const needsNothing = endpoint.parse(pathValues).success;
   const query: Record<string, string> = needsNothing ? badValue(endpoint, queryParams, pathValues) : {};

@@ -63,7 +63,12 @@ export interface ChangedTable {
   readonly added: number;
   readonly changed: number;
   readonly removed: number;
-  readonly records?: { readonly added: readonly ChangedRecord[]; readonly changed: readonly ChangedRecord[]; readonly removed: readonly ChangedRecord[]; readonly truncated: boolean };
+  readonly records?: {
+    readonly added: readonly ChangedRecord[];
+    readonly changed: readonly ChangedRecord[];
+    readonly removed: readonly ChangedRecord[];
+    readonly truncated: boolean;
+  };
   readonly days?: readonly { readonly day: string | null; readonly added: number; readonly changed: number; readonly removed: number }[];
 }
 
@@ -122,15 +127,27 @@ export function readTreeSnapshot(treeDir: string, datasets: readonly Dataset[]):
       tables: catalogue.tables.filter((table) => table.dataset === dataset.name),
     });
   }
-  return { id: index.snapshot.id, createdAt: index.snapshot.createdAt, synthetic: isSynthetic(index.snapshot.source), licence: index.licence, downloads: index.downloads, duckdb: catalogue.duckdb, datasets: byName, changes: readChanges(treeDir, index) };
+  return {
+    id: index.snapshot.id,
+    createdAt: index.snapshot.createdAt,
+    synthetic: isSynthetic(index.snapshot.source),
+    licence: index.licence,
+    downloads: index.downloads,
+    duckdb: catalogue.duckdb,
+    datasets: byName,
+    changes: readChanges(treeDir, index),
+  };
 }
 
 function readChanges(treeDir: string, index: TreeIndex): TreeSnapshot['changes'] {
-  const listed = existsSync(join(treeDir, CHANGES_INDEX)) ? readJson<{ pulls: { snapshot: string; url: string }[]; feeds: Record<string, string> }>(join(treeDir, CHANGES_INDEX)) : { pulls: [], feeds: {} };
-  const pulls = listed.pulls.slice(0, PULLS_SHOWN).map(({ snapshot, url }) => ({ ...readJson<Omit<PublishedPull, 'url'>>(join(treeDir, changesPath(snapshot))), url }));
+  const listed = existsSync(join(treeDir, CHANGES_INDEX))
+    ? readJson<{ pulls: { snapshot: string; url: string }[]; feeds: Record<string, string> }>(join(treeDir, CHANGES_INDEX))
+    : { pulls: [], feeds: {} };
+  const pulls = listed.pulls
+    .slice(0, PULLS_SHOWN)
+    .map(({ snapshot, url }) => ({ ...readJson<Omit<PublishedPull, 'url'>>(join(treeDir, changesPath(snapshot))), url }));
   return { index: index.changes ?? `/${CHANGES_INDEX}`, pulls, feeds: listed.feeds };
 }
-
 
 /** The bounding box of map places, in degrees. */
 export function boundingBox(places: readonly { readonly lon: number; readonly lat: number }[]) {

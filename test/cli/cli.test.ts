@@ -82,19 +82,22 @@ describe('odsnap', () => {
     expect(err).toContain('holds no snapshot yet; make one with "odsnap sample" or "odsnap pull"');
   });
 
-  it.each([['serve'], ['sql'], ['build'], ['verify']])('%s says a --data that does not exist does not, and one that is a file is not a directory, with exit code 2', async (name) => {
-    const scratch = await mkdtemp(join(tmpdir(), 'odsnap-nodir-'));
-    const file = join(scratch, 'file');
-    await writeFile(file, 'not a directory');
-    const extra = name === 'sql' ? ['SELECT 1'] : name === 'build' ? ['--out', join(scratch, 'dist')] : [];
-    const missing = await run(name, '--data', join(scratch, 'nonexistent'), ...extra);
-    expect(missing.code).toBe(2);
-    expect(missing.err).toContain(`--data ${join(scratch, 'nonexistent')}: no such directory; make a snapshot there with "odsnap sample --out`);
-    const notDirectory = await run(name, '--data', file, ...extra);
-    expect(notDirectory.code).toBe(2);
-    expect(notDirectory.err).toContain(`--data ${file} is a file, not a directory`);
-    await rm(scratch, { recursive: true });
-  });
+  it.each([['serve'], ['sql'], ['build'], ['verify']])(
+    '%s says a --data that does not exist does not, and one that is a file is not a directory, with exit code 2',
+    async (name) => {
+      const scratch = await mkdtemp(join(tmpdir(), 'odsnap-nodir-'));
+      const file = join(scratch, 'file');
+      await writeFile(file, 'not a directory');
+      const extra = name === 'sql' ? ['SELECT 1'] : name === 'build' ? ['--out', join(scratch, 'dist')] : [];
+      const missing = await run(name, '--data', join(scratch, 'nonexistent'), ...extra);
+      expect(missing.code).toBe(2);
+      expect(missing.err).toContain(`--data ${join(scratch, 'nonexistent')}: no such directory; make a snapshot there with "odsnap sample --out`);
+      const notDirectory = await run(name, '--data', file, ...extra);
+      expect(notDirectory.code).toBe(2);
+      expect(notDirectory.err).toContain(`--data ${file} is a file, not a directory`);
+      await rm(scratch, { recursive: true });
+    },
+  );
 
   it('sql refuses an --out in no directory, or one that is a directory, with exit code 2', async () => {
     const scratch = await mkdtemp(join(tmpdir(), 'odsnap-noout-'));
@@ -152,7 +155,20 @@ describe('odsnap', () => {
     const dir = await mkdtemp(join(tmpdir(), 'odsnap-build-'));
     try {
       const out = join(dir, 'dist');
-      const built = await run('build', '--data', tinyDataDir(), '--out', out, '--no-site', '--base-url', 'https://data.example.org/odsnap', '--publisher', 'City of Example', '--contact', 'opendata@example.org');
+      const built = await run(
+        'build',
+        '--data',
+        tinyDataDir(),
+        '--out',
+        out,
+        '--no-site',
+        '--base-url',
+        'https://data.example.org/odsnap',
+        '--publisher',
+        'City of Example',
+        '--contact',
+        'opendata@example.org',
+      );
       expect(built.code).toBe(0);
       expect(built.err).not.toContain('warning');
       const dcat = JSON.parse(await readFile(join(out, 'downloads', 'dcat.jsonld'), 'utf8'));
@@ -181,7 +197,9 @@ describe('odsnap', () => {
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
     const port = String((taken.address() as AddressInfo).port);
     try {
-      const failed = await promisify(execFile)(process.execPath, ['bin/odsnap.js', 'serve', '--data', tinyDataDir(), '--port', port], { timeout: 60_000 }).catch((error) => error);
+      const failed = await promisify(execFile)(process.execPath, ['bin/odsnap.js', 'serve', '--data', tinyDataDir(), '--port', port], {
+        timeout: 60_000,
+      }).catch((error) => error);
       expect(failed.code).toBe(1);
       expect(failed.stderr).toContain(`127.0.0.1:${port} is in use (another odsnap serve?); choose another port with --port ${Number(port) + 1}`);
       // Started by `npm start`, whose own options come before `--`: the advice says how to pass it there.
@@ -206,7 +224,17 @@ describe('odsnap', () => {
     };
     const serveWith = async () => {
       const port = await freePort();
-      const child = spawn(process.execPath, ['bin/odsnap.js', 'serve', '--data', tinyDataDir(), '--static', join(dir, 'dist'), '--port', String(port), '--quiet']);
+      const child = spawn(process.execPath, [
+        'bin/odsnap.js',
+        'serve',
+        '--data',
+        tinyDataDir(),
+        '--static',
+        join(dir, 'dist'),
+        '--port',
+        String(port),
+        '--quiet',
+      ]);
       let err = '';
       child.stderr.on('data', (chunk) => (err += chunk));
       try {
@@ -223,7 +251,9 @@ describe('odsnap', () => {
       await tree('20200101T000000Z-0badc0de');
       const foreign = await serveWith();
       expect(foreign.status).toBe(404);
-      expect(foreign.err).toContain(`not serving the static tree at ${join(dir, 'dist')}: it was built from snapshot 20200101T000000Z-0badc0de, which ${tinyDataDir()} does not hold`);
+      expect(foreign.err).toContain(
+        `not serving the static tree at ${join(dir, 'dist')}: it was built from snapshot 20200101T000000Z-0badc0de, which ${tinyDataDir()} does not hold`,
+      );
       await tree((await readlink(join(tinyDataDir(), 'current'))).split('/').pop()!);
       const own = await serveWith();
       expect(own.status).toBe(200);

@@ -60,7 +60,10 @@ function parse(command: Command, argv: readonly string[]): { options: Record<str
 describe.each(commands.map((c) => [c.name, c] as const))('odsnap %s', (_name, command) => {
   it('shows every option in --help, once, with its value, description and default', () => {
     const help = helpOf(command);
-    const rows = help.slice(help.indexOf('\nOptions:\n')).split('\n').filter((line) => line.startsWith('  -'));
+    const rows = help
+      .slice(help.indexOf('\nOptions:\n'))
+      .split('\n')
+      .filter((line) => line.startsWith('  -'));
     expect(rows.map((row) => row.trim().split(' ')[0])).toEqual([...Object.keys(command.options).map((name) => `--${name}`), '-h,']);
     for (const [name, option] of Object.entries(command.options)) {
       const row = rows.find((line) => line.startsWith(`  --${name} `))!;

@@ -32,7 +32,7 @@ afterAll(async () => {
 });
 
 describe('odsnap sql exports', () => {
-  it('writes every row of a table to Parquet, read back by DuckDB as the same rows, in the query\'s order, with a summary', async () => {
+  it("writes every row of a table to Parquet, read back by DuckDB as the same rows, in the query's order, with a summary", async () => {
     const file = join(dir, 'rides.parquet');
     const { code, err } = await sql(['--out', file, 'SELECT * FROM citybike_rides ORDER BY started_at DESC, started_zone_id']);
     expect(code).toBe(0);
@@ -51,7 +51,7 @@ describe('odsnap sql exports', () => {
     expect(compression.map((c) => c.compression)).toEqual(['ZSTD']);
   });
 
-  it('writes CSV in the downloads\' conventions: a header, ISO instants in UTC with Z, lists and JSON as JSON', async () => {
+  it("writes CSV in the downloads' conventions: a header, ISO instants in UTC with Z, lists and JSON as JSON", async () => {
     const rides = join(dir, 'rides.csv');
     expect((await sql(['--out', rides, 'SELECT * FROM citybike_rides'])).code).toBe(0);
     const text = await readFile(rides, 'utf8');
@@ -63,13 +63,23 @@ describe('odsnap sql exports', () => {
     expect(await count(`SELECT * FROM ${csv} WHERE NOT regexp_full_match(started_at, '\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z')`)).toBe(0);
     // Read back as instants, the same instants.
     const instants = 'started_at, finished_at, started_zone_id';
-    expect(await count(`SELECT ${instants} FROM citybike_rides EXCEPT ALL SELECT CAST(started_at AS TIMESTAMPTZ), CAST(finished_at AS TIMESTAMPTZ), started_zone_id FROM ${csv}`)).toBe(0);
+    expect(
+      await count(
+        `SELECT ${instants} FROM citybike_rides EXCEPT ALL SELECT CAST(started_at AS TIMESTAMPTZ), CAST(finished_at AS TIMESTAMPTZ), started_zone_id FROM ${csv}`,
+      ),
+    ).toBe(0);
 
     const properties = join(dir, 'properties.csv');
     expect((await sql(['--out', properties, 'SELECT property_gml_id, transaction_ids, outlines, parcels FROM rcn_properties'])).code).toBe(0);
-    const read = await rows<{ property_gml_id: string; transaction_ids: string; outlines: string; parcels: string }>(`SELECT * FROM read_csv(${quoteString(properties)}, all_varchar = true)`);
+    const read = await rows<{ property_gml_id: string; transaction_ids: string; outlines: string; parcels: string }>(
+      `SELECT * FROM read_csv(${quoteString(properties)}, all_varchar = true)`,
+    );
     const stored = new Map(
-      (await rows<{ property_gml_id: string; transaction_ids: string; outlines: string; parcels: string }>(`SELECT property_gml_id, to_json(transaction_ids)::VARCHAR AS transaction_ids, to_json(outlines)::VARCHAR AS outlines, parcels::VARCHAR AS parcels FROM rcn_properties`)).map((r) => [r.property_gml_id, r]),
+      (
+        await rows<{ property_gml_id: string; transaction_ids: string; outlines: string; parcels: string }>(
+          `SELECT property_gml_id, to_json(transaction_ids)::VARCHAR AS transaction_ids, to_json(outlines)::VARCHAR AS outlines, parcels::VARCHAR AS parcels FROM rcn_properties`,
+        )
+      ).map((r) => [r.property_gml_id, r]),
     );
     expect(read.length).toBe(stored.size);
     for (const row of read) {
@@ -82,9 +92,15 @@ describe('odsnap sql exports', () => {
   });
 
   it('writes every kind of timestamp a query may give in ISO 8601, to its precision', async () => {
-    const result = await sql(['--format', 'csv', "SELECT TIMESTAMP_NS '2024-01-01 10:00:00.123456789' AS ns, TIMESTAMP_S '2024-01-01 10:00:01' AS s, TIMESTAMP_MS '2024-01-01 10:00:00.5' AS ms, TIMESTAMP '2024-01-01 10:00:00.25' AS t, TIMESTAMPTZ '2024-01-01 10:00:00+02' AS tz"]);
+    const result = await sql([
+      '--format',
+      'csv',
+      "SELECT TIMESTAMP_NS '2024-01-01 10:00:00.123456789' AS ns, TIMESTAMP_S '2024-01-01 10:00:01' AS s, TIMESTAMP_MS '2024-01-01 10:00:00.5' AS ms, TIMESTAMP '2024-01-01 10:00:00.25' AS t, TIMESTAMPTZ '2024-01-01 10:00:00+02' AS tz",
+    ]);
     expect(result.code).toBe(0);
-    expect(result.out.toString()).toBe('ns,s,ms,t,tz\n2024-01-01T10:00:00.123456789,2024-01-01T10:00:01.000,2024-01-01T10:00:00.500,2024-01-01T10:00:00.250,2024-01-01T08:00:00.000Z\n');
+    expect(result.out.toString()).toBe(
+      'ns,s,ms,t,tz\n2024-01-01T10:00:00.123456789,2024-01-01T10:00:01.000,2024-01-01T10:00:00.500,2024-01-01T10:00:00.250,2024-01-01T08:00:00.000Z\n',
+    );
   });
 
   it('gzips a .csv.gz, and writes the same bytes to standard output as to --out', async () => {
@@ -127,7 +143,7 @@ describe('odsnap sql exports', () => {
     expect(err).toMatch(/\r\x1b\[2K\[ *[\d.]+s\] wrote 1 row \(\d+ B\) to .*progress\.csv\n$/);
   });
 
-  it('takes the format from --out\'s ending, and says when --format disagrees', async () => {
+  it("takes the format from --out's ending, and says when --format disagrees", async () => {
     for (const [name, check] of [
       ['inferred.parquet', (bytes: Buffer) => bytes.subarray(0, 4).toString() === 'PAR1'],
       ['inferred.csv', (bytes: Buffer) => bytes.toString() === 'one\n1\n'],

@@ -73,7 +73,7 @@ describe('odsnap sql exports', () => {
   });
 
   it.each([
-    ['a run-time error', ['SELECT CAST(\'x\' AS INTEGER) AS n FROM range(5)'], /Conversion Error/],
+    ['a run-time error', ["SELECT CAST('x' AS INTEGER) AS n FROM range(5)"], /Conversion Error/],
     ['a timeout', ['--timeout', '0.2', 'SELECT count(*) FROM range(100000000) a, range(1000000) b'], /longer than 0\.2 s/],
     ['--max-rows', ['--max-rows', '3', 'SELECT * FROM range(5)'], /more than 3 rows/],
   ])('leaves a file under --out as it was after %s', async (_, args, reason) => {
@@ -130,7 +130,11 @@ describe('odsnap sql exports', () => {
   });
 
   it('refuses to export columns named alike but for case, which DuckDB would take for one', async () => {
-    for (const args of [['--out', join(dir, 'cased.csv')], ['--format', 'csv'], ['--out', join(dir, 'cased.parquet')]]) {
+    for (const args of [
+      ['--out', join(dir, 'cased.csv')],
+      ['--format', 'csv'],
+      ['--out', join(dir, 'cased.parquet')],
+    ]) {
       const result = await sql([...args, 'SELECT 1 AS a, 2 AS A']);
       expect(result.code).toBe(1);
       expect(result.err).toContain('refused: two columns are named "a" and "A", one name to DuckDB; give each its own name with AS');
@@ -142,7 +146,11 @@ describe('odsnap sql exports', () => {
     const file = join(dir, 'allowed.csv');
     const sandbox = await SqlSandbox.open(await tinySnapshot(), datasets, { writable: [file], progress: true });
     try {
-      const refused = (query: string) => sandbox.run(query, noLimits).then(() => 'ran', (error) => (error instanceof SqlRefused ? error.message : `failed: ${error}`));
+      const refused = (query: string) =>
+        sandbox.run(query, noLimits).then(
+          () => 'ran',
+          (error) => (error instanceof SqlRefused ? error.message : `failed: ${error}`),
+        );
       expect(await refused(`COPY (SELECT 1) TO ${quoteString(file)}`)).toMatch(/only SELECT queries run here; this is a COPY statement/);
       expect(existsSync(file)).toBe(false);
       expect(await refused(`SELECT * FROM read_csv('/etc/passwd')`)).toMatch(/Permission Error/);

@@ -7,7 +7,10 @@ import { tempDir } from '../fixtures/tiny.ts';
 
 /** `odsnap start` as a real process, until it says where it serves; then Ctrl-C. */
 async function start(args: string[], env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, ['bin/odsnap.js', 'start', '--port', '0', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['bin/odsnap.js', 'start', '--port', '0', ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   child.stderr.on('data', (chunk) => (err += chunk));
@@ -88,6 +91,8 @@ describe('odsnap start', () => {
     const started = await start(['--data', join(dir, 'other')], { ODSNAP_UPSTREAM: 'ftp://example.org' });
     expect(started.url).toBeUndefined();
     expect(await started.exited).toBe(2);
-    expect(started.output().err.trim().split('\n')).toEqual(['odsnap start: ODSNAP_UPSTREAM must be the http(s) address of a v1 service, not "ftp://example.org"']);
+    expect(started.output().err.trim().split('\n')).toEqual([
+      'odsnap start: ODSNAP_UPSTREAM must be the http(s) address of a v1 service, not "ftp://example.org"',
+    ]);
   });
 });

@@ -9,8 +9,17 @@ const specPaths = [
   '/api/public/rcn/properties',
   '/api/public/rcn/properties/{propertyGmlId}',
   '/api/public/rcn/dictionaries',
-  ...['transaction-types', 'market-types', 'party-types', 'property-types', 'property-right-types', 'land-uses',
-    'local-plan-designations', 'building-types', 'unit-functions'].map((name) => `/api/public/rcn/dictionaries/${name}`),
+  ...[
+    'transaction-types',
+    'market-types',
+    'party-types',
+    'property-types',
+    'property-right-types',
+    'land-uses',
+    'local-plan-designations',
+    'building-types',
+    'unit-functions',
+  ].map((name) => `/api/public/rcn/dictionaries/${name}`),
   '/api/public/citybike/bikes',
   '/api/public/citybike/zones',
   '/api/public/citybike/seasons',
@@ -27,8 +36,33 @@ const specPaths = [
 
 /** Spec section 4: the query parameters of each endpoint that has any. */
 const specParams: Record<string, string[]> = {
-  '/api/public/rcn/transactions': ['limit', 'offset', 'transactionIdentifier', 'documentDateFrom', 'documentDateTo', 'grossPriceFrom', 'grossPriceTo', 'transactionType', 'marketType', 'sellerPartyType', 'buyerPartyType'],
-  '/api/public/rcn/properties': ['limit', 'offset', 'grossPriceFrom', 'grossPriceTo', 'landAreaFrom', 'landAreaTo', 'propertyType', 'propertyRightType', 'transactionGmlId', 'parcelIdentifier', 'address', 'bbox'],
+  '/api/public/rcn/transactions': [
+    'limit',
+    'offset',
+    'transactionIdentifier',
+    'documentDateFrom',
+    'documentDateTo',
+    'grossPriceFrom',
+    'grossPriceTo',
+    'transactionType',
+    'marketType',
+    'sellerPartyType',
+    'buyerPartyType',
+  ],
+  '/api/public/rcn/properties': [
+    'limit',
+    'offset',
+    'grossPriceFrom',
+    'grossPriceTo',
+    'landAreaFrom',
+    'landAreaTo',
+    'propertyType',
+    'propertyRightType',
+    'transactionGmlId',
+    'parcelIdentifier',
+    'address',
+    'bbox',
+  ],
   '/api/public/citybike/rides': ['from', 'to', 'timezone', 'page', 'pageSize'],
   '/api/public/bike-counter/counters/{counterId}/readings': ['from', 'to', 'timezone'],
   '/api/public/air-quality/history/{stationId}/{sensorCode}': ['from', 'to', 'timezone'],
@@ -60,8 +94,16 @@ describe('defineDataset', () => {
   const base = datasets.find((d) => d.name === 'bike-counter')!;
   const wrong: [string, object, string][] = [
     ['a resource it does not have', { kind: 'list', resource: 'nope' }, 'names resource "nope", which the data set does not declare'],
-    ['a column its table lacks', { kind: 'item', resource: 'counter', param: 'counterId', match: ['nope'] }, 'names column "nope", which table counters does not have'],
-    ['a parameter the endpoint lacks', { kind: 'item', resource: 'counter', param: 'nope', match: ['id'] }, 'needs parameter "nope", which the endpoint does not declare'],
+    [
+      'a column its table lacks',
+      { kind: 'item', resource: 'counter', param: 'counterId', match: ['nope'] },
+      'names column "nope", which table counters does not have',
+    ],
+    [
+      'a parameter the endpoint lacks',
+      { kind: 'item', resource: 'counter', param: 'nope', match: ['id'] },
+      'needs parameter "nope", which the endpoint does not declare',
+    ],
     [
       'no source for a path parameter (a custom answer)',
       { kind: 'custom', reads: ['counter'], answer: async () => ({}) },
@@ -97,7 +139,11 @@ describe('defineDataset', () => {
 
   const wrongSteps: [string, object, string][] = [
     ['an endpoint it does not declare', { path: '/nope' }, 'crawls /nope, which the data set does not declare'],
-    ['an endpoint of a kind no pull crawls', { path: '/counters/{counterId}' }, 'crawls /counters/{counterId}, which is answered as item: a pull cannot crawl that kind'],
+    [
+      'an endpoint of a kind no pull crawls',
+      { path: '/counters/{counterId}' },
+      'crawls /counters/{counterId}, which is answered as item: a pull cannot crawl that kind',
+    ],
     [
       'a span column the parent lacks',
       { path: '/counters/{counterId}/readings', field: 'readings', days: 92, span: { from: 'nope', to: 'active_to' } },
@@ -110,7 +156,8 @@ describe('defineDataset', () => {
     const { defineResource } = await import('../../datasets/vocabulary/resource.ts');
     const tables = await import('../../datasets/bike-counter/tables.ts');
     const { endpoints } = await import('../../datasets/bike-counter/endpoints.ts');
-    const counter = base.resources.counter!, reading = base.resources.reading!;
+    const counter = base.resources.counter!,
+      reading = base.resources.reading!;
     expect(() =>
       defineDataset({
         ...base,
@@ -144,6 +191,8 @@ describe('a data set declaration', () => {
     const { defineDataset } = await import('../../datasets/define.ts');
     const base = datasets.find((d) => d.name === 'bike-counter')!;
     const tables = await import('../../datasets/bike-counter/tables.ts');
-    expect(() => defineDataset({ ...base, name: 'csv', tables, resources: {}, endpoints: [], crawl: [] })).toThrow('data set name "csv" is taken: the downloads keep their CSV files under downloads/csv/');
+    expect(() => defineDataset({ ...base, name: 'csv', tables, resources: {}, endpoints: [], crawl: [] })).toThrow(
+      'data set name "csv" is taken: the downloads keep their CSV files under downloads/csv/',
+    );
   });
 });

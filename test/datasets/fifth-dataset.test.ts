@@ -95,7 +95,9 @@ describe('a fifth data set declared in one folder', () => {
     }
     expect(files['/api/public/parking/car-parks']).toEqual(['/api/public/parking/car-parks.json']);
     // Items are listed in buckets of a hash of their ids.
-    expect(files['/api/public/parking/car-parks/{carParkId}']!.sort()).toEqual(['pr-1', 'pr-2', 'pr-3'].map((id) => `/api/public/parking/car-parks/${id}.json`));
+    expect(files['/api/public/parking/car-parks/{carParkId}']!.sort()).toEqual(
+      ['pr-1', 'pr-2', 'pr-3'].map((id) => `/api/public/parking/car-parks/${id}.json`),
+    );
     const months = files['/api/public/parking/car-parks/{carParkId}/occupancy']!;
     expect(months).toContain('/api/public/parking/car-parks/pr-2/occupancy/2025-06.json');
     // Each file holds what the server answers for the request it stands for, links into the tree.
@@ -105,7 +107,9 @@ describe('a fifth data set declared in one folder', () => {
     expect(june).toEqual(await server.json('/api/public/parking/car-parks/pr-2/occupancy?from=2025-06-01&to=2025-06-30'));
     expect(index.downloads.catalogue).toBe('/downloads/catalogue.json');
     const catalogue = await read(index.downloads.catalogue);
-    expect(catalogue.tables.map((t: { dataset: string; table: string }) => `${t.dataset}/${t.table}`)).toEqual(expect.arrayContaining(['parking/car_parks', 'parking/occupancy']));
+    expect(catalogue.tables.map((t: { dataset: string; table: string }) => `${t.dataset}/${t.table}`)).toEqual(
+      expect.arrayContaining(['parking/car_parks', 'parking/occupancy']),
+    );
   });
 
   it('is pulled back from the server into the same rows', async () => {

@@ -11,7 +11,9 @@ import { isRelativeLink, renderMarkdown, type RenderedMarkdown } from '../../sit
  */
 
 const README_MAX_LINES = 250;
-const manual = readdirSync('docs').filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`);
+const manual = readdirSync('docs')
+  .filter((name) => name.endsWith('.md'))
+  .map((name) => `docs/${name}`);
 const files = ['README.md', ...manual];
 
 const rendered = new Map<string, Promise<RenderedMarkdown>>();

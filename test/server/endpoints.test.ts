@@ -50,7 +50,18 @@ async function examples(): Promise<string[]> {
   ];
 }
 
-const LINK_FIELDS = new Set(['uri', 'termUri', 'propertyUri', 'transactionUri', 'seasonUri', 'startedZoneUri', 'finishedZoneUri', 'counterUri', 'sensorUri', 'next']);
+const LINK_FIELDS = new Set([
+  'uri',
+  'termUri',
+  'propertyUri',
+  'transactionUri',
+  'seasonUri',
+  'startedZoneUri',
+  'finishedZoneUri',
+  'counterUri',
+  'sensorUri',
+  'next',
+]);
 
 function* links(value: unknown): Generator<[string, string]> {
   if (Array.isArray(value)) for (const item of value) yield* links(item);
@@ -86,7 +97,20 @@ describe('the server', () => {
   it('gives absolute link fields that resolve to their resource here', async () => {
     const seen = new Map<string, string>();
     for (const path of paths) for (const [field, link] of links(await server.json(path))) seen.set(link, field);
-    expect([...seen.values()]).toEqual(expect.arrayContaining(['uri', 'termUri', 'propertyUri', 'transactionUri', 'seasonUri', 'startedZoneUri', 'finishedZoneUri', 'counterUri', 'sensorUri', 'next']));
+    expect([...seen.values()]).toEqual(
+      expect.arrayContaining([
+        'uri',
+        'termUri',
+        'propertyUri',
+        'transactionUri',
+        'seasonUri',
+        'startedZoneUri',
+        'finishedZoneUri',
+        'counterUri',
+        'sensorUri',
+        'next',
+      ]),
+    );
     for (const [link, field] of seen) {
       expect(link.startsWith(server.url), `${field} ${link}`).toBe(true);
       const [address, fragment] = link.split('#');
@@ -102,8 +126,11 @@ describe('the server', () => {
       const index = await server.json(path);
       expect(index.snapshot.id).toBe(server.host.current.id);
       expect(index.licence.id).toBe('CC-BY-4.0');
-      expect(index.datasets.flatMap((d: { endpoints: { path: string }[] }) => d.endpoints.map((e) => e.path))).toEqual(datasets.flatMap((d) => d.endpoints.map((e) => e.fullPath)));
-      for (const dataset of index.datasets) for (const endpoint of dataset.endpoints) if (endpoint.url) expect((await server.fetch(endpoint.url)).status).toBe(200);
+      expect(index.datasets.flatMap((d: { endpoints: { path: string }[] }) => d.endpoints.map((e) => e.path))).toEqual(
+        datasets.flatMap((d) => d.endpoints.map((e) => e.fullPath)),
+      );
+      for (const dataset of index.datasets)
+        for (const endpoint of dataset.endpoints) if (endpoint.url) expect((await server.fetch(endpoint.url)).status).toBe(200);
     }
   });
 

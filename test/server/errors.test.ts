@@ -60,7 +60,10 @@ function rawBytes(url: string, text: string): Promise<string> {
     const chunks: Buffer[] = [];
     // Written, not ended: the server closes the connection once it has answered (HTTP/1.0, or Connection: close).
     const socket = connect(Number(port), hostname, () => socket.write(text));
-    socket.on('data', (chunk) => chunks.push(chunk)).on('end', () => resolve(Buffer.concat(chunks).toString())).on('error', reject);
+    socket
+      .on('data', (chunk) => chunks.push(chunk))
+      .on('end', () => resolve(Buffer.concat(chunks).toString()))
+      .on('error', reject);
   });
 }
 
@@ -70,7 +73,12 @@ describe('bad requests', () => {
     expect(response.status).toBe(status);
     expect(response.headers['content-type']).toBe('application/problem+json');
     const problem = JSON.parse(response.body.toString());
-    expect(problem).toMatchObject({ status, type: expect.stringMatching(/^http:\/\/.+\/problems\/[a-z-]+$/), title: expect.any(String), detail: expect.any(String) });
+    expect(problem).toMatchObject({
+      status,
+      type: expect.stringMatching(/^http:\/\/.+\/problems\/[a-z-]+$/),
+      title: expect.any(String),
+      detail: expect.any(String),
+    });
     if (param) expect(problem.param).toBe(param);
     // One entry per parameter, however many of its checks a value fails.
     expect(problem.errors).toBeUndefined();
@@ -139,7 +147,10 @@ describe('bad requests', () => {
       const trickle = setInterval(() => socket.writable && socket.write(`X-Slow-${Date.now()}: 1\r\n`), 2_000);
       const giveUp = setTimeout(() => socket.destroy(new Error('no answer within 13 s')), 13_000);
       const done = () => (clearInterval(trickle), clearTimeout(giveUp));
-      socket.on('data', (chunk) => chunks.push(chunk)).on('end', () => (done(), resolve(Buffer.concat(chunks).toString()))).on('error', (error) => (done(), reject(error)));
+      socket
+        .on('data', (chunk) => chunks.push(chunk))
+        .on('end', () => (done(), resolve(Buffer.concat(chunks).toString())))
+        .on('error', (error) => (done(), reject(error)));
     });
     const seconds = (performance.now() - started) / 1000;
     expect(answer).toMatch(/^HTTP\/1\.1 408 /);
@@ -151,10 +162,13 @@ describe('bad requests', () => {
     expect(seconds).toBeLessThan(12);
   });
 
-  it.each(['constructor', '__proto__', 'valueOf', 'toString', 'hasOwnProperty'])('takes a query parameter named %s as any unknown one: ignored', async (name) => {
-    const response = await raw(`${server.url}${p}/rcn/transactions?limit=1&${name}=1`);
-    expect(response.status).toBe(200);
-  });
+  it.each(['constructor', '__proto__', 'valueOf', 'toString', 'hasOwnProperty'])(
+    'takes a query parameter named %s as any unknown one: ignored',
+    async (name) => {
+      const response = await raw(`${server.url}${p}/rcn/transactions?limit=1&${name}=1`);
+      expect(response.status).toBe(200);
+    },
+  );
 
   it('lists every problem of a request, and keeps serving after all of the above', async () => {
     const problem = JSON.parse((await raw(`${server.url}${p}/rcn/transactions?limit=0&offset=x`)).body.toString());

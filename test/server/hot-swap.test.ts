@@ -67,7 +67,8 @@ describe('hot swap', () => {
     for (const path of paths) expect(after.get(path), path).not.toBe(before.get(path));
     expect(server.logs.filter((line) => line.event === 'snapshot')).toMatchObject([{ snapshot: next.id, previous: oldId }]);
     // The new snapshot's page filters go into memory once the old one is closed, never both at once.
-    for (let waited = 0; !server.logs.some((line) => line.event === 'pages-in-memory') && waited < 10_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+    for (let waited = 0; !server.logs.some((line) => line.event === 'pages-in-memory') && waited < 10_000; waited += 20)
+      await new Promise((resolve) => setTimeout(resolve, 20));
     expect(server.logs.filter((line) => line.event === 'pages-in-memory')).toEqual([{ event: 'pages-in-memory', snapshot: next.id }]);
     expect(server.host.current.tables.inMemory(rcn, 'transactions')).toMatch(/^kept\./);
   });

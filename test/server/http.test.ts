@@ -52,7 +52,10 @@ describe('HTTP', () => {
   it('allows any origin, on answers and on errors, and answers CORS preflight', async () => {
     expect((await raw(`${server.url}${path}`)).headers['access-control-allow-origin']).toBe('*');
     expect((await raw(`${server.url}/api/public/nope`)).headers['access-control-allow-origin']).toBe('*');
-    const preflight = await raw(`${server.url}${path}`, { method: 'OPTIONS', headers: { origin: 'https://example.org', 'access-control-request-method': 'GET' } });
+    const preflight = await raw(`${server.url}${path}`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://example.org', 'access-control-request-method': 'GET' },
+    });
     expect(preflight.status).toBe(204);
     expect(preflight.headers['access-control-allow-methods']).toContain('GET');
   });

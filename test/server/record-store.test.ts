@@ -34,7 +34,12 @@ describe('a record file', () => {
       // The buffer read into is used again: a shorter read after a longer one, runs of neighbours
       // after scattered rows, and the other way round, each give only its own rows.
       expect(joined([4])).toBe('{}');
-      expect(joined([1, 2, 3, 4, 5])).toBe(rows.slice(1).map(([text]) => text).join(','));
+      expect(joined([1, 2, 3, 4, 5])).toBe(
+        rows
+          .slice(1)
+          .map(([text]) => text)
+          .join(','),
+      );
       expect(joined([5, 0])).toBe('{"id":"ab"},{"id":"b"}');
       expect(joined([])).toBe('');
     } finally {

@@ -110,7 +110,11 @@ describe('who answers a URL, with a static tree beside the API', () => {
   });
 
   it('answers HEAD as GET, without a body, from whoever answers the path', async () => {
-    for (const [path, by] of [['/api/public/rcn/transactions?limit=1', 'api 200 application/json; charset=utf-8'], ['/api/public/index.json', 'file 200 application/json; charset=utf-8'], ['/healthz', 'other 200 application/json no-store']] as const) {
+    for (const [path, by] of [
+      ['/api/public/rcn/transactions?limit=1', 'api 200 application/json; charset=utf-8'],
+      ['/api/public/index.json', 'file 200 application/json; charset=utf-8'],
+      ['/healthz', 'other 200 application/json no-store'],
+    ] as const) {
       const head = await raw(server.url, { path, method: 'HEAD' });
       expect(answerer(head), path).toBe(by);
       expect(head.body.length, path).toBe(0);

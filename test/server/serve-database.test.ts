@@ -18,7 +18,14 @@ describe('the serving database', () => {
     const snapshot = { ...(await tinySnapshot()), cacheDir: await tempDir('serve-database') };
     const dead = spawnSync('true').pid!;
     const building = (owner: string) => `serve-v6-0123456789ab.duckdb.${owner}-0a1b2c3d.tmp`;
-    const stale = ['serve-v4.duckdb', 'serve-v5-0123456789ab.duckdb', 'serve-v5-0123456789ab.records', building(`${hostname()}-${dead}`), `${building(`${hostname()}-${dead}`)}.wal`, `${building(`${hostname()}-${dead}`)}.records`];
+    const stale = [
+      'serve-v4.duckdb',
+      'serve-v5-0123456789ab.duckdb',
+      'serve-v5-0123456789ab.records',
+      building(`${hostname()}-${dead}`),
+      `${building(`${hostname()}-${dead}`)}.wal`,
+      `${building(`${hostname()}-${dead}`)}.records`,
+    ];
     // A build running here, and one on another machine sharing the disk (its process ids mean nothing here).
     const kept = [building(`${hostname()}-${process.pid}`), building(`elsewhere-${dead}`)];
     for (const name of [...stale, ...kept]) await writeFile(join(snapshot.cacheDir, name), 'stale');
@@ -40,13 +47,27 @@ describe('the serving database', () => {
     const elsewhere = new URL('../../datasets/citybike/index.ts', import.meta.url).href;
     const misdeclared = datasets.map((dataset) => (dataset.name === 'rcn' ? { ...dataset, module: elsewhere } : dataset));
     const other = { ...snapshot, cacheDir: await tempDir('serve-database-misdeclared') };
-    await expect(ensureServeDatabase(other, misdeclared)).rejects.toThrow(`could not build the serving database of snapshot ${snapshot.id}: ${elsewhere} exports no data set named "rcn"`);
+    await expect(ensureServeDatabase(other, misdeclared)).rejects.toThrow(
+      `could not build the serving database of snapshot ${snapshot.id}: ${elsewhere} exports no data set named "rcn"`,
+    );
     expect(await readdir(other.cacheDir)).toEqual([]);
   });
 
   it('renders the resources pages and items answer with, taking no time zone, and only those', () => {
-    const rendered = datasets.flatMap((dataset) => Object.values(dataset.tables).flatMap((table) => renderedResources(dataset, table).map((r) => `${dataset.name}/${r.name}`)));
-    expect(rendered.sort()).toEqual(['air-quality/sensor', 'air-quality/station', 'bike-counter/counter', 'citybike/bike', 'citybike/season', 'citybike/zone', 'rcn/property', 'rcn/propertySummary', 'rcn/transaction']);
+    const rendered = datasets.flatMap((dataset) =>
+      Object.values(dataset.tables).flatMap((table) => renderedResources(dataset, table).map((r) => `${dataset.name}/${r.name}`)),
+    );
+    expect(rendered.sort()).toEqual([
+      'air-quality/sensor',
+      'air-quality/station',
+      'bike-counter/counter',
+      'citybike/bike',
+      'citybike/season',
+      'citybike/zone',
+      'rcn/property',
+      'rcn/propertySummary',
+      'rcn/transaction',
+    ]);
   });
 
   it('writes each stored row rendered as those resources into their record files, row for row, links under a placeholder for the base, found by each key as the first row with it', async () => {
@@ -73,16 +94,27 @@ describe('the serving database', () => {
               // Every row, rendered here by the data set's own function, is the file's text at its row number.
               const texts = rows.map((row) => JSON.stringify(resource.render(row, context)));
               expect(texts.length).toBeGreaterThan(0);
-              texts.forEach((text, i) => expect(records.withJoined([i], 0x2c, (bytes) => bytes.toString().replaceAll(token, base)), `${resource.name} row ${i}`).toBe(text));
+              texts.forEach((text, i) =>
+                expect(
+                  records.withJoined([i], 0x2c, (bytes) => bytes.toString().replaceAll(token, base)),
+                  `${resource.name} row ${i}`,
+                ).toBe(text),
+              );
               // Pages read rows by number: runs of neighbours and rows apart, in the order asked.
               const wanted = [...new Set([2, 0, 1, Math.floor(texts.length / 2), texts.length - 1])].filter((row) => row < texts.length);
-              expect(records.withJoined(wanted, 0x2c, (bytes) => bytes.toString().replaceAll(token, base)), `${resource.name} rows`).toBe(wanted.map((row) => texts[row]).join(','));
+              expect(
+                records.withJoined(wanted, 0x2c, (bytes) => bytes.toString().replaceAll(token, base)),
+                `${resource.name} rows`,
+              ).toBe(wanted.map((row) => texts[row]).join(','));
               for (const key of keys) {
-                const keyTexts = await db.rows<{ key: string | null }>(`SELECT CAST(${quoteIdentifier(key)} AS VARCHAR) AS "key" FROM ${stored} ORDER BY rowid`);
+                const keyTexts = await db.rows<{ key: string | null }>(
+                  `SELECT CAST(${quoteIdentifier(key)} AS VARCHAR) AS "key" FROM ${stored} ORDER BY rowid`,
+                );
                 const first = new Map<string, string>();
                 keyTexts.forEach((row, i) => row.key !== null && !first.has(row.key) && first.set(row.key, texts[i]!));
                 expect(first.size, `${resource.name} ${key}`).toBeGreaterThan(0);
-                for (const [value, text] of first) expect(records.find(key, value)?.toString().replaceAll(token, base), `${resource.name} ${key} ${value}`).toBe(text);
+                for (const [value, text] of first)
+                  expect(records.find(key, value)?.toString().replaceAll(token, base), `${resource.name} ${key} ${value}`).toBe(text);
                 expect(records.find(key, 'no-such-key')).toBeUndefined();
                 expect(records.find(key, '')).toBeUndefined();
               }
@@ -93,14 +125,27 @@ describe('the serving database', () => {
         }
       }
     });
-    expect(recorded.sort()).toEqual(['air-quality/sensor', 'air-quality/station', 'bike-counter/counter', 'citybike/bike', 'citybike/season', 'citybike/zone', 'rcn/property', 'rcn/propertySummary', 'rcn/transaction']);
+    expect(recorded.sort()).toEqual([
+      'air-quality/sensor',
+      'air-quality/station',
+      'bike-counter/counter',
+      'citybike/bike',
+      'citybike/season',
+      'citybike/zone',
+      'rcn/property',
+      'rcn/propertySummary',
+      'rcn/transaction',
+    ]);
   });
 
   it('indexes the columns items not found in record files and the parents of series are looked up by', async () => {
     const snapshot = await tinySnapshot();
     const path = await ensureServeDatabase(snapshot, datasets);
     const expected = datasets.flatMap((dataset) =>
-      Object.values(dataset.tables).flatMap((table) => (storagePlan(dataset, table, snapshot) ? lookupColumns(dataset, table).map((column) => `${viewName(dataset, table.name)}.${column}`) : [])));
+      Object.values(dataset.tables).flatMap((table) =>
+        storagePlan(dataset, table, snapshot) ? lookupColumns(dataset, table).map((column) => `${viewName(dataset, table.name)}.${column}`) : [],
+      ),
+    );
     expect(expected).toEqual(expect.arrayContaining(['air_quality_stations.external_id', 'bike_counter_counters.id']));
     expect(expected).not.toContain('rcn_transactions.transaction_gml_id');
     await withDatabase(async (db) => {

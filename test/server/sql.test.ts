@@ -26,7 +26,9 @@ describe('GET /api/sql', () => {
     expect(body.columns.map((c: { name: string }) => c.name)).toEqual(['market', 'n', 'total', 'first']);
     const { items } = await server.json('/api/public/rcn/transactions?limit=1');
     expect(body.rows.reduce((sum: number, row: { n: number }) => sum + row.n, 0)).toBeGreaterThan(items.length);
-    const tables = JSON.parse((await sql(`SELECT table_name FROM information_schema.tables ORDER BY 1`)).body.toString()).rows.map((r: { table_name: string }) => r.table_name);
+    const tables = JSON.parse((await sql(`SELECT table_name FROM information_schema.tables ORDER BY 1`)).body.toString()).rows.map(
+      (r: { table_name: string }) => r.table_name,
+    );
     expect(tables).toEqual(expect.arrayContaining(['rcn_transactions', 'citybike_rides', 'bike_counter_readings', 'air_quality_readings']));
   });
 
@@ -50,7 +52,10 @@ describe('GET /api/sql', () => {
   it('compresses a result when asked, to the same JSON, and answers 304 to its ETag', async () => {
     const path = `${server.url}/api/sql?q=${encodeURIComponent(query)}`;
     const plain = await raw(path);
-    for (const [encoding, decode] of [['br', brotliDecompressSync], ['gzip', gunzipSync]] as const) {
+    for (const [encoding, decode] of [
+      ['br', brotliDecompressSync],
+      ['gzip', gunzipSync],
+    ] as const) {
       const packed = await raw(path, { headers: { 'accept-encoding': encoding } });
       expect(packed.headers['content-encoding']).toBe(encoding);
       expect(decode(packed.body).toString()).toBe(plain.body.toString());

@@ -62,7 +62,10 @@ describe('serve with the static tree beside the API', () => {
 
   it('answers 304 to a client that has the file, per variant', async () => {
     const first = await raw(server.url, { path: '/api/public/index.json', headers: { 'accept-encoding': 'br' } });
-    const again = await raw(server.url, { path: '/api/public/index.json', headers: { 'accept-encoding': 'br', 'if-none-match': first.headers.etag as string } });
+    const again = await raw(server.url, {
+      path: '/api/public/index.json',
+      headers: { 'accept-encoding': 'br', 'if-none-match': first.headers.etag as string },
+    });
     expect(again.status).toBe(304);
     expect(again.body.length).toBe(0);
   });
@@ -147,7 +150,12 @@ describe('serve with a static tree of files too big to keep in memory', () => {
     try {
       const get = (range?: string) => raw(server.url, { path: '/downloads/big.parquet', headers: range ? { range } : {} });
       // Each three times: read, read again and kept, then answered from what was kept.
-      for (const [start, end] of [[0, 65535], [1_000_000, 1_065_535], [3 * 1024 * 1024 - 10, 3 * 1024 * 1024 - 1], [10, 2_500_000]] as const) {
+      for (const [start, end] of [
+        [0, 65535],
+        [1_000_000, 1_065_535],
+        [3 * 1024 * 1024 - 10, 3 * 1024 * 1024 - 1],
+        [10, 2_500_000],
+      ] as const) {
         for (let ask = 1; ask <= 3; ask++) {
           const answer = await get(`bytes=${start}-${end}`);
           expect(answer.status).toBe(206);
@@ -227,12 +235,14 @@ describe('serve --static, asked for many short ranges of a big file', () => {
       // One-byte ranges, each asked twice, so kept: a few kilobytes of bytes, but each with its key.
       const ranges = 8_000;
       let next = 0;
-      await Promise.all(Array.from({ length: 16 }, async () => {
-        for (let at = next++; at < ranges; at = next++) {
-          expect(await byteAt(at)).toBe(1);
-          expect(await byteAt(at)).toBe(1);
-        }
-      }));
+      await Promise.all(
+        Array.from({ length: 16 }, async () => {
+          for (let at = next++; at < ranges; at = next++) {
+            expect(await byteAt(at)).toBe(1);
+            expect(await byteAt(at)).toBe(1);
+          }
+        }),
+      );
       // The file changes where it is (a tree is never written so; here it tells what was kept from what is read).
       await writeFile(file, Buffer.alloc(1024 * 1024, 2));
       expect(await byteAt(ranges - 1)).toBe(1);
@@ -250,7 +260,9 @@ describe('odsnap serve --static, a real process, asked for paths the tree does n
   it.skipIf(process.platform !== 'linux')('keeps its peak memory bounded through 100,000 unique missing paths of 8 KiB', async () => {
     const out = join(await tempDir('serve-misses'), 'dist');
     await buildStatic({ dataDir: tinyDataDir(), out, datasets });
-    const child = spawn(process.execPath, ['bin/odsnap.js', 'serve', '--data', tinyDataDir(), '--static', out, '--port', '0', '--quiet'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, ['bin/odsnap.js', 'serve', '--data', tinyDataDir(), '--static', out, '--port', '0', '--quiet'], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     try {
       let err = '';
       child.stderr.on('data', (chunk) => (err += chunk));

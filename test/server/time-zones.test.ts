@@ -33,7 +33,10 @@ const get = (counter: string, day: string, timezone?: string) =>
 
 describe('timezone on counter readings', () => {
   it('shows Europe/Warsaw readings at +01:00 in winter and +02:00 in summer', async () => {
-    for (const [day, offset] of [['2025-01-15', '+01:00'], ['2025-07-15', '+02:00']] as const) {
+    for (const [day, offset] of [
+      ['2025-01-15', '+01:00'],
+      ['2025-07-15', '+02:00'],
+    ] as const) {
       const counter = completeCounter(day);
       const { readings: got } = await get(counter, day, 'Europe/Warsaw');
       expect(got).toHaveLength(24);
@@ -45,7 +48,8 @@ describe('timezone on counter readings', () => {
   it('gives the spring DST day 23 hours and the autumn one 25', async () => {
     const spring = await get(completeCounter('2025-03-30'), '2025-03-30', 'Europe/Warsaw');
     expect(spring.readings.map((r: { readAt: string }) => r.readAt.slice(11))).toEqual([
-      '00:00:00+01:00', '01:00:00+01:00',
+      '00:00:00+01:00',
+      '01:00:00+01:00',
       ...Array.from({ length: 21 }, (_, i) => `${String(i + 3).padStart(2, '0')}:00:00+02:00`),
     ]);
     const autumn = await get(completeCounter('2024-10-27'), '2024-10-27', 'Europe/Warsaw');
@@ -58,7 +62,10 @@ describe('timezone on counter readings', () => {
     const counter = completeCounter('2025-07-15');
     for (const timezone of ['UTC', 'Europe/Warsaw', 'Asia/Tokyo', 'America/Los_Angeles']) {
       const { readings: got } = await get(counter, '2025-07-15', timezone);
-      expect(got.map((r: { value: number }) => r.value), timezone).toEqual(storedOn(counter, '2025-07-15', timezone).map((r) => r.value));
+      expect(
+        got.map((r: { value: number }) => r.value),
+        timezone,
+      ).toEqual(storedOn(counter, '2025-07-15', timezone).map((r) => r.value));
     }
   });
 

@@ -100,7 +100,14 @@ describe.skipIf(skip)('the site in Chromium', () => {
         // The tiny city is the sample's: every page says its records are synthetic.
         expect(await page.locator('[data-sample-notice]').count(), path).toBe(1);
         // Texts shared with the OpenAPI document mark code with backticks; a page shows it as code.
-        expect(await page.locator('main :not(pre, pre *, script, style)').evaluateAll((elements) => elements.filter((e) => [...e.childNodes].some((n) => n.nodeType === 3 && (n.textContent ?? '').includes('\u0060'))).length), path).toBe(0);
+        expect(
+          await page
+            .locator('main :not(pre, pre *, script, style)')
+            .evaluateAll(
+              (elements) => elements.filter((e) => [...e.childNodes].some((n) => n.nodeType === 3 && (n.textContent ?? '').includes('\u0060'))).length,
+            ),
+          path,
+        ).toBe(0);
         const switchHref = await page.getAttribute('[data-language-switch]', 'href');
         expect(switchHref, path).toBe(twinOf(path));
         for (const link of await page.evaluate<{ url: string; server: boolean }[]>(linksOnPage)) {
@@ -139,7 +146,9 @@ describe.skipIf(skip)('the site in Chromium', () => {
           if (phone.smallText.length) cramped.push(`${path}: chart or map text under 11 px: ${phone.smallText.slice(0, 3).join('; ')}`);
           if (phone.wideTables.length) cramped.push(`${path}: tables wider than the screen: ${phone.wideTables.join(', ')} px`);
           if (!path.endsWith('/query/')) return;
-          for (const endpoint of await page.locator('[data-request-endpoint] option').evaluateAll((options) => options.map((option) => (option as unknown as { value: string }).value))) {
+          for (const endpoint of await page
+            .locator('[data-request-endpoint] option')
+            .evaluateAll((options) => options.map((option) => (option as unknown as { value: string }).value))) {
             await page.selectOption('[data-request-endpoint]', endpoint);
             if ((await page.evaluate<number>(overflow)) > 0) wide.push(`${path} ${endpoint}`);
           }
@@ -177,22 +186,36 @@ describe.skipIf(skip)('the site in Chromium', () => {
 
   it('opens a list file of the tree in the viewer as a table, follows its next page, and opens a record from it', async () => {
     const first = '/api/public/rcn/transactions.json';
-    const { items, pagination } = (await (await fetch(site.url + first)).json()) as { items: { uri: string; transactionGmlId: string }[]; pagination: { next: string } };
+    const { items, pagination } = (await (await fetch(site.url + first)).json()) as {
+      items: { uri: string; transactionGmlId: string }[];
+      pagination: { next: string };
+    };
     await visit(`/view/?url=${encodeURIComponent(first)}`, async (page) => {
       await page.locator('[data-json-view-table] tbody tr').first().waitFor();
       expect(await page.locator('[data-json-view-list="items"] [data-json-view-table] > tbody > tr').count()).toBe(items.length);
-      expect(await page.locator('[data-json-view-table] thead th').evaluateAll((cells) => cells.map((cell) => cell.textContent))).toEqual(expect.arrayContaining(['uri', 'transactionGmlId', 'grossPrice']));
+      expect(await page.locator('[data-json-view-table] thead th').evaluateAll((cells) => cells.map((cell) => cell.textContent))).toEqual(
+        expect.arrayContaining(['uri', 'transactionGmlId', 'grossPrice']),
+      );
       expect(await page.getAttribute('[data-json-view-raw]', 'href')).toBe(site.url + first);
 
-      await Promise.all([page.waitForURL((url) => url.searchParams.get('url') === pagination.next), page.locator('[data-json-view-page="next"]').first().click()]);
+      await Promise.all([
+        page.waitForURL((url) => url.searchParams.get('url') === pagination.next),
+        page.locator('[data-json-view-page="next"]').first().click(),
+      ]);
       await page.locator('[data-json-view-table] tbody tr').first().waitFor();
-      const next = (await (await fetch(site.url + pagination.next)).json()) as { items: { uri: string; transactionGmlId: string }[]; pagination: { next: string | null } };
+      const next = (await (await fetch(site.url + pagination.next)).json()) as {
+        items: { uri: string; transactionGmlId: string }[];
+        pagination: { next: string | null };
+      };
       expect(await page.locator('[data-json-view-list="items"] [data-json-view-table] > tbody > tr').count()).toBe(next.items.length);
       // The tree's pages link forward only; the last has no next page.
       expect((await page.locator('[data-json-view-page="next"]').count()) > 0).toBe(next.pagination.next !== null);
 
       const record = next.items[0]!;
-      await Promise.all([page.waitForURL((url) => url.searchParams.get('url') === record.uri), page.locator('[data-json-view-table] > tbody > tr').first().locator('[data-json-view-link]').first().click()]);
+      await Promise.all([
+        page.waitForURL((url) => url.searchParams.get('url') === record.uri),
+        page.locator('[data-json-view-table] > tbody > tr').first().locator('[data-json-view-link]').first().click(),
+      ]);
       await page.locator('[data-json-view-fields] dl').first().waitFor();
       const fields = await page.locator('[data-json-view-fields] > dl > dt').evaluateAll((terms) => terms.map((term) => term.textContent));
       expect(fields).toEqual(expect.arrayContaining(['uri', 'transactionGmlId', 'properties']));
@@ -200,7 +223,7 @@ describe.skipIf(skip)('the site in Chromium', () => {
     });
   });
 
-  it('refuses to open a file of another origin in the viewer, and puts a view link beside the site\'s JSON links', async () => {
+  it("refuses to open a file of another origin in the viewer, and puts a view link beside the site's JSON links", async () => {
     await visit('/view/?url=https%3A%2F%2Fexample.org%2Fdata.json', async (page) => {
       await page.waitForFunction("document.querySelector('[data-json-view-status]')?.textContent !== ''");
       expect(await page.textContent('[data-json-view-status]')).toContain('example.org');
@@ -243,7 +266,7 @@ describe.skipIf(skip)('the site in Chromium', () => {
     for (const target of serverLinks) expect((await site.fetch(target)).status, target).toBe(200);
   });
 
-  it('serves the OpenAPI document with every endpoint, linked from the tree\'s index', async () => {
+  it("serves the OpenAPI document with every endpoint, linked from the tree's index", async () => {
     const index = (await (await fetch(`${site.url}/api/public/index.json`)).json()) as { openapi?: string; site?: string };
     expect(index.openapi).toBe('/api/public/openapi.json');
     expect(index.site).toBe('/');

@@ -63,8 +63,14 @@ describe.skipIf(skip)('the data-set pages and the downloads page in Chromium', (
         const published = figures.get(dataset.name)!;
         await visit(path, async (page) => {
           expect(await page.locator('h1').textContent(), path).toBe(dataset.title[lang as keyof typeof prefixes]);
-          const charts = await page.evaluate<{ id: string; panels: { label: string; role: string | null; lines: number; bars: number; bands: number; ticks: number }[]; details: boolean }[]>(drawnCharts);
-          expect(charts.map((chart) => chart.id), path).toEqual(published.charts.map((chart) => `chart-${chart.name}`));
+          const charts =
+            await page.evaluate<
+              { id: string; panels: { label: string; role: string | null; lines: number; bars: number; bands: number; ticks: number }[]; details: boolean }[]
+            >(drawnCharts);
+          expect(
+            charts.map((chart) => chart.id),
+            path,
+          ).toEqual(published.charts.map((chart) => `chart-${chart.name}`));
           for (const [i, chart] of charts.entries()) {
             const data = published.charts[i]!;
             const panels = new Set(data.rows.map((row) => row.panel ?? '')).size;
@@ -77,7 +83,11 @@ describe.skipIf(skip)('the data-set pages and the downloads page in Chromium', (
               expect(panel.ticks, `${path} ${chart.id}`).toBeGreaterThan(3);
               expect(data.kind === 'line' ? panel.lines : panel.bars, `${path} ${chart.id}`).toBeGreaterThan(0);
             }
-            if (data.bands.length) expect(chart.panels.some((panel) => panel.bands > 0), `${path} ${chart.id} bands`).toBe(true);
+            if (data.bands.length)
+              expect(
+                chart.panels.some((panel) => panel.bands > 0),
+                `${path} ${chart.id} bands`,
+              ).toBe(true);
           }
         });
       }
@@ -134,7 +144,8 @@ describe.skipIf(skip)('the data-set pages and the downloads page in Chromium', (
         expect(text).toContain('read_parquet(');
         expect(text).toContain('odsnap pull');
         expect(await page.locator('a[href="https://creativecommons.org/licenses/by/4.0/"]').count()).toBeGreaterThan(0);
-        for (const described of ['/datapackage.json', '/downloads/dcat.jsonld', '/downloads/catalogue.json', '/downloads/odsnap.sql']) expect(await page.locator(`a[href="${described}"]`).count(), described).toBe(1);
+        for (const described of ['/datapackage.json', '/downloads/dcat.jsonld', '/downloads/catalogue.json', '/downloads/odsnap.sql'])
+          expect(await page.locator(`a[href="${described}"]`).count(), described).toBe(1);
       });
     }
     for (const file of files) {

@@ -69,7 +69,8 @@ describe('endpoint docs', () => {
 
   it('describe every parameter and every response field in English and Polish', () => {
     for (const doc of docs.values()) {
-      for (const param of doc.params) expect([param.description, param['x-description-pl']].every(Boolean), `${doc.endpoint.fullPath} ${param.name}`).toBe(true);
+      for (const param of doc.params)
+        expect([param.description, param['x-description-pl']].every(Boolean), `${doc.endpoint.fullPath} ${param.name}`).toBe(true);
       for (const field of doc.response.fields) expect(field.description?.en && field.description.pl, `${doc.endpoint.fullPath} ${field.name}`).toBeTruthy();
     }
   });
@@ -86,7 +87,10 @@ describe('endpoint docs', () => {
 
   it('name the SQL views as odsnap sql does', () => {
     expect(docs.get('/api/public/rcn/transactions')!.sql.views.map((view) => view.name)).toEqual(['rcn_transactions']);
-    expect(docs.get('/api/public/parking/car-parks/{carParkId}/occupancy')!.sql.views.map((view) => view.name)).toEqual(['parking_occupancy', 'parking_car_parks']);
+    expect(docs.get('/api/public/parking/car-parks/{carParkId}/occupancy')!.sql.views.map((view) => view.name)).toEqual([
+      'parking_occupancy',
+      'parking_car_parks',
+    ]);
   });
 
   it('link only files and requests that need no values when no static tree is given', () => {

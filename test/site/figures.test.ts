@@ -24,7 +24,8 @@ const chart = (rows: ChartData['rows'], more: Partial<ChartData> = {}): ChartDat
   ...more,
 });
 
-const days = (count: number, from = Date.UTC(2024, 0, 1)) => Array.from({ length: count }, (_, i) => new Date(from + i * 86_400_000).toISOString().slice(0, 10));
+const days = (count: number, from = Date.UTC(2024, 0, 1)) =>
+  Array.from({ length: count }, (_, i) => new Date(from + i * 86_400_000).toISOString().slice(0, 10));
 
 describe('chartGeometry', () => {
   it('breaks a line where days are missing, a lone day becoming a dot', () => {
@@ -59,7 +60,10 @@ describe('chartGeometry', () => {
     const geometry = chartGeometry(chart(rows, { panels: { a: text('Panel A', 'Panel A po polsku') } }), 'pl');
     expect(geometry.panels.map((panel) => panel.title)).toEqual(['Panel A po polsku', 'b']);
     expect(geometry.series.map((series) => series.key)).toEqual(['one', 'two']);
-    expect(geometry.panels.map((panel) => panel.lines.map((line) => line.series))).toEqual([[0, 1], [0, 1]]);
+    expect(geometry.panels.map((panel) => panel.lines.map((line) => line.series))).toEqual([
+      [0, 1],
+      [0, 1],
+    ]);
   });
 
   it('clips bands to the panel and starts bars at zero', () => {
@@ -67,14 +71,29 @@ describe('chartGeometry', () => {
       { panel: 'p', from: 0, to: 20, color: '#57B108', label: 'Good' },
       { panel: 'p', from: 20, to: 1000, color: '#990000', label: 'Bad' },
     ];
-    const geometry = chartGeometry(chart(days(5).map((x, i) => ({ x, y: 10 + i * 5, panel: 'p' })), { bands }), 'en');
+    const geometry = chartGeometry(
+      chart(
+        days(5).map((x, i) => ({ x, y: 10 + i * 5, panel: 'p' })),
+        { bands },
+      ),
+      'en',
+    );
     const panel = geometry.panels[0]!;
     for (const band of panel.bands) {
       expect(band.y).toBeGreaterThanOrEqual(geometry.plot.top);
       expect(band.y + band.height).toBeLessThanOrEqual(geometry.plot.bottom + 0.1);
     }
     expect(geometry.bandLegend.map((band) => band.label)).toEqual(['Good', 'Bad']);
-    const bars = chartGeometry(chart([{ x: '2024', y: 900 }, { x: '2025', y: 1000 }], { kind: 'bar', x: { label: text('Season', 'Sezon'), time: false } }), 'en');
+    const bars = chartGeometry(
+      chart(
+        [
+          { x: '2024', y: 900 },
+          { x: '2025', y: 1000 },
+        ],
+        { kind: 'bar', x: { label: text('Season', 'Sezon'), time: false } },
+      ),
+      'en',
+    );
     expect(bars.panels[0]!.yTicks[0]!.label).toBe('0');
     expect(bars.panels[0]!.bars).toHaveLength(2);
   });
@@ -92,7 +111,10 @@ describe('readable charts', () => {
   });
 
   it('draw an incomplete last period apart, in the tooltips and the table too', () => {
-    const data = chart(months.map((x, i) => ({ x, y: 10 + i })), { x: { label: text('Month', 'Miesiąc'), time: true, period: 'month' }, incomplete: { x: '2025-09-01', through: '2025-09-18' } });
+    const data = chart(
+      months.map((x, i) => ({ x, y: 10 + i })),
+      { x: { label: text('Month', 'Miesiąc'), time: true, period: 'month' }, incomplete: { x: '2025-09-01', through: '2025-09-18' } },
+    );
     const geometry = chartGeometry(data, 'en');
     const panel = geometry.panels[0]!;
     expect(panel.lines[0]!.points).toBe(2);
@@ -130,7 +152,13 @@ describe('axes', () => {
     expect(niceTicks(0, 87, 5).ticks).toEqual([0, 20, 40, 60, 80, 100]);
     expect(niceTicks(0.1, 0.28, 4).ticks).toEqual([0.1, 0.15, 0.2, 0.25, 0.3]);
     // Air pressure: steps of 2.5 above 1,000 are labelled as they are, not rounded to uneven whole numbers.
-    const pressure = chartGeometry(chart([{ x: '2024-01-01', y: 1009 }, { x: '2024-01-02', y: 1023 }]), 'en');
+    const pressure = chartGeometry(
+      chart([
+        { x: '2024-01-01', y: 1009 },
+        { x: '2024-01-02', y: 1023 },
+      ]),
+      'en',
+    );
     expect(pressure.panels[0]!.yTicks.map((tick) => tick.label)).toEqual(['1,007.5', '1,010', '1,012.5', '1,015', '1,017.5', '1,020', '1,022.5', '1,025']);
     const ticks = timeTicks(Date.UTC(2024, 9, 1), Date.UTC(2025, 8, 30), 6, 'pl');
     expect(ticks.every((tick) => new Date(tick.value).getUTCDate() === 1)).toBe(true);
@@ -189,7 +217,9 @@ describe('downloads', () => {
   it('give snippets with absolute URLs, listing the first files of a large table and pointing at the catalogue', () => {
     const context = { origin: 'http://localhost:4321', server: 'http://localhost:4321', catalogueUrl: '/downloads/catalogue.json' };
     const small = tableSnippets(table(2), context);
-    expect(small.duckdb).toContain("read_parquet([\n  'http://localhost:4321/downloads/citybike/rides/n=0/part-0.parquet',\n  'http://localhost:4321/downloads/citybike/rides/n=1/part-0.parquet'\n]");
+    expect(small.duckdb).toContain(
+      "read_parquet([\n  'http://localhost:4321/downloads/citybike/rides/n=0/part-0.parquet',\n  'http://localhost:4321/downloads/citybike/rides/n=1/part-0.parquet'\n]",
+    );
     expect(small.cli).toContain('odsnap pull --from http://localhost:4321 --datasets citybike');
     expect(small.checksums.split('\n')[0]).toBe(`${'a'.repeat(64)}  citybike/rides/n=0/part-0.parquet`);
     const large = tableSnippets(table(30), context);

@@ -65,7 +65,14 @@ describe('DuckDB-WASM values as text', () => {
   });
 
   it('writes CSV as /api/sql does: quoted only when needed, empty for NULL', () => {
-    const result = { columns: ['a', 'b'], rowCount: 2, rows: () => [['x,y', null], ['say "hi"', '1']] };
+    const result = {
+      columns: ['a', 'b'],
+      rowCount: 2,
+      rows: () => [
+        ['x,y', null],
+        ['say "hi"', '1'],
+      ],
+    };
     expect(csvOf(result)).toBe('a,b\r\n"x,y",\r\n"say ""hi""",1\r\n');
   });
 
@@ -139,8 +146,18 @@ describe('what a query reads, from DuckDB’s plan', () => {
   });
 
   it('skips files by the catalogue: a partition by a whole value, and the time column’s range', () => {
-    const partitionBy = [{ name: 'counter', column: 'counter_id' }, { name: 'year', column: 'read_at', part: 'year' }];
-    const file = { url: '/f', rows: 10, bytes: 100, partition: { counter: 'pulawska', year: '2024' }, min: '2024-03-01T00:00:00.000Z', max: '2024-12-31T23:00:00.000Z' };
+    const partitionBy = [
+      { name: 'counter', column: 'counter_id' },
+      { name: 'year', column: 'read_at', part: 'year' },
+    ];
+    const file = {
+      url: '/f',
+      rows: 10,
+      bytes: 100,
+      partition: { counter: 'pulawska', year: '2024' },
+      min: '2024-03-01T00:00:00.000Z',
+      max: '2024-12-31T23:00:00.000Z',
+    };
     const ranges = fileRanges(file, partitionBy, 'read_at', types);
     const scan = (conditions: Parameters<typeof mayMeet>[0][]) => ({ table: 'r', columns: new Set<string>(), conditions });
     expect(scanMayRead(scan([{ column: 'counter_id', op: '=', value: 'pulawska' }]), ranges)).toBe(true);
@@ -152,7 +169,11 @@ describe('what a query reads, from DuckDB’s plan', () => {
 
   it('offers examples of every time function DuckDB-WASM has offline, and a month of one partition value', () => {
     const catalogue = [
-      { sqlName: 'bike_counter_readings', rows: 100, files: [{ rows: 100, partition: { counter: 'pulawska', year: '2025' }, min: '2025-01-01T00:00:00.000Z', max: '2025-09-30T21:00:00.000Z' }] },
+      {
+        sqlName: 'bike_counter_readings',
+        rows: 100,
+        files: [{ rows: 100, partition: { counter: 'pulawska', year: '2025' }, min: '2025-01-01T00:00:00.000Z', max: '2025-09-30T21:00:00.000Z' }],
+      },
       { sqlName: 'citybike_rides', rows: 50, files: [] },
       { sqlName: 'air_quality_readings', rows: 200, files: [] },
     ];

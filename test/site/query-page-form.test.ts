@@ -54,7 +54,9 @@ describe.skipIf(skip)('the query page in Chromium', () => {
       const expected = await site.json<{ items: unknown[] }>(target);
       expect(expected.items.length).toBeGreaterThan(0);
       expect(JSON.parse((await tab.textContent('[data-request-body]'))!)).toEqual(expected);
-      expect(await tab.textContent('[data-request-summary]')).toContain(lang === 'en' ? `Items in the answer: ${expected.items.length}.` : `Elementy w odpowiedzi: ${expected.items.length}.`);
+      expect(await tab.textContent('[data-request-summary]')).toContain(
+        lang === 'en' ? `Items in the answer: ${expected.items.length}.` : `Elementy w odpowiedzi: ${expected.items.length}.`,
+      );
       expect(problems).toEqual([]);
     }
   });
@@ -73,7 +75,9 @@ describe.skipIf(skip)('the query page in Chromium', () => {
     await tab.fill(`${rides} [name="to"]`, '2024-05-01');
     await tab.click('[data-request-send]');
     await tab.waitForSelector('[data-request-form][data-answer-status="400"]');
-    expect(await tab.textContent('[data-request-summary]')).toMatch(/^HTTP 400, application\/problem\+json\. The server answered with a problem \(RFC 9457\): /);
+    expect(await tab.textContent('[data-request-summary]')).toMatch(
+      /^HTTP 400, application\/problem\+json\. The server answered with a problem \(RFC 9457\): /,
+    );
     // A 400 the page asked for is an answer, not a failure of the page.
     expect(problems.filter((problem) => !problem.includes('/api/public/citybike/rides') && !problem.includes('status of 400'))).toEqual([]);
   });

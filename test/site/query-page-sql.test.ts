@@ -81,7 +81,8 @@ describe.skipIf(skip)('the query page in Chromium', () => {
 
   it('runs queries over other tables: decimals, days, lists and every table’s rows as the server gives them', async () => {
     await open(site.url, pageOf('en'));
-    const sql = 'SELECT transaction_gml_id, document_date, gross_price, transaction_type_code, property_ids FROM rcn_transactions ORDER BY transaction_gml_id LIMIT 5';
+    const sql =
+      'SELECT transaction_gml_id, document_date, gross_price, transaction_type_code, property_ids FROM rcn_transactions ORDER BY transaction_gml_id LIMIT 5';
     const rows = await runSql(tab, sql);
     expect(rows).toHaveLength(6);
     expect(rows).toEqual(await serverRows(sql));
@@ -89,14 +90,17 @@ describe.skipIf(skip)('the query page in Chromium', () => {
     expect(await runSql(tab, readings)).toEqual(await serverRows(readings));
     // Every table of the catalogue is there, with all its rows.
     const catalogue = await site.json<{ tables: { sqlName: string }[] }>('/downloads/catalogue.json');
-    const counts = catalogue.tables.map((table) => `SELECT '${table.sqlName}' AS name, count(*) AS rows FROM ${table.sqlName}`).join(' UNION ALL ') + ' ORDER BY name';
+    const counts =
+      catalogue.tables.map((table) => `SELECT '${table.sqlName}' AS name, count(*) AS rows FROM ${table.sqlName}`).join(' UNION ALL ') + ' ORDER BY name';
     expect(await runSql(tab, counts)).toEqual(await serverRows(counts));
     expect(problems).toEqual([]);
   });
 
   it('answers the query page’s examples and the manual’s queries as /api/sql does, time functions included', async () => {
     await open(site.url, pageOf('en'));
-    const examples = await tab.locator('[data-sql-example]').evaluateAll((buttons) => buttons.map((button) => (button as unknown as { dataset: { sqlInsert: string } }).dataset.sqlInsert));
+    const examples = await tab
+      .locator('[data-sql-example]')
+      .evaluateAll((buttons) => buttons.map((button) => (button as unknown as { dataset: { sqlInsert: string } }).dataset.sqlInsert));
     const manual = await manualQueries();
     expect(manual).toHaveLength(4);
     const queries = [...examples, ...manual];
@@ -108,7 +112,8 @@ describe.skipIf(skip)('the query page in Chromium', () => {
       'SELECT year(read_at) AS year, count(*) FROM air_quality_readings GROUP BY 1 ORDER BY 1',
       "SELECT read_at::DATE AS day, strftime(read_at, '%Y-%m') AS month, sensor_code, avg(value) FROM air_quality_readings GROUP BY ALL ORDER BY ALL LIMIT 50",
     );
-    const sortedUnlessOrdered = (sql: string, rows: string[][]) => (/ORDER BY/i.test(sql) ? rows : [rows[0]!, ...rows.slice(1).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)))]);
+    const sortedUnlessOrdered = (sql: string, rows: string[][]) =>
+      /ORDER BY/i.test(sql) ? rows : [rows[0]!, ...rows.slice(1).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)))];
     for (const sql of queries) {
       const inPage = await pageRowsAll(tab, sql);
       const onServer = await serverRows(sql, '');
@@ -143,7 +148,11 @@ describe.skipIf(skip)('the query page in Chromium', () => {
       void (async () => {
         const response = await request.response();
         if (!new URL(request.url()).pathname.startsWith('/downloads/')) return;
-        fetched.push({ url: new URL(request.url()).pathname, range: (await request.allHeaders()).range ?? '', bytes: (await request.sizes()).responseBodySize || Number(response?.headers()['content-length'] ?? 0) });
+        fetched.push({
+          url: new URL(request.url()).pathname,
+          range: (await request.allHeaders()).range ?? '',
+          bytes: (await request.sizes()).responseBodySize || Number(response?.headers()['content-length'] ?? 0),
+        });
       })();
     });
     page.on('requestfailed', (request) => failed.push(`${request.url()} ${request.failure()?.errorText}`));

@@ -52,11 +52,18 @@ describe.skipIf(skip)('the register analysis and readable charts in Chromium', (
         FROM ${parquet('transactions')} t
         LEFT JOIN ${parquet('properties')} p ON p.property_gml_id = t.property_ids[1]
         LEFT JOIN (${premises}) pr ON pr.property_gml_id = t.property_ids[1]`;
-      for (const [dimension, column] of [['district', 'district'], ['market-type', 'market'], ['month', 'month']] as const) {
+      for (const [dimension, column] of [
+        ['district', 'district'],
+        ['market-type', 'market'],
+        ['month', 'month'],
+      ] as const) {
         const rows = await db.rows<{ key: string; transactions: number | bigint; median: number | null }>(
           `SELECT ${column} AS key, count(*) AS transactions, round(quantile_cont(premises_m2, 0.5)) AS median FROM (${sold}) GROUP BY ${column}`,
         );
-        expected.set(dimension, new Map(rows.map((row) => [row.key, { transactions: Number(row.transactions), median: row.median === null ? null : Number(row.median) }])));
+        expected.set(
+          dimension,
+          new Map(rows.map((row) => [row.key, { transactions: Number(row.transactions), median: row.median === null ? null : Number(row.median) }])),
+        );
       }
       lastDay = (await db.rows<{ day: string }>(`SELECT strftime(max(document_date), '%Y-%m-%d') AS day FROM ${parquet('transactions')}`))[0]!.day;
     });
@@ -92,7 +99,10 @@ describe.skipIf(skip)('the register analysis and readable charts in Chromium', (
         expect(csv[0], id).toEqual(header);
         expect(csv.length).toBe(rows.length + 1);
         for (const [i, row] of rows.entries()) {
-          expect(csv[i + 1]!.map((cell, j) => (j === 1 || j === 2) && cell !== '' ? numberOf(cell) : cell), id).toEqual(row.map((cell, j) => ((j === 1 || j === 2) && cell !== '' ? numberOf(cell) : cell)));
+          expect(
+            csv[i + 1]!.map((cell, j) => ((j === 1 || j === 2) && cell !== '' ? numberOf(cell) : cell)),
+            id,
+          ).toEqual(row.map((cell, j) => ((j === 1 || j === 2) && cell !== '' ? numberOf(cell) : cell)));
         }
       }
       // Property types are named in the page's language.
@@ -122,12 +132,18 @@ describe.skipIf(skip)('the register analysis and readable charts in Chromium', (
   });
 
   it('shows no Polish sensor words on English pages, but unknown ones marked lang="pl"', async () => {
-    const polish = Object.entries(sensorWords).filter(([word, names]) => names.en !== word).map(([word]) => word);
+    const polish = Object.entries(sensorWords)
+      .filter(([word, names]) => names.en !== word)
+      .map(([word]) => word);
     await visit('/datasets/air-quality/', async (page) => {
       const unmarked = await page.evaluate<string[]>(
         `[...document.querySelectorAll('figure.chart *')].filter((element) => element.children.length === 0 && element.closest('[lang]')?.getAttribute('lang') !== 'pl').map((element) => element.textContent)`,
       );
-      for (const word of polish) expect(unmarked.filter((content) => new RegExp(`(^|[^\\p{L}])${word}([^\\p{L}]|$)`, 'u').test(content ?? '')), word).toEqual([]);
+      for (const word of polish)
+        expect(
+          unmarked.filter((content) => new RegExp(`(^|[^\\p{L}])${word}([^\\p{L}]|$)`, 'u').test(content ?? '')),
+          word,
+        ).toEqual([]);
       const shown = unmarked.join('\n');
       for (const english of ['Temperature (°C)', 'Very good', 'Frost', 'Heat']) expect(shown).toContain(english);
     });

@@ -21,7 +21,10 @@ export interface CaptureStep {
 }
 
 export const captureProblems = (step: CaptureStep, _endpoint: Endpoint, _answer: CustomAnswer, scope: StepScope): string[] =>
-  (step.parts ?? []).flatMap((part) => [...storedProblems(scope, part.resource), ...(part.children ?? []).flatMap((child) => storedProblems(scope, child.resource))]);
+  (step.parts ?? []).flatMap((part) => [
+    ...storedProblems(scope, part.resource),
+    ...(part.children ?? []).flatMap((child) => storedProblems(scope, child.resource)),
+  ]);
 
 const captureShape = (body: unknown, parts: readonly CapturePart[]) => {
   const missing = parts.find((part) => !isObject(body) || !Array.isArray(body[part.field]));
@@ -34,7 +37,11 @@ export async function crawlCapture(crawl: Crawl, step: CaptureStep, endpoint: En
   const parts = step.parts;
   const places: RecordPlace[] = parts.flatMap((part) => [
     { resource: part.resource, field: part.field, ...(part.children?.length ? { ignore: part.children.map((c) => c.field) } : {}) },
-    ...(part.children ?? []).map((child) => ({ resource: child.resource, field: part.field, within: { field: child.field, param: child.param, from: child.from } })),
+    ...(part.children ?? []).map((child) => ({
+      resource: child.resource,
+      field: part.field,
+      within: { field: child.field, param: child.param, from: child.from },
+    })),
   ]);
   for (const place of places) crawl.plan(crawl.table(place.resource).name, { kind: 'append', series: [], time: '', cutoffs: new Map() });
   crawl.planned(1);
@@ -50,7 +57,10 @@ export async function crawlCapture(crawl: Crawl, step: CaptureStep, endpoint: En
 async function probe(crawl: Crawl, endpoint: Endpoint, answer: CustomAnswer): Promise<void> {
   const values = endpoint.pathParams.map((param) => {
     const each = answer.each![param]!;
-    return crawl.parentsOf(each.resource).map((row) => row[each.column]).find((value) => value !== null && value !== undefined);
+    return crawl
+      .parentsOf(each.resource)
+      .map((row) => row[each.column])
+      .find((value) => value !== null && value !== undefined);
   });
   if (values.some((value) => value === undefined)) return;
   const path = endpoint.pathParams.reduce((p, param, i) => p.replace(`{${param}}`, encodeURIComponent(String(values[i]))), endpoint.fullPath);

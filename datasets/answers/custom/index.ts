@@ -31,12 +31,23 @@ export const custom: AnswerKind<CustomAnswer, CaptureStep> = {
       let combinations: Record<string, string>[] = [{}];
       for (const name of endpoint.pathParams) {
         const each = answer.each![name]!;
-        const found = [...new Set((await rows.all(dataset, each.resource)).map((row) => row[each.column]).filter((v) => v !== null && v !== undefined).map(String))];
+        const found = [
+          ...new Set(
+            (await rows.all(dataset, each.resource))
+              .map((row) => row[each.column])
+              .filter((v) => v !== null && v !== undefined)
+              .map(String),
+          ),
+        ];
         combinations = combinations.flatMap((values) => found.map((value) => ({ ...values, [name]: value })));
       }
       for (const values of combinations) {
         try {
-          yield { type: 'rendered', path: pathIn(source, wholeLayout, values, WHOLE), body: enveloped(await answer.answer(query, paramsIn(source, wholeLayout, values, WHOLE), context), source.envelope) };
+          yield {
+            type: 'rendered',
+            path: pathIn(source, wholeLayout, values, WHOLE),
+            body: enveloped(await answer.answer(query, paramsIn(source, wholeLayout, values, WHOLE), context), source.envelope),
+          };
         } catch (error) {
           if (!(error instanceof Problem && error.slug === 'not-found')) throw error;
         }

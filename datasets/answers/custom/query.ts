@@ -17,7 +17,10 @@ export function queryFor(request: AnswerRequest): Query {
     let files = request.served.files(request.dataset, resource.table, { equal: where });
     if (latest) {
       if (!table.timeColumn) throw new Error(`${request.dataset.name}/${table.name} has no time column to find its latest rows by`);
-      const newest = request.served.snapshot.manifest.datasets[request.dataset.name]!.tables[table.name]!.files.reduce<string | null>((max, f) => (f.max && (!max || f.max > max) ? f.max : max), null);
+      const newest = request.served.snapshot.manifest.datasets[request.dataset.name]!.tables[table.name]!.files.reduce<string | null>(
+        (max, f) => (f.max && (!max || f.max > max) ? f.max : max),
+        null,
+      );
       if (newest) files = request.served.files(request.dataset, resource.table, { equal: where, from: Date.parse(newest) });
       const source = request.served.source(request.dataset, resource, files, bind);
       conditions.push(`${quoteIdentifier(table.timeColumn)} = (SELECT max(${quoteIdentifier(table.timeColumn)}) FROM ${source})`);

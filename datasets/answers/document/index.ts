@@ -29,7 +29,9 @@ export const document: AnswerKind<DocumentAnswer, DocumentStep> = {
   server: {
     async serve(request, answer) {
       const resource = resourceOf(request.dataset, answer.resource);
-      const where = Object.keys(answer.where).map((column, i) => `${quoteIdentifier(column)} = $${i + 1}`).join(' AND ');
+      const where = Object.keys(answer.where)
+        .map((column, i) => `${quoteIdentifier(column)} = $${i + 1}`)
+        .join(' AND ');
       const rows = await request.connection.rows(
         `SELECT ${selectList(columnsFor(request, resource))} FROM ${request.served.source(request.dataset, resource)} WHERE ${where}`,
         Object.values(answer.where),
@@ -62,5 +64,8 @@ export const document: AnswerKind<DocumentAnswer, DocumentStep> = {
     },
   },
 
-  sql: (answer, { main }) => `SELECT * FROM ${main} WHERE ${Object.entries(answer.where).map(([column, v]) => `${column} = ${quote(v)}`).join(' AND ')};`,
+  sql: (answer, { main }) =>
+    `SELECT * FROM ${main} WHERE ${Object.entries(answer.where)
+      .map(([column, v]) => `${column} = ${quote(v)}`)
+      .join(' AND ')};`,
 };

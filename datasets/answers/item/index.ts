@@ -15,13 +15,19 @@ function recordKeys(table: Table, match: readonly string[], value: unknown): [st
   for (const column of match) {
     const kind = table.columns[column]?.kind;
     if (kind === 'varchar' && typeof value === 'string') keys.push([column, value]);
-    else if (kind === 'integer' && (typeof value === 'number' || (typeof value === 'string' && /^-?\d{1,9}$/.test(value))) && Number.isSafeInteger(Number(value))) keys.push([column, String(Number(value))]);
+    else if (
+      kind === 'integer' &&
+      (typeof value === 'number' || (typeof value === 'string' && /^-?\d{1,9}$/.test(value))) &&
+      Number.isSafeInteger(Number(value))
+    )
+      keys.push([column, String(Number(value))]);
     else return undefined;
   }
   return keys;
 }
 
-const missing = (answer: ItemAnswer, value: unknown) => notFound(`no ${answer.resource} has ${answer.match.join(' or ')} ${JSON.stringify(value)}`, answer.param);
+const missing = (answer: ItemAnswer, value: unknown) =>
+  notFound(`no ${answer.resource} has ${answer.match.join(' or ')} ${JSON.stringify(value)}`, answer.param);
 
 /** One row, found by a path parameter in the first of `match` columns that has it; 404 otherwise: `/transactions/{transactionGmlId}`. */
 export interface ItemAnswer {
@@ -87,7 +93,13 @@ export const item: AnswerKind<ItemAnswer> = {
       const column = answer.match[0]!;
       const buckets = await printed.prints(dataset, { kind: 'buckets', resource: answer.resource, keyColumn: column });
       const segmentOf = (bucket: number) => `${endpoint.fullPath}#${bucket}`;
-      const segments = buckets.map(({ bucket, rows: files, print }) => ({ key: segmentOf(bucket), print, files, place: bucket, carried: source.previousSegment(segmentOf(bucket)) === print }));
+      const segments = buckets.map(({ bucket, rows: files, print }) => ({
+        key: segmentOf(bucket),
+        print,
+        files,
+        place: bucket,
+        carried: source.previousSegment(segmentOf(bucket)) === print,
+      }));
       yield { type: 'segments', segments, places: printed.buckets };
       const changed = segments.filter((segment) => !segment.carried).map((segment) => segment.place);
       if (!changed.length) return;

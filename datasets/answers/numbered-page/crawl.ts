@@ -1,7 +1,20 @@
 import { createHash } from 'node:crypto';
 import { addDays, dayToUtcMs, utcDayOf } from '../../../core/calendar.ts';
 import type { Endpoint } from '../../vocabulary/endpoint.ts';
-import { envelopesOf, forwardWindows, isObject, OVERLAP_DAYS, ProtocolError, readColumnProblems, seriesKey, storedProblems, type Crawl, type Fetched, type Span, type StepScope } from '../crawling.ts';
+import {
+  envelopesOf,
+  forwardWindows,
+  isObject,
+  OVERLAP_DAYS,
+  ProtocolError,
+  readColumnProblems,
+  seriesKey,
+  storedProblems,
+  type Crawl,
+  type Fetched,
+  type Span,
+  type StepScope,
+} from '../crawling.ts';
 import type { NumberedPageAnswer } from './declaration.ts';
 import type { EnvelopeSeen } from '../envelope.ts';
 import { withElements } from '../../vocabulary/json-text.ts';
@@ -100,13 +113,15 @@ export async function crawlWindows(crawl: Crawl, step: WindowsStep, endpoint: En
             const texts = body.data.map((row) => JSON.stringify(row));
             const first = digest(texts[0] ?? '');
             const earlier = starts.get(first);
-            if (earlier !== undefined) throw new ProtocolError(`GET ${got.url}: page ${page} starts with the row page ${earlier} started with; the upstream does not page`);
+            if (earlier !== undefined)
+              throw new ProtocolError(`GET ${got.url}: page ${page} starts with the row page ${earlier} started with; the upstream does not page`);
             // Rows of the page before that come again (a list that grew while it was paged) are stored once, as when a window was one unit.
             const seen = before;
             const fresh = seen ? body.data.filter((_, i) => !seen.has(texts[i]!)) : body.data;
             before = new Set(texts);
             const isFresh = seen ? (i: number) => !seen.has(texts[i]!) : () => true;
-            const kept = fresh.length === body.data.length ? got : { ...got, body: { ...body, data: fresh }, text: got.text && withElements(got.text, 'data', isFresh) };
+            const kept =
+              fresh.length === body.data.length ? got : { ...got, body: { ...body, data: fresh }, text: got.text && withElements(got.text, 'data', isFresh) };
             const envelopes = envelopesOf(got, endpoint, { count: body.data.length, page, pageSize: MAX_PAGE_SIZE });
             return crawl.found(kept, step.path, { from, to }, [place], { records: fresh.length, start: first, next: body.hasNextPage, envelopes });
           },
@@ -141,9 +156,14 @@ export async function crawlWindows(crawl: Crawl, step: WindowsStep, endpoint: En
     time,
     ...(answer.until ? { until: answer.until } : {}),
     // Each window's rows are in its pages' units.
-    windows: windows.filter(([from, to]) => crawl.has(keyOf(from, to))).flatMap(([from, to]) => pageKeys(crawl, keyOf(from, to)).map((key) => ({ key, params: { from, to } }))),
-    ask: async ({ from, to }) => crawl.rowsIn(await windowPages(crawl, endpoint, from!, to!, Math.min(maxPages, PROBE_PAGES)), step.path, { from: from!, to: to! }, place),
-    askText: async ({ from, to }, timezone) => (await crawl.get(endpoint.fullPath, { from: from!, to: to!, timezone, page: 1, pageSize: MAX_PAGE_SIZE }, { shape: numberedPageShape(MAX_PAGE_SIZE) })).text ?? '',
+    windows: windows
+      .filter(([from, to]) => crawl.has(keyOf(from, to)))
+      .flatMap(([from, to]) => pageKeys(crawl, keyOf(from, to)).map((key) => ({ key, params: { from, to } }))),
+    ask: async ({ from, to }) =>
+      crawl.rowsIn(await windowPages(crawl, endpoint, from!, to!, Math.min(maxPages, PROBE_PAGES)), step.path, { from: from!, to: to! }, place),
+    askText: async ({ from, to }, timezone) =>
+      (await crawl.get(endpoint.fullPath, { from: from!, to: to!, timezone, page: 1, pageSize: MAX_PAGE_SIZE }, { shape: numberedPageShape(MAX_PAGE_SIZE) }))
+        .text ?? '',
   });
 }
 
@@ -167,12 +187,14 @@ async function windowPages(crawl: Crawl, endpoint: Endpoint, from: string, to: s
   const shape = numberedPageShape(MAX_PAGE_SIZE);
   const starts = new Map<string, number>();
   for (let page = 1; ; page++) {
-    if (page > most) throw new ProtocolError(`GET ${endpoint.fullPath}?from=${from}&to=${to}: still a next page after ${most} pages, as many as a probe of the range asks`);
+    if (page > most)
+      throw new ProtocolError(`GET ${endpoint.fullPath}?from=${from}&to=${to}: still a next page after ${most} pages, as many as a probe of the range asks`);
     const got = await crawl.get(endpoint.fullPath, { from, to, page, pageSize: MAX_PAGE_SIZE }, { shape });
     const body = got.body as { data: unknown[]; hasNextPage: boolean };
     const first = digest(JSON.stringify(body.data[0]) ?? '');
     const earlier = starts.get(first);
-    if (earlier !== undefined) throw new ProtocolError(`GET ${got.url}: page ${page} starts with the row page ${earlier} started with; the upstream does not page`);
+    if (earlier !== undefined)
+      throw new ProtocolError(`GET ${got.url}: page ${page} starts with the row page ${earlier} started with; the upstream does not page`);
     starts.set(first, page);
     pages.push(got);
     if (!body.hasNextPage) return pages;

@@ -23,7 +23,14 @@ export async function* numberedPageFiles(source: FileSource, answer: NumberedPag
   const days: Day[] = [];
   for (let day = groups[0]!.unit; day <= groups.at(-1)!.unit; day = addDays(day, 1)) {
     const group = byDay.get(day);
-    days.push({ day, rows: group?.rows ?? 0, pages: Math.max(1, Math.ceil((group?.rows ?? 0) / MAX_PAGE_SIZE)), print: group?.print ?? EMPTY, first: group?.first, last: group?.last });
+    days.push({
+      day,
+      rows: group?.rows ?? 0,
+      pages: Math.max(1, Math.ceil((group?.rows ?? 0) / MAX_PAGE_SIZE)),
+      print: group?.print ?? EMPTY,
+      first: group?.first,
+      last: group?.last,
+    });
   }
   const pathOf = (day: string, page: number) => pathIn(source, dayLayout, {}, { kind: 'day', day, page });
   const pathsOf = (day: Day) => Array.from({ length: day.pages }, (_, i) => pathOf(day.day, i + 1));
@@ -45,7 +52,12 @@ export async function* numberedPageFiles(source: FileSource, answer: NumberedPag
     const holding = held.get(day.day)!;
     const page = holding.page++;
     const data = holding.data.splice(0, MAX_PAGE_SIZE);
-    const body = enveloped(numberedPage(data, page, MAX_PAGE_SIZE, hasNextPage), source.envelope, { total: day.rows, count: data.length, page, pageSize: MAX_PAGE_SIZE });
+    const body = enveloped(numberedPage(data, page, MAX_PAGE_SIZE, hasNextPage), source.envelope, {
+      total: day.rows,
+      count: data.length,
+      page,
+      pageSize: MAX_PAGE_SIZE,
+    });
     return { type: 'rendered' as const, path: pathOf(day.day, page), body, input: `${day.print}:${page}` };
   };
   /** The current day's full pages with more rows after them. */

@@ -17,9 +17,10 @@ export async function answerNumberedPage(request: AnswerRequest, answer: Numbere
   const bind = (value: DuckDBValue) => `$${values.push(value)}`;
   const page = request.params.page as number;
   const pageSize = request.params.pageSize as number;
-  const files = table.timeColumn === answer.time
-    ? request.served.files(request.dataset, resource.table, rangeNarrowing(range))
-    : request.served.files(request.dataset, resource.table);
+  const files =
+    table.timeColumn === answer.time
+      ? request.served.files(request.dataset, resource.table, rangeNarrowing(range))
+      : request.served.files(request.dataset, resource.table);
   const from = request.served.source(request.dataset, resource, files, bind);
   const where = rangeCondition(answer, range, bind);
   const rows = await request.connection.rows(

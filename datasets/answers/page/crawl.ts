@@ -2,7 +2,17 @@ import { z } from 'zod';
 import { fingerprint } from '../../vocabulary/fingerprint.ts';
 import { withElements } from '../../vocabulary/json-text.ts';
 import type { AnswerDeclaration, Endpoint } from '../../vocabulary/endpoint.ts';
-import { envelopesOf, isObject, objectShape, ProtocolError, storedProblems, type Crawl, type CrawlLimits, type RecordPlace, type StepScope } from '../crawling.ts';
+import {
+  envelopesOf,
+  isObject,
+  objectShape,
+  ProtocolError,
+  storedProblems,
+  type Crawl,
+  type CrawlLimits,
+  type RecordPlace,
+  type StepScope,
+} from '../crawling.ts';
 import type { PageAnswer } from './declaration.ts';
 import { PAGE_LIMIT } from './offset-page.ts';
 import type { NextSeen } from '../envelope.ts';
@@ -56,12 +66,17 @@ const NO_SUCH_TEXT = 'odsnap~no~such~value~';
 /** A filter that takes any text, so that a page asked with NO_SUCH_TEXT is empty; none for a list without one. */
 function emptyingFilter(endpoint: Endpoint, answer: PageAnswer): string | undefined {
   return Object.entries(answer.filters).find(
-    ([name, filter]) => (filter.kind === 'equals' || filter.kind === 'listContains' || filter.kind === 'partOfAny') && endpoint.params[name] !== undefined && z.safeParse(endpoint.params[name], NO_SUCH_TEXT).success,
+    ([name, filter]) =>
+      (filter.kind === 'equals' || filter.kind === 'listContains' || filter.kind === 'partOfAny') &&
+      endpoint.params[name] !== undefined &&
+      z.safeParse(endpoint.params[name], NO_SUCH_TEXT).success,
   )?.[0];
 }
 
 const pageShape = (body: unknown) =>
-  isObject(body) && Array.isArray(body.items) && isObject(body.pagination) && typeof body.pagination.total === 'number' ? undefined : 'no items with a pagination total';
+  isObject(body) && Array.isArray(body.items) && isObject(body.pagination) && typeof body.pagination.total === 'number'
+    ? undefined
+    : 'no items with a pagination total';
 
 export function pagesProblems(step: PagesStep, _endpoint: Endpoint, answer: PageAnswer, scope: StepScope): string[] {
   if (!step.detail) return storedProblems(scope, answer.resource);
@@ -98,14 +113,25 @@ export async function crawlPages(crawl: Crawl, step: PagesStep, endpoint: Endpoi
         const problem = totalProblem(body.pagination.total, crawl.limits, { items: body.items.length, offset });
         if (problem) throw new ProtocolError(`GET ${got.url}: ${problem}`);
         const fresh = body.items.filter((item) => !seen.has(idOf(item, step.id)));
-        const items = fresh.map((item): [string, string | null, number] => [idOf(item, step.id), detail ? fingerprint(item) : null, offset + body.items.indexOf(item)]);
+        const items = fresh.map((item): [string, string | null, number] => [
+          idOf(item, step.id),
+          detail ? fingerprint(item) : null,
+          offset + body.items.indexOf(item),
+        ]);
         items.forEach(see);
         // An answer with items seen before is stored without them, the rest of its text as it came.
         const isFresh = new Set(fresh);
-        const kept = fresh.length === body.items.length ? got : { ...got, body: { ...body, items: fresh }, text: got.text && withElements(got.text, 'items', (i) => isFresh.has(body.items[i])) };
+        const kept =
+          fresh.length === body.items.length
+            ? got
+            : { ...got, body: { ...body, items: fresh }, text: got.text && withElements(got.text, 'items', (i) => isFresh.has(body.items[i])) };
         const place: RecordPlace = { resource, field: 'items', ...(detail ? { checkOnly: true } : {}) };
         const facts = { total: body.pagination.total, count: body.items.length, pageSize: PAGE_LIMIT, page: offset / PAGE_LIMIT + 1 };
-        const observed = { endpoint: endpoint.fullPath, envelopes: envelopesOf(got, endpoint, facts), nexts: nextsIn(body, got.url, PAGE_LIMIT, offset + PAGE_LIMIT) };
+        const observed = {
+          endpoint: endpoint.fullPath,
+          envelopes: envelopesOf(got, endpoint, facts),
+          nexts: nextsIn(body, got.url, PAGE_LIMIT, offset + PAGE_LIMIT),
+        };
         return crawl.found(kept, step.path, {}, [place], { total: body.pagination.total, items, records: fresh.length, observed });
       },
       (meta) => {
@@ -128,7 +154,13 @@ export async function crawlPages(crawl: Crawl, step: PagesStep, endpoint: Endpoi
     const body = got.body as { pagination: { limit?: unknown } };
     const limit = body.pagination.limit;
     const usable = typeof limit === 'number' && Number.isInteger(limit) && limit >= 1 && limit <= PAGE_LIMIT;
-    if (!usable) crawl.log('default not kept', { dataset: crawl.dataset.name, path: step.path, limit, note: `a list asked without limit answers with pages of ${PAGE_LIMIT}` });
+    if (!usable)
+      crawl.log('default not kept', {
+        dataset: crawl.dataset.name,
+        path: step.path,
+        limit,
+        note: `a list asked without limit answers with pages of ${PAGE_LIMIT}`,
+      });
     const reversed = await crawl.get(endpoint.fullPath, { offset: 0, limit: 1 }, { shape: pageShape });
     const nexts = [...(usable ? nextsIn(body, got.url, limit, limit) : []), ...nextsIn(reversed.body, reversed.url, 1, 1)];
     // A page of one: what the envelope's own keys follow shows, where pages of 100 all look alike.

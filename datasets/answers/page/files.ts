@@ -42,9 +42,21 @@ export async function* pageFiles(source: FileSource, answer: PageAnswer): AsyncG
   }
   const fileOfPage = (page: Page, items?: unknown[]): StaticFile => {
     if (page.previous === page.input) return { type: 'carried', files: [{ path: page.path, input: page.input }] };
-    if (page.was !== undefined) return { type: 'new-ending', path: page.path, ending: { was: ending(page.offset, page.count, page.was), now: ending(page.offset, page.count, total) }, input: page.input };
+    if (page.was !== undefined)
+      return {
+        type: 'new-ending',
+        path: page.path,
+        ending: { was: ending(page.offset, page.count, page.was), now: ending(page.offset, page.count, total) },
+        input: page.input,
+      };
     const { next } = pagination(page.offset, page.count, total);
-    return { type: 'rendered', path: page.path, body: offsetPage(items ?? [], { limit: PAGE_LIMIT, offset: page.offset, total, next }, source.envelope), input: page.input, endsWith: ending(page.offset, page.count, total) };
+    return {
+      type: 'rendered',
+      path: page.path,
+      body: offsetPage(items ?? [], { limit: PAGE_LIMIT, offset: page.offset, total, next }, source.envelope),
+      input: page.input,
+      endsWith: ending(page.offset, page.count, total),
+    };
   };
   // Pages to render, as runs of neighbours: only their rows are read (a growing register
   // changes its last pages).

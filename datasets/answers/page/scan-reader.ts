@@ -14,7 +14,9 @@ export async function readRowScan({ connection, from, table, columns, rows }: In
   // Text with too many values to be codes (ids) is left to DuckDB, counted there rather than read here.
   const texts = read.filter(({ name }) => table.columns[name]!.kind === 'varchar');
   if (texts.length) {
-    const [counts] = (await connection.runAndReadAll(`SELECT ${texts.map(({ name }) => `count(DISTINCT ${quoteIdentifier(name)})`).join(', ')} FROM ${from}`)).getRows();
+    const [counts] = (
+      await connection.runAndReadAll(`SELECT ${texts.map(({ name }) => `count(DISTINCT ${quoteIdentifier(name)})`).join(', ')} FROM ${from}`)
+    ).getRows();
     const tooMany = new Set(texts.filter((_, i) => Number(counts![i]) > MAX_CODES).map(({ name }) => name));
     read = read.filter(({ name }) => !tooMany.has(name));
   }

@@ -231,7 +231,8 @@ function narrow(range: Range, scanned: ScannedColumn, kind: Comparison['kind'], 
 }
 
 /** A value as the column's number, for equality: NaN when no stored value can equal it, undefined when unsure. */
-const exactNumber = (column: Column, value: unknown): number | undefined => (column.kind === 'decimal' ? decimalUnits(column, value) : plainNumber(column, value));
+const exactNumber = (column: Column, value: unknown): number | undefined =>
+  column.kind === 'decimal' ? decimalUnits(column, value) : plainNumber(column, value);
 
 /** A bound as the column's number, rounded as the SQL path rounds it (boundAtScale), undefined when unsure. */
 function boundNumber(column: Column, value: unknown, toward: 'up' | 'down'): number | undefined {

@@ -22,11 +22,15 @@ export async function answerPage(request: AnswerRequest, answer: PageAnswer) {
   const limit = request.params.limit as number;
   const offset = request.params.offset as number;
   const nextOf = (count: number, total: number) =>
-    offset + count < total ? mirroredNext(request.envelope, request.endpoint, request.path, request.query, { limit, offset: offset + limit }, request.context) : null;
+    offset + count < total
+      ? mirroredNext(request.envelope, request.endpoint, request.path, request.query, { limit, offset: offset + limit }, request.context)
+      : null;
   const rendered = request.served.rendered(request.dataset, resource);
   // The rows' JSON is read from the record file by row number (through DuckDB, the page's texts cost twice what finding them did).
   const renderedPage = (texts: RenderedResource, rows: readonly number[], total: number) => {
-    const [before, after] = offsetPageAround({ limit, offset, count: rows.length, total, next: nextOf(rows.length, total) }, request.envelope).map((text) => Buffer.from(text));
+    const [before, after] = offsetPageAround({ limit, offset, count: rows.length, total, next: nextOf(rows.length, total) }, request.envelope).map((text) =>
+      Buffer.from(text),
+    );
     return new SerializedJson(texts.records.withJoined(rows, COMMA, (items) => texts.withBase(items, request.base, before!, after!)));
   };
   const scan = request.served.inProcess(request.endpoint) as RowScan | undefined;
@@ -56,7 +60,10 @@ export async function answerPage(request: AnswerRequest, answer: PageAnswer) {
 
   if (rendered) {
     // DuckDB finds the rows and counts them.
-    const [found] = await request.connection.rows(`${page} SELECT (SELECT count(*) FROM hit) AS "__total", (SELECT list(r ORDER BY r) FROM page) AS "__rows"`, values);
+    const [found] = await request.connection.rows(
+      `${page} SELECT (SELECT count(*) FROM hit) AS "__total", (SELECT list(r ORDER BY r) FROM page) AS "__rows"`,
+      values,
+    );
     return renderedPage(rendered, ((found!.__rows ?? []) as (bigint | number)[]).map(Number), Number(found!.__total));
   }
   const rows = await request.connection.rows(
@@ -73,7 +80,13 @@ export async function answerPage(request: AnswerRequest, answer: PageAnswer) {
 const COMMA = 0x2c;
 
 /** A filter as SQL over the in-memory copy; `stored` names the stored table, whose rows match it by row number. */
-function condition(filter: Exclude<Filter, { kind: 'intersects' }>, value: string | number, column: Column, bind: (v: DuckDBValue) => string, stored: string): string {
+function condition(
+  filter: Exclude<Filter, { kind: 'intersects' }>,
+  value: string | number,
+  column: Column,
+  bind: (v: DuckDBValue) => string,
+  stored: string,
+): string {
   const name = quoteIdentifier(filter.column);
   switch (filter.kind) {
     case 'equals':
@@ -114,7 +127,9 @@ async function boxCondition(
     [...values],
   );
   const hits = undecided.filter((row) => {
-    const rings = ((row.shapes ?? []) as number[][]).map((flat) => Array.from({ length: flat.length / 2 }, (_, i): [number, number] => [flat[2 * i]!, flat[2 * i + 1]!]));
+    const rings = ((row.shapes ?? []) as number[][]).map((flat) =>
+      Array.from({ length: flat.length / 2 }, (_, i): [number, number] => [flat[2 * i]!, flat[2 * i + 1]!]),
+    );
     return rings.length === 0 || shapesIntersectBox(rings, box);
   });
   // The rows tested here overlap the box too: so `overlaps` stays a condition of its own, which

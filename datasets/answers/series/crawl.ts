@@ -1,6 +1,17 @@
 import { addDays, dayToUtcMs, utcDayOf } from '../../../core/calendar.ts';
 import type { Endpoint } from '../../vocabulary/endpoint.ts';
-import { envelopesOf, forwardWindows, isObject, OVERLAP_DAYS, readColumnProblems, seriesKey, storedProblems, type Crawl, type Span, type StepScope } from '../crawling.ts';
+import {
+  envelopesOf,
+  forwardWindows,
+  isObject,
+  OVERLAP_DAYS,
+  readColumnProblems,
+  seriesKey,
+  storedProblems,
+  type Crawl,
+  type Span,
+  type StepScope,
+} from '../crawling.ts';
 import type { SeriesAnswer } from './declaration.ts';
 import { probeRange } from '../range-probe.ts';
 
@@ -56,7 +67,8 @@ export async function crawlSeries(crawl: Crawl, step: SeriesStep, endpoint: Endp
   crawl.planned(jobs.length);
   const place = { resource, field: step.field, window: { endpoint: endpoint.fullPath, time } };
   const shape = (body: unknown) => (isObject(body) && Array.isArray(body[step.field]) ? undefined : `no array "${step.field}"`);
-  const pathOf = (params: Readonly<Record<string, string>>) => parents.reduce((p, parent) => p.replace(`{${parent.param}}`, encodeURIComponent(params[parent.param]!)), endpoint.fullPath);
+  const pathOf = (params: Readonly<Record<string, string>>) =>
+    parents.reduce((p, parent) => p.replace(`{${parent.param}}`, encodeURIComponent(params[parent.param]!)), endpoint.fullPath);
   const fetched: { key: string; params: Record<string, string> }[] = [];
   await crawl.each(jobs, async (job) => {
     const params = Object.fromEntries(parents.map((p, i) => [p.param, job.values[i]!]));

@@ -134,7 +134,8 @@ export async function* seriesFiles(source: FileSource, answer: SeriesAnswer): As
       const params = paramsIn(source, monthLayout, values, { kind: 'month', month: m.month });
       const items = byMonth.get(m.month) ?? [];
       const ending = s.after.has(m.month) ? endingAfterRows(envelope, items, params, context) : undefined;
-      if (ending !== undefined) yield { type: 'appended', path: m.path, extend: { ending, insert: `,${items.map((item) => stringify(item)).join(',')}` }, input: m.input };
+      if (ending !== undefined)
+        yield { type: 'appended', path: m.path, extend: { ending, insert: `,${items.map((item) => stringify(item)).join(',')}` }, input: m.input };
       else if (s.after.has(m.month)) {
         // The envelope is not one to add rows to: the month is rendered whole after all.
         const whole: unknown[] = [];
@@ -154,7 +155,12 @@ export async function* seriesFiles(source: FileSource, answer: SeriesAnswer): As
  * nothing made from them: its body with no rows is `…[]<ending>`, and with rows `…[<rows>]<ending>`.
  * Checked with rows of the file itself, so an envelope that counts or reads them is seen.
  */
-function endingAfterRows(envelope: SeriesAnswer['envelope'], items: readonly unknown[], params: Record<string, unknown>, context: RenderContext): string | undefined {
+function endingAfterRows(
+  envelope: SeriesAnswer['envelope'],
+  items: readonly unknown[],
+  params: Record<string, unknown>,
+  context: RenderContext,
+): string | undefined {
   if (!items.length) return undefined;
   const probe = [items[0], items.at(-1)];
   try {

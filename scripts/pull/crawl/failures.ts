@@ -14,7 +14,12 @@ import { JournalFull } from '../journal.ts';
  * those they bring about (a step whose list could not be fetched), leave the journal to resume.
  */
 export const spoilsJournal = (error: unknown): boolean =>
-  error instanceof ProtocolError || error instanceof JournalFull || error instanceof TypeError || error instanceof RangeError || error instanceof SyntaxError || error instanceof ReferenceError;
+  error instanceof ProtocolError ||
+  error instanceof JournalFull ||
+  error instanceof TypeError ||
+  error instanceof RangeError ||
+  error instanceof SyntaxError ||
+  error instanceof ReferenceError;
 
 export class Failures {
   /** The failures said in the pull's summary. */

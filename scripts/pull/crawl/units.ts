@@ -48,12 +48,20 @@ export class Units {
   }
 
   /** A unit's result from its answers (see Crawl.found): kept as the text they came in, with where their records are. */
-  found<M extends { records?: number }>(answers: Fetched | readonly Fetched[], path: string, params: Readonly<Record<string, string>>, places: readonly RecordPlace[], meta: M): Found<M> {
+  found<M extends { records?: number }>(
+    answers: Fetched | readonly Fetched[],
+    path: string,
+    params: Readonly<Record<string, string>>,
+    places: readonly RecordPlace[],
+    meta: M,
+  ): Found<M> {
     const fetchedAt = Date.now();
     this.tally.records += meta.records ?? 0;
     const list: readonly Fetched[] = Array.isArray(answers) ? answers : [answers as Fetched];
     // The address the upstream writes links on, as the first record with a uri shows it (see public-base.ts).
-    const base = places.map((place) => baseIn(this.dataset.resources[place.resource]!, { ...place, params, path, url: list[0]!.url, fetchedAt }, list[0]!.body)).find(Boolean);
+    const base = places
+      .map((place) => baseIn(this.dataset.resources[place.resource]!, { ...place, params, path, url: list[0]!.url, fetchedAt }, list[0]!.body))
+      .find(Boolean);
     // How its strings are escaped where JSON lets a writer choose, as the texts show it.
     const escapes = list.reduce<EscapeEvidence>((evidence, got) => (got.text === undefined ? evidence : escapesIn(got.text, evidence)), {});
     return {

@@ -63,14 +63,17 @@ export function attempt(url: string, notFoundAllowed: boolean, agent: http.Agent
         if (status !== 200) {
           const retryable = status === 408 || status === 425 || status === 429 || status >= 500;
           const detail = body.subarray(0, 300).toString('utf8').replace(/\s+/g, ' ');
-          return reject(new AttemptFailure(`answered ${status}${detail ? ` (${detail})` : ''}`, retryable, status, retryAfter(response.headers['retry-after'])));
+          return reject(
+            new AttemptFailure(`answered ${status}${detail ? ` (${detail})` : ''}`, retryable, status, retryAfter(response.headers['retry-after'])),
+          );
         }
         const encoding = response.headers['content-encoding'];
         (encoding === 'gzip' ? unzip(body, { maxOutputLength: limits.maxAnswerBytes }) : Promise.resolve(body)).then(
           (bytes) => {
             const text = bytes.toString('utf8');
             const depth = nestingPast(text, limits.maxDepth);
-            if (depth !== undefined) return reject(new AttemptFailure(`the answer nests arrays and objects deeper than ${limits.maxDepth} levels (at character ${depth})`, true));
+            if (depth !== undefined)
+              return reject(new AttemptFailure(`the answer nests arrays and objects deeper than ${limits.maxDepth} levels (at character ${depth})`, true));
             try {
               resolve({ status, body: JSON.parse(text), text, url });
             } catch (error) {
@@ -78,7 +81,11 @@ export function attempt(url: string, notFoundAllowed: boolean, agent: http.Agent
             }
           },
           (error: NodeJS.ErrnoException) =>
-            reject(error.code === 'ERR_BUFFER_TOO_LARGE' ? tooLarge(limits.maxAnswerBytes) : new AttemptFailure(`the answer does not unzip: ${describe(error)}`, true)),
+            reject(
+              error.code === 'ERR_BUFFER_TOO_LARGE'
+                ? tooLarge(limits.maxAnswerBytes)
+                : new AttemptFailure(`the answer does not unzip: ${describe(error)}`, true),
+            ),
         );
       });
     });

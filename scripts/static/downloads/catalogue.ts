@@ -26,7 +26,16 @@ export function catalogueOf(snapshot: Snapshot, tables: readonly TableDownloads[
       sortBy: entry.sortBy,
       timeColumn: entry.timeColumn,
       columns: Object.entries(table.columns).map(([name, column]) => ({ name, type: column.sqlType, nullable: column.nullable, description: column.doc })),
-      files: files.map(({ url, rows, bytes, sha256, partition, min, max, csv }) => ({ url, rows, bytes, sha256, partition, min, max, csv: { url: csv.url, bytes: csv.bytes, sha256: csv.sha256 } })),
+      files: files.map(({ url, rows, bytes, sha256, partition, min, max, csv }) => ({
+        url,
+        rows,
+        bytes,
+        sha256,
+        partition,
+        min,
+        max,
+        csv: { url: csv.url, bytes: csv.bytes, sha256: csv.sha256 },
+      })),
     })),
   };
 }

@@ -63,7 +63,13 @@ async function gzipFile(from: string, to: string): Promise<Omit<CsvFile, 'file'>
  * Converts every Parquet file of the snapshot's tables that the cache lacks (every one, with
  * `fresh`), one after the other on `db`, and deletes cached files no table has any more.
  */
-export async function makeCsvFiles(db: Database, snapshot: Snapshot, datasets: readonly Dataset[], cacheDir: string, options: { fresh?: boolean; signal?: AbortSignal; onFile?: () => void } = {}): Promise<CsvFiles> {
+export async function makeCsvFiles(
+  db: Database,
+  snapshot: Snapshot,
+  datasets: readonly Dataset[],
+  cacheDir: string,
+  options: { fresh?: boolean; signal?: AbortSignal; onFile?: () => void } = {},
+): Promise<CsvFiles> {
   await mkdir(cacheDir, { recursive: true });
   const key = await formatKey();
   const made = new Map<string, CsvFile>();
@@ -79,7 +85,12 @@ export async function makeCsvFiles(db: Database, snapshot: Snapshot, datasets: r
         options.signal?.throwIfAborted();
         const stem = join(cacheDir, `${key}-${parquet.sha256}`);
         const file = `${stem}.csv.gz`;
-        const known = options.fresh ? undefined : await readFile(`${stem}.json`, 'utf8').then((text) => JSON.parse(text) as Omit<CsvFile, 'file'>, () => undefined);
+        const known = options.fresh
+          ? undefined
+          : await readFile(`${stem}.json`, 'utf8').then(
+              (text) => JSON.parse(text) as Omit<CsvFile, 'file'>,
+              () => undefined,
+            );
         if (known) {
           made.set(parquet.sha256, { file, ...known });
           continue;
@@ -90,10 +101,12 @@ export async function makeCsvFiles(db: Database, snapshot: Snapshot, datasets: r
         const partial = `${plain}.gz`;
         const removePartial = () => Promise.all([plain, partial].map((path) => rm(path, { force: true })));
         while (compressing.size >= COMPRESSING) await Promise.race(compressing);
-        await db.run(`COPY (SELECT ${csvSelectList(columns)} FROM ${tableSource([join(snapshot.dir, parquet.path)])}) TO ${quoteString(plain)} (${csvCopyOptions()})`).catch(async (error: unknown) => {
-          await removePartial();
-          throw error;
-        });
+        await db
+          .run(`COPY (SELECT ${csvSelectList(columns)} FROM ${tableSource([join(snapshot.dir, parquet.path)])}) TO ${quoteString(plain)} (${csvCopyOptions()})`)
+          .catch(async (error: unknown) => {
+            await removePartial();
+            throw error;
+          });
         const compressed = (async () => {
           const described = await gzipFile(plain, partial).catch(async (error: unknown) => {
             await removePartial();
@@ -106,7 +119,10 @@ export async function makeCsvFiles(db: Database, snapshot: Snapshot, datasets: r
           options.onFile?.();
         })();
         compressing.add(compressed);
-        void compressed.then(() => compressing.delete(compressed), () => {});
+        void compressed.then(
+          () => compressing.delete(compressed),
+          () => {},
+        );
       }
     }
   }

@@ -16,7 +16,9 @@ const parquetMediaType = 'application/vnd.apache.parquet';
 
 /** A partition file's own name among a table's: its partition values, e.g. `year-2024`. */
 const partitionName = (partition: Readonly<Record<string, unknown>>) =>
-  Object.entries(partition).map(([name, value]) => `${name}-${String(value)}`.toLowerCase().replace(/[^a-z0-9._-]+/g, '-')).join('-');
+  Object.entries(partition)
+    .map(([name, value]) => `${name}-${String(value)}`.toLowerCase().replace(/[^a-z0-9._-]+/g, '-'))
+    .join('-');
 
 /** Frictionless Table Schema type of a column. */
 function tableSchemaType(column: Column): string {
@@ -46,7 +48,13 @@ export function dataPackageOf(snapshot: Snapshot, tables: readonly TableDownload
   const { manifest } = snapshot;
   const licenses = [{ name: manifest.licence.id, path: manifest.licence.url, title: manifest.licence.name }];
   const resources = tables.flatMap(({ dataset, table, entry, files }) => {
-    const fields = Object.entries(table.columns).map(([name, column]) => ({ name, type: tableSchemaType(column), description: column.doc.en, constraints: { required: !column.nullable }, column }));
+    const fields = Object.entries(table.columns).map(([name, column]) => ({
+      name,
+      type: tableSchemaType(column),
+      description: column.doc.en,
+      constraints: { required: !column.nullable },
+      column,
+    }));
     const schemaOf = (csv: boolean) => ({
       // As CSV writes instants (see core/db/csv.ts); Parquet stores them typed.
       fields: fields.map(({ column, ...field }) => (csv && column.kind === 'instant' ? { ...field, format: CSV_INSTANT_FORMAT } : field)),
@@ -65,7 +73,18 @@ export function dataPackageOf(snapshot: Snapshot, tables: readonly TableDownload
       const { name, title, description } = about(file);
       return [
         // Paths relative to this descriptor, which sits at the tree's root.
-        { name, title, description, path: file.path, format: 'parquet', mediatype: parquetMediaType, bytes: file.bytes, hash: `sha256:${file.sha256}`, schema: schemaOf(false), licenses },
+        {
+          name,
+          title,
+          description,
+          path: file.path,
+          format: 'parquet',
+          mediatype: parquetMediaType,
+          bytes: file.bytes,
+          hash: `sha256:${file.sha256}`,
+          schema: schemaOf(false),
+          licenses,
+        },
         {
           profile: 'tabular-data-resource',
           name: `${name}-csv`,
@@ -94,7 +113,12 @@ export function dataPackageOf(snapshot: Snapshot, tables: readonly TableDownload
     created: manifest.createdAt,
     ...(home ? { homepage: home } : {}),
     licenses,
-    sources: [{ title: manifest.source.kind === 'pull' ? manifest.source.upstream : 'odsnap sample city', ...(manifest.source.kind === 'pull' ? { path: manifest.source.upstream } : {}) }],
+    sources: [
+      {
+        title: manifest.source.kind === 'pull' ? manifest.source.upstream : 'odsnap sample city',
+        ...(manifest.source.kind === 'pull' ? { path: manifest.source.upstream } : {}),
+      },
+    ],
     resources,
   };
 }

@@ -25,7 +25,9 @@ export interface Publisher {
  */
 export function publisherOf(source: Snapshot['manifest']['source'], given: Partial<Publisher> = {}): Publisher {
   const upstream = source.kind === 'pull' && !source.sample ? (source.publicBase ?? source.upstream) : undefined;
-  const found: Publisher = upstream ? { name: `The v1 service at ${upstream}`, homepage: upstream, contact: upstream } : { name: 'odsnap (synthetic sample city)' };
+  const found: Publisher = upstream
+    ? { name: `The v1 service at ${upstream}`, homepage: upstream, contact: upstream }
+    : { name: 'odsnap (synthetic sample city)' };
   return { ...found, ...Object.fromEntries(Object.entries(given).filter(([, value]) => value !== undefined)) };
 }
 
@@ -57,7 +59,11 @@ export function dcatOf({ snapshot, datasets, tables, base, publisher, pages }: D
   const contactPoint = {
     '@type': 'vcard:Organization',
     'vcard:fn': publisher.name,
-    ...(publisher.contact?.startsWith('mailto:') ? { 'vcard:hasEmail': { '@id': publisher.contact } } : publisher.contact ? { 'vcard:hasURL': { '@id': publisher.contact } } : {}),
+    ...(publisher.contact?.startsWith('mailto:')
+      ? { 'vcard:hasEmail': { '@id': publisher.contact } }
+      : publisher.contact
+        ? { 'vcard:hasURL': { '@id': publisher.contact } }
+        : {}),
   };
   const distribution = (title: string, file: { url: string; bytes: number; sha256: string }, format: { type: string; code: string; compressed?: boolean }) => ({
     '@type': 'dcat:Distribution',
@@ -87,7 +93,10 @@ export function dcatOf({ snapshot, datasets, tables, base, publisher, pages }: D
    * live captures are left out, their times being the pulls' own clock, not dates of the data.
    */
   const period = (dataset: Dataset) => {
-    const covered = recordsAndLiveCoverage(tables.filter((t) => t.dataset === dataset), (t) => t.table.liveCaptures === true).records;
+    const covered = recordsAndLiveCoverage(
+      tables.filter((t) => t.dataset === dataset),
+      (t) => t.table.liveCaptures === true,
+    ).records;
     return covered ? { 'dct:temporal': { '@type': 'dct:PeriodOfTime', 'dcat:startDate': dateTime(covered.min), 'dcat:endDate': dateTime(covered.max) } } : {};
   };
 

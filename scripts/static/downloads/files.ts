@@ -46,10 +46,16 @@ const inTable = (file: FileManifest) => file.path.split('/').slice(2).join('/');
 const downloadPath = (dataset: string, table: string, file: FileManifest) => `${DOWNLOADS}/${dataset}/${table}/${inTable(file)}`;
 
 /** The path of a snapshot file's CSV twin: `downloads/csv/<data set>/<table>/year=2024/part-0.csv.gz`. */
-const csvPath = (dataset: string, table: string, file: FileManifest) => `${CSV_DOWNLOADS}/${dataset}/${table}/${inTable(file).replace(/\.parquet$/, '.csv.gz')}`;
+const csvPath = (dataset: string, table: string, file: FileManifest) =>
+  `${CSV_DOWNLOADS}/${dataset}/${table}/${inTable(file).replace(/\.parquet$/, '.csv.gz')}`;
 
 /** Every table of the data sets with its files, linked on `base` ('' for root-relative links). */
-export function tableDownloads(snapshot: Snapshot, datasets: readonly Dataset[], base: string, csvOf: (file: FileManifest) => { bytes: number; sha256: string }): TableDownloads[] {
+export function tableDownloads(
+  snapshot: Snapshot,
+  datasets: readonly Dataset[],
+  base: string,
+  csvOf: (file: FileManifest) => { bytes: number; sha256: string },
+): TableDownloads[] {
   return datasets.flatMap((dataset) =>
     Object.values(dataset.tables).map((table) => {
       const entry = snapshot.manifest.datasets[dataset.name]!.tables[table.name]!;
@@ -76,4 +82,6 @@ export function tableDownloads(snapshot: Snapshot, datasets: readonly Dataset[],
 
 /** A partition file's values as people read them, e.g. `year=2024, month=09`. */
 export const partitionLabel = (partition: Readonly<Record<string, unknown>>) =>
-  Object.entries(partition).map(([name, value]) => `${name}=${String(value)}`).join(', ');
+  Object.entries(partition)
+    .map(([name, value]) => `${name}=${String(value)}`)
+    .join(', ');

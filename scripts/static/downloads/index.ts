@@ -24,13 +24,23 @@ import { tableDownloads } from './files.ts';
  * beside the trees, they are made only of Parquet files no earlier build converted (see
  * csv-files.ts); `full` makes them all again.
  */
-export function startCsvTwins(db: Database, snapshot: Snapshot, datasets: readonly Dataset[], tree: { out: string; full?: boolean }, run: BuildRun, onStep?: (text: string) => void): Promise<CsvFiles> {
+export function startCsvTwins(
+  db: Database,
+  snapshot: Snapshot,
+  datasets: readonly Dataset[],
+  tree: { out: string; full?: boolean },
+  run: BuildRun,
+  onStep?: (text: string) => void,
+): Promise<CsvFiles> {
   const started = Date.now();
   let made = 0;
   const csv = makeCsvFiles(db, snapshot, datasets, join(treesDir(tree.out), 'csv'), { fresh: tree.full, signal: run.failing, onFile: () => made++ });
   run.atEnd(() => Promise.allSettled([csv]));
   // Awaited with the downloads; the rejection handler keeps a failure before then from counting as unhandled.
-  void csv.then(() => onStep?.(`CSV twins: ${made} made from new Parquet files in ${((Date.now() - started) / 1000).toFixed(1)} s, the rest kept from earlier builds`), () => {});
+  void csv.then(
+    () => onStep?.(`CSV twins: ${made} made from new Parquet files in ${((Date.now() - started) / 1000).toFixed(1)} s, the rest kept from earlier builds`),
+    () => {},
+  );
   return csv;
 }
 
@@ -58,7 +68,16 @@ export interface DownloadsResult {
 }
 
 /** The downloads step of a build. */
-export async function writeDownloads({ snapshot, datasets, output, base, publisher, site = false, onStep, ...made }: DownloadsOptions): Promise<DownloadsResult> {
+export async function writeDownloads({
+  snapshot,
+  datasets,
+  output,
+  base,
+  publisher,
+  site = false,
+  onStep,
+  ...made
+}: DownloadsOptions): Promise<DownloadsResult> {
   const csv = await made.csv;
   const csvOf = (sha256: string) => {
     const made = csv.get(sha256);
@@ -80,13 +99,21 @@ export async function writeDownloads({ snapshot, datasets, output, base, publish
   // Pages and the package's home are named by URL: a tree linked from its root has none to give.
   const absolute = absoluteBase(base);
   const pages = site && absolute ? { home: `${base}/`, dataset: (name: string) => `${base}/${datasetPagePath(name)}` } : undefined;
-  await output.write(CATALOGUE, JSON.stringify(catalogueOf(snapshot, tables, { script: `${base}/${DUCKDB_SCRIPT}`, command: duckdbCommand(base), remote: absolute }), null, 2));
+  await output.write(
+    CATALOGUE,
+    JSON.stringify(catalogueOf(snapshot, tables, { script: `${base}/${DUCKDB_SCRIPT}`, command: duckdbCommand(base), remote: absolute }), null, 2),
+  );
   await output.write(DATAPACKAGE, JSON.stringify(dataPackageOf(snapshot, tables, pages?.home), null, 2));
-  await output.write(DCAT, JSON.stringify(dcatOf({ snapshot, datasets, tables, base, publisher: publisherOf(snapshot.manifest.source, publisher), pages }), null, 2));
+  await output.write(
+    DCAT,
+    JSON.stringify(dcatOf({ snapshot, datasets, tables, base, publisher: publisherOf(snapshot.manifest.source, publisher), pages }), null, 2),
+  );
   await output.write(DUCKDB_SCRIPT, duckdbScript(snapshot, tables, base), { compress: false });
   const warnings = absolute
     ? []
-    : [`${DCAT} names things by root-relative IRIs: a harvester resolves them only against the URL it reads the record from. Build with --base-url https://… (where the tree will be served) for a record with absolute IRIs.`];
+    : [
+        `${DCAT} names things by root-relative IRIs: a harvester resolves them only against the URL it reads the record from. Build with --base-url https://… (where the tree will be served) for a record with absolute IRIs.`,
+      ];
   onStep?.(`downloads: ${files} Parquet files and their CSV twins`);
   return { files, bytes, warnings };
 }

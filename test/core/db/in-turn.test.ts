@@ -24,11 +24,15 @@ describe('work started in turn', () => {
   it('begins no more work once its signal aborts', async () => {
     const stop = new AbortController();
     const begun: number[] = [];
-    const started = inTurn([1, 2, 3], async (n) => {
-      begun.push(n);
-      if (n === 1) stop.abort();
-      return n;
-    }, stop.signal);
+    const started = inTurn(
+      [1, 2, 3],
+      async (n) => {
+        begun.push(n);
+        if (n === 1) stop.abort();
+        return n;
+      },
+      stop.signal,
+    );
     await Promise.allSettled(started.values());
     expect(begun).toEqual([1]);
     await expect(started.get(1)).resolves.toBe(1);

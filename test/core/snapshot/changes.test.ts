@@ -17,7 +17,15 @@ describe('recording what a pull changed', () => {
     await writeFile(join(previous.dir, spoiled.path), 'not parquet');
     const log: string[] = [];
     const written = await writeSnapshot(
-      { dataDir, datasets, source: { kind: 'pull', upstream: 'http://upstream.invalid' }, createdAt: Date.parse('2026-01-01T00:00:00Z'), previous, recordChanges: true, log: (line) => log.push(line) },
+      {
+        dataDir,
+        datasets,
+        source: { kind: 'pull', upstream: 'http://upstream.invalid' },
+        createdAt: Date.parse('2026-01-01T00:00:00Z'),
+        previous,
+        recordChanges: true,
+        log: (line) => log.push(line),
+      },
       async () => {},
     );
     expect(written.manifest.changes).toBeUndefined();

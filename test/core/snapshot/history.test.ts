@@ -50,8 +50,12 @@ const run = async (...argv: string[]) => {
 describe('odsnap snapshots', () => {
   it('lists every snapshot oldest first, the current one marked, with rows per data set', async () => {
     const history = await readHistory(mirrorDir);
-    expect(history.snapshots.map((s) => [s.id, s.current])).toEqual([[first.id, false], [second.id, true]]);
-    const rows = (snapshot: Snapshot) => Object.fromEntries(Object.entries(snapshot.manifest.datasets).map(([name, d]) => [name, Object.values(d.tables).reduce((sum, t) => sum + t.rows, 0)]));
+    expect(history.snapshots.map((s) => [s.id, s.current])).toEqual([
+      [first.id, false],
+      [second.id, true],
+    ]);
+    const rows = (snapshot: Snapshot) =>
+      Object.fromEntries(Object.entries(snapshot.manifest.datasets).map(([name, d]) => [name, Object.values(d.tables).reduce((sum, t) => sum + t.rows, 0)]));
     expect(history.snapshots[1]!.rows).toEqual(rows(second));
     expect(history.snapshots[1]!.source).toBe(proxy.url);
     const { code, out } = await run('snapshots', '--data', mirrorDir);
@@ -66,7 +70,9 @@ describe('odsnap snapshots', () => {
     const [older, newer] = history.snapshots;
     // What both hold is the files the two manifests list with the same sha256 (the pull links what it did not change).
     const unchanged = Object.entries(second.manifest.datasets).flatMap(([name, d]) =>
-      Object.entries(d.tables).flatMap(([table, t]) => t.files.filter((f) => first.manifest.datasets[name]!.tables[table]!.files.some((g) => g.path === f.path && g.sha256 === f.sha256))),
+      Object.entries(d.tables).flatMap(([table, t]) =>
+        t.files.filter((f) => first.manifest.datasets[name]!.tables[table]!.files.some((g) => g.path === f.path && g.sha256 === f.sha256)),
+      ),
     );
     const linkedBytes = unchanged.reduce((sum, file) => sum + file.bytes, 0);
     expect(linkedBytes).toBeGreaterThan(0);
@@ -90,9 +96,13 @@ describe('what a pull changed', () => {
     const changes = (await readChanges(second))!;
     expect(changes.from).toEqual({ id: first.id, createdAt: first.manifest.createdAt });
     const table = (dataset: string, name: string) => changes.tables.find((t) => t.dataset === dataset && t.table === name)!;
-    const priceBefore = (await withDatabase((db) => readTable(db, sampleBefore, datasets.find((d) => d.name === 'rcn')!, 'properties', `property_gml_id = '${revised}'`)))[0]!.gross_price;
+    const priceBefore = (
+      await withDatabase((db) => readTable(db, sampleBefore, datasets.find((d) => d.name === 'rcn')!, 'properties', `property_gml_id = '${revised}'`))
+    )[0]!.gross_price;
     expect(table('rcn', 'properties').records!.changed).toEqual([{ key: revised, fields: { gross_price: { old: priceBefore, new: REVISED_PRICE } } }]);
-    expect(table('rcn', 'transactions').records!.changed).toEqual([{ key: revisedTransaction.id, fields: { gross_price: { old: revisedTransaction.price, new: REVISED_PRICE } } }]);
+    expect(table('rcn', 'transactions').records!.changed).toEqual([
+      { key: revisedTransaction.id, fields: { gross_price: { old: revisedTransaction.price, new: REVISED_PRICE } } },
+    ]);
     const expectedAdded = await expectedRecords(sampleBefore, sampleAfter, 'rcn', 'transactions');
     expect(table('rcn', 'transactions').records!.added).toEqual(expectedAdded.added.sort());
     expect(table('citybike', 'zones')).toMatchObject({ changed: 0, records: { added: [], changed: [], removed: [] } });
@@ -113,7 +123,11 @@ describe('what a pull changed', () => {
     const published = JSON.parse(await readFile(join(out, changesPath(second.id)), 'utf8'));
     const transactions = published.datasets.find((d: { name: string }) => d.name === 'rcn').tables.find((t: { table: string }) => t.table === 'transactions');
     expect(transactions.records.changed).toEqual([
-      { key: revisedTransaction.id, url: `https://cdn.example.org/odsnap/api/public/rcn/transactions/${encodeURIComponent(revisedTransaction.id)}.json`, fields: { gross_price: { old: revisedTransaction.price, new: REVISED_PRICE } } },
+      {
+        key: revisedTransaction.id,
+        url: `https://cdn.example.org/odsnap/api/public/rcn/transactions/${encodeURIComponent(revisedTransaction.id)}.json`,
+        fields: { gross_price: { old: revisedTransaction.price, new: REVISED_PRICE } },
+      },
     ]);
     const feed = parseFeed(await readFile(join(out, feedPath('rcn')), 'utf8'));
     expect(feed.meta.type).toBe('atom');
@@ -133,7 +147,9 @@ describe('what a pull changed', () => {
     expect(page).toContain(`data-pull="${second.id}"`);
     // The revised transaction first, linked, with its field's old and new value.
     const listed = page.slice(page.indexOf('aria-label="transactions"'));
-    expect(listed.slice(0, listed.indexOf('</li>'))).toMatch(new RegExp(`data-change="changed".*href="${url.replace(/[.?]/g, '\\$&')}".*gross_price</code> ${revisedTransaction.price} → ${REVISED_PRICE}`, 's'));
+    expect(listed.slice(0, listed.indexOf('</li>'))).toMatch(
+      new RegExp(`data-change="changed".*href="${url.replace(/[.?]/g, '\\$&')}".*gross_price</code> ${revisedTransaction.price} → ${REVISED_PRICE}`, 's'),
+    );
     expect(page).toContain(`href="https://cdn.example.org/odsnap/${changesPath(second.id)}"`);
     const polish = await readFile(join(out, 'pl/datasets/rcn/index.html'), 'utf8');
     expect(polish).toContain('Ostatnie zmiany');

@@ -28,6 +28,10 @@ describe('snapshot Parquet files', () => {
         }
       }
     });
-    expect(compared).toBe(Object.values(snapshot.manifest.datasets).flatMap((d) => Object.values(d.tables)).reduce((n, t) => n + t.rows, 0));
+    expect(compared).toBe(
+      Object.values(snapshot.manifest.datasets)
+        .flatMap((d) => Object.values(d.tables))
+        .reduce((n, t) => n + t.rows, 0),
+    );
   });
 });

@@ -20,12 +20,22 @@ import { tempDir } from '../../fixtures/tiny.ts';
 
 describe('a retention policy', () => {
   it('numbers ISO weeks as the standard does across years', () => {
-    expect(['2020-12-31', '2021-01-03', '2021-01-04', '2024-12-30', '2025-09-28', '2025-09-29'].map(isoWeek)).toEqual(['2020-W53', '2020-W53', '2021-W01', '2025-W01', '2025-W39', '2025-W40']);
+    expect(['2020-12-31', '2021-01-03', '2021-01-04', '2024-12-30', '2025-09-28', '2025-09-29'].map(isoWeek)).toEqual([
+      '2020-W53',
+      '2020-W53',
+      '2021-W01',
+      '2025-W01',
+      '2025-W39',
+      '2025-W40',
+    ]);
   });
 
   it('keeps the newest N, and the newest of each of the newest days, weeks and months', () => {
     // A snapshot at 22:00 UTC every day of September 2025, and two on the 30th.
-    const snapshots = Array.from({ length: 30 }, (_, i) => ({ id: `d${String(i + 1).padStart(2, '0')}`, createdAt: `2025-09-${String(i + 1).padStart(2, '0')}T22:00:00Z` }));
+    const snapshots = Array.from({ length: 30 }, (_, i) => ({
+      id: `d${String(i + 1).padStart(2, '0')}`,
+      createdAt: `2025-09-${String(i + 1).padStart(2, '0')}T22:00:00Z`,
+    }));
     snapshots.push({ id: 'd30-early', createdAt: '2025-09-30T06:00:00Z' });
     const kept = (policy: Parameters<typeof chooseKept>[1]) => Object.fromEntries([...chooseKept(snapshots, policy)].sort());
     expect(kept({ last: 3 })).toEqual({ d29: ['last'], d30: ['last'], 'd30-early': ['last'] });
@@ -66,7 +76,9 @@ describe('odsnap prune', () => {
         for (const [name, dataset] of Object.entries(written.manifest.datasets)) {
           for (const [table, t] of Object.entries(dataset.tables)) {
             for (const file of t.files) {
-              const old = before.datasets[name].tables[table].files.find((f: { path: string; sha256: string }) => f.path === file.path && f.sha256 === file.sha256);
+              const old = before.datasets[name].tables[table].files.find(
+                (f: { path: string; sha256: string }) => f.path === file.path && f.sha256 === file.sha256,
+              );
               if (!old) continue;
               await unlink(join(written.dir, file.path));
               await link(join(dataLayout(dataDir).snapshot(previous), file.path), join(written.dir, file.path));

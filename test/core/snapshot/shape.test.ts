@@ -8,7 +8,9 @@ import { tempDir, tinyDataDir, tinySnapshot } from '../../fixtures/tiny.ts';
 
 /** The data sets as another version of odsnap might declare them: `change` applied to rcn's properties table. */
 function withProperties(change: (table: Dataset['tables'][string]) => Dataset['tables'][string]): Dataset[] {
-  return datasets.map((dataset) => (dataset.name === 'rcn' ? { ...dataset, tables: { ...dataset.tables, properties: change(dataset.tables.properties!) } } : dataset));
+  return datasets.map((dataset) =>
+    dataset.name === 'rcn' ? { ...dataset, tables: { ...dataset.tables, properties: change(dataset.tables.properties!) } } : dataset,
+  );
 }
 
 describe('a snapshot written by another version of odsnap', () => {
@@ -23,7 +25,10 @@ describe('a snapshot written by another version of odsnap', () => {
       return { ...table, columns: columns as typeof table.columns };
     });
     expect(shapeMismatch(snapshot, fewer)).toBe('rcn/properties has other columns (not declared first_document_date DATE)');
-    const more = withProperties((table) => ({ ...table, columns: { ...table.columns, sold_twice: { ...table.columns.first_document_date!, sqlType: 'BOOLEAN' } } }));
+    const more = withProperties((table) => ({
+      ...table,
+      columns: { ...table.columns, sold_twice: { ...table.columns.first_document_date!, sqlType: 'BOOLEAN' } },
+    }));
     expect(shapeMismatch(snapshot, more)).toBe('rcn/properties has other columns (missing sold_twice BOOLEAN)');
     const byId = withProperties((table) => ({ ...table, sortBy: ['property_gml_id'] }));
     expect(shapeMismatch(snapshot, byId)).toBe('rcn/properties is sorted by list_position, first_document_date, property_gml_id, not property_gml_id');

@@ -24,7 +24,10 @@ describe('sortStagedRows', () => {
     const path = join(dir, 'rows.jsonl');
     await writeFile(path, staged);
     await sortStagedRows(path, ['at', 'name', 'payload'], inMemoryBytes);
-    const sorted = (await readFile(path, 'utf8')).trimEnd().split('\n').map((line) => JSON.parse(line));
+    const sorted = (await readFile(path, 'utf8'))
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(sorted).toHaveLength(rows.length);
     expect(new Set(sorted.map((r) => r.payload.n)).size).toBe(rows.length);
     for (let i = 1; i < sorted.length; i++) {

@@ -21,7 +21,10 @@ const spec = defineTable({
     note: nullable(column.json(doc)),
   },
   key: ['station', 'at'],
-  partitionBy: [{ name: 'station', column: 'station' }, { name: 'year', column: 'at', part: 'year' }],
+  partitionBy: [
+    { name: 'station', column: 'station' },
+    { name: 'year', column: 'at', part: 'year' },
+  ],
   sortBy: ['at'],
   timeColumn: 'at',
 });
@@ -72,7 +75,12 @@ describe('TableWriter', () => {
       `DESCRIBE SELECT * FROM read_parquet(${quoteString(join(dir, 'out', 'air/readings/part-0.parquet'))})`,
     );
     expect(columns.map((c) => `${c.column_name} ${c.column_type}`)).toEqual([
-      'station VARCHAR', 'at TIMESTAMP WITH TIME ZONE', 'value DOUBLE', 'note JSON', 'extra JSON', 'upstream_json VARCHAR',
+      'station VARCHAR',
+      'at TIMESTAMP WITH TIME ZONE',
+      'value DOUBLE',
+      'note JSON',
+      'extra JSON',
+      'upstream_json VARCHAR',
     ]);
   });
 
@@ -85,7 +93,12 @@ describe('TableWriter', () => {
   });
 
   it('writes the same bytes for the same rows in another arrival order', async () => {
-    const rows = Array.from({ length: 5000 }, (_, i) => ({ station: 's', at: at('2025-03-01T00:00:00Z') + ((i * 7919) % 5000) * 3_600_000, value: i, note: null }));
+    const rows = Array.from({ length: 5000 }, (_, i) => ({
+      station: 's',
+      at: at('2025-03-01T00:00:00Z') + ((i * 7919) % 5000) * 3_600_000,
+      value: i,
+      note: null,
+    }));
     const first = new TableWriter(table, 't', await mkdtemp(join(dir, 'a-')));
     for (const row of rows) first.write(row);
     const second = new TableWriter(table, 't', await mkdtemp(join(dir, 'b-')));
@@ -95,7 +108,12 @@ describe('TableWriter', () => {
   });
 
   it('fills derived columns from the tables finished before, and orders rows by them', async () => {
-    const salesSpec = defineTable({ doc, columns: { sale: column.varchar(doc), day: column.day(doc), items: column.varcharList(doc) }, key: ['sale'], sortBy: ['sale'] });
+    const salesSpec = defineTable({
+      doc,
+      columns: { sale: column.varchar(doc), day: column.day(doc), items: column.varcharList(doc) },
+      key: ['sale'],
+      sortBy: ['sale'],
+    });
     const itemsSpec = defineTable({
       doc,
       columns: {
@@ -117,7 +135,11 @@ describe('TableWriter', () => {
     for (const item of ['a', 'b', 'c', 'never-sold']) itemsWriter.write({ item, ...(item === 'a' ? { first_sold: '1999-01-01' } : {}) });
     const out = join(dir, 'out');
     const sold = await salesWriter.finish(db, out);
-    await createTableView(db, 'sales', sold.files.map((file) => join(out, file.path)));
+    await createTableView(
+      db,
+      'sales',
+      sold.files.map((file) => join(out, file.path)),
+    );
     const manifest = await itemsWriter.finish(db, out);
     const rows = await db.rows(`SELECT ${readList(items.columns)} FROM read_parquet(${quoteString(join(out, manifest.files[0]!.path))})`);
     expect(rows.map(rowDecoder(items.columns)).map((row) => [row.item, row.first_sold])).toEqual([

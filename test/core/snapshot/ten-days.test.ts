@@ -119,7 +119,12 @@ describe('ten days of pulls', () => {
     const read = (path: string) => JSON.parse(readFileSync(join(out, path), 'utf8'));
     const index = read(CHANGES_INDEX);
     // Newest first; the first pull had nothing before it.
-    expect(index.pulls.map((pull: { snapshot: string }) => pull.snapshot)).toEqual(pulled.slice(1).map((s) => s.id).reverse());
+    expect(index.pulls.map((pull: { snapshot: string }) => pull.snapshot)).toEqual(
+      pulled
+        .slice(1)
+        .map((s) => s.id)
+        .reverse(),
+    );
     expect(index.feeds).toEqual({ rcn: `/${feedPath('rcn')}` });
     const feedTitles: string[] = [];
     for (let day = DAYS; day >= 1; day--) {
@@ -130,12 +135,22 @@ describe('ten days of pulls', () => {
         for (const table of Object.values(dataset.tables)) {
           if (captured.has(table.name)) continue;
           const expected = await expectedRecords(samples[day - 1]!, samples[day]!, dataset.name, table.name);
-          const found = published.datasets.find((d: { name: string }) => d.name === dataset.name)?.tables.find((t: { table: string }) => t.table === table.name);
+          const found = published.datasets
+            .find((d: { name: string }) => d.name === dataset.name)
+            ?.tables.find((t: { table: string }) => t.table === table.name);
           const where = `day ${day}: ${dataset.name}/${table.name}`;
-          expect({ added: found?.added ?? 0, changed: found?.changed ?? 0, removed: found?.removed ?? 0 }, where).toEqual({ added: expected.added.length, changed: expected.changed.length, removed: expected.removed.length });
+          expect({ added: found?.added ?? 0, changed: found?.changed ?? 0, removed: found?.removed ?? 0 }, where).toEqual({
+            added: expected.added.length,
+            changed: expected.changed.length,
+            removed: expected.removed.length,
+          });
           if (changesOf(table) === 'records') {
             const keys = (kind: 'added' | 'changed' | 'removed') => (found?.records[kind] ?? []).map((record: { key: string }) => record.key).sort();
-            expect({ added: keys('added'), changed: keys('changed'), removed: keys('removed') }, where).toEqual({ added: expected.added.sort(), changed: expected.changed.sort(), removed: expected.removed.sort() });
+            expect({ added: keys('added'), changed: keys('changed'), removed: keys('removed') }, where).toEqual({
+              added: expected.added.sort(),
+              changed: expected.changed.sort(),
+              removed: expected.removed.sort(),
+            });
             // Records still there link to their files in the tree.
             for (const record of [...(found?.records.added ?? []), ...(found?.records.changed ?? [])]) {
               if (!record.url) continue;
@@ -145,10 +160,17 @@ describe('ten days of pulls', () => {
           }
           if (changesOf(table) === 'days') {
             const total = (kind: 'added' | 'changed' | 'removed') => (found?.days ?? []).reduce((sum: number, d: Record<string, number>) => sum + d[kind]!, 0);
-            expect({ added: total('added'), changed: total('changed'), removed: total('removed') }, where).toEqual({ added: expected.added.length, changed: expected.changed.length, removed: expected.removed.length });
+            expect({ added: total('added'), changed: total('changed'), removed: total('removed') }, where).toEqual({
+              added: expected.added.length,
+              changed: expected.changed.length,
+              removed: expected.removed.length,
+            });
           }
           if (dataset.feed?.table === table.name) {
-            feedTitles.push(...expected.changed.sort().map((key) => `Revised ${dataset.feed!.record.en} ${key}`), ...expected.added.sort().map((key) => `New ${dataset.feed!.record.en} ${key}`));
+            feedTitles.push(
+              ...expected.changed.sort().map((key) => `Revised ${dataset.feed!.record.en} ${key}`),
+              ...expected.added.sort().map((key) => `New ${dataset.feed!.record.en} ${key}`),
+            );
           }
         }
       }
@@ -195,7 +217,10 @@ describe('ten days of pulls', () => {
     await buildStatic({ dataDir: mirrorDir, out, datasets });
     const index = JSON.parse(readFileSync(join(out, CHANGES_INDEX), 'utf8'));
     expect(index.pulls.map((pull: { snapshot: string; previous: string }) => [pull.snapshot, pull.previous])).toEqual(
-      pulled.map((s, day) => [s.id, pulled[day - 1]?.id]).filter(([id], day) => day > 0 && kept.has(id!)).reverse(),
+      pulled
+        .map((s, day) => [s.id, pulled[day - 1]?.id])
+        .filter(([id], day) => day > 0 && kept.has(id!))
+        .reverse(),
     );
     // A pruned snapshot is gone for time travel too, and the problem names those still held.
     const gone = pulled[0]!.id;

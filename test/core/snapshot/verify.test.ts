@@ -41,11 +41,7 @@ describe('verifySnapshot', () => {
     await unlink(join(snapshotDir, files[1]!));
     await writeFile(join(snapshotDir, 'rcn', 'stray.parquet'), 'x');
     const report = await verifySnapshot(snapshotDir);
-    expect(report.mismatches).toEqual([
-      `${files[0]}: sha256 differs from the manifest`,
-      `${files[1]}: missing`,
-      'rcn/stray.parquet: not in the manifest',
-    ]);
+    expect(report.mismatches).toEqual([`${files[0]}: sha256 differs from the manifest`, `${files[1]}: missing`, 'rcn/stray.parquet: not in the manifest']);
   });
 });
 

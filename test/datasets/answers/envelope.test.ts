@@ -33,7 +33,10 @@ describe('what a pull learns of an envelope', () => {
   });
 
   it('names, and leaves out, a key that equals a total no answer showed change: a count and a constant look alike', () => {
-    const learned = learnEnvelope([seen({ totalElements: '198' }, { total: 198, pageSize: 100, page: 1, count: 100 }), seen({ totalElements: '198' }, { total: 198, pageSize: 1, page: 1, count: 1 })]);
+    const learned = learnEnvelope([
+      seen({ totalElements: '198' }, { total: 198, pageSize: 100, page: 1, count: 100 }),
+      seen({ totalElements: '198' }, { total: 198, pageSize: 1, page: 1, count: 1 }),
+    ]);
     expect(learned.template!.derived).toBeUndefined();
     expect(learned.template!.unknown).toEqual(['totalElements']);
   });
@@ -50,7 +53,10 @@ describe('what a pull learns of `next`', () => {
 
   it('tells the order asked from the order the spec lists, by a page asked with offset before limit', () => {
     expect(learnNext([asked(`${base}/api/public/rcn/transactions?offset=1&limit=1&version=v1`)], endpoint, base)).toEqual({ form: 'absolute', order: 'asked' });
-    expect(learnNext([asked(`${base}/api/public/rcn/transactions?limit=1&offset=1&version=v1`)], endpoint, base)).toEqual({ form: 'absolute', order: 'declared' });
+    expect(learnNext([asked(`${base}/api/public/rcn/transactions?limit=1&offset=1&version=v1`)], endpoint, base)).toEqual({
+      form: 'absolute',
+      order: 'declared',
+    });
   });
 
   it('reads a path on the public address, or a query alone', () => {
@@ -72,6 +78,8 @@ describe('string escapes an upstream chooses', () => {
   });
 
   it('are written over a text, leaving escapes already written as they are', () => {
-    expect(withEscapes('{"a":"x/y","b":"x\\/y","c":"\\\\/","d":"żółw"}', { slash: true, nonAscii: 'upper' })).toBe('{"a":"x\\/y","b":"x\\/y","c":"\\\\\\/","d":"\\u017C\\u00F3\\u0142w"}');
+    expect(withEscapes('{"a":"x/y","b":"x\\/y","c":"\\\\/","d":"żółw"}', { slash: true, nonAscii: 'upper' })).toBe(
+      '{"a":"x\\/y","b":"x\\/y","c":"\\\\\\/","d":"\\u017C\\u00F3\\u0142w"}',
+    );
   });
 });

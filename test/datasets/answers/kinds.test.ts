@@ -32,7 +32,9 @@ describe.each(kinds.map((kind) => [kind.kind, kind] as const))('the %s kind', (n
   it('passes the declarations of the registry, and refuses one that names a resource the data set lacks, saying which', () => {
     for (const { dataset, endpoint } of answered) {
       expect(kind.problems(endpoint.answer, scopeOf(dataset, endpoint)), endpoint.fullPath).toEqual([]);
-      expect(kind.problems(namingNothing(endpoint.answer), scopeOf(dataset, endpoint)), endpoint.fullPath).toContain('names resource "nope", which the data set does not declare');
+      expect(kind.problems(namingNothing(endpoint.answer), scopeOf(dataset, endpoint)), endpoint.fullPath).toContain(
+        'names resource "nope", which the data set does not declare',
+      );
     }
   });
 
@@ -41,7 +43,12 @@ describe.each(kinds.map((kind) => [kind.kind, kind] as const))('the %s kind', (n
       const reads = kind.reads(endpoint.answer);
       for (const resource of reads) expect(dataset.resources, endpoint.fullPath).toHaveProperty(resource);
       const view = `${dataset.sqlName}_${dataset.resources[reads[0]!]!.table}`;
-      const sql = kind.sql(endpoint.answer, { main: view, view: (r) => `${dataset.sqlName}_${dataset.resources[r]!.table}`, value: (p) => `'{${p}}'`, order: 'x' });
+      const sql = kind.sql(endpoint.answer, {
+        main: view,
+        view: (r) => `${dataset.sqlName}_${dataset.resources[r]!.table}`,
+        value: (p) => `'{${p}}'`,
+        order: 'x',
+      });
       expect(sql, endpoint.fullPath).toMatch(new RegExp(`^SELECT \\* FROM ${view}\\b`));
     }
   });

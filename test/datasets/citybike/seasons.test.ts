@@ -39,7 +39,8 @@ describe('citybike seasons of the sample', () => {
     });
     expect(seasons.length).toBeGreaterThan(1);
     for (const s of seasons) {
-      const near = (value: number, expected: number, tolerance: number) => expect(Math.abs(value - expected), `${s.year}: ${value} vs ${expected}`).toBeLessThanOrEqual(tolerance);
+      const near = (value: number, expected: number, tolerance: number) =>
+        expect(Math.abs(value - expected), `${s.year}: ${value} vs ${expected}`).toBeLessThanOrEqual(tolerance);
       expect(s.days).toBe(s.span);
       expect(s.outside).toBe(0);
       expect(s.rides_count).toBe(s.rides);

@@ -4,7 +4,18 @@ import { GEOMETRY_FORMS, writeGeometry } from '../../fixtures/geometry-forms.ts'
 
 /** Geometry in the forms and reference systems upstreams write, read as WGS 84 lon/lat outlines. */
 
-const square = { type: 'Polygon', coordinates: [[[21.0, 52.2], [21.001, 52.2], [21.001, 52.201], [21.0, 52.201], [21.0, 52.2]]] };
+const square = {
+  type: 'Polygon',
+  coordinates: [
+    [
+      [21.0, 52.2],
+      [21.001, 52.2],
+      [21.001, 52.201],
+      [21.0, 52.201],
+      [21.0, 52.2],
+    ],
+  ],
+};
 const point = { type: 'Point', coordinates: [21.0123, 52.2345] };
 const outlines = (read: GeometryRead | undefined) => (read?.type === 'outlines' ? read.outlines : read);
 
@@ -28,15 +39,26 @@ describe('readGeometry', () => {
   });
 
   it('reads the outer ring of each polygon of a multipolygon, in WKT and EWKT', () => {
-    const read = readGeometry('MULTIPOLYGON (((21 52, 21.1 52, 21.1 52.1, 21 52)), ((22 53, 22.1 53, 22 53.1, 22 53), (22.01 53.01, 22.02 53.01, 22.01 53.02, 22.01 53.01)))');
-    closeTo(outlines(read), [[21, 52, 21.1, 52, 21.1, 52.1, 21, 52], [22, 53, 22.1, 53, 22, 53.1, 22, 53]]);
-    closeTo(outlines(readGeometry('SRID=4326;MULTIPOINT ((21 52), (22 53))')), [[21, 52], [22, 53]]);
+    const read = readGeometry(
+      'MULTIPOLYGON (((21 52, 21.1 52, 21.1 52.1, 21 52)), ((22 53, 22.1 53, 22 53.1, 22 53), (22.01 53.01, 22.02 53.01, 22.01 53.02, 22.01 53.01)))',
+    );
+    closeTo(outlines(read), [
+      [21, 52, 21.1, 52, 21.1, 52.1, 21, 52],
+      [22, 53, 22.1, 53, 22, 53.1, 22, 53],
+    ]);
+    closeTo(outlines(readGeometry('SRID=4326;MULTIPOINT ((21 52), (22 53))')), [
+      [21, 52],
+      [22, 53],
+    ]);
     closeTo(outlines(readGeometry('POINT Z (21 52 100)')), [[21, 52]]);
   });
 
   it('says which reference system it cannot convert, and does not take projected metres for degrees', () => {
     expect(readGeometry('SRID=9999;POINT (1 2)')).toEqual({ type: 'unknown-crs', crs: 'EPSG:9999' });
-    expect(readGeometry({ ...point, crs: { type: 'name', properties: { name: 'urn:ogc:def:crs:EPSG::27700' } } })).toEqual({ type: 'unknown-crs', crs: 'urn:ogc:def:crs:EPSG::27700' });
+    expect(readGeometry({ ...point, crs: { type: 'name', properties: { name: 'urn:ogc:def:crs:EPSG::27700' } } })).toEqual({
+      type: 'unknown-crs',
+      crs: 'urn:ogc:def:crs:EPSG::27700',
+    });
     expect(readGeometry('POINT (637231.09 486786.39)')?.type).toBe('unknown-crs');
   });
 

@@ -11,21 +11,37 @@ const render = renderContext({ baseUrl: upstream });
 let snapshot: Snapshot;
 beforeAll(async () => (snapshot = await tinySnapshot()));
 
-const parsed = datasets.flatMap((d) => Object.values(d.resources).filter((r) => r.parse).map((r) => [`${d.name}.${r.name}`, d, r] as const));
+const parsed = datasets.flatMap((d) =>
+  Object.values(d.resources)
+    .filter((r) => r.parse)
+    .map((r) => [`${d.name}.${r.name}`, d, r] as const),
+);
 
 describe('parsing what rendering wrote', () => {
   it.each(parsed)('gives %s back row for row, with nothing left over', async (_, dataset, resource) => {
     const rows = await withDatabase((db) => readTable(db, snapshot, dataset, resource.table));
     expect(rows.length).toBeGreaterThan(0);
     // Derived columns are worked out from other tables when a snapshot is written, never parsed.
-    const derivedColumns = Object.entries(dataset.tables[resource.table]!.columns).filter(([, column]) => column.derive).map(([name]) => name);
+    const derivedColumns = Object.entries(dataset.tables[resource.table]!.columns)
+      .filter(([, column]) => column.derive)
+      .map(([name]) => name);
     for (const row of rows.slice(0, 2000)) {
       // As it would arrive over HTTP: rendered on the upstream's address, through JSON.
       const record = JSON.parse(JSON.stringify(resource.render(row, render)));
       const params = Object.fromEntries(
-        [['counterId', row.counter_id], ['stationId', row.station_id], ['sensorCode', row.sensor_code]].filter(([, v]) => v !== undefined),
+        [
+          ['counterId', row.counter_id],
+          ['stationId', row.station_id],
+          ['sensorCode', row.sensor_code],
+        ].filter(([, v]) => v !== undefined),
       ) as Record<string, string>;
-      const context = { params, path: String(row.path ?? ''), fetchedAt: Number(row.captured_at ?? 0), json: (v: unknown) => relativeLinks(v, upstream), unread: (filter: string) => expect.fail(`the sample's ${filter} went unread`) };
+      const context = {
+        params,
+        path: String(row.path ?? ''),
+        fetchedAt: Number(row.captured_at ?? 0),
+        json: (v: unknown) => relativeLinks(v, upstream),
+        unread: (filter: string) => expect.fail(`the sample's ${filter} went unread`),
+      };
       const back = resource.parse!(resource.schema.parse(record), context);
       const { extra, upstream_json, ...stored } = row;
       for (const name of derivedColumns) delete stored[name];
@@ -38,7 +54,12 @@ describe('parsing what rendering wrote', () => {
   });
 
   it('keeps in a patch what an upstream sends beyond the spec, and restores it when rendering', () => {
-    const original = { uri: `${upstream}/api/public/rcn/transactions/x`, grossPrice: '10', note: 'kept', idRCN: { namespace: 'n', localId: 'l', versionId: 'v', checksum: 7 } };
+    const original = {
+      uri: `${upstream}/api/public/rcn/transactions/x`,
+      grossPrice: '10',
+      note: 'kept',
+      idRCN: { namespace: 'n', localId: 'l', versionId: 'v', checksum: 7 },
+    };
     const rendered = { uri: 'http://elsewhere/x', grossPrice: '10.00', idRCN: { namespace: 'n', localId: 'l', versionId: 'v' }, vatAmount: null };
     const patch = patchOf(original, rendered);
     expect(patch).toEqual({ grossPrice: '10', note: 'kept', idRCN: { checksum: 7 }, vatAmount: null });

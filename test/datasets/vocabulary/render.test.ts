@@ -7,18 +7,37 @@ describe('links in stored JSON', () => {
   it('turns every {base_url} link, however deep, into a link of the context, query and fragment kept', () => {
     const stored = {
       id: 'P1',
-      parcels: [{ uri: `${BASE_URL_TOKEN}/api/public/rcn/parcels/1`, coordinates: [[21.0, 52.2], [21.1, 52.3]] }],
+      parcels: [
+        {
+          uri: `${BASE_URL_TOKEN}/api/public/rcn/parcels/1`,
+          coordinates: [
+            [21.0, 52.2],
+            [21.1, 52.3],
+          ],
+        },
+      ],
       termUri: `${BASE_URL_TOKEN}/api/public/rcn/dictionaries/land-uses?version=v1#B`,
     };
     expect(resolveLinks(stored, context)).toEqual({
       id: 'P1',
-      parcels: [{ uri: 'https://example.org/api/public/rcn/parcels/1', coordinates: [[21.0, 52.2], [21.1, 52.3]] }],
+      parcels: [
+        {
+          uri: 'https://example.org/api/public/rcn/parcels/1',
+          coordinates: [
+            [21.0, 52.2],
+            [21.1, 52.3],
+          ],
+        },
+      ],
       termUri: 'https://example.org/api/public/rcn/dictionaries/land-uses?version=v1#B',
     });
   });
 
   it('leaves what it reads as it was, and gives back as they are the parts that hold no link', () => {
-    const coordinates = [[21.0, 52.2], [21.1, 52.3]];
+    const coordinates = [
+      [21.0, 52.2],
+      [21.1, 52.3],
+    ];
     const stored = { parcels: [{ uri: `${BASE_URL_TOKEN}/api/public/rcn/parcels/1`, coordinates }], plain: { area: 12.5 } };
     const before = structuredClone(stored);
     const resolved = resolveLinks(stored, context) as typeof stored;

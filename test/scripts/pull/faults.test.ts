@@ -61,9 +61,13 @@ beforeAll(async () => {
       const items = JSON.parse(JSON.stringify(list.slice(offset, offset + limit)).replaceAll(upstream.url, proxy.url));
       return { kind: 'rewrite', body: () => ({ items, pagination: { limit, offset, total: list.length, next: null } }) };
     }
-    if (url.pathname === '/api/public/citybike/bikes') return { kind: 'rewrite', body: (bikes: unknown[]) => [...bikes, { number: 42, note: 'not a bicycle' }] };
+    if (url.pathname === '/api/public/citybike/bikes')
+      return { kind: 'rewrite', body: (bikes: unknown[]) => [...bikes, { number: 42, note: 'not a bicycle' }] };
     if (/\/counters\/[^/]+\/readings$/.test(url.pathname) && (invalidReadingUrl ??= key) === key) {
-      return { kind: 'rewrite', body: (answer: { readings: unknown[] }) => ({ ...answer, readings: [...answer.readings, { readAt: 'yesterday', value: 'many' }] }) };
+      return {
+        kind: 'rewrite',
+        body: (answer: { readings: unknown[] }) => ({ ...answer, readings: [...answer.readings, { readAt: 'yesterday', value: 'many' }] }),
+      };
     }
     // A property listed a moment ago whose details answer 404 once: asked again, not taken for deleted.
     if (url.pathname.startsWith('/api/public/rcn/properties/') && !notFoundOnce) {
@@ -120,8 +124,18 @@ describe('pulling through a faulty network and a changing upstream', () => {
   it('quarantines the invalid records verbatim with the reason, counted in the manifest and the summary', async () => {
     expect(pulled.quarantined).toBe(2);
     expect(snapshot.manifest.quarantine).toMatchObject({ citybike: { records: 1 }, 'bike-counter': { records: 1 } });
-    const bikes = (await readFile(join(snapshot.dir, snapshot.manifest.quarantine!.citybike!.path), 'utf8')).trim().split('\n').map((line) => JSON.parse(line));
-    expect(bikes).toEqual([{ resource: 'bike', url: expect.stringContaining('/api/public/citybike/bikes?version=v1'), reason: expect.stringContaining('number'), record: { number: 42, note: 'not a bicycle' } }]);
+    const bikes = (await readFile(join(snapshot.dir, snapshot.manifest.quarantine!.citybike!.path), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(bikes).toEqual([
+      {
+        resource: 'bike',
+        url: expect.stringContaining('/api/public/citybike/bikes?version=v1'),
+        reason: expect.stringContaining('number'),
+        record: { number: 42, note: 'not a bicycle' },
+      },
+    ]);
   });
 });
 
@@ -153,7 +167,8 @@ describe('an upstream that ignores the page asked for', () => {
       return {
         kind: 'rewrite',
         body: (page: { data: unknown[]; hasNextPage: boolean }) => {
-          if (!firstPages.has(window) && page.data.length) firstPages.set(window, { ...page, data: Array.from({ length: 500 }, () => page.data[0]), hasNextPage: true });
+          if (!firstPages.has(window) && page.data.length)
+            firstPages.set(window, { ...page, data: Array.from({ length: 500 }, () => page.data[0]), hasNextPage: true });
           return firstPages.get(window) ?? page;
         },
       };

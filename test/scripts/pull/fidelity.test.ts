@@ -15,7 +15,13 @@ import { startTestServer, type TestServer } from '../../fixtures/server.ts';
 /** A few of each fault the pull tests inject, on the first requests of each kind. */
 function faults(): (request: { url: URL; index: number }) => Fault | undefined {
   const seen = new Map<string, number>();
-  const kinds: Fault[] = [{ kind: 'status', status: 503, retryAfter: '0' }, { kind: 'reset' }, { kind: 'truncate' }, { kind: 'malformed' }, { kind: 'status', status: 429 }];
+  const kinds: Fault[] = [
+    { kind: 'status', status: 503, retryAfter: '0' },
+    { kind: 'reset' },
+    { kind: 'truncate' },
+    { kind: 'malformed' },
+    { kind: 'status', status: 429 },
+  ];
   return ({ url }) => {
     const path = url.pathname.replace(/\/[^/]*\d[^/]*$/, '/{id}');
     const n = seen.get(path) ?? 0;

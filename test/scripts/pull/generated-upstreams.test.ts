@@ -26,71 +26,99 @@ beforeAll(async () => (sample = await startTestServer()));
 afterAll(async () => sample?.close());
 
 describe('a mirror of an upstream drawn from what the spec allows', () => {
-  it(`answers every request of its corpus as the upstream does (${runs} draws, seed ${seed})`, async () => {
-    const tally = { draws: 0, requests: 0, identical: 0, sameBytes: 0 };
-    /** Identical answers whose bytes differ, by dialect dimension value and path: what is not yet written as the upstream writes it. */
-    const bytes: Record<string, number> = {};
-    await fc.assert(
-      fc.asyncProperty(dialects, async (dialect) => {
-        const upstream = await startDialectUpstream(sample.url, dialect);
-        const dataDir = await tempDir('dialect');
-        let mirror: TestServer | undefined;
-        try {
-          const pulled = await pullFrom(upstream.url, dataDir);
-          expect(pulled.failures, JSON.stringify(dialect)).toEqual([]);
-          expect(pulled.snapshot!.manifest.unread ?? {}, JSON.stringify(dialect)).toEqual({});
-          upstream.calm();
-          mirror = await startTestServer({ dataDir });
-          const corpus = await corpusOf({ url: upstream.url, publicBase: upstream.publicBase, ...shapesOf(dialect) });
-          const result = await compare({ url: upstream.url, publicBase: upstream.publicBase, ...shapesOf(dialect) }, mirror.url, corpus);
-          Object.assign(tally, { draws: tally.draws + 1, requests: tally.requests + result.requests, identical: tally.identical + result.identical, sameBytes: tally.sameBytes + result.sameBytes });
-          for (const [where, n] of Object.entries(result.bytesDifferingPaths)) bytes[where] = (bytes[where] ?? 0) + n;
-          if (process.env.ODSNAP_DIALECT_BYTES) console.log(JSON.stringify({ dialect, sameBytes: result.sameBytes, requests: result.requests, first: result.bytesDiffer }));
-          expect(result.differing, JSON.stringify(dialect)).toEqual([]);
-        } finally {
-          await mirror?.close();
-          await upstream.close();
-          await rm(dataDir, { recursive: true, force: true });
-        }
-      }),
-      { numRuns: runs, seed, ...(path ? { path } : {}), endOnFailure: true, verbose: true },
-    );
-    console.log(`generated upstreams: ${tally.draws} draws (seed ${seed}), ${tally.identical} of ${tally.requests} answers identical, ${tally.sameBytes} byte for byte; not drawn yet: ${NOT_YET_DRAWN.join('; ')}`);
-    console.log(`identical, not byte for byte, by status and path: ${JSON.stringify(bytes)}`);
-  }, 60_000 + runs * 60_000);
+  it(
+    `answers every request of its corpus as the upstream does (${runs} draws, seed ${seed})`,
+    async () => {
+      const tally = { draws: 0, requests: 0, identical: 0, sameBytes: 0 };
+      /** Identical answers whose bytes differ, by dialect dimension value and path: what is not yet written as the upstream writes it. */
+      const bytes: Record<string, number> = {};
+      await fc.assert(
+        fc.asyncProperty(dialects, async (dialect) => {
+          const upstream = await startDialectUpstream(sample.url, dialect);
+          const dataDir = await tempDir('dialect');
+          let mirror: TestServer | undefined;
+          try {
+            const pulled = await pullFrom(upstream.url, dataDir);
+            expect(pulled.failures, JSON.stringify(dialect)).toEqual([]);
+            expect(pulled.snapshot!.manifest.unread ?? {}, JSON.stringify(dialect)).toEqual({});
+            upstream.calm();
+            mirror = await startTestServer({ dataDir });
+            const corpus = await corpusOf({ url: upstream.url, publicBase: upstream.publicBase, ...shapesOf(dialect) });
+            const result = await compare({ url: upstream.url, publicBase: upstream.publicBase, ...shapesOf(dialect) }, mirror.url, corpus);
+            Object.assign(tally, {
+              draws: tally.draws + 1,
+              requests: tally.requests + result.requests,
+              identical: tally.identical + result.identical,
+              sameBytes: tally.sameBytes + result.sameBytes,
+            });
+            for (const [where, n] of Object.entries(result.bytesDifferingPaths)) bytes[where] = (bytes[where] ?? 0) + n;
+            if (process.env.ODSNAP_DIALECT_BYTES)
+              console.log(JSON.stringify({ dialect, sameBytes: result.sameBytes, requests: result.requests, first: result.bytesDiffer }));
+            expect(result.differing, JSON.stringify(dialect)).toEqual([]);
+          } finally {
+            await mirror?.close();
+            await upstream.close();
+            await rm(dataDir, { recursive: true, force: true });
+          }
+        }),
+        { numRuns: runs, seed, ...(path ? { path } : {}), endOnFailure: true, verbose: true },
+      );
+      console.log(
+        `generated upstreams: ${tally.draws} draws (seed ${seed}), ${tally.identical} of ${tally.requests} answers identical, ${tally.sameBytes} byte for byte; not drawn yet: ${NOT_YET_DRAWN.join('; ')}`,
+      );
+      console.log(`identical, not byte for byte, by status and path: ${JSON.stringify(bytes)}`);
+    },
+    60_000 + runs * 60_000,
+  );
 });
 
 describe('a mirror of an upstream whose ranges of days are its own', () => {
   it.each<[string, Partial<Dialect>, Record<string, unknown>]>([
-    ['a `to` that includes the next midnight, rides by overlap', { toInclusive: true, ridesBy: 'overlap' }, { rides: { by: 'overlap' }, readings: { toInclusive: true } }],
+    [
+      'a `to` that includes the next midnight, rides by overlap',
+      { toInclusive: true, ridesBy: 'overlap' },
+      { rides: { by: 'overlap' }, readings: { toInclusive: true } },
+    ],
     ['rides by their end', { ridesBy: 'end' }, { rides: { by: 'end' }, readings: { toInclusive: false } }],
-    ['(parcels in GML 3.2 in EPSG:2180, northing first; ids with colons unescaped in links)', { geometry: 'gml32-2180', renamedShapes: false, idColons: true }, { rides: { by: 'start' }, readings: { toInclusive: false } }],
-  ])('learns %s by asking, and answers as the upstream does', async (_, differs, learned) => {
-    const dialect = { ...HAND_PICKED, ...differs };
-    const upstream = await startDialectUpstream(sample.url, dialect);
-    const dataDir = await tempDir('ranges');
-    let mirror: TestServer | undefined;
-    try {
-      const pulled = await pullFrom(upstream.url, dataDir);
-      expect(pulled.failures).toEqual([]);
-      expect(pulled.snapshot!.manifest.unread ?? {}).toEqual({});
-      const snapshot = await openSnapshot(dataDir);
-      const endpoints = snapshot.manifest.endpoints!;
-      // Windows that both return a ride (one across their edge, by overlap) store it once.
-      const [rides] = await withDatabase((db) => db.rows<{ all: number; distinct: number }>(`SELECT count(*)::INT AS "all", (SELECT count(*) FROM (SELECT DISTINCT * EXCLUDE (extra, upstream_json) FROM ${tableSource(tableFiles(snapshot, 'citybike', 'rides'))}))::INT AS "distinct" FROM ${tableSource(tableFiles(snapshot, 'citybike', 'rides'))}`));
-      expect(rides!.all).toBe(rides!.distinct);
-      expect(endpoints['/api/public/citybike/rides']!.range).toMatchObject(learned.rides!);
-      expect(endpoints['/api/public/bike-counter/counters/{counterId}/readings']!.range).toMatchObject(learned.readings!);
-      mirror = await startTestServer({ dataDir });
-      const under = { url: upstream.url, publicBase: upstream.publicBase, ...shapesOf(dialect) };
-      const result = await compare(under, mirror.url, await corpusOf(under));
-      expect(result.differing).toEqual([]);
-    } finally {
-      await mirror?.close();
-      await upstream.close();
-      await rm(dataDir, { recursive: true, force: true });
-    }
-  }, 300_000);
+    [
+      '(parcels in GML 3.2 in EPSG:2180, northing first; ids with colons unescaped in links)',
+      { geometry: 'gml32-2180', renamedShapes: false, idColons: true },
+      { rides: { by: 'start' }, readings: { toInclusive: false } },
+    ],
+  ])(
+    'learns %s by asking, and answers as the upstream does',
+    async (_, differs, learned) => {
+      const dialect = { ...HAND_PICKED, ...differs };
+      const upstream = await startDialectUpstream(sample.url, dialect);
+      const dataDir = await tempDir('ranges');
+      let mirror: TestServer | undefined;
+      try {
+        const pulled = await pullFrom(upstream.url, dataDir);
+        expect(pulled.failures).toEqual([]);
+        expect(pulled.snapshot!.manifest.unread ?? {}).toEqual({});
+        const snapshot = await openSnapshot(dataDir);
+        const endpoints = snapshot.manifest.endpoints!;
+        // Windows that both return a ride (one across their edge, by overlap) store it once.
+        const [rides] = await withDatabase((db) =>
+          db.rows<{ all: number; distinct: number }>(
+            `SELECT count(*)::INT AS "all", (SELECT count(*) FROM (SELECT DISTINCT * EXCLUDE (extra, upstream_json) FROM ${tableSource(tableFiles(snapshot, 'citybike', 'rides'))}))::INT AS "distinct" FROM ${tableSource(tableFiles(snapshot, 'citybike', 'rides'))}`,
+          ),
+        );
+        expect(rides!.all).toBe(rides!.distinct);
+        expect(endpoints['/api/public/citybike/rides']!.range).toMatchObject(learned.rides!);
+        expect(endpoints['/api/public/bike-counter/counters/{counterId}/readings']!.range).toMatchObject(learned.readings!);
+        mirror = await startTestServer({ dataDir });
+        const under = { url: upstream.url, publicBase: upstream.publicBase, ...shapesOf(dialect) };
+        const result = await compare(under, mirror.url, await corpusOf(under));
+        expect(result.differing).toEqual([]);
+      } finally {
+        await mirror?.close();
+        await upstream.close();
+        await rm(dataDir, { recursive: true, force: true });
+      }
+    },
+    300_000,
+  );
 });
 
 describe('a mirror of an upstream whose envelopes are its own', () => {
@@ -98,7 +126,15 @@ describe('a mirror of an upstream whose envelopes are its own', () => {
     // Numbers with trailing zeros too: the live feeds, composed from their parts, keep their records' text.
     // Offsets in a zone in forms of their own: ±hhmm, and Z at zero where UTC itself is +00:00.
     const zoneOffsets = { nonZero: '+hhmm', zero: 'Z' } as const;
-    const dialect: Dialect = { ...HAND_PICKED, keys: 'reversed', decimals: 3, countedEnvelopes: true, next: { form: 'path', order: 'declared' }, zoneOffsets, publicBase: 'https://api.example.com/open/data/v1' };
+    const dialect: Dialect = {
+      ...HAND_PICKED,
+      keys: 'reversed',
+      decimals: 3,
+      countedEnvelopes: true,
+      next: { form: 'path', order: 'declared' },
+      zoneOffsets,
+      publicBase: 'https://api.example.com/open/data/v1',
+    };
     const upstream = await startDialectUpstream(sample.url, dialect);
     const dataDir = await tempDir('envelopes');
     let mirror: TestServer | undefined;
@@ -109,7 +145,12 @@ describe('a mirror of an upstream whose envelopes are its own', () => {
       expect(endpoints['/api/public/citybike/rides']!.template!.derived).toEqual({ totalElements: 'total', totalPages: 'pages' });
       expect(endpoints['/api/public/rcn/transactions']!.template!.derived).toEqual({ 'pagination.pages': 'pages' });
       expect(endpoints['/api/public/rcn/transactions']!.next).toEqual({ form: 'path', order: 'declared' });
-      for (const zoned of ['/api/public/citybike/rides', '/api/public/bike-counter/counters/{counterId}/readings', '/api/public/air-quality/history/{stationId}/{sensorCode}']) expect(endpoints[zoned]!.zoneOffsets).toEqual(zoneOffsets);
+      for (const zoned of [
+        '/api/public/citybike/rides',
+        '/api/public/bike-counter/counters/{counterId}/readings',
+        '/api/public/air-quality/history/{stationId}/{sensorCode}',
+      ])
+        expect(endpoints[zoned]!.zoneOffsets).toEqual(zoneOffsets);
       expect(Object.values(endpoints).flatMap((endpoint) => endpoint.unlearned ?? [])).toEqual([]);
       upstream.calm();
       mirror = await startTestServer({ dataDir });

@@ -140,8 +140,12 @@ async function findJournal(dir: string, path: string[] = []): Promise<string[]> 
 describe('a pull that fails', () => {
   it('ends as soon as the upstream looks down, not when the requests waiting to try again would have', async () => {
     // Three data sets never answer (the upstream is down once three requests timed out three times); the fourth says to come back in 20 s.
-    const unwell = await proxy((url) => (url.pathname.startsWith('/api/public/air-quality') ? { kind: 'status', status: 503, retryAfter: '20' } : { kind: 'stall' }));
-    const child = spawn(process.execPath, [cli, 'pull', '--from', unwell.url, '--data', await tempDir('hostile'), '--retries', '2', '--timeout', '1'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const unwell = await proxy((url) =>
+      url.pathname.startsWith('/api/public/air-quality') ? { kind: 'status', status: 503, retryAfter: '20' } : { kind: 'stall' },
+    );
+    const child = spawn(process.execPath, [cli, 'pull', '--from', unwell.url, '--data', await tempDir('hostile'), '--retries', '2', '--timeout', '1'], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     const started = performance.now();
     let said: number | undefined;
     let stderr = '';
@@ -197,15 +201,28 @@ describe('a hostile upstream, mode by mode (test/fixtures/hostile-proxy.ts)', ()
       check: (pulled) => expect(pulled.log).toMatch(/"event":"range not asked".*still a next page after 100 pages, as many as a probe of the range asks/),
     },
     { mode: 'rides-cycle', datasets: ['citybike'], failure: /page=3.*: page 3 starts with the row page 1 started with; the upstream does not page/ },
-    { mode: 'total-billion', datasets: ['rcn'], failure: /transactions\?limit=100&offset=0.*: pagination.total is 1000000000, more than the 2000000 records a list may hold \(--max-records\)/ },
-    { mode: 'total-within-cap', datasets: ['rcn'], limits: { maxJournalBytes: 4 * 1024 * 1024 }, failure: /the journal would grow past 4 MiB \(--max-journal\)/ },
+    {
+      mode: 'total-billion',
+      datasets: ['rcn'],
+      failure: /transactions\?limit=100&offset=0.*: pagination.total is 1000000000, more than the 2000000 records a list may hold \(--max-records\)/,
+    },
+    {
+      mode: 'total-within-cap',
+      datasets: ['rcn'],
+      limits: { maxJournalBytes: 4 * 1024 * 1024 },
+      failure: /the journal would grow past 4 MiB \(--max-journal\)/,
+    },
     { mode: 'total-absurd', datasets: ['rcn'], failure: /pagination.total is 1000000000000000, more than the 2000000 records/ },
     { mode: 'total-negative', datasets: ['rcn'], failure: /pagination.total is -5, not a whole number of records/ },
     { mode: 'total-fraction', datasets: ['rcn'], failure: /pagination.total is 198.5, not a whole number of records/ },
     { mode: 'total-short', datasets: ['rcn'], failure: /100 items at offset 0 of a list whose pagination.total is 5/ },
     // Before, the three rounds it takes were journalled, and every pull after replayed them and failed again.
     { mode: 'total-inflated', datasets: ['rcn'], failure: /198 distinct items after 3 rounds, the upstream reports 1000/ },
-    { mode: 'duplicate-keys', datasets: ['rcn'], failure: /rcn\/transactions: 198 of 198 records quarantined \(100%\), more than --max-quarantine 1% allows; the first because .*grossPrice/ },
+    {
+      mode: 'duplicate-keys',
+      datasets: ['rcn'],
+      failure: /rcn\/transactions: 198 of 198 records quarantined \(100%\), more than --max-quarantine 1% allows; the first because .*grossPrice/,
+    },
     {
       mode: 'one-invalid',
       datasets: ['rcn'],
@@ -221,7 +238,10 @@ describe('a hostile upstream, mode by mode (test/fixtures/hostile-proxy.ts)', ()
       check: async (pulled, snapshot) => {
         expect(pulled.quarantined).toBe(1);
         expect(transactions(snapshot)).toBe(197);
-        const [entry] = (await readFile(join(snapshot.dir, snapshot.manifest.quarantine!.rcn!.path), 'utf8')).trim().split('\n').map((line) => JSON.parse(line));
+        const [entry] = (await readFile(join(snapshot.dir, snapshot.manifest.quarantine!.rcn!.path), 'utf8'))
+          .trim()
+          .split('\n')
+          .map((line) => JSON.parse(line));
         expect(entry.reason).toMatch(/its document_creator is 10 MiB, more than the 1 MiB a value may hold \(--max-value\)/);
         // Not kept in the quarantine either.
         expect(snapshot.manifest.quarantine!.rcn!.bytes).toBeLessThan(64 * 1024);
@@ -239,7 +259,12 @@ describe('a hostile upstream, mode by mode (test/fixtures/hostile-proxy.ts)', ()
       check: async (_, snapshot) => expect(existsSync(await serveDatabasePath(snapshot))).toBe(true),
     },
     // A network fault like any other, but an hour of waiting before: the journal stays, and the next pull resumes it.
-    { mode: 'retry-after-600', datasets: ['rcn'], resumable: true, failure: /offset=100.*answered 429.*; it asks to be tried again in 600 s, past the 300 s a request waits in all \(--max-wait\)/ },
+    {
+      mode: 'retry-after-600',
+      datasets: ['rcn'],
+      resumable: true,
+      failure: /offset=100.*answered 429.*; it asks to be tried again in 600 s, past the 300 s a request waits in all \(--max-wait\)/,
+    },
   ];
 
   let proxy: HostileProxy;
@@ -251,47 +276,51 @@ describe('a hostile upstream, mode by mode (test/fixtures/hostile-proxy.ts)', ()
     expect((await pullFrom(proxy.url, template)).ok).toBe(true);
   });
 
-  it.each(modes)('$mode', async (row) => {
-    const dataDir = await tempDir(`hostile-${row.mode}`);
-    await cp(template, dataDir, { recursive: true, verbatimSymlinks: true });
-    const before = await currentSnapshotId(dataDir);
-    const options = {
-      only: row.datasets,
-      full: row.full,
-      ...(row.limits ? { limits: row.limits } : {}),
-      // Answers of 50 MB may take more than 5 s on a loaded machine.
-      ...(row.servable ? { servable: serveCheck(dataDir), upstream: { timeoutMs: 60_000 } } : {}),
-    };
-    proxy.mode = row.mode;
-    // Bounded in requests whatever the pull does: past these the proxy answers 503 to everything.
-    proxy.hostile = 0;
-    proxy.budget = 400;
-    let pulled: Awaited<ReturnType<typeof pullFrom>>;
-    try {
-      pulled = await pullFrom(proxy.url, dataDir, options);
-    } finally {
-      proxy.mode = 'healthy';
-    }
-    expect(pulled.seconds).toBeLessThan(row.seconds ?? 30);
-    expect(proxy.hostile).toBeLessThan(proxy.budget);
-    if (row.failure && !(row.either && pulled.ok)) {
-      expect(pulled.ok).toBe(false);
-      expect(pulled.failures.join('\n')).toMatch(row.failure);
-      expect(await currentSnapshotId(dataDir)).toBe(before);
-      expect(existsSync(join(dataDir, '.pull-set-aside', 'journal.ndjson'))).toBe(!row.resumable);
-      if (!row.resumable) expect(pulled.log).toMatch(/"event":"journal set aside"/);
-    } else {
-      expect(pulled.failures).toEqual([]);
-      expect(pulled.ok).toBe(true);
-      expect(await currentSnapshotId(dataDir)).not.toBe(before);
-      await row.check?.(pulled, await openSnapshot(dataDir));
-    }
+  it.each(modes)(
+    '$mode',
+    async (row) => {
+      const dataDir = await tempDir(`hostile-${row.mode}`);
+      await cp(template, dataDir, { recursive: true, verbatimSymlinks: true });
+      const before = await currentSnapshotId(dataDir);
+      const options = {
+        only: row.datasets,
+        full: row.full,
+        ...(row.limits ? { limits: row.limits } : {}),
+        // Answers of 50 MB may take more than 5 s on a loaded machine.
+        ...(row.servable ? { servable: serveCheck(dataDir), upstream: { timeoutMs: 60_000 } } : {}),
+      };
+      proxy.mode = row.mode;
+      // Bounded in requests whatever the pull does: past these the proxy answers 503 to everything.
+      proxy.hostile = 0;
+      proxy.budget = 400;
+      let pulled: Awaited<ReturnType<typeof pullFrom>>;
+      try {
+        pulled = await pullFrom(proxy.url, dataDir, options);
+      } finally {
+        proxy.mode = 'healthy';
+      }
+      expect(pulled.seconds).toBeLessThan(row.seconds ?? 30);
+      expect(proxy.hostile).toBeLessThan(proxy.budget);
+      if (row.failure && !(row.either && pulled.ok)) {
+        expect(pulled.ok).toBe(false);
+        expect(pulled.failures.join('\n')).toMatch(row.failure);
+        expect(await currentSnapshotId(dataDir)).toBe(before);
+        expect(existsSync(join(dataDir, '.pull-set-aside', 'journal.ndjson'))).toBe(!row.resumable);
+        if (!row.resumable) expect(pulled.log).toMatch(/"event":"journal set aside"/);
+      } else {
+        expect(pulled.failures).toEqual([]);
+        expect(pulled.ok).toBe(true);
+        expect(await currentSnapshotId(dataDir)).not.toBe(before);
+        await row.check?.(pulled, await openSnapshot(dataDir));
+      }
 
-    // The same pull, the upstream healthy again: nothing left behind wedges it.
-    const healed = await pullFrom(proxy.url, dataDir, options);
-    expect(healed.failures).toEqual([]);
-    expect(healed.ok).toBe(true);
-    if (row.resumable) expect(healed.log).toMatch(/"event":"resuming"/);
-    expect(await differences(await openSnapshot(dataDir), await tinySnapshot())).toEqual([]);
-  }, 300_000);
+      // The same pull, the upstream healthy again: nothing left behind wedges it.
+      const healed = await pullFrom(proxy.url, dataDir, options);
+      expect(healed.failures).toEqual([]);
+      expect(healed.ok).toBe(true);
+      if (row.resumable) expect(healed.log).toMatch(/"event":"resuming"/);
+      expect(await differences(await openSnapshot(dataDir), await tinySnapshot())).toEqual([]);
+    },
+    300_000,
+  );
 });

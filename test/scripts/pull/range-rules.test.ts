@@ -10,7 +10,14 @@ const readings = bikeCounter.tables.readings!;
 const RIDES = { endpoint: '/api/public/citybike/rides', time: 'started_at', until: 'finished_at' };
 const READINGS = { endpoint: '/api/public/bike-counter/counters/{counterId}/readings', time: 'read_at' };
 const at = (iso: string) => Date.parse(iso);
-const ride = (start: string, end: string) => ({ started_at: at(start), finished_at: at(end), started_zone_id: 'z', finished_zone_id: 'z', distance: 1, season_year: 2025 });
+const ride = (start: string, end: string) => ({
+  started_at: at(start),
+  finished_at: at(end),
+  started_zone_id: 'z',
+  finished_zone_id: 'z',
+  distance: 1,
+  season_year: 2025,
+});
 const reading = (iso: string) => ({ counter_id: 'c', read_at: at(iso), value: 1 });
 
 describe('RangeRules', () => {

@@ -40,7 +40,11 @@ describe('pulling the sample city from its own server', () => {
   });
 
   it('keeps where each record stood in the lists it came in, and so their order', async () => {
-    const positioned = datasets.flatMap((dataset) => Object.values(dataset.tables).filter((t) => 'list_position' in t.columns && !capturedTables(dataset).has(t.name)).map((table) => [dataset, table] as const));
+    const positioned = datasets.flatMap((dataset) =>
+      Object.values(dataset.tables)
+        .filter((t) => 'list_position' in t.columns && !capturedTables(dataset).has(t.name))
+        .map((table) => [dataset, table] as const),
+    );
     expect(positioned.length).toBeGreaterThanOrEqual(8);
     for (const [dataset, table] of positioned) {
       // The sample holds no positions, so its tables come in their own order: the order it serves its lists in.
@@ -48,7 +52,10 @@ describe('pulling the sample city from its own server', () => {
       const ours = await withDatabase((db) => readTable(db, snapshot, dataset, table.name));
       const key = (row: Record<string, unknown>) => JSON.stringify(table.key!.map((k) => row[k]));
       expect(theirs.every((row) => row.list_position === null)).toBe(true);
-      expect(ours.map((row) => row.list_position), `${dataset.name}/${table.name}`).toEqual(ours.map((_, i) => i));
+      expect(
+        ours.map((row) => row.list_position),
+        `${dataset.name}/${table.name}`,
+      ).toEqual(ours.map((_, i) => i));
       expect(ours.map(key), `${dataset.name}/${table.name}`).toEqual(theirs.map(key));
     }
   });

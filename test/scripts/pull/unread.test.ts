@@ -49,7 +49,9 @@ describe('a pull that finds nothing a filter reads in some records', () => {
 
   it('says so in the summary', () => {
     const summary = pullSummary(pulled, new PullReport(capture()));
-    expect(summary).toMatch(/not understood: rcn parcelIdentifier: \d+ records hold nothing the filter reads \(e\.g\. http:\/\/\S+\/properties\/\S+\); it will not match them/);
+    expect(summary).toMatch(
+      /not understood: rcn parcelIdentifier: \d+ records hold nothing the filter reads \(e\.g\. http:\/\/\S+\/properties\/\S+\); it will not match them/,
+    );
     expect(summary).toMatch(/not understood: rcn address:/);
     expect(summary).toMatch(/not understood: rcn bbox:/);
   });

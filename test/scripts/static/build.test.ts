@@ -81,7 +81,16 @@ describe('the static tree of the tiny city', () => {
     const reached = new Set([...seen].map((url) => decodeURIComponent(url).slice(1)));
     // Every file but the compressed variants of JSON files, which are the same files.
     const published = (await filesUnder(tree)).filter((path) => !/\.(json|jsonld|atom)\.(gz|br)$/.test(path));
-    expect(published).toEqual(expect.arrayContaining(['nginx.conf', '_headers', 'downloads/odsnap.sql', 'datapackage.json', 'api/public/changes/index.json', 'api/public/rcn/changes.atom']));
+    expect(published).toEqual(
+      expect.arrayContaining([
+        'nginx.conf',
+        '_headers',
+        'downloads/odsnap.sql',
+        'datapackage.json',
+        'api/public/changes/index.json',
+        'api/public/rcn/changes.atom',
+      ]),
+    );
     expect(published.filter((path) => !reached.has(path))).toEqual([]);
   });
 

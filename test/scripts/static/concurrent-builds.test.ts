@@ -20,7 +20,9 @@ describe('two builds into one output', () => {
     const builds = await Promise.allSettled([buildStatic({ dataDir: tinyDataDir(), out, datasets }), buildStatic({ dataDir: tinyDataDir(), out, datasets })]);
     expect(builds.map((build) => build.status).sort()).toEqual(['fulfilled', 'rejected']);
     const refused = (builds.find((build) => build.status === 'rejected') as PromiseRejectedResult).reason as Error;
-    expect(refused.message).toMatch(new RegExp(`^another odsnap build \\(process ${process.pid}, started [^)]+\\) is writing ${out}; wait for it to end, or stop it$`));
+    expect(refused.message).toMatch(
+      new RegExp(`^another odsnap build \\(process ${process.pid}, started [^)]+\\) is writing ${out}; wait for it to end, or stop it$`),
+    );
     expect(builtSnapshotId(out)).toBe(await currentSnapshot());
 
     // Another process holds a new output (its first build, which runs on a thread of its own).

@@ -24,7 +24,14 @@ import { readJson } from '../../fixtures/tree-parity.ts';
 
 type Catalogue = {
   duckdb: { script: string; command: string; remote: boolean };
-  tables: { dataset: string; table: string; sqlName: string; rows: number; columns: { name: string; type: string }[]; files: { url: string; rows: number; min: string | null; max: string | null; csv: { url: string } }[] }[];
+  tables: {
+    dataset: string;
+    table: string;
+    sqlName: string;
+    rows: number;
+    columns: { name: string; type: string }[];
+    files: { url: string; rows: number; min: string | null; max: string | null; csv: { url: string } }[];
+  }[];
 };
 type Quad = { subject: { termType: string; value: string }; predicate: { value: string }; object: { termType: string; value: string; language?: string } };
 
@@ -37,7 +44,8 @@ const FOAF = 'http://xmlns.com/foaf/0.1/';
 /** The RDF of a JSON-LD document, read with no base: what a harvester gets from the file alone. */
 async function rdfOf(document: object) {
   const quads = (await jsonld.toRDF(document as jsonld.JsonLdDocument)) as unknown as Quad[];
-  const objects = (subject: string, predicate: string) => quads.filter((q) => q.subject.value === subject && q.predicate.value === predicate).map((q) => q.object);
+  const objects = (subject: string, predicate: string) =>
+    quads.filter((q) => q.subject.value === subject && q.predicate.value === predicate).map((q) => q.object);
   const ofType = (type: string) => quads.filter((q) => q.predicate.value === RDF_TYPE && q.object.value === type).map((q) => q.subject);
   return { quads, objects, ofType, one: (subject: string, predicate: string) => objects(subject, predicate)[0]?.value };
 }
@@ -66,19 +74,39 @@ describe('the downloads described for the tools that read them', () => {
     const { base, tree, catalogue } = absolute;
     const rdf = await rdfOf(await readJson(tree, `/${DCAT}`));
     // Nothing is lost for want of a base: every IRI is absolute.
-    for (const quad of rdf.quads) for (const term of [quad.subject, quad.object]) if (term.termType === 'NamedNode') expect(term.value).toMatch(/^(https?|mailto):/);
+    for (const quad of rdf.quads)
+      for (const term of [quad.subject, quad.object]) if (term.termType === 'NamedNode') expect(term.value).toMatch(/^(https?|mailto):/);
 
     expect(rdf.ofType(`${DCAT_NS}Catalog`).map((s) => s.value)).toEqual([`${base}/${DCAT}`]);
     const catalog = `${base}/${DCAT}`;
-    expect(rdf.objects(catalog, `${DCT}title`).map((o) => o.language).sort()).toEqual(['en', 'pl']);
+    expect(
+      rdf
+        .objects(catalog, `${DCT}title`)
+        .map((o) => o.language)
+        .sort(),
+    ).toEqual(['en', 'pl']);
     expect(rdf.one(catalog, `${DCT}license`)).toBe('https://creativecommons.org/licenses/by/4.0/');
 
-    const found = rdf.ofType(`${DCAT_NS}Dataset`).map((s) => s.value).sort();
+    const found = rdf
+      .ofType(`${DCAT_NS}Dataset`)
+      .map((s) => s.value)
+      .sort();
     expect(found).toEqual(datasets.map((d) => `${base}/downloads/${d.name}`).sort());
-    expect(rdf.objects(catalog, `${DCAT_NS}dataset`).map((o) => o.value).sort()).toEqual(found);
+    expect(
+      rdf
+        .objects(catalog, `${DCAT_NS}dataset`)
+        .map((o) => o.value)
+        .sort(),
+    ).toEqual(found);
     for (const dataset of datasets) {
       const id = `${base}/downloads/${dataset.name}`;
-      expect(rdf.objects(id, `${DCT}title`).map((o) => o.value).sort(), id).toEqual([dataset.title.en, dataset.title.pl].sort());
+      expect(
+        rdf
+          .objects(id, `${DCT}title`)
+          .map((o) => o.value)
+          .sort(),
+        id,
+      ).toEqual([dataset.title.en, dataset.title.pl].sort());
       expect(rdf.objects(id, `${DCT}description`), id).toHaveLength(2);
       // Recommended: publisher, contact point, keywords (in both languages) and EU data themes, from the declaration and the build.
       const publisher = rdf.one(id, `${DCT}publisher`)!;
@@ -88,11 +116,17 @@ describe('the downloads described for the tools that read them', () => {
       expect(rdf.one(contact, RDF_TYPE)).toBe(`${VCARD}Organization`);
       expect(rdf.one(contact, `${VCARD}hasEmail`)).toBe('mailto:opendata@example.org');
       const keywords = rdf.objects(id, `${DCAT_NS}keyword`);
-      expect(keywords.filter((k) => k.language === 'en').map((k) => k.value).sort()).toEqual([...dataset.keywords.en].sort());
+      expect(
+        keywords
+          .filter((k) => k.language === 'en')
+          .map((k) => k.value)
+          .sort(),
+      ).toEqual([...dataset.keywords.en].sort());
       expect(keywords.filter((k) => k.language === 'pl').length).toBeGreaterThan(0);
       const themes = rdf.objects(id, `${DCAT_NS}theme`).map((o) => o.value);
       expect(themes.length).toBeGreaterThan(0);
-      for (const theme of themes) expect(Object.keys(dataThemes).map((code) => `http://publications.europa.eu/resource/authority/data-theme/${code}`)).toContain(theme);
+      for (const theme of themes)
+        expect(Object.keys(dataThemes).map((code) => `http://publications.europa.eu/resource/authority/data-theme/${code}`)).toContain(theme);
       expect(rdf.objects(id, `${DCT}temporal`).length, id).toBeLessThanOrEqual(1);
 
       // A distribution per Parquet file, per CSV file and for the static JSON; each reachable, typed and licensed.
@@ -122,7 +156,12 @@ describe('the downloads described for the tools that read them', () => {
     for (const dataset of datasets) {
       const tables = catalogue.tables.filter((t) => t.dataset === dataset.name);
       const isLive = (t: (typeof tables)[number]) => dataset.tables[t.table]?.liveCaptures === true;
-      const maxOf = (some: typeof tables) => some.flatMap((t) => t.files.flatMap((f) => [f.min, f.max])).filter((v): v is string => !!v).sort().at(-1);
+      const maxOf = (some: typeof tables) =>
+        some
+          .flatMap((t) => t.files.flatMap((f) => [f.min, f.max]))
+          .filter((v): v is string => !!v)
+          .sort()
+          .at(-1);
       const records = maxOf(tables.filter((t) => !isLive(t)));
       const live = maxOf(tables.filter(isLive));
       const temporal = rdf.one(`${base}/downloads/${dataset.name}`, `${DCT}temporal`);
@@ -173,7 +212,9 @@ describe('the downloads described for the tools that read them', () => {
         for (const file of table.files) {
           const parquet = `SELECT ${asText} FROM (SELECT ${csvSelectList(table.columns)} FROM read_parquet(${quoteString(join(tree, file.url))}))`;
           const csv = `SELECT ${asText} FROM read_csv(${quoteString(join(tree, file.csv.url))}, all_varchar = true, header = true)`;
-          const [differ] = await db.rows<{ n: bigint }>(`SELECT (SELECT count(*) FROM (${parquet} EXCEPT ALL ${csv})) + (SELECT count(*) FROM (${csv} EXCEPT ALL ${parquet})) AS n`);
+          const [differ] = await db.rows<{ n: bigint }>(
+            `SELECT (SELECT count(*) FROM (${parquet} EXCEPT ALL ${csv})) + (SELECT count(*) FROM (${csv} EXCEPT ALL ${parquet})) AS n`,
+          );
           expect(Number(differ!.n), file.csv.url).toBe(0);
         }
       }
@@ -198,7 +239,11 @@ describe('the downloads described for the tools that read them', () => {
 
     it('gives a view per table, read over HTTP from the tree’s URLs, from anywhere', async () => {
       const { catalogue } = absolute;
-      expect(catalogue.duckdb).toEqual({ script: `${absolute.base}/${DUCKDB_SCRIPT}`, command: `curl -sO ${absolute.base}/${DUCKDB_SCRIPT} && duckdb -init odsnap.sql`, remote: true });
+      expect(catalogue.duckdb).toEqual({
+        script: `${absolute.base}/${DUCKDB_SCRIPT}`,
+        command: `curl -sO ${absolute.base}/${DUCKDB_SCRIPT} && duckdb -init odsnap.sql`,
+        remote: true,
+      });
       const elsewhere = await tempDir('duckdb-anywhere');
       await download(catalogue.duckdb.script, join(elsewhere, 'odsnap.sql'));
       const views = await runPythonIn<Record<string, { rows: number; comment: string }>>(elsewhere, 'duckdb_script.py', 'odsnap.sql');

@@ -33,7 +33,10 @@ describe('a build onto a disk that fills up', () => {
     mountTmpfs(disk, '2m');
     try {
       const out = join(disk, 'dist');
-      const failed = (await buildStatic({ dataDir: tinyDataDir(), out, datasets }).then(() => undefined, (error: unknown) => error)) as Error | undefined;
+      const failed = (await buildStatic({ dataDir: tinyDataDir(), out, datasets }).then(
+        () => undefined,
+        (error: unknown) => error,
+      )) as Error | undefined;
       expect(failed?.message).toMatch(new RegExp(`^ENOSPC: no space left on device, write '${disk}/\\.dist-trees/a/.+'$`));
       expect(existsSync(out)).toBe(false);
       expect(existsSync(join(treesDir(out), 'a'))).toBe(false);

@@ -137,7 +137,10 @@ describe('rebuilding the static tree', () => {
     const steps: string[] = [];
     const onStep = (text: string) => steps.push(text);
     const cache = join(dirname(out), '.dist-trees', 'csv');
-    const shas = async () => new Set(Object.values((await openSnapshot(dataDir)).manifest.datasets).flatMap((d) => Object.values(d.tables).flatMap((t) => t.files.map((f) => f.sha256))));
+    const shas = async () =>
+      new Set(
+        Object.values((await openSnapshot(dataDir)).manifest.datasets).flatMap((d) => Object.values(d.tables).flatMap((t) => t.files.map((f) => f.sha256))),
+      );
     await buildStatic({ dataDir, out, datasets, onStep });
     expect(steps.filter((step) => step.startsWith('CSV twins:'))).toEqual([expect.stringMatching(/^CSV twins: 0 made from new Parquet files/)]);
 

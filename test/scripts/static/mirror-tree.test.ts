@@ -40,7 +40,7 @@ afterAll(async () => {
 });
 
 describe('the static tree of a mirror', () => {
-  it("records what the upstream defaults to and adds to its envelopes, links relative to its public address", () => {
+  it('records what the upstream defaults to and adds to its envelopes, links relative to its public address', () => {
     expect(snapshot.manifest.source).toMatchObject({ kind: 'pull', upstream: other.url, publicBase: other.publicBase });
     const meta = '{"apiVersion":"1.4","documentation":"{base_url}/docs/api","licence":"https://creativecommons.org/licenses/by/4.0/"}';
     expect(snapshot.manifest.endpoints?.['/api/public/rcn/transactions']).toEqual({

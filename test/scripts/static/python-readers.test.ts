@@ -25,7 +25,10 @@ describe.skipIf(!python && !process.env.CI)('the Parquet folders, read by Python
     catalogue = await readJson(tree, `/${CATALOGUE}`);
   });
 
-  it.each([['downloads', 'of the tree'], ['snapshot', 'of the snapshot']])('read whole, with the catalogue’s rows and partitions that agree with their columns: %s', async (where) => {
+  it.each([
+    ['downloads', 'of the tree'],
+    ['snapshot', 'of the snapshot'],
+  ])('read whole, with the catalogue’s rows and partitions that agree with their columns: %s', async (where) => {
     const root = where === 'downloads' ? join(tree, 'downloads') : (await tinySnapshot()).dir;
     const folders = catalogue.tables.map((t) => join(root, t.dataset, t.table));
     const partitions = Object.fromEntries(catalogue.tables.map((t) => [`${t.dataset}/${t.table}`, t.partitionBy]));

@@ -82,7 +82,9 @@ describe.each<[string, Partial<Dialect>, { rides: RangeRule; series: RangeRule; 
   async function revisedIn(files: readonly TreeFile[]): Promise<Record<string, number>> {
     const found: Record<string, number> = {};
     for (const file of files) {
-      const ride = (await readJson(tree, file.url)).data.find((r: { startedAt: string; finishedAt: string }) => instantMs(r.startedAt) === revised.startedAt && instantMs(r.finishedAt) === revised.finishedAt);
+      const ride = (await readJson(tree, file.url)).data.find(
+        (r: { startedAt: string; finishedAt: string }) => instantMs(r.startedAt) === revised.startedAt && instantMs(r.finishedAt) === revised.finishedAt,
+      );
       if (ride) found[file.url.split('/').at(-2)!] = ride.distance;
     }
     return found;
@@ -187,7 +189,9 @@ describe.each<[string, Partial<Dialect>, { rides: RangeRule; series: RangeRule; 
     tree = await realpath(out);
     // The last month of each series went on: its file keeps its rows, the day's are added.
     expect(rebuilt.extended).toBeGreaterThan(0);
-    const fresh = await jsonFilesOf((await buildStatic({ dataDir, out: join(await tempDir('range-rules-tree-fresh'), 'dist'), datasets, seriesInOneScan: 0 })).tree);
+    const fresh = await jsonFilesOf(
+      (await buildStatic({ dataDir, out: join(await tempDir('range-rules-tree-fresh'), 'dist'), datasets, seriesInOneScan: 0 })).tree,
+    );
     const files = await jsonFilesOf(tree);
     expect([...files.keys()].sort()).toEqual([...fresh.keys()].sort());
     for (const [path, text] of fresh) expect(files.get(path), path).toBe(text);
@@ -200,7 +204,8 @@ describe.each<[string, Partial<Dialect>, { rides: RangeRule; series: RangeRule; 
 async function jsonFilesOf(tree: string): Promise<Map<string, string>> {
   const files = new Map<string, string>();
   for (const entry of await readdir(join(tree, 'api'), { recursive: true, withFileTypes: true })) {
-    if (entry.isFile() && entry.name.endsWith('.json')) files.set(relative(tree, join(entry.parentPath, entry.name)), await readFile(join(entry.parentPath, entry.name), 'utf8'));
+    if (entry.isFile() && entry.name.endsWith('.json'))
+      files.set(relative(tree, join(entry.parentPath, entry.name)), await readFile(join(entry.parentPath, entry.name), 'utf8'));
   }
   return files;
 }
@@ -212,7 +217,7 @@ async function jsonFilesOf(tree: string): Promise<Map<string, string>> {
  */
 function* ridesOf(seed: number, revise = false): Generator<Record<string, unknown>> {
   let state = seed;
-  const next = () => ((state = (Math.imul(state, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+  const next = () => (state = (Math.imul(state, 1664525) + 1013904223) >>> 0) / 2 ** 32;
   const ride = (started: number, finished: number, distance = Math.round(next() * 2000) / 100) => ({
     season_year: 2025,
     started_zone_id: `Z${Math.floor(next() * 9)}`,
@@ -240,34 +245,46 @@ function* ridesOf(seed: number, revise = false): Generator<Record<string, unknow
 
 const SYNTHETIC_DAYS = ['2025-05-30', '2025-05-31', '2025-06-01', '2025-06-02'];
 
-describe.each<[RangeRule]>([[{}], [{ toInclusive: true }], [{ by: 'end' }], [{ by: 'end', toInclusive: true }], [{ by: 'overlap' }], [{ by: 'overlap', toInclusive: true }]])(
-  'pages of rides of busy days, under the rule %j',
-  (rule) => {
-    const write = (dataDir: string, revise: boolean) =>
-      writeSnapshot({ dataDir, datasets: [citybike], source: { kind: 'pull', upstream: 'http://upstream.invalid' }, createdAt: Date.parse(revise ? '2025-06-04T00:00:00Z' : '2025-06-03T00:00:00Z') }, async (tables) => {
+describe.each<[RangeRule]>([
+  [{}],
+  [{ toInclusive: true }],
+  [{ by: 'end' }],
+  [{ by: 'end', toInclusive: true }],
+  [{ by: 'overlap' }],
+  [{ by: 'overlap', toInclusive: true }],
+])('pages of rides of busy days, under the rule %j', (rule) => {
+  const write = (dataDir: string, revise: boolean) =>
+    writeSnapshot(
+      {
+        dataDir,
+        datasets: [citybike],
+        source: { kind: 'pull', upstream: 'http://upstream.invalid' },
+        createdAt: Date.parse(revise ? '2025-06-04T00:00:00Z' : '2025-06-03T00:00:00Z'),
+      },
+      async (tables) => {
         for (const row of ridesOf(7, revise)) tables.citybike!.rides!.write(row);
         return { endpoints: { [RIDES]: { range: rule } } };
-      });
+      },
+    );
 
-    it('hold what the server answers, before and after a ride across two midnights changes', async () => {
-      const dataDir = await tempDir('range-rules-pages');
-      const out = join(await tempDir('range-rules-pages-out'), 'dist');
-      const context = staticContext([citybike], '');
-      for (const revise of [false, true]) {
-        await write(dataDir, revise);
-        const built = await buildStatic({ dataDir, out, datasets: [citybike] });
-        const tree = await realpath(out);
-        const files = await filesOf(tree, RIDES);
-        // Three pages a day at least, and the days rides run into.
-        expect(files.length).toBeGreaterThanOrEqual(SYNTHETIC_DAYS.length * 3);
-        if (revise) expect(built.carried).toBeGreaterThan(0);
-        const server = await startTestServer({ dataDir, datasets: [citybike] });
-        try {
-          for (const file of files) await expectFileAnswersAsServer(tree, server, context, file);
-        } finally {
-          await server.close();
-        }
+  it('hold what the server answers, before and after a ride across two midnights changes', async () => {
+    const dataDir = await tempDir('range-rules-pages');
+    const out = join(await tempDir('range-rules-pages-out'), 'dist');
+    const context = staticContext([citybike], '');
+    for (const revise of [false, true]) {
+      await write(dataDir, revise);
+      const built = await buildStatic({ dataDir, out, datasets: [citybike] });
+      const tree = await realpath(out);
+      const files = await filesOf(tree, RIDES);
+      // Three pages a day at least, and the days rides run into.
+      expect(files.length).toBeGreaterThanOrEqual(SYNTHETIC_DAYS.length * 3);
+      if (revise) expect(built.carried).toBeGreaterThan(0);
+      const server = await startTestServer({ dataDir, datasets: [citybike] });
+      try {
+        for (const file of files) await expectFileAnswersAsServer(tree, server, context, file);
+      } finally {
+        await server.close();
       }
-    });
-  },
-);
+    }
+  });
+});

@@ -22,7 +22,11 @@ describe('rows of a snapshot, as the static build reads them', () => {
       const ways: string[] = [];
       const asValues = new SnapshotRows(recording(db, ways), snapshot, 0);
       const asJson = new SnapshotRows(db, snapshot, Infinity);
-      for (const [dataset, resource] of [['air-quality', 'reading'], ['bike-counter', 'reading'], ['citybike', 'ride']] as const) {
+      for (const [dataset, resource] of [
+        ['air-quality', 'reading'],
+        ['bike-counter', 'reading'],
+        ['citybike', 'ride'],
+      ] as const) {
         const rows = await asValues.all(datasetNamed(dataset), resource);
         expect(ways.at(-1), `${dataset} ${resource}`).toBe('values');
         expect(rows.length).toBeGreaterThan(100);

@@ -37,7 +37,10 @@ describe("a static tree's saved state", () => {
     const out = join(await tempDir('tree-state-json'), 'dist');
     const tree = join(treesDir(out), 'a');
     await mkdir(treesDir(out), { recursive: true });
-    await writeFile(`${tree}.json`, JSON.stringify({ snapshot: 'S0', renderKey: 'old', files: { 'api/a.json': 'h1', 'api/b.json': 'h2' }, inputs: { 'api/b.json': 'in' } }));
+    await writeFile(
+      `${tree}.json`,
+      JSON.stringify({ snapshot: 'S0', renderKey: 'old', files: { 'api/a.json': 'h1', 'api/b.json': 'h2' }, inputs: { 'api/b.json': 'in' } }),
+    );
     const state = (await readState(tree))!;
     expect(state.snapshot).toBe('S0');
     expect([...state.files]).toEqual([

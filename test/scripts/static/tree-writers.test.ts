@@ -21,8 +21,19 @@ describe('the writer threads of a static build', () => {
     const { total, onDone } = counted();
     const writers = new TreeWriters(onDone, 2);
     try {
-      const bodies = Array.from({ length: 300 }, (_, i) => JSON.stringify({ id: i, name: `stacja ${i} Świętokrzyska`, values: Array.from({ length: i }, (_, j) => j) }));
-      bodies.forEach((body, i) => writers.add({ kind: 'write', target: join(dir, 'items', String(i % 7), `${i}.json`), data: ownBytes(body), replace: false, compress: true, endingBytes: 0 }));
+      const bodies = Array.from({ length: 300 }, (_, i) =>
+        JSON.stringify({ id: i, name: `stacja ${i} Świętokrzyska`, values: Array.from({ length: i }, (_, j) => j) }),
+      );
+      bodies.forEach((body, i) =>
+        writers.add({
+          kind: 'write',
+          target: join(dir, 'items', String(i % 7), `${i}.json`),
+          data: ownBytes(body),
+          replace: false,
+          compress: true,
+          endingBytes: 0,
+        }),
+      );
       await writeFile(join(dir, 'source.parquet'), 'PAR1');
       writers.add({ kind: 'link', source: join(dir, 'source.parquet'), target: join(dir, 'downloads', 'a.parquet') });
       await writers.flush();
@@ -49,7 +60,9 @@ describe('the writer threads of a static build', () => {
       writers.add({ kind: 'write', target: join(dir, 'fine.json'), data: ownBytes('{}'), replace: false, compress: true, endingBytes: 0 });
       writers.add({ kind: 'write', target: join(dir, 'not-a-directory', 'a.json'), data: ownBytes('{}'), replace: false, compress: true, endingBytes: 0 });
       await expect(writers.flush()).rejects.toThrow(/ENOTDIR|EEXIST/);
-      expect(() => writers.add({ kind: 'write', target: join(dir, 'later.json'), data: ownBytes('{}'), replace: false, compress: false, endingBytes: 0 })).toThrow(/ENOTDIR|EEXIST/);
+      expect(() =>
+        writers.add({ kind: 'write', target: join(dir, 'later.json'), data: ownBytes('{}'), replace: false, compress: false, endingBytes: 0 }),
+      ).toThrow(/ENOTDIR|EEXIST/);
     } finally {
       await writers.close();
     }

@@ -5,7 +5,10 @@ import { VARIANTS } from '../../../scripts/static/variants.ts';
 const page = (total: number) => {
   const items = Array.from({ length: 100 }, (_, i) => ({ id: `PL.${i}`, street: 'ulica Świętokrzyska', price: 100_000 + i }));
   const ending = `],"pagination":${JSON.stringify({ limit: 100, offset: 0, total, next: total > 100 ? '/api/public/rcn/transactions/offset/100.json' : null })}}`;
-  const json = JSON.stringify({ items, pagination: { limit: 100, offset: 0, total, next: total > 100 ? '/api/public/rcn/transactions/offset/100.json' : null } });
+  const json = JSON.stringify({
+    items,
+    pagination: { limit: 100, offset: 0, total, next: total > 100 ? '/api/public/rcn/transactions/offset/100.json' : null },
+  });
   expect(json.endsWith(ending)).toBe(true);
   return { data: Buffer.from(json), ending: Buffer.from(ending) };
 };

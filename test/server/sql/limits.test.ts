@@ -118,7 +118,10 @@ describe('SQL queries whose clients go away', () => {
 
 describe('a pattern DuckDB matches without looking for an interrupt', () => {
   // Matching backtracks through every way to place the wildcards: far longer than any deadline.
-  const patterns = [`SELECT count(*) AS n FROM range(2) t(i) WHERE repeat('a', 3000) || i GLOB repeat('*a', 6) || 'b'`, `SELECT count(*) AS n FROM range(2) t(i) WHERE repeat('a', 3000) || i ILIKE repeat('%a', 6) || 'b'`];
+  const patterns = [
+    `SELECT count(*) AS n FROM range(2) t(i) WHERE repeat('a', 3000) || i GLOB repeat('*a', 6) || 'b'`,
+    `SELECT count(*) AS n FROM range(2) t(i) WHERE repeat('a', 3000) || i ILIKE repeat('%a', 6) || 'b'`,
+  ];
 
   it.each(patterns)('is stopped with its process soon after its deadline: %s', async (query) => {
     // A process running, so that starting one is not in the time (the one before this test's was stopped).

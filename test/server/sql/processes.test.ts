@@ -104,7 +104,8 @@ async function resultFiles(): Promise<Map<string, number>> {
   const sizes = new Map<string, number>();
   for (const dir of await readdir(parent).catch(() => [])) {
     if (!dir.startsWith(`spill-${hostname()}-${process.pid}-`)) continue;
-    for (const name of await readdir(join(parent, dir)).catch(() => [])) sizes.set(name, (await stat(join(parent, dir, name)).catch(() => undefined))?.size ?? 0);
+    for (const name of await readdir(join(parent, dir)).catch(() => []))
+      sizes.set(name, (await stat(join(parent, dir, name)).catch(() => undefined))?.size ?? 0);
   }
   return sizes;
 }
@@ -198,7 +199,8 @@ describe('spill and result directories of processes that are gone', () => {
 describe('SQL answers under a load that kills the SQL process', () => {
   const ROWS = 3000;
   /** What a 200 must hold: every row the query promises, in a body that parses whole. */
-  const whole = (body: string, format: string) => (format === 'json' ? JSON.parse(body).rows.length === ROWS : body.endsWith('\r\n') && body.split('\r\n').length === ROWS + 2);
+  const whole = (body: string, format: string) =>
+    format === 'json' ? JSON.parse(body).rows.length === ROWS : body.endsWith('\r\n') && body.split('\r\n').length === ROWS + 2;
 
   it('are whole when they are 200s, with every row the query promises, and problems otherwise', { timeout: 300_000 }, async () => {
     // A process with less room than the endpoint's, which such a load fills (its process then dies of it, or DuckDB fails an allocation);
@@ -214,15 +216,22 @@ describe('SQL answers under a load that kills the SQL process', () => {
       for (let round = 0; round < 2; round++) {
         const response = await raw(`${own.url}/api/sql?format=${format}&q=${encodeURIComponent(query)}`);
         const outcome =
-          response.status === 200 ? (query === promised && whole(response.body.toString(), format) ? '200 whole' : '200 cut short')
-          : response.headers['content-type'] === 'application/problem+json' && problem(response).status === response.status ? `${response.status} problem`
-          : `${response.status} other`;
+          response.status === 200
+            ? query === promised && whole(response.body.toString(), format)
+              ? '200 whole'
+              : '200 cut short'
+            : response.headers['content-type'] === 'application/problem+json' && problem(response).status === response.status
+              ? `${response.status} problem`
+              : `${response.status} other`;
         outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
       }
     };
     try {
       await Promise.all(['json', 'csv', 'json', 'csv'].flatMap((format) => [send(unbounded, format), send(promised, format)]));
-      expect(Object.keys(outcomes).filter((outcome) => !/^(200 whole|400 problem|503 problem)$/.test(outcome)), JSON.stringify(outcomes)).toEqual([]);
+      expect(
+        Object.keys(outcomes).filter((outcome) => !/^(200 whole|400 problem|503 problem)$/.test(outcome)),
+        JSON.stringify(outcomes),
+      ).toEqual([]);
       expect(outcomes['200 whole'], JSON.stringify(outcomes)).toBeGreaterThan(0);
       // The load did what it is here for: the process died of its memory cap, or an allocation failed in it.
       expect(own.logs.some((line) => line.event === 'sql-process-ended' || line.event === 'sql-process-untrusted')).toBe(true);

@@ -64,10 +64,15 @@ describe('every DuckDB type', () => {
   });
 });
 describe('a result that cannot be written to its file', () => {
-  const columns = [{ name: 'legend', type: 'STRUCT(label VARCHAR)[]' }, { name: 'n', type: 'INTEGER' }];
+  const columns = [
+    { name: 'legend', type: 'STRUCT(label VARCHAR)[]' },
+    { name: 'n', type: 'INTEGER' },
+  ];
 
   it('names the columns whose type the format may not hold when the type may be why', () => {
-    expect(typeHint('Conversion Error: timestamp out of range', columns, 'parquet')).toBe('Conversion Error: timestamp out of range; of the columns, "legend" (STRUCT(label VARCHAR)[]) may not fit Parquet: cast to VARCHAR');
+    expect(typeHint('Conversion Error: timestamp out of range', columns, 'parquet')).toBe(
+      'Conversion Error: timestamp out of range; of the columns, "legend" (STRUCT(label VARCHAR)[]) may not fit Parquet: cast to VARCHAR',
+    );
     expect(typeHint('Conversion Error: timestamp out of range', [columns[1]!], 'parquet')).toBeUndefined();
   });
 

@@ -8,7 +8,7 @@ import { tempDir } from '../../fixtures/tiny.ts';
 const PAGE = '<!doctype html><title>Page not found</title><h1>Page not found</h1>';
 const BROWSER = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
 
-describe('the site\'s 404 page in odsnap serve', () => {
+describe("the site's 404 page in odsnap serve", () => {
   let withPage: TestServer;
   let withoutPage: TestServer;
 
@@ -65,7 +65,7 @@ describe('the site\'s 404 page in odsnap serve', () => {
     expect(response.headers.get('content-type')).toBe('application/problem+json');
   });
 
-  it('still serves the tree\'s files and the API', async () => {
+  it("still serves the tree's files and the API", async () => {
     expect((await withPage.fetch('/api/public/index.json', { headers: { accept: BROWSER } })).status).toBe(200);
     expect((await withPage.fetch('/healthz', { headers: { accept: BROWSER } })).status).toBe(200);
   });

@@ -38,7 +38,10 @@ describe('openApiDocument', () => {
     const refs = refsIn(document);
     expect(refs.length).toBeGreaterThan(20);
     for (const ref of refs) {
-      const target = ref.split('/').slice(1).reduce<any>((node, key) => node?.[key], document);
+      const target = ref
+        .split('/')
+        .slice(1)
+        .reduce<any>((node, key) => node?.[key], document);
       expect(target, ref).toBeDefined();
     }
   });
@@ -58,7 +61,11 @@ describe('openApiDocument', () => {
     const responses = (path: string) => (document.paths[path] as { get: { responses: Record<string, any> } }).get.responses;
     expect(Object.keys(responses('/api/public/rcn/transactions'))).toEqual(['200', '400', '405']);
     expect(Object.keys(responses('/api/public/rcn/transactions/{transactionGmlId}'))).toEqual(['200', '400', '404', '405']);
-    expect(responses('/api/public/citybike/rides')[400].content['application/problem+json'].example).toMatchObject({ status: 400, param: 'from', detail: 'from is required' });
+    expect(responses('/api/public/citybike/rides')[400].content['application/problem+json'].example).toMatchObject({
+      status: 400,
+      param: 'from',
+      detail: 'from is required',
+    });
   });
 });
 

@@ -78,7 +78,12 @@ describe.skipIf((!python || !canBuildSite()) && !process.env.CI)('the downloads 
     const home = await tempDir('duckdb-user');
     const queries = tables.map((table) => `SELECT count(*) FROM ${table.sqlName}`).join('\n');
     const output = await runWithInput('bash', ['-c', line!], `${queries}\n`, { cwd: home, env: { ...process.env, PATH: `${bin}:${process.env.PATH}` } });
-    expect(output.trim().split('\n').map((row) => JSON.parse(row)[0][0])).toEqual(tables.map((table) => table.rows));
+    expect(
+      output
+        .trim()
+        .split('\n')
+        .map((row) => JSON.parse(row)[0][0]),
+    ).toEqual(tables.map((table) => table.rows));
   });
 
   /**
@@ -92,7 +97,11 @@ describe.skipIf((!python || !canBuildSite()) && !process.env.CI)('the downloads 
     for (const kind of ['pandas', 'pyarrow', 'csv']) {
       const programs = byTable(kind);
       // One Python for all tables: each snippet stands alone and leaves its table in a variable named as the view.
-      const source = [...programs.map(({ code }) => code), `import json\nprint(json.dumps({${programs.map(({ table }) => `${JSON.stringify(table.sqlName)}: len(${table.sqlName})`).join(', ')}}))`, EXIT_WHEN_DONE].join('\n\n');
+      const source = [
+        ...programs.map(({ code }) => code),
+        `import json\nprint(json.dumps({${programs.map(({ table }) => `${JSON.stringify(table.sqlName)}: len(${table.sqlName})`).join(', ')}}))`,
+        EXIT_WHEN_DONE,
+      ].join('\n\n');
       const counts = JSON.parse(await runPythonSource(source));
       expect(counts, kind).toEqual(Object.fromEntries(tables.map((table) => [table.sqlName, table.rows])));
     }

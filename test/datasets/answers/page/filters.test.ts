@@ -4,7 +4,17 @@ import { readTable } from '../../../../core/snapshot/read.ts';
 import { column } from '../../../../datasets/vocabulary/column.ts';
 import { boundAtScale } from '../../../../datasets/answers/page/filters.ts';
 import { startTestServer, type TestServer } from '../../../fixtures/server.ts';
-import { finerBound, inBox, matching, propertyFilters, shapeMeetsBox, shapesOf, transactionFilters, type Box, type Row } from '../../../fixtures/spec-filters.ts';
+import {
+  finerBound,
+  inBox,
+  matching,
+  propertyFilters,
+  shapeMeetsBox,
+  shapesOf,
+  transactionFilters,
+  type Box,
+  type Row,
+} from '../../../fixtures/spec-filters.ts';
 import { tinySnapshot, withDatabase } from '../../../fixtures/tiny.ts';
 
 let server: TestServer;
@@ -60,8 +70,14 @@ describe('GET /api/public/rcn/transactions', () => {
     for (const query of cases()) {
       const expected = matching(transactions, transactionFilters, query).map((t) => t.transaction_gml_id);
       const { items, pages } = await walk(`/api/public/rcn/transactions?${new URLSearchParams({ ...query, limit: '100' })}`);
-      expect(items.map((t) => t.id), JSON.stringify(query)).toEqual(expected);
-      expect(pages.every((p) => p.total === expected.length), JSON.stringify(query)).toBe(true);
+      expect(
+        items.map((t) => t.id),
+        JSON.stringify(query),
+      ).toEqual(expected);
+      expect(
+        pages.every((p) => p.total === expected.length),
+        JSON.stringify(query),
+      ).toBe(true);
     }
   });
 
@@ -92,7 +108,8 @@ function boxWithNoVertex(): Box {
   for (const property of properties) {
     const ring: number[][] | undefined = property.parcels[0]?.geometry.coordinates[0];
     if (!ring) continue;
-    const xs = ring.map((p) => p[0]!), ys = ring.map((p) => p[1]!);
+    const xs = ring.map((p) => p[0]!),
+      ys = ring.map((p) => p[1]!);
     const [cx, cy] = [(Math.min(...xs) + Math.max(...xs)) / 2, (Math.min(...ys) + Math.max(...ys)) / 2];
     const box: Box = [cx - 0.00001, cy - 0.00001, cx + 0.00001, cy + 0.00001];
     if (shapeMeetsBox(ring, box) && !shapesOf(property).some((shape) => shape.some((point) => inBox(point, box)))) return box;
@@ -106,7 +123,8 @@ describe('GET /api/public/rcn/properties', () => {
     const shared = properties.flatMap((p) => p.parcels.map((parcel: Row) => parcel.id)).find((id, i, all) => all.indexOf(id) !== i)!;
     const flat = properties.find((p) => p.property_type_code === 4)!;
     const ring: number[][] = flat.parcels[0].geometry.coordinates[0];
-    const xs = ring.map((p) => p[0]!), ys = ring.map((p) => p[1]!);
+    const xs = ring.map((p) => p[0]!),
+      ys = ring.map((p) => p[1]!);
     const [cx, cy] = [(Math.min(...xs) + Math.max(...xs)) / 2, (Math.min(...ys) + Math.max(...ys)) / 2];
     const box = (b: number[]) => b.map((n) => n.toFixed(7)).join(',');
     return [
@@ -141,8 +159,14 @@ describe('GET /api/public/rcn/properties', () => {
     for (const query of cases()) {
       const expected = matching(properties, propertyFilters, query).map((p) => p.property_gml_id);
       const { items, pages } = await walk(`/api/public/rcn/properties?${new URLSearchParams({ ...query, limit: '100' })}`);
-      expect(items.map((p) => p.id), JSON.stringify(query)).toEqual(expected);
-      expect(pages.every((p) => p.total === expected.length), JSON.stringify(query)).toBe(true);
+      expect(
+        items.map((p) => p.id),
+        JSON.stringify(query),
+      ).toEqual(expected);
+      expect(
+        pages.every((p) => p.total === expected.length),
+        JSON.stringify(query),
+      ).toBe(true);
     }
   });
 
@@ -166,7 +190,8 @@ describe('GET /api/public/rcn/properties', () => {
 
   it('lists properties by first sale, the earliest document date of the transactions listing them, then by id', async () => {
     const firstSale = new Map<string, string>();
-    for (const t of transactions) for (const id of t.property_ids) if (!firstSale.has(id) || t.document_date < firstSale.get(id)!) firstSale.set(id, t.document_date);
+    for (const t of transactions)
+      for (const id of t.property_ids) if (!firstSale.has(id) || t.document_date < firstSale.get(id)!) firstSale.set(id, t.document_date);
     const expected = [...firstSale].sort(([a, x], [b, y]) => (x < y ? -1 : x > y ? 1 : a < b ? -1 : 1)).map(([id]) => id);
     const { items } = await walk('/api/public/rcn/properties?limit=100');
     expect(items.map((p) => p.id)).toEqual(expected);

@@ -5,7 +5,10 @@ import { renderContext } from '../../../../datasets/vocabulary/render.ts';
 import { stringify } from '../../../../datasets/vocabulary/written.ts';
 
 describe('a page spliced from stored renderings', () => {
-  const items = [{ id: 'a', name: 'Łódź "centre"' }, { id: 'b', list: [1, 2] }];
+  const items = [
+    { id: 'a', name: 'Łódź "centre"' },
+    { id: 'b', list: [1, 2] },
+  ];
   const joined = (values: unknown[]) => Buffer.from(values.map((item) => JSON.stringify(item)).join(','));
   /** The page as the server sends it: the items' JSON between what goes around it. */
   const offsetPageBytes = (items: Buffer, page: Parameters<typeof offsetPageAround>[0], envelope?: Parameters<typeof offsetPageAround>[1]) => {
@@ -27,7 +30,12 @@ describe('a page spliced from stored renderings', () => {
     const context = renderContext({ baseUrl: 'http://mirror.test' });
     // As a pull learns it: one envelope as written, a constant key and one that follows the page count.
     const envelope = envelopeFor(
-      { template: { text: '{"meta":{"licence":"{base_url}/licence","v":1.50},"pagination":{"total":null,"next":null,"offset":null,"limit":null,"count":null},"pages":2,"items":[]}', derived: { pages: 'pages' } } },
+      {
+        template: {
+          text: '{"meta":{"licence":"{base_url}/licence","v":1.50},"pagination":{"total":null,"next":null,"offset":null,"limit":null,"count":null},"pages":2,"items":[]}',
+          derived: { pages: 'pages' },
+        },
+      },
       context,
     );
     const page = { limit: 2, offset: 4, total: 9, next: 'http://mirror.test/api/public/rcn/transactions?limit=2&offset=6' };

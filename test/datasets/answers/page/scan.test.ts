@@ -25,7 +25,10 @@ let properties: Row[];
 
 beforeAll(async () => {
   // One public URL, so that both write the same links.
-  [scanning, querying] = await Promise.all([startTestServer({ publicUrl: 'http://odsnap.test' }), startTestServer({ publicUrl: 'http://odsnap.test', inProcess: false })]);
+  [scanning, querying] = await Promise.all([
+    startTestServer({ publicUrl: 'http://odsnap.test' }),
+    startTestServer({ publicUrl: 'http://odsnap.test', inProcess: false }),
+  ]);
   await withDatabase(async (db) => {
     const snapshot = await tinySnapshot();
     transactions = await readTable(db, snapshot, rcn, 'transactions');
@@ -97,7 +100,7 @@ describe('a page found by a scan in the server', () => {
     const draws: Record<string, () => string> = {
       grossPriceFrom: () => pick().gross_price ?? '0',
       grossPriceTo: () => pick().gross_price ?? '0',
-      landAreaFrom: () => (random.chance(0.5) ? pick().land_area_m2 ?? '1' : finer(pick().land_area_m2 ?? '1.0', '1')),
+      landAreaFrom: () => (random.chance(0.5) ? (pick().land_area_m2 ?? '1') : finer(pick().land_area_m2 ?? '1.0', '1')),
       landAreaTo: () => pick().land_area_m2 ?? '100000',
       propertyType: () => String(pick().property_type_code),
       propertyRightType: () => String(pick().property_right_type_code ?? 1),
@@ -114,12 +117,12 @@ describe('a page found by a scan in the server', () => {
   it('runs where its filters allow, and leaves the rest to DuckDB', () => {
     const served = scanning.host.current;
     const transactions = rcn.endpoints.find((e) => e.path === '/transactions')!;
-    const transactionsScan = (served.tables.inProcess(transactions) as RowScan);
+    const transactionsScan = served.tables.inProcess(transactions) as RowScan;
     const page = answerAs(transactions.answer, 'page')!;
     expect(transactionsScan.page(page.filters, { marketType: 1, documentDateFrom: '2025-01-01', grossPriceFrom: '1.00001' }, 10, 0)).toBeDefined();
     const properties = rcn.endpoints.find((e) => e.path === '/properties')!;
     const propertiesPage = answerAs(properties.answer, 'page')!;
-    const propertiesScan = (served.tables.inProcess(properties) as RowScan);
+    const propertiesScan = served.tables.inProcess(properties) as RowScan;
     expect(propertiesScan.page(propertiesPage.filters, { propertyType: 1 }, 10, 0)).toBeDefined();
     expect(propertiesScan.page(propertiesPage.filters, { propertyType: 1, address: 'mar' }, 10, 0)).toBeUndefined();
     expect(querying.host.current.tables.inProcess(transactions)).toBeUndefined();
