@@ -1,6 +1,5 @@
-
 import { existsSync } from 'node:fs';
-import { cp, readFile, } from 'node:fs/promises';
+import { cp, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { currentSnapshotId } from '../../../core/snapshot/layout.ts';

@@ -4,7 +4,7 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openSnapshot, } from '../../../core/snapshot/read.ts';
+import { openSnapshot } from '../../../core/snapshot/read.ts';
 import { startDialectUpstream } from '../../fixtures/dialect-upstream.ts';
 import { startFaultProxy, type Fault, type FaultProxy } from '../../fixtures/fault-proxy.ts';
 import { differences, pullFrom, tempDir } from '../../fixtures/pull.ts';
