@@ -1,10 +1,10 @@
-import { mkdir, readdir } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { mkdir } from 'node:fs/promises';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { datasets } from '../../datasets/index.ts';
 import { browsedSite, skipWithoutChromium, type Visit } from '../fixtures/chromium.ts';
 import type { TestServer } from '../fixtures/server.ts';
+import { languageOf, linksOnPage, pagesOf, phoneLayout, SCREENSHOTS, shoot, twinOf } from '../fixtures/site-pages.ts';
 
 /**
  * The built site in real Chromium: every page in both languages, the language switch, a link
@@ -14,58 +14,6 @@ import type { TestServer } from '../fixtures/server.ts';
  */
 
 const skip = skipWithoutChromium('test/site/browser.test.ts');
-
-const SCREENSHOTS = 'test-results/site';
-
-/** Every page of the built site as a URL path: `/`, `/pl/docs/rcn/`, … */
-async function pagesOf(siteDir: string): Promise<string[]> {
-  const entries = await readdir(siteDir, { recursive: true, withFileTypes: true });
-  return entries
-    .filter((entry) => entry.isFile() && entry.name === 'index.html')
-    .map((entry) => `/${relative(siteDir, entry.parentPath).split('\\').join('/')}/`.replace(/^\/+/, '/').replace(/\/+$/, '/'))
-    .sort();
-}
-
-/** Run in the page (as text: the tests are type-checked without the DOM's types): every URL the page refers to. */
-const linksOnPage = `[...document.querySelectorAll('a[href], link[href], script[src], img[src]')]
-  .map((element) => ({ url: element.href || element.src, server: element.hasAttribute('data-server') }))`;
-
-/**
- * Run in the page at a phone's width: on how many lines the header and the navigation lie, the
- * chart and map text drawn under 11 px (font size times the drawing's scale), and the widths of
- * tables wider than the screen. Hidden elements (the other size of a chart) do not count.
- */
-const phoneLayout = `(() => {
-  const shown = (element) => element.getClientRects().length > 0 && getComputedStyle(element).visibility !== 'hidden';
-  // Boxes that overlap vertically share a line.
-  const lines = (elements) => {
-    let count = 0;
-    let bottom = -Infinity;
-    for (const box of elements.filter(shown).map((element) => element.getBoundingClientRect()).sort((a, b) => a.top - b.top)) {
-      if (box.top >= bottom - 2) count++;
-      bottom = Math.max(box.top >= bottom - 2 ? box.bottom : bottom, box.bottom);
-    }
-    return count;
-  };
-  const header = [document.querySelector('.brand'), document.querySelector('[data-language-switch]'), ...document.querySelectorAll('.site-header nav li')];
-  const smallText = [...document.querySelectorAll('main svg text')].filter(shown).flatMap((text) => {
-    const size = parseFloat(getComputedStyle(text).fontSize) * (text.getScreenCTM()?.a ?? 1);
-    return size < 11 ? [(text.textContent ?? '').slice(0, 20) + ' ' + size.toFixed(1) + ' px'] : [];
-  });
-  const width = document.documentElement.clientWidth;
-  const wideTables = [...document.querySelectorAll('main table')].filter(shown).map((table) => Math.round(table.getBoundingClientRect().width)).filter((w) => w > width);
-  return { headerLines: lines(header), navLines: lines([...document.querySelectorAll('.site-header nav li')]), smallText, wideTables };
-})()`;
-
-/** A screenshot of the whole page, or of its top for pages too long to take whole. */
-async function shoot(page: Page, name: string): Promise<void> {
-  const height = await page.evaluate<number>('document.documentElement.scrollHeight');
-  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: height <= 12_000 });
-}
-
-const languageOf = (path: string) => (path === '/pl/' || path.startsWith('/pl/') ? 'pl' : 'en');
-/** The same page in the other language, by the site's layout: English at /, Polish under /pl/. */
-const twinOf = (path: string) => (languageOf(path) === 'pl' ? path.slice(3) || '/' : `/pl${path}`);
 
 describe.skipIf(skip)('the site in Chromium', () => {
   let pages: string[];
