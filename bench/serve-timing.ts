@@ -4,11 +4,11 @@ import { renderContext } from '../datasets/vocabulary/render.ts';
 import { datasets } from '../datasets/index.ts';
 import { kindOf } from '../datasets/answers/index.ts';
 import { createRouter } from '../datasets/vocabulary/router.ts';
-import { ServedSnapshot } from '../server/served-snapshot.ts';
+import type { ServedSnapshot } from '../server/served-snapshot.ts';
 import type { StatementRunner } from '../datasets/answers/serving.ts';
 import { asJsonRows } from '../core/db/duckdb.ts';
 import { percentile } from './city.ts';
-import { type Measured } from './wrk.ts';
+import type { Measured } from './wrk.ts';
 
 /**
  * How bench:serve times a request: paired, in this process, straight in DuckDB (the statements the

@@ -105,12 +105,26 @@ function kindsReachedAround(graph: ReadonlyMap<string, readonly string[]>): stri
   return around;
 }
 
+/** The string tables of the site's two languages: long by nature, one line per text. */
+const STRING_TABLES = new Set(['site/i18n/en.ts', 'site/i18n/pl.ts']);
+const MOST_LINES = 300;
+
+/** Files of more than MOST_LINES lines, string tables aside, as `file: lines`. */
+function overLong(lines: ReadonlyMap<string, number>): string[] {
+  return [...lines].filter(([file, count]) => count > MOST_LINES && !STRING_TABLES.has(file)).map(([file, count]) => `${file}: ${count}`);
+}
+
 describe('the layers of the code', () => {
   const graph = importGraph(folders);
 
   it('reads every import of every source file', () => {
     expect(graph.size).toBeGreaterThan(200);
     for (const [file, targets] of graph) for (const target of targets) expect(existsSync(join(root, target)), `${file} imports ${target}`).toBe(true);
+  });
+
+  it(`keeps every source file to ${MOST_LINES} lines, the string tables aside`, () => {
+    const lines = new Map([...graph.keys()].map((file) => [file, readFileSync(join(root, file), 'utf8').split('\n').length - 1]));
+    expect(overLong(lines)).toEqual([]);
   });
 
   it('has every file in a folder of a known layer', () => {
@@ -155,6 +169,15 @@ describe('the layers of the code', () => {
       ['x/c.ts', ['x/a.ts']],
     ]);
     expect(fileCycles(looped)).toEqual([['x/a.ts', 'x/b.ts', 'x/c.ts']]);
+    expect(
+      overLong(
+        new Map([
+          ['site/i18n/pl.ts', 400],
+          ['server/app.ts', 301],
+          ['server/routes.ts', 300],
+        ]),
+      ),
+    ).toEqual(['server/app.ts: 301']);
     expect(kindsReachedAround(new Map([['server/g.ts', ['datasets/answers/page/scan.ts', 'datasets/answers/index.ts']]]))).toEqual([
       'server/g.ts -> datasets/answers/page/scan.ts',
     ]);
