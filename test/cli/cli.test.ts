@@ -5,16 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { commands, main } from '../../cli/main.ts';
+import { commands } from '../../cli/main.ts';
 import { portOption } from '../../cli/serve-command.ts';
-import { capture } from '../fixtures/output.ts';
 import { tinyDataDir } from '../fixtures/tiny.ts';
-
-const run = async (...argv: string[]) => {
-  const output = capture();
-  const code = await main(argv, output);
-  return { code, out: output.out(), err: output.err() };
-};
+import { runOdsnap } from '../fixtures/command.ts';
 
 const freePort = async () => {
   const server = createServer();
@@ -26,13 +20,13 @@ const freePort = async () => {
 
 describe('odsnap', () => {
   it('lists every command in --help', async () => {
-    const { code, out } = await run('--help');
+    const { code, out } = await runOdsnap('--help');
     expect(code).toBe(0);
     for (const command of commands) expect(out).toContain(command.name);
   });
 
   it('answers no command at all with the list of commands on stderr and exit code 2', async () => {
-    const { code, out, err } = await run();
+    const { code, out, err } = await runOdsnap();
     expect(code).toBe(2);
     expect(out).toBe('');
     for (const command of commands) expect(err).toContain(command.name);
@@ -40,11 +34,11 @@ describe('odsnap', () => {
 
   it('says its version', async () => {
     const { version } = JSON.parse(await readFile('package.json', 'utf8'));
-    for (const flag of ['--version', '-V']) expect(await run(flag)).toEqual({ code: 0, out: `odsnap ${version}\n`, err: '' });
+    for (const flag of ['--version', '-V']) expect(await runOdsnap(flag)).toEqual({ code: 0, out: `odsnap ${version}\n`, err: '' });
   });
 
   it.each(commands.map((c) => [c.name, c] as const))('%s --help shows every option and exits 0', async (name, command) => {
-    const { code, out } = await run(name, '--help');
+    const { code, out } = await runOdsnap(name, '--help');
     expect(code).toBe(0);
     expect(out).toContain(`Usage: odsnap ${name}`);
     for (const option of Object.keys(command.options)) expect(out).toContain(`--${option}`);
@@ -66,7 +60,7 @@ describe('odsnap', () => {
   ];
 
   it.each(badArguments)('answers %j with one line and exit code 2', async (argv, message) => {
-    const { code, err, out } = await run(...argv);
+    const { code, err, out } = await runOdsnap(...argv);
     expect(code).toBe(2);
     expect(out).toBe('');
     expect(err).toContain(message);
@@ -76,7 +70,7 @@ describe('odsnap', () => {
   // A first build runs on a thread of its own (build-on-thread.ts): its errors must still reach the command line.
   it.each([['verify'], ['build']])('%s says where a data directory holds no snapshot, with exit code 1', async (name) => {
     const empty = await mkdtemp(join(tmpdir(), 'odsnap-empty-'));
-    const { code, err } = await run(name, '--data', empty, ...(name === 'build' ? ['--out', join(empty, 'dist')] : []));
+    const { code, err } = await runOdsnap(name, '--data', empty, ...(name === 'build' ? ['--out', join(empty, 'dist')] : []));
     await rm(empty, { recursive: true });
     expect(code).toBe(1);
     expect(err).toContain('holds no snapshot yet; make one with "odsnap sample" or "odsnap pull"');
@@ -89,10 +83,10 @@ describe('odsnap', () => {
       const file = join(scratch, 'file');
       await writeFile(file, 'not a directory');
       const extra = name === 'sql' ? ['SELECT 1'] : name === 'build' ? ['--out', join(scratch, 'dist')] : [];
-      const missing = await run(name, '--data', join(scratch, 'nonexistent'), ...extra);
+      const missing = await runOdsnap(name, '--data', join(scratch, 'nonexistent'), ...extra);
       expect(missing.code).toBe(2);
       expect(missing.err).toContain(`--data ${join(scratch, 'nonexistent')}: no such directory; make a snapshot there with "odsnap sample --out`);
-      const notDirectory = await run(name, '--data', file, ...extra);
+      const notDirectory = await runOdsnap(name, '--data', file, ...extra);
       expect(notDirectory.code).toBe(2);
       expect(notDirectory.err).toContain(`--data ${file} is a file, not a directory`);
       await rm(scratch, { recursive: true });
@@ -101,10 +95,10 @@ describe('odsnap', () => {
 
   it('sql refuses an --out in no directory, or one that is a directory, with exit code 2', async () => {
     const scratch = await mkdtemp(join(tmpdir(), 'odsnap-noout-'));
-    const nowhere = await run('sql', '--data', tinyDataDir(), '--out', join(scratch, 'missing', 'x.parquet'), 'SELECT 1');
+    const nowhere = await runOdsnap('sql', '--data', tinyDataDir(), '--out', join(scratch, 'missing', 'x.parquet'), 'SELECT 1');
     expect(nowhere.code).toBe(2);
     expect(nowhere.err).toContain(`--out ${join(scratch, 'missing', 'x.parquet')}: ${join(scratch, 'missing')} is no directory to write in`);
-    const directory = await run('sql', '--data', tinyDataDir(), '--out', scratch, '--format', 'json', 'SELECT 1');
+    const directory = await runOdsnap('sql', '--data', tinyDataDir(), '--out', scratch, '--format', 'json', 'SELECT 1');
     expect(directory.code).toBe(2);
     expect(directory.err).toContain(`--out ${scratch} is a directory, not a file`);
     await rm(scratch, { recursive: true });
@@ -114,7 +108,7 @@ describe('odsnap', () => {
     const scratch = await mkdtemp(join(tmpdir(), 'odsnap-nodir-'));
     const file = join(scratch, 'file');
     await writeFile(file, 'not a directory');
-    const { code, err } = await run(name, '--data', file, ...(name === 'pull' ? ['--from', 'http://127.0.0.1:9'] : []));
+    const { code, err } = await runOdsnap(name, '--data', file, ...(name === 'pull' ? ['--from', 'http://127.0.0.1:9'] : []));
     expect(code).toBe(2);
     expect(err).toContain(`--data ${file} is a file, not a directory`);
     await rm(scratch, { recursive: true });
@@ -125,7 +119,7 @@ describe('odsnap', () => {
     ['sql', 'nope'],
     ['verify', '..'],
   ])('%s --snapshot %s names the snapshots there are, as that is not one', async (name, id) => {
-    const { code, err } = await run(name, '--data', tinyDataDir(), '--snapshot', id, ...(name === 'sql' ? ['SELECT 1'] : []));
+    const { code, err } = await runOdsnap(name, '--data', tinyDataDir(), '--snapshot', id, ...(name === 'sql' ? ['SELECT 1'] : []));
     expect(code).toBe(1);
     const current = (await readlink(join(tinyDataDir(), 'current'))).split('/').pop()!;
     expect(err).toContain(`holds no snapshot ${JSON.stringify(id)}; it holds ${current}`);
@@ -134,7 +128,7 @@ describe('odsnap', () => {
   it('build writes the tree, saying each endpoint as a step, then its summary, and builds it again', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'odsnap-build-'));
     try {
-      const { code, err } = await run('build', '--data', tinyDataDir(), '--out', join(dir, 'dist'), '--no-site');
+      const { code, err } = await runOdsnap('build', '--data', tinyDataDir(), '--out', join(dir, 'dist'), '--no-site');
       expect(code).toBe(0);
       expect(err).toMatch(/\/api\/public\/rcn\/transactions: [\d,]+ files\n/);
       expect(err).toMatch(/dist -> .*: snapshot \S+, [\d,]+ files; .* written/);
@@ -143,7 +137,7 @@ describe('odsnap', () => {
       const index = JSON.parse(await readFile(join(dir, 'dist', 'api', 'public', 'index.json'), 'utf8'));
       expect(index.snapshot.id).toMatch(/^\d{8}T\d{6}Z-/);
       // A rebuild (here, not on a thread: see build-on-thread.ts) over the tree in use writes nothing new.
-      const again = await run('build', '--data', tinyDataDir(), '--out', join(dir, 'dist'), '--no-site');
+      const again = await runOdsnap('build', '--data', tinyDataDir(), '--out', join(dir, 'dist'), '--no-site');
       expect(again.code).toBe(0);
       expect(again.err).toMatch(/; 0 written \(0 B\), [\d,]+ linked, 0 deleted/);
     } finally {
@@ -155,7 +149,7 @@ describe('odsnap', () => {
     const dir = await mkdtemp(join(tmpdir(), 'odsnap-build-'));
     try {
       const out = join(dir, 'dist');
-      const built = await run(
+      const built = await runOdsnap(
         'build',
         '--data',
         tinyDataDir(),
@@ -175,7 +169,7 @@ describe('odsnap', () => {
       expect(dcat['@id']).toBe('https://data.example.org/odsnap/downloads/dcat.jsonld');
       expect(dcat['dcat:dataset'][0]['dct:publisher']['foaf:name']).toBe('City of Example');
       expect(dcat['dcat:dataset'][0]['dcat:contactPoint']['vcard:hasEmail']).toEqual({ '@id': 'mailto:opendata@example.org' });
-      const refused = await run('build', '--data', tinyDataDir(), '--out', out, '--contact', 'call us');
+      const refused = await runOdsnap('build', '--data', tinyDataDir(), '--out', out, '--contact', 'call us');
       expect(refused.code).toBe(2);
       expect(refused.err).toContain('--contact must be an e-mail address or an http(s) URL');
     } finally {

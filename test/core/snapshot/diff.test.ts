@@ -4,14 +4,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { diffSnapshots, type SnapshotDiff } from '../../../core/snapshot/diff.ts';
 import { openSnapshot, type Snapshot } from '../../../core/snapshot/read.ts';
 import { datasets } from '../../../datasets/index.ts';
-import { main } from '../../../cli/main.ts';
 import type { FaultProxy } from '../../fixtures/fault-proxy.ts';
 import { expectedChanges } from '../../fixtures/history.ts';
-import { capture } from '../../fixtures/output.ts';
 import { pullTwice } from '../../fixtures/pulled-twice.ts';
 import { capturedTables, tempDir } from '../../fixtures/pull.ts';
 import type { TestServer } from '../../fixtures/server.ts';
 import { tinyDataDir, withDatabase } from '../../fixtures/tiny.ts';
+import { runOdsnap } from '../../fixtures/command.ts';
 
 /** `odsnap diff` over a mirror pulled twice (test/fixtures/pulled-twice.ts), checked against what the sample itself changed. */
 
@@ -30,12 +29,6 @@ afterAll(async () => {
   await proxy?.close();
   await upstream?.close();
 });
-
-const run = async (...argv: string[]) => {
-  const output = capture();
-  const code = await main(argv, output);
-  return { code, out: output.out(), err: output.err() };
-};
 
 describe('odsnap diff', () => {
   let diff: SnapshotDiff;
@@ -115,21 +108,21 @@ describe('odsnap diff', () => {
   });
 
   it('on the command line compares the one before with the current by default, and names what it cannot find', async () => {
-    const json = await run('diff', '--data', mirrorDir, '--format', 'json');
+    const json = await runOdsnap('diff', '--data', mirrorDir, '--format', 'json');
     expect(json.code).toBe(0);
     expect(JSON.parse(json.out)).toEqual(JSON.parse(JSON.stringify(diff)));
-    const text = await run('diff', '--data', mirrorDir, first.id.slice(0, 20), '--dataset', 'rcn');
+    const text = await runOdsnap('diff', '--data', mirrorDir, first.id.slice(0, 20), '--dataset', 'rcn');
     expect(text.out).toMatch(new RegExp(`^from ${first.id} to ${second.id}`));
     expect(text.out).toMatch(/^rcn\/properties\s+0\s+0\s+1\s+0\s+gross_price 1$/m);
     expect(text.out).toContain(`rcn/properties changed: ${revised}`);
     expect(text.out).not.toMatch(/citybike/);
-    const unknown = await run('diff', '--data', mirrorDir, 'nope');
+    const unknown = await runOdsnap('diff', '--data', mirrorDir, 'nope');
     expect(unknown.code).not.toBe(0);
     expect(unknown.err).toMatch(/holds no snapshot "nope"; run "odsnap snapshots/);
     const lonely = await tempDir('history-lonely');
     await cp(tinyDataDir(), lonely, { recursive: true, verbatimSymlinks: true });
-    expect((await run('diff', '--data', lonely)).err).toMatch(/holds one snapshot: a diff needs two/);
+    expect((await runOdsnap('diff', '--data', lonely)).err).toMatch(/holds one snapshot: a diff needs two/);
     // One id is FROM, compared with the current snapshot.
-    expect((await run('diff', '--data', mirrorDir, first.id)).out).toMatch(new RegExp(`^from ${first.id} to ${second.id}`));
+    expect((await runOdsnap('diff', '--data', mirrorDir, first.id)).out).toMatch(new RegExp(`^from ${first.id} to ${second.id}`));
   });
 });

@@ -8,15 +8,14 @@ import { readTable, type Snapshot } from '../../../core/snapshot/read.ts';
 import { readChanges } from '../../../core/snapshot/changes.ts';
 import { changesPath, feedPath } from '../../../core/published-tree.ts';
 import { datasets } from '../../../datasets/index.ts';
-import { main } from '../../../cli/main.ts';
 import { buildStatic } from '../../../scripts/static/build-static.ts';
 import type { FaultProxy } from '../../fixtures/fault-proxy.ts';
 import { expectedRecords } from '../../fixtures/history.ts';
-import { capture } from '../../fixtures/output.ts';
 import { pullTwice, REVISED_PRICE } from '../../fixtures/pulled-twice.ts';
 import { tempDir } from '../../fixtures/pull.ts';
 import { startTestServer, type TestServer, untilServing } from '../../fixtures/server.ts';
 import { withDatabase } from '../../fixtures/tiny.ts';
+import { runOdsnap } from '../../fixtures/command.ts';
 
 /**
  * A mirror pulled twice (test/fixtures/pulled-twice.ts): what `odsnap snapshots` says of it, what
@@ -41,12 +40,6 @@ afterAll(async () => {
   await upstream?.close();
 });
 
-const run = async (...argv: string[]) => {
-  const output = capture();
-  const code = await main(argv, output);
-  return { code, out: output.out(), err: output.err() };
-};
-
 describe('odsnap snapshots', () => {
   it('lists every snapshot oldest first, the current one marked, with rows per data set', async () => {
     const history = await readHistory(mirrorDir);
@@ -58,7 +51,7 @@ describe('odsnap snapshots', () => {
       Object.fromEntries(Object.entries(snapshot.manifest.datasets).map(([name, d]) => [name, Object.values(d.tables).reduce((sum, t) => sum + t.rows, 0)]));
     expect(history.snapshots[1]!.rows).toEqual(rows(second));
     expect(history.snapshots[1]!.source).toBe(proxy.url);
-    const { code, out } = await run('snapshots', '--data', mirrorDir);
+    const { code, out } = await runOdsnap('snapshots', '--data', mirrorDir);
     expect(code).toBe(0);
     expect(out).toMatch(new RegExp(`^\\*\\s+${second.id}`, 'm'));
     expect(out).toMatch(new RegExp(`^\\s+${first.id}`, 'm'));
@@ -80,11 +73,11 @@ describe('odsnap snapshots', () => {
     expect(newer!.bytes.shared).toBe(linkedBytes);
     expect(older!.bytes.shared).toBe(linkedBytes);
     expect(history.bytes).toBe(older!.bytes.own + newer!.bytes.own + linkedBytes);
-    expect((await run('snapshots', '--data', mirrorDir, '--format', 'json')).out).toBe(`${JSON.stringify(history, null, 2)}\n`);
+    expect((await runOdsnap('snapshots', '--data', mirrorDir, '--format', 'json')).out).toBe(`${JSON.stringify(history, null, 2)}\n`);
   });
 
   it('says when the directory holds none', async () => {
-    const { code, out } = await run('snapshots', '--data', await tempDir('history-empty'));
+    const { code, out } = await runOdsnap('snapshots', '--data', await tempDir('history-empty'));
     expect(code).toBe(0);
     expect(out).toMatch(/holds no snapshot yet/);
   });
@@ -233,14 +226,14 @@ describe('time travel on the server', () => {
 
 describe('odsnap pull --prune', () => {
   it('refuses a policy it cannot read, before pulling', async () => {
-    const { code, err } = await run('pull', '--from', proxy.url, '--data', mirrorDir, '--prune', 'last=2,hourly=3');
+    const { code, err } = await runOdsnap('pull', '--from', proxy.url, '--data', mirrorDir, '--prune', 'last=2,hourly=3');
     expect(code).toBe(2);
     expect(err).toMatch(/--prune is a policy like last=7,weekly=4,monthly=12/);
     expect((await readHistory(mirrorDir)).snapshots).toHaveLength(2);
   });
 
   it('once the new snapshot is current, removes those the policy does not keep', async () => {
-    const { code, err } = await run('pull', '--from', proxy.url, '--data', mirrorDir, '--prune', 'last=1');
+    const { code, err } = await runOdsnap('pull', '--from', proxy.url, '--data', mirrorDir, '--prune', 'last=1');
     expect(code, err).toBe(0);
     const history = await readHistory(mirrorDir);
     expect(history.snapshots).toHaveLength(1);

@@ -11,12 +11,11 @@ import { makeCurrent } from '../../../core/snapshot/write.ts';
 import { chooseKept, isoWeek, prune } from '../../../core/snapshot/retention.ts';
 import { datasets } from '../../../datasets/index.ts';
 import { defaultUntil } from '../../../datasets/vocabulary/sample.ts';
-import { main } from '../../../cli/main.ts';
 import { generateSample } from '../../../scripts/sample/generate.ts';
-import { capture } from '../../fixtures/output.ts';
 import { startTestServer } from '../../fixtures/server.ts';
 import { diskBytes } from '../../fixtures/history.ts';
 import { tempDir } from '../../fixtures/tiny.ts';
+import { runOdsnap } from '../../fixtures/command.ts';
 
 describe('a retention policy', () => {
   it('numbers ISO weeks as the standard does across years', () => {
@@ -90,11 +89,7 @@ describe('odsnap prune', () => {
     }
   }, 120_000);
 
-  const run = async (...argv: string[]) => {
-    const output = capture();
-    const code = await main(argv, output);
-    return { code, out: output.out(), err: output.err() };
-  };
+  const run = runOdsnap;
 
   it('says what it would remove on a dry run, and removes nothing', async () => {
     const before = du(dataDir);
