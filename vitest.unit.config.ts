@@ -12,6 +12,7 @@ export default defineConfig({
       'test/layers.test.ts',
       'test/docs/links.test.ts',
       'test/cli/options.test.ts',
+      'test/core/clock.test.ts',
       'test/core/heap.test.ts',
       'test/core/source-hash.test.ts',
       'test/core/zoned-time.test.ts',
