@@ -98,6 +98,11 @@ export interface CrawlFacet<A extends AnswerDeclaration, S> {
   problems(step: S, endpoint: Endpoint, answer: A, scope: StepScope): string[];
   /** Runs the step: fetches what the endpoint answers into units of work. */
   run(crawl: Crawl, step: S, endpoint: Endpoint, answer: A): Promise<void>;
+  /**
+   * Whether a step captures the present: live data the upstream keeps no history of, which a
+   * long-running mirror captures between pulls, as often as it is told (see scripts/mirror/).
+   */
+  present?(step: S): boolean;
 }
 
 /**

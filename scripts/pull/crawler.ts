@@ -37,6 +37,8 @@ export interface CrawlOptions {
   readonly limits: CrawlLimits;
   readonly tally: Tally;
   readonly log: (event: string, fields: Record<string, unknown>) => void;
+  /** The crawl's clock (epoch ms): when an answer came, the capture time of live data. */
+  readonly now?: () => number;
 }
 
 export class DatasetCrawl implements Crawl {
@@ -53,8 +55,9 @@ export class DatasetCrawl implements Crawl {
     this.plans = new TablePlans(dataset, options.previous, options.upstreamUrl);
     // What ends the whole pull at once: the upstream found down, or the journal full.
     this.failures = new Failures(dataset.name, () => upstream.downError ?? journal.full, log);
-    this.units = new Units(dataset, journal, tally, this.observations, log);
-    this.rows = new CrawlRows(dataset, options.upstreamUrl, journal);
+    const now = options.now ?? Date.now;
+    this.units = new Units(dataset, journal, tally, this.observations, log, now);
+    this.rows = new CrawlRows(dataset, options.upstreamUrl, journal, now);
   }
 
   get dataset(): Dataset {
@@ -65,8 +68,9 @@ export class DatasetCrawl implements Crawl {
     return this.options.limits;
   }
 
-  async run(): Promise<void> {
-    for (const step of this.dataset.crawl) {
+  /** Runs the data set's crawl plan, or the steps of it given (the live captures of a long-running mirror). */
+  async run(steps = this.dataset.crawl): Promise<void> {
+    for (const step of steps) {
       try {
         const endpoint = this.endpoint(step.path);
         await kindOf(endpoint.answer).crawl!.run(this, step, endpoint, endpoint.answer);

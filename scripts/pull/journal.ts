@@ -178,6 +178,26 @@ export class Journal {
 
 const defaultMaxDepth = 64;
 
+/**
+ * Every whole entry of a journal that another process may be appending to (a live archive's hour
+ * while the mirror captures), in the order written: read only, so a torn last line is passed
+ * over, not cut off as `Journal.open` would.
+ */
+export async function* entriesOf(path: string): AsyncGenerator<Entry> {
+  const fd = openSync(path, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    let offset = 0;
+    for await (const line of createInterface({ input: createReadStream(path, { encoding: 'utf8', end: Math.max(0, size - 1) }), crlfDelay: Infinity })) {
+      offset += Buffer.byteLength(line) + 1;
+      if (offset > size) break;
+      if (line) yield parseLine(line);
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** A whole line's key and meta, or why it cannot be read back. */
 function headOf(line: string, maxDepth: number): { key: string; meta: unknown } | { unreadable: string } {
   // The payload's own nesting, and the few levels the line wraps it in (entry, answers).

@@ -10,6 +10,7 @@ import { writePulledSnapshot } from './pulled-snapshot.ts';
 import type { TablePlan } from '../../datasets/answers/crawling.ts';
 import { DatasetCrawl } from './crawler.ts';
 import { spoilsJournal } from './crawl/failures.ts';
+import { commitCaptures, type Captures } from './captures.ts';
 import { Journal } from './journal.ts';
 import { defaultPullLimits, type PullLimits } from './limits.ts';
 import { Previous } from './previous.ts';
@@ -47,8 +48,10 @@ export interface PullOptions {
   readonly report: PullReport;
   /** Set when the upstream is odsnap serving its sample city: the snapshot then says its records are synthetic. */
   readonly sample?: SampleSettings;
-  /** The pull's clock (epoch ms); tests set it. */
+  /** The pull's clock (epoch ms): its start, and the time of its answers (a long-running mirror's may run fast, in tests). */
   readonly now?: () => number;
+  /** Live captures made since the previous snapshot (a long-running mirror's live archive), which the new snapshot takes. */
+  readonly captures?: Captures;
 }
 
 export interface PullResult {
@@ -169,6 +172,7 @@ export async function pull(options: PullOptions): Promise<PullResult> {
           limits,
           tally: report.tally(dataset.name),
           log: (event, fields) => report.event(event, fields),
+          now,
         }),
     );
     report.start();
@@ -195,6 +199,12 @@ export async function pull(options: PullOptions): Promise<PullResult> {
       return { ok: false, failures: why, ...(where ? { setAside: where } : {}), ...totals, quarantined: 0, seconds: (Date.now() - started) / 1000, tables: [] };
     };
     if (failures.length) return await failed(failures, unresumable);
+    if (options.captures) {
+      for (const dataset of chosen) {
+        const committed = await commitCaptures(journal, dataset, settings.full ? undefined : previous, options.captures);
+        if (committed) report.event('live captures committed', { dataset: dataset.name, captures: committed });
+      }
+    }
 
     const publicBase = learnPublicBase(journal, upstreamUrl);
     if (publicBase !== upstreamUrl) report.event('links', { publicBase, pulledFrom: upstreamUrl });

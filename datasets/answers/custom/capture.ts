@@ -49,7 +49,7 @@ export async function crawlCapture(crawl: Crawl, step: CaptureStep, endpoint: En
     const got = await crawl.get(endpoint.fullPath, {}, { shape: (body) => captureShape(body, parts) });
     const records = parts.reduce((n, part) => n + ((got.body as Record<string, unknown[]>)[part.field]?.length ?? 0), 0);
     const observed = { endpoint: endpoint.fullPath, envelopes: envelopesOf(got, endpoint) };
-    return crawl.found(got, step.path, {}, places, { capturedAt: Date.now(), records, observed });
+    return crawl.found(got, step.path, {}, places, { records, observed });
   });
 }
 

@@ -55,7 +55,7 @@ export const custom: AnswerKind<CustomAnswer, CaptureStep> = {
     },
   },
 
-  crawl: { problems: captureProblems, run: crawlCapture },
+  crawl: { problems: captureProblems, run: crawlCapture, present: (step) => step.parts !== undefined },
 
   sql: (_answer, { main, order }) => `SELECT * FROM ${main}\nORDER BY ${order}\nLIMIT 10;`,
 };

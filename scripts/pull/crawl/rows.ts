@@ -19,6 +19,7 @@ export class CrawlRows {
     private readonly dataset: Dataset,
     upstreamUrl: string,
     private readonly journal: Journal,
+    private readonly now: () => number,
   ) {
     this.normalizer = new Normalizer(dataset, { pulledFrom: upstreamUrl });
   }
@@ -42,7 +43,7 @@ export class CrawlRows {
   inAnswers(answers: readonly Fetched[], path: string, params: Readonly<Record<string, string>>, place: RecordPlace): Record<string, unknown>[] {
     const rows: Record<string, unknown>[] = [];
     answers.forEach((got, answer) => {
-      const batch: Batch = { ...place, answer, params, path, url: got.url, fetchedAt: Date.now() };
+      const batch: Batch = { ...place, answer, params, path, url: got.url, fetchedAt: this.now() };
       this.normalizer.batch(batch, got.body, got.text, (result) => result.ok && rows.push(result.row));
     });
     return rows;

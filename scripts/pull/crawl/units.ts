@@ -18,6 +18,7 @@ export class Units {
     private readonly tally: Tally,
     private readonly observations: Observations,
     private readonly log: (event: string, fields: Record<string, unknown>) => void,
+    private readonly now: () => number,
   ) {}
 
   has(key: string): boolean {
@@ -55,7 +56,7 @@ export class Units {
     places: readonly RecordPlace[],
     meta: M,
   ): Found<M> {
-    const fetchedAt = Date.now();
+    const fetchedAt = this.now();
     this.tally.records += meta.records ?? 0;
     const list: readonly Fetched[] = Array.isArray(answers) ? answers : [answers as Fetched];
     // The address the upstream writes links on, as the first record with a uri shows it (see public-base.ts).

@@ -1,0 +1,61 @@
+import { Cron } from 'croner';
+import type { Clock } from '../../core/clock.ts';
+
+/**
+ * How often a job of the mirror runs: every interval (`30s`, `1m`, `1h`, `1d`, at its multiples
+ * since the epoch, so `1h` runs on the hour, UTC) or at the times a cron expression names (five
+ * fields, or six with seconds first; in the time zone given, else the system's, as cron reads
+ * them). Croner reads the expression and says the next time after any instant, so the mirror's
+ * clock, not a timer of croner's, decides when that is.
+ */
+export interface Cadence {
+  readonly text: string;
+  /** The first time after `after` (epoch ms) the job is due. */
+  next(after: number): number;
+}
+
+const units = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/** A cadence from its text, or what is wrong with the text. */
+export function parseCadence(text: string, timeZone?: string): Cadence | { readonly problem: string } {
+  const interval = /^(\d+)(s|m|h|d)$/.exec(text.trim());
+  if (interval) {
+    const ms = Number(interval[1]) * units[interval[2] as keyof typeof units];
+    if (ms === 0) return { problem: 'must be longer than 0' };
+    return { text, next: (after) => (Math.floor(after / ms) + 1) * ms };
+  }
+  let cron: Cron;
+  try {
+    cron = new Cron(text, { paused: true, ...(timeZone ? { timezone: timeZone } : {}) });
+  } catch (error) {
+    return { problem: `must be an interval (30s, 5m, 1h, 1d) or a cron expression: ${(error as Error).message}` };
+  }
+  return {
+    text,
+    next: (after) => {
+      const next = cron.nextRun(new Date(after));
+      if (!next) throw new Error(`the cron expression "${text}" names no time after ${new Date(after).toISOString()}`);
+      return next.getTime();
+    },
+  };
+}
+
+/**
+ * Runs `job` at each time its cadence names, one run at a time: the next time is reckoned when a
+ * run ends, so a slow run delays the next instead of piling runs up, and times missed meanwhile
+ * are skipped. `delay` adds to a due time (jitter, or backoff after failures). Ends when `signal` aborts.
+ */
+export async function keepRunning(
+  clock: Clock,
+  cadence: Cadence,
+  job: (due: number) => Promise<void>,
+  signal: AbortSignal,
+  delay: () => number = () => 0,
+): Promise<void> {
+  while (!signal.aborted) {
+    const due = cadence.next(clock.now()) + delay();
+    await clock.sleepUntil(due, signal);
+    if (signal.aborted) return;
+    await job(due);
+  }
+}
