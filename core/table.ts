@@ -52,14 +52,14 @@ export type RowOf<C extends Columns> = { -readonly [K in keyof C as C[K] extends
 
 /**
  * A hive-style partition key: a column's value (`counter=abc` for counter_id) or the UTC year or
- * month of a day or instant column (`year=2024`, `month=05`). Its name is no column's: readers of
+ * month or day of the month of a day or instant column (`year=2024`, `month=05`, `day=31`). Its name is no column's: readers of
  * a table's folder with hive partitioning (pandas, pyarrow, polars, DuckDB) add a column by that
  * name beside the file's own, and pyarrow refuses to merge one it types otherwise.
  */
 export interface Partition<Name extends string = string> {
   readonly name: string;
   readonly column: Name;
-  readonly part?: 'year' | 'month';
+  readonly part?: 'year' | 'month' | 'day';
 }
 
 export interface TableSpec<C extends Columns> {

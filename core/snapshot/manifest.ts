@@ -24,7 +24,7 @@ const tableEntry = z.object({
   rows: z.number().int().nonnegative(),
   columns: z.array(z.object({ name: z.string(), type: z.string(), nullable: z.boolean() })),
   key: z.array(z.string()).nullable(),
-  partitionBy: z.array(z.object({ name: z.string(), column: z.string(), part: z.enum(['year', 'month']).optional() })),
+  partitionBy: z.array(z.object({ name: z.string(), column: z.string(), part: z.enum(['year', 'month', 'day']).optional() })),
   sortBy: z.array(z.string()),
   timeColumn: z.string().nullable(),
   files: z.array(fileEntry),

@@ -133,7 +133,7 @@ export class TableWriter {
       if (value === null || value === undefined) return NULL_PARTITION;
       if (!p.part) return String(value);
       const iso = typeof value === 'number' ? this.isoDate(value) : String(value);
-      return p.part === 'year' ? iso.slice(0, 4) : iso.slice(5, 7);
+      return p.part === 'year' ? iso.slice(0, 4) : p.part === 'month' ? iso.slice(5, 7) : iso.slice(8, 10);
     });
   }
 
