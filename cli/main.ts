@@ -3,6 +3,7 @@ import { helpOf, UsageError, type Command } from './command.ts';
 import { processOutput, type Output } from '../core/progress.ts';
 import { buildCommand } from './build-command.ts';
 import { diffCommand } from './diff-command.ts';
+import { mirrorCommand } from './mirror-command.ts';
 import { pruneCommand } from './prune-command.ts';
 import { pullCommand } from './pull-command.ts';
 import { sampleCommand } from './sample-command.ts';
@@ -17,6 +18,7 @@ export const commands: readonly Command[] = [
   startCommand,
   sampleCommand,
   pullCommand,
+  mirrorCommand,
   buildCommand,
   serveCommand,
   sqlCommand,

@@ -40,22 +40,33 @@ export function parseCadence(text: string, timeZone?: string): Cadence | { reado
   };
 }
 
+export interface Keeping {
+  readonly clock: Clock;
+  readonly cadence: Cadence;
+  /** A run; it may name the time it wants to run again (a retry sooner, after a failure). */
+  readonly job: (due: number) => Promise<number | undefined>;
+  readonly signal: AbortSignal;
+  /** Added to each time the cadence names: jitter, or backoff. */
+  readonly delay?: () => number;
+  /** When to run first, if not at the cadence's next time (at once, when overdue). */
+  readonly first?: number;
+  /** Told each time a run is due, before waiting for it. */
+  readonly onDue?: (due: number) => void | Promise<void>;
+}
+
 /**
- * Runs `job` at each time its cadence names, one run at a time: the next time is reckoned when a
+ * Runs a job at each time its cadence names, one run at a time: the next time is reckoned when a
  * run ends, so a slow run delays the next instead of piling runs up, and times missed meanwhile
- * are skipped. `delay` adds to a due time (jitter, or backoff after failures). Ends when `signal` aborts.
+ * are skipped. Ends when the signal aborts.
  */
-export async function keepRunning(
-  clock: Clock,
-  cadence: Cadence,
-  job: (due: number) => Promise<void>,
-  signal: AbortSignal,
-  delay: () => number = () => 0,
-): Promise<void> {
+export async function keepRunning(keeping: Keeping): Promise<void> {
+  const { clock, cadence, job, signal, delay = () => 0 } = keeping;
+  let again = keeping.first;
   while (!signal.aborted) {
-    const due = cadence.next(clock.now()) + delay();
+    const due = again ?? cadence.next(clock.now()) + delay();
+    await keeping.onDue?.(due);
     await clock.sleepUntil(due, signal);
     if (signal.aborted) return;
-    await job(due);
+    again = await job(due);
   }
 }

@@ -48,7 +48,7 @@ describe('the live archive of a long-running mirror', () => {
   });
 
   it('keeps each capture in the journal of its hour, as the upstream wrote it', async () => {
-    const options = { upstreamUrl: upstream.url, archive, clock, timeoutMs: 5_000, log: () => {} };
+    const options = { upstreamUrl: upstream.url, archive, clock, timeoutMs: 5_000 };
     const times: number[] = [];
     for (let i = 0; i < 3; i++) {
       const capture = await captureFeed(feed, options);
