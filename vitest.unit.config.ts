@@ -13,6 +13,7 @@ export default defineConfig({
       'test/docs/links.test.ts',
       'test/cli/options.test.ts',
       'test/core/clock.test.ts',
+      'test/scripts/mirror/cadence.test.ts',
       'test/core/heap.test.ts',
       'test/core/source-hash.test.ts',
       'test/core/zoned-time.test.ts',

@@ -12,6 +12,8 @@ export interface Cadence {
   readonly text: string;
   /** The first time after `after` (epoch ms) the job is due. */
   next(after: number): number;
+  /** The last time at or before `at` the job was due. */
+  previous(at: number): number;
 }
 
 const units = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
@@ -22,7 +24,7 @@ export function parseCadence(text: string, timeZone?: string): Cadence | { reado
   if (interval) {
     const ms = Number(interval[1]) * units[interval[2] as keyof typeof units];
     if (ms === 0) return { problem: 'must be longer than 0' };
-    return { text, next: (after) => (Math.floor(after / ms) + 1) * ms };
+    return { text, next: (after) => (Math.floor(after / ms) + 1) * ms, previous: (at) => Math.floor(at / ms) * ms };
   }
   let cron: Cron;
   try {
@@ -37,6 +39,7 @@ export function parseCadence(text: string, timeZone?: string): Cadence | { reado
       if (!next) throw new Error(`the cron expression "${text}" names no time after ${new Date(after).toISOString()}`);
       return next.getTime();
     },
+    previous: (at) => cron.previousRuns(1, new Date(at + 1))[0]?.getTime() ?? -Infinity,
   };
 }
 

@@ -60,14 +60,14 @@ export async function keepCapturing(options: CapturingOptions, feeds: readonly L
           log('capture failed', { feed: feed.path, error: capture.error });
           continue;
         }
-        const gap = gapBefore(captures, state.last, due, state.reason);
+        const gap = gapBefore(captures, state.last, capture.at, state.reason);
         if (gap) {
           status.gap(feed.path, gap);
           await archive.recordGap(feed.path, gap);
           log('live gap', { feed: feed.path, ...gap });
         }
         state.last = capture.at;
-        state.reason = 'the mirror was busy: a capture before took longer than the cadence';
+        state.reason = 'the mirror was busy or the upstream slow: a capture came late';
         status.captured(feed.path, capture.at);
       }
       failedRounds = failed === feeds.length ? failedRounds + 1 : 0;
@@ -77,12 +77,18 @@ export async function keepCapturing(options: CapturingOptions, feeds: readonly L
   });
 }
 
-/** The times between the last capture and this one's that had none, as a gap; undefined when none was missed. */
-export function gapBefore(cadence: Cadence, last: number | undefined, due: number, reason: string): LiveGap | undefined {
+/**
+ * The times of the cadence between the last capture and this one that hold none, as a gap: from
+ * the first time after the last capture to the time this one falls in (a capture belongs to the
+ * time of the cadence it was made in, even when it was due at the one before and came late).
+ * Undefined when none was missed.
+ */
+export function gapBefore(cadence: Cadence, last: number | undefined, at: number, reason: string): LiveGap | undefined {
   if (last === undefined) return undefined;
   const from = cadence.next(last);
-  if (from >= due) return undefined;
-  return { from: new Date(from).toISOString(), to: new Date(due).toISOString(), minutes: Math.max(1, Math.round((due - from) / 60_000)), reason };
+  const to = cadence.previous(at);
+  if (from >= to) return undefined;
+  return { from: new Date(from).toISOString(), to: new Date(to).toISOString(), minutes: Math.max(1, Math.round((to - from) / 60_000)), reason };
 }
 
 /** How long from one time of the cadence to the next, around `at`. */
