@@ -12,8 +12,10 @@ import { currentSnapshotId } from '../core/snapshot/layout.ts';
 import { openSnapshot, shapeMismatch } from '../core/snapshot/read.ts';
 import { canBuildSite } from '../scripts/static/site.ts';
 import { builtSnapshotId, INDEX } from '../core/published-tree.ts';
-import { pullSummary } from './pull-command.ts';
+import { pullSummary, serveCheck } from './pull-command.ts';
 import { explainListenError, untilStopped } from './serve-command.ts';
+import { eventLog, keepingOptions } from './mirror-command.ts';
+import { clockFromEnvironment, type Clock } from '../core/clock.ts';
 
 /** Where `start` keeps the sample city it serves to itself as the upstream, inside the data directory. */
 export const sampleUpstreamDir = (dataDir: string) => join(dataDir, 'sample-upstream');
@@ -26,7 +28,9 @@ export const startCommand = defineCommand({
     'upstream, pulls it into a snapshot, builds the static tree and the site, then serves the site, the v1 API,\n' +
     'SQL and the tree on one address. Later starts reuse the snapshot and the tree. --rebuild pulls and builds\n' +
     'again; --from (or ODSNAP_UPSTREAM) pulls from a real v1 service instead of the sample city, and pulls again\n' +
-    'when the current snapshot came from elsewhere. Ctrl-C stops.',
+    'when the current snapshot came from elsewhere. With --from it then keeps the mirror current as odsnap mirror\n' +
+    'does (pulls on --pull-every, the live feeds captured on --capture-every, the tree and the site rebuilt after\n' +
+    'each pull, snapshots pruned by --keep), unless --once. Ctrl-C stops.',
   options: {
     data: dataDirOption('create'),
     out: { type: 'string', value: 'DIR', description: 'where the static tree and the site go', default: 'dist' },
@@ -56,9 +60,12 @@ export const startCommand = defineCommand({
         .pipe(z.number().max(65_535, { error: 'must be a port number' })),
     },
     tiles: tilesOption,
+    once: { type: 'boolean', description: 'with --from: serve what was pulled, without keeping it current' },
+    ...keepingOptions,
   },
   async run(options, output) {
     const progress = new Progress(output);
+    const clock = clockFromEnvironment();
     const from = options.from ?? (process.env.ODSNAP_UPSTREAM || undefined);
     if (from && !z.url({ protocol: /^https?$/ }).safeParse(from).success) {
       output.err(`odsnap start: ODSNAP_UPSTREAM must be the http(s) address of a v1 service, not "${from}"\n`);
@@ -82,6 +89,7 @@ export const startCommand = defineCommand({
         Boolean(options.rebuild),
         progress,
         output,
+        clock,
       );
       if (!pulled) return 1;
       id = pulled;
@@ -122,17 +130,51 @@ export const startCommand = defineCommand({
       [`${url}/api/sql?q=SELECT+count(*)+FROM+citybike_rides`, 'read-only SQL'],
     ];
     const width = Math.max(...hints.map(([address]) => address!.length));
+    const keeping = from && !options.once;
     output.out(
       [
         '',
         `odsnap is serving snapshot ${id} at ${url}`,
         ...hints.map(([address, what]) => `  ${address!.padEnd(width)}  ${what}`),
+        ...(keeping
+          ? [
+              `  ${`${url}/api/public/status`.padEnd(width)}  how the mirror is doing`,
+              '',
+              `Keeping it current: pulls ${options['pull-every'].text === '1h' ? 'hourly' : `on ${options['pull-every'].text}`}, the live feeds captured ${options['capture-every'].text === '1m' ? 'every minute' : `on ${options['capture-every'].text}`}.`,
+            ]
+          : []),
         '',
         'Ctrl-C stops.',
         '',
       ].join('\n'),
     );
+    const stop = new AbortController();
+    if (keeping) {
+      const { runMirror } = await import('../scripts/mirror/mirror.ts');
+      const log = eventLog(output);
+      void runMirror({
+        dataDir: options.data,
+        from,
+        datasets,
+        clock,
+        pulls: options['pull-every'],
+        captures: options['capture-every'],
+        jitterMs: options.jitter,
+        ...(options.keep ? { retention: options.keep } : {}),
+        servable: serveCheck(options.data, (event, fields) => log(event, fields)),
+        published: async (snapshot) => {
+          const result = await buildStaticForCommand({ dataDir: options.data, out: options.out, site: canBuildSite(), tiles: options.tiles });
+          log('static tree built', { snapshot, files: result.files, written: result.written, seconds: Math.round(result.seconds * 10) / 10 });
+        },
+        output,
+        log,
+        signal: stop.signal,
+      }).catch((error: Error) => log('mirror stopped', { error: error.message }));
+    }
     await untilStopped(server, output.err);
+    stop.abort();
+    // A pull under way is not waited for: it resumes at the next start.
+    if (keeping) process.exit(0);
     return 0;
   },
 });
@@ -149,6 +191,7 @@ async function pullSnapshot(
   again: boolean,
   progress: Progress,
   output: Output,
+  clock: Clock,
 ): Promise<string | undefined> {
   let upstream: SampleUpstream | undefined;
   if (!from) {
@@ -174,7 +217,7 @@ async function pullSnapshot(
   const report = new PullReport(output);
   const { pull } = await import('../scripts/pull/pull.ts');
   try {
-    const result = await pull({ dataDir, from: url, datasets, full: again, report, ...(from ? {} : { sample }) });
+    const result = await pull({ dataDir, from: url, datasets, full: again, report, now: clock.now, ...(from ? {} : { sample }) });
     output.err(pullSummary(result, report));
     return result.ok ? result.snapshot!.id : undefined;
   } finally {
