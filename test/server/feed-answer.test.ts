@@ -28,6 +28,14 @@ describe('the GBFS feed the server answers', () => {
     for (const file of GBFS_FILES.slice(1)) expect(gbfsSchemaErrors(file, await server.json(`${FEED}/${file}`)), file).toEqual([]);
   });
 
+  it('is held to schemas that refuse what GBFS refuses: an electric type without its range, which is why the feed leaves electric bicycles out', async () => {
+    const types = await server.json(`${FEED}/vehicle_types.json`);
+    const electric = { vehicle_type_id: 'electric', form_factor: 'bicycle', propulsion_type: 'electric_assist' };
+    expect(gbfsSchemaErrors('vehicle_types.json', { ...types, data: { vehicle_types: [electric] } })).toContainEqual(
+      expect.stringContaining("must have required property 'max_range_meters'"),
+    );
+  });
+
   it('holds in vehicle_status exactly the newest capture’s bicycles of the mapped types, where they stand and whether they can be rented', async () => {
     const { data, last_updated } = await server.json(`${FEED}/vehicle_status.json`);
     const mapped = capture.bikes.filter((bike) => MAPPED.has(bike.type));
