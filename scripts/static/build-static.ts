@@ -112,12 +112,20 @@ async function buildLocked(options: BuildOptions): Promise<BuildResult> {
       context,
       contact: contactEmail(options.publisher?.contact),
     });
-    await writeIndex(output, { manifest: tables.snapshot.manifest, datasets, defaultsOf: tables.defaultsOf, files, base, site: options.site });
+    await writeIndex(output, {
+      manifest: tables.snapshot.manifest,
+      datasets,
+      defaultsOf: tables.defaultsOf,
+      files,
+      feeds: feeds.paths,
+      base,
+      site: options.site,
+    });
     if (site) await addSite(output, site, onStep);
     await output.publish(tables.snapshot.manifest.id);
     await prints.prunePrintsCache();
 
-    const warnings = [...downloads.warnings, ...leftOutWarnings(files.leftOut), ...feeds];
+    const warnings = [...downloads.warnings, ...leftOutWarnings(files.leftOut), ...feeds.warnings];
     return {
       ...output.counts,
       snapshot: tables.snapshot.manifest.id,

@@ -10,7 +10,7 @@ import type { TreeOutput } from './tree-output.ts';
  * datasets/vocabulary/feed.ts), made from the snapshot's newest capture and written at the path
  * the server answers it at. Their URLs are absolute only when the tree's base is: a document that
  * needs them (GBFS's gbfs.json) is left out of a tree with root-relative links. What is left out,
- * whole or in part, comes back as warnings.
+ * whole or in part, comes back as warnings; what is written, for the index to link.
  */
 
 export interface FeedsInput {
@@ -24,7 +24,14 @@ export interface FeedsInput {
   readonly contact?: string;
 }
 
-export async function writeFeeds(output: TreeOutput, input: FeedsInput): Promise<string[]> {
+export interface FeedsWritten {
+  /** The documents written, by their path in the tree. */
+  readonly paths: readonly string[];
+  readonly warnings: readonly string[];
+}
+
+export async function writeFeeds(output: TreeOutput, input: FeedsInput): Promise<FeedsWritten> {
+  const paths: string[] = [];
   const warnings: string[] = [];
   const absolute = /^https?:\/\//.test(input.base);
   for (const dataset of input.datasets) {
@@ -46,11 +53,12 @@ export async function writeFeeds(output: TreeOutput, input: FeedsInput): Promise
           continue;
         }
         await output.write(path, JSON.stringify(made.body));
+        paths.push(path);
         warnings.push(...(made.leftOut ?? []).map((what) => `${path} leaves out ${what}`));
       }
     }
   }
-  return warnings;
+  return { paths, warnings };
 }
 
 /** The e-mail address of a DCAT contact (`mailto:…`), which the feeds give too; a web page is none. */

@@ -1,6 +1,7 @@
 import { readFile, realpath } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { INDEX } from '../../../core/published-tree.ts';
 import { datasets } from '../../../datasets/index.ts';
 import { buildStatic, type BuildResult } from '../../../scripts/static/build-static.ts';
 import { writeFeeds } from '../../../scripts/static/feeds.ts';
@@ -35,6 +36,14 @@ describe('the GBFS feed in the static tree', () => {
     expect(listed).toEqual(GBFS_FILES.slice(1).map((file) => `${BASE}/${FEED}/${file}`));
   });
 
+  it('is linked from the tree’s index, as the server’s index links the documents it answers', async () => {
+    const index = JSON.parse(await readFile(join(tree, INDEX), 'utf8'));
+    const feeds = index.datasets.find((dataset: { name: string }) => dataset.name === 'citybike').feeds;
+    expect(feeds.map((feed: { files: string[] }) => feed.files)).toEqual([GBFS_FILES.map((file) => `${BASE}/${FEED}/${file}`)]);
+    const served = (await server.json('/api/public')).datasets.find((dataset: { name: string }) => dataset.name === 'citybike').feeds;
+    expect(served.map((feed: { files: string[] }) => feed.files)).toEqual([GBFS_FILES.map((file) => new URL(`${FEED}/${file}`, server.url).href)]);
+  });
+
   it('holds the documents the server answers over the same snapshot', async () => {
     for (const file of GBFS_FILES.slice(1)) expect(await fileOf(file), file).toEqual(await server.json(`/${FEED}/${file}`));
   });
@@ -49,10 +58,11 @@ describe('writeFeeds', () => {
     const snapshot = await tinySnapshot();
     const written: string[] = [];
     const output = { write: async (path: string) => void written.push(path) } as unknown as TreeOutput;
-    const warnings = await withDatabase((db) =>
+    const { paths, warnings } = await withDatabase((db) =>
       writeFeeds(output, { datasets, rows: new SnapshotRows(db, snapshot), manifest: snapshot.manifest, base: '', context: staticContext(datasets, '') }),
     );
     expect(written).toEqual(GBFS_FILES.slice(1).map((file) => `${FEED}/${file}`));
+    expect(paths).toEqual(written);
     expect(warnings).toContainEqual(expect.stringMatching(/^gbfs\/citybike\/gbfs\.json is left out: .*--base-url/));
   });
 });
