@@ -34,6 +34,12 @@ export const serveCommand = defineCommand({
       description: 'address clients use, for links (default: taken from each request)',
       check: z.url({ protocol: /^https?$/, error: 'must be an http(s) address' }).optional(),
     },
+    contact: {
+      type: 'string',
+      value: 'EMAIL',
+      description: "e-mail address for reports about the data sets' feeds, GBFS's feed_contact_email (default: an .invalid address saying none was given)",
+      check: z.email({ error: 'must be an e-mail address' }).optional(),
+    },
     static: {
       type: 'string',
       value: 'DIR',
@@ -68,6 +74,7 @@ export const serveCommand = defineCommand({
       port: options.port,
       host: options.host,
       publicUrl: options['public-url'],
+      contact: options.contact,
       memoryLimit: options['memory-limit'],
       tree: staticTree(options.static, ownTree),
       log: (line) => output.out(`${JSON.stringify(line)}\n`),

@@ -3,6 +3,7 @@ import { answerProblems, crawlProblems, kindOf, type Answer, type CrawlPlan } fr
 import { apiPrefix, type ChangesFeed, type Dataset, type DataTheme, type Keywords, type Resource, type TableSpecs } from './vocabulary/dataset.ts';
 import { pathParamsOf, type Endpoint, type EndpointSpec as EndpointDeclaration } from './vocabulary/endpoint.ts';
 import type { Chart, MapLayer } from './vocabulary/figure.ts';
+import { RESERVED_FEED_NAMES, type Feed } from './vocabulary/feed.ts';
 import { version } from './vocabulary/param.ts';
 import { mergePatch, resolveLinks, type RenderContext } from './vocabulary/render.ts';
 import type { ResourceSpec } from './vocabulary/resource.ts';
@@ -46,6 +47,8 @@ export interface DatasetSpec<T extends TableSpecs> {
   readonly map?: readonly MapLayer[];
   /** An Atom feed of what each pull adds to or revises in one of the data set's tables. */
   readonly feed?: ChangesFeed;
+  /** Documents in other formats made from its tables (a GBFS feed), served and written into the tree. */
+  readonly feeds?: readonly Feed[];
 }
 
 /** Completes a data set's declaration: table names, the `extra` and `upstream_json` columns, full endpoint paths. */
@@ -114,6 +117,8 @@ export function defineDataset<T extends TableSpecs>(spec: DatasetSpec<T>): Datas
   if (repeated) throw new Error(`${spec.name}: endpoint ${repeated} is declared twice`);
   if (spec.feed && !tables[spec.feed.table]?.key)
     throw new Error(`${spec.name}: its feed names table "${spec.feed.table}", which it does not declare with a key`);
+  const feedMistakes = (spec.feeds ?? []).flatMap(feedProblems);
+  if (feedMistakes.length) throw new Error(`${spec.name}: ${feedMistakes.join('; ')}`);
   return {
     name: spec.name,
     module: spec.module,
@@ -131,7 +136,19 @@ export function defineDataset<T extends TableSpecs>(spec: DatasetSpec<T>): Datas
     charts: spec.charts ?? [],
     map: spec.map ?? [],
     ...(spec.feed ? { feed: spec.feed } : {}),
+    feeds: spec.feeds ?? [],
   };
+}
+
+/** What is wrong with a feed's declaration: a name that is no path segment or is taken, a file name twice. */
+function feedProblems(feed: Feed): string[] {
+  const files = feed.documents.map((document) => document.file);
+  return [
+    ...(/^[a-z][a-z0-9-]*$/.test(feed.name) ? [] : [`feed name "${feed.name}" must be lower-case kebab-case`]),
+    ...(RESERVED_FEED_NAMES.includes(feed.name) ? [`feed name "${feed.name}" is taken by the server or the tree`] : []),
+    ...files.filter((file) => !/^[a-z0-9_-]+\.json$/.test(file)).map((file) => `feed ${feed.name}: "${file}" must be a file name ending in .json`),
+    ...files.filter((file, i) => files.indexOf(file) !== i).map((file) => `feed ${feed.name}: ${file} is declared twice`),
+  ];
 }
 
 /**

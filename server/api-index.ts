@@ -1,4 +1,5 @@
 import type { Dataset } from '../datasets/vocabulary/dataset.ts';
+import { feedDocumentPath } from '../datasets/vocabulary/feed.ts';
 import { invalidParameter } from '../core/problem.ts';
 import { send } from './http/respond.ts';
 import type { Answer, Asked } from './http/route.ts';
@@ -27,6 +28,16 @@ export function apiIndex(host: SnapshotHost, datasets: readonly Dataset[], links
           parameters: Object.keys(endpoint.params),
           ...(endpoint.extension ? { extension: endpoint.extension } : {}),
         })),
+        // Its feeds' documents (a GBFS feed), not v1 endpoints.
+        ...(dataset.feeds.length
+          ? {
+              feeds: dataset.feeds.map((feed) => ({
+                name: feed.name,
+                title: feed.title,
+                files: feed.documents.map((document) => `${base}/${feedDocumentPath(feed.name, dataset.name, document.file)}`),
+              })),
+            }
+          : {}),
       })),
       sql: {
         url: `${base}/api/sql`,

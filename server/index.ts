@@ -8,6 +8,7 @@ import type { SqlServiceOptions } from './sql/handler.ts';
 import { SnapshotHost } from './snapshot-host.ts';
 import type { ServedSnapshotOptions } from './served-snapshot.ts';
 import type { StaticTree } from './static-tree.ts';
+import type { LatestLiveRows } from './latest-live-rows.ts';
 
 export interface ServerOptions extends ServedSnapshotOptions {
   readonly dataDir: string;
@@ -24,6 +25,10 @@ export interface ServerOptions extends ServedSnapshotOptions {
   readonly sql?: Omit<SqlServiceOptions, 'log'>;
   /** The static tree (and the site) served beside the API; where its files come in the routing table is routes.ts's to say. */
   readonly tree?: StaticTree;
+  /** The e-mail address the data sets' feeds (GBFS) give for reports about them. */
+  readonly contact?: string;
+  /** Where the feeds read the latest live rows (see latest-live-rows.ts; default: the snapshot's newest capture). */
+  readonly latestLive?: LatestLiveRows;
 }
 
 export interface RunningServer {
@@ -93,6 +98,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     publicUrl: options.publicUrl,
     tree: options.tree,
     sql: { ...options.sql, log: options.log },
+    contact: options.contact,
+    latestLive: options.latestLive,
   });
   const listener = createApp({ routes, publicUrl: options.publicUrl, log: options.log, logRequests: options.logRequests });
   // requireHostHeader: false lets a request without Host reach the app, which answers it with a problem body, not node's bare 400.

@@ -4,8 +4,10 @@ import type { Dataset } from '../datasets/vocabulary/dataset.ts';
 import { createRouter } from '../datasets/vocabulary/router.ts';
 import { apiIndex } from './api-index.ts';
 import { endpointAnswer } from './endpoint-answer.ts';
+import { feedAnswer, feedDocuments } from './feed-answer.ts';
 import { send } from './http/respond.ts';
 import { anyPath, exactly, route, under, type Answer, type Route } from './http/route.ts';
+import { latestInSnapshot, type LatestLiveRows } from './latest-live-rows.ts';
 import type { SnapshotHost } from './snapshot-host.ts';
 import { sqlEndpoint, type SqlServiceOptions } from './sql/handler.ts';
 import { namedLikeAFile, type StaticTree } from './static-tree.ts';
@@ -17,6 +19,10 @@ export interface RoutesOptions {
   /** The static tree served beside the API, if any. */
   readonly tree?: StaticTree;
   readonly sql: SqlServiceOptions;
+  /** The e-mail address the data sets' feeds give for reports about them. */
+  readonly contact?: string;
+  /** Where the feeds read the latest live rows (default: the newest capture in the snapshot). */
+  readonly latestLive?: LatestLiveRows;
 }
 
 /**
@@ -29,14 +35,18 @@ export interface RoutesOptions {
  * home page takes `/`). Its files are named as files (`.json`, `.parquet`, …), so a v1 path named
  * otherwise (…/transactions/T1) is no file of it and is the API's at once, the tree not asked;
  * one named like a file may be the tree's: a record's file is its endpoint's path with `.json`
- * (…/transactions/T1.json), which the v1 router would take for an id.
+ * (…/transactions/T1.json), which the v1 router would take for an id. The data sets' feeds
+ * (`/gbfs/citybike/…`) come before the tree, which holds them as they were at its build: answered
+ * here, they are as current as the live rows read.
  */
 export function serverRoutes(options: RoutesOptions): readonly Route[] {
   const endpointAt = createRouter(options.datasets);
   const endpoint = endpointAnswer(options);
+  const feedAt = feedDocuments(options.datasets);
   const { tree } = options;
   return [
     route('v1 endpoint', (url) => (tree && namedLikeAFile(url.pathname) ? undefined : endpointAt(url.pathname)), endpoint),
+    route('feed document', (url) => feedAt(url.pathname), feedAnswer({ ...options, latestLive: options.latestLive ?? latestInSnapshot })),
     route(
       'static file',
       (url) => tree?.fileAt(url.pathname),

@@ -1,6 +1,7 @@
 import type { DuckDBValue } from '@duckdb/node-api';
 import { readExpression, rowDecoder } from '../../core/db/columns.ts';
 import { quoteIdentifier } from '../../core/db/duckdb.ts';
+import { rowOrder } from '../../core/row-order.ts';
 import type { Narrowing } from '../../core/snapshot/read.ts';
 import type { Manifest } from '../../core/snapshot/manifest.ts';
 import type { Column } from '../../core/table.ts';
@@ -107,6 +108,43 @@ export const selectList = (columns: readonly [string, Column][]) => columns.map(
 export function renderRows(request: AnswerRequest, resource: Resource, rows: Record<string, unknown>[]): unknown[] {
   const decode = rowDecoder(Object.fromEntries(columnsFor(request, resource)));
   return rows.map((row) => resource.render(decode(row), request.context));
+}
+
+/**
+ * A resource's rows in its table's row order, narrowed by equal column values; with `latest`, only
+ * those of the newest capture (greatest time column), read from the files that can hold it.
+ * What custom answers read (custom/query.ts), and where the server's feeds find the newest capture.
+ */
+export async function readRows(
+  served: ServedTables,
+  connection: StatementRunner,
+  dataset: Dataset,
+  resourceName: string,
+  options: { readonly where?: Readonly<Record<string, string | number>>; readonly latest?: boolean } = {},
+): Promise<Record<string, unknown>[]> {
+  const where = options.where ?? {};
+  const resource = resourceOf(dataset, resourceName);
+  const table = dataset.tables[resource.table]!;
+  const values: DuckDBValue[] = [];
+  const bind = (value: DuckDBValue) => `$${values.push(value)}`;
+  const conditions = Object.entries(where).map(([column, value]) => `${quoteIdentifier(column)} = ${castParam(table.columns[column]!, bind(value))}`);
+  let files = served.files(dataset, resource.table, { equal: where });
+  if (options.latest) {
+    if (!table.timeColumn) throw new Error(`${dataset.name}/${table.name} has no time column to find its latest rows by`);
+    const newest = served.snapshot.manifest.datasets[dataset.name]!.tables[table.name]!.files.reduce<string | null>(
+      (max, f) => (f.max && (!max || f.max > max) ? f.max : max),
+      null,
+    );
+    if (newest) files = served.files(dataset, resource.table, { equal: where, from: Date.parse(newest) });
+    const source = served.source(dataset, resource, files, bind);
+    conditions.push(`${quoteIdentifier(table.timeColumn)} = (SELECT max(${quoteIdentifier(table.timeColumn)}) FROM ${source})`);
+  }
+  const columns = Object.entries(table.columns).filter(([name]) => !resource.omits.includes(name));
+  const rows = await connection.rows(
+    `SELECT ${selectList(columns)} FROM ${served.source(dataset, resource, files, bind)}${conditions.length ? ` WHERE ${conditions.join(' AND ')}` : ''} ORDER BY ${rowOrder(table).map(quoteIdentifier).join(', ')}`,
+    values,
+  );
+  return rows.map(rowDecoder(Object.fromEntries(columns)));
 }
 
 /** SQL comparing a column with a bound value of the column's own type. */

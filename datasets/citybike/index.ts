@@ -8,6 +8,7 @@ import { parseBike, parseLiveBike, parseLiveZone, parseRide, parseSeason, parseZ
 import { generate } from './sample.ts';
 import * as tables from './tables.ts';
 import { charts, map } from './figures.ts';
+import { gbfs } from './gbfs.ts';
 
 export const citybike = defineDataset({
   name: 'citybike',
@@ -50,4 +51,5 @@ export const citybike = defineDataset({
   sample: generate,
   charts,
   map,
+  feeds: [gbfs],
 });

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { Chart, MapLayer } from './figure.ts';
 import type { Endpoint } from './endpoint.ts';
+import type { Feed } from './feed.ts';
 import type { ParseContext } from './parse.ts';
 import type { RenderContext } from './render.ts';
 import type { SampleGenerator } from './sample.ts';
@@ -87,6 +88,8 @@ export interface Dataset extends StoredDataset {
   readonly charts: readonly Chart[];
   readonly map: readonly MapLayer[];
   readonly feed?: ChangesFeed;
+  /** Documents in other formats made from its tables (see feed.ts); none for most. */
+  readonly feeds: readonly Feed[];
 }
 
 /** Where a data set's endpoints live: `/api/public/<name>`. */

@@ -8,6 +8,7 @@ import { connectionTo, openTables, readPrintsAhead } from './build-tables.ts';
 import { publishChanges } from './changes.ts';
 import { startCsvTwins, writeDownloads } from './downloads/index.ts';
 import type { Publisher } from './downloads/dcat.ts';
+import { contactEmail, writeFeeds } from './feeds.ts';
 import { startFigures, writeFigures } from './figures.ts';
 import { staticContext } from './static-context.ts';
 import { writeIndex } from './tree-index.ts';
@@ -16,8 +17,8 @@ import { TreeOutput, type TreeCounts } from './tree-output.ts';
 /**
  * `odsnap build`: the static tree of the current snapshot, in steps: the snapshot's tables; every
  * endpoint's files (see the kinds' files) and a listing of them; the changes of the last pulls; the
- * downloads; the charts' and maps' figures; the entry point `/api/public/index.json` and the
- * hosting configuration; the site. Written into the tree not in use, then swapped in (published).
+ * downloads; the charts' and maps' figures; the data sets' feeds (GBFS); the entry point
+ * `/api/public/index.json` and the hosting configuration; the site. Written into the tree not in use, then swapped in (published).
  * Work that reads whole tables (figures, CSV twins, prints) and the site's bundling start first
  * and go on while the files are written; the step that needs their result waits for it.
  */
@@ -103,12 +104,28 @@ async function buildLocked(options: BuildOptions): Promise<BuildResult> {
       onStep,
     });
     await writeFigures(output, figures);
-    await writeIndex(output, { manifest: tables.snapshot.manifest, datasets, defaultsOf: tables.defaultsOf, files, base, site: options.site });
+    const feeds = await writeFeeds(output, {
+      datasets,
+      rows: tables.rows,
+      manifest: tables.snapshot.manifest,
+      base,
+      context,
+      contact: contactEmail(options.publisher?.contact),
+    });
+    await writeIndex(output, {
+      manifest: tables.snapshot.manifest,
+      datasets,
+      defaultsOf: tables.defaultsOf,
+      files,
+      feeds: feeds.paths,
+      base,
+      site: options.site,
+    });
     if (site) await addSite(output, site, onStep);
     await output.publish(tables.snapshot.manifest.id);
     await prints.prunePrintsCache();
 
-    const warnings = [...downloads.warnings, ...leftOutWarnings(files.leftOut)];
+    const warnings = [...downloads.warnings, ...leftOutWarnings(files.leftOut), ...feeds.warnings];
     return {
       ...output.counts,
       snapshot: tables.snapshot.manifest.id,

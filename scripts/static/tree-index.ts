@@ -4,6 +4,7 @@ import type { Defaults } from '../../datasets/answers/static-files.ts';
 import { filePath, isPaged, layoutAbout, patternsOf } from '../../datasets/answers/tree.ts';
 import type { Dataset } from '../../datasets/vocabulary/dataset.ts';
 import type { Endpoint } from '../../datasets/vocabulary/endpoint.ts';
+import { feedDocumentPath } from '../../datasets/vocabulary/feed.ts';
 import type { FilesWritten } from './build-files.ts';
 import { HEADERS_FILE, headersFile, NGINX_SNIPPET, nginxSnippet } from './hosting.ts';
 import type { TreeOutput } from './tree-output.ts';
@@ -19,13 +20,15 @@ export interface IndexInput {
   readonly datasets: readonly Dataset[];
   readonly defaultsOf: (endpoint: Endpoint) => Defaults;
   readonly files: FilesWritten;
+  /** The feeds' documents written (see feeds.ts), by their path in the tree. */
+  readonly feeds: readonly string[];
   /** Prefix of links in the tree ('' for root-relative ones). */
   readonly base: string;
   /** Whether the tree holds the site (and the OpenAPI document it writes). */
   readonly site?: boolean;
 }
 
-export async function writeIndex(output: TreeOutput, { manifest, datasets, defaultsOf, files, base, site }: IndexInput): Promise<void> {
+export async function writeIndex(output: TreeOutput, { manifest, datasets, defaultsOf, files, feeds, base, site }: IndexInput): Promise<void> {
   const { leftOut } = files;
   const index = {
     snapshot: { id: manifest.id, createdAt: manifest.createdAt, source: manifest.source },
@@ -39,6 +42,16 @@ export async function writeIndex(output: TreeOutput, { manifest, datasets, defau
       description: dataset.description,
       endpoints: dataset.endpoints.map((endpoint) => describeEndpoint(endpoint, base, files.listed.get(endpoint.fullPath)!, defaultsOf(endpoint))),
       figures: `${base}/${figuresPath(dataset.name)}`,
+      // Its feeds' documents (a GBFS feed), those this tree holds.
+      ...(dataset.feeds.length
+        ? {
+            feeds: dataset.feeds.map((feed) => ({
+              name: feed.name,
+              title: feed.title,
+              files: feeds.filter((path) => path.startsWith(feedDocumentPath(feed.name, dataset.name, ''))).map((path) => `${base}/${path}`),
+            })),
+          }
+        : {}),
     })),
     downloads: { catalogue: `${base}/${CATALOGUE}`, datapackage: `${base}/${DATAPACKAGE}`, dcat: `${base}/${DCAT}`, duckdb: `${base}/${DUCKDB_SCRIPT}` },
     changes: `${base}/${CHANGES_INDEX}`,
