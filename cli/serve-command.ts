@@ -4,6 +4,7 @@ import type { RunningServer } from '../server/index.ts';
 import { cacheDirOption, dataDirOption, defineCommand } from './command.ts';
 import { holdsSnapshot } from '../core/snapshot/layout.ts';
 import { builtSnapshotId } from '../core/published-tree.ts';
+import { clockFromEnvironment } from '../core/clock.ts';
 
 export const serveCommand = defineCommand({
   name: 'serve',
@@ -70,6 +71,8 @@ export const serveCommand = defineCommand({
       publicUrl: options['public-url'],
       memoryLimit: options['memory-limit'],
       tree: staticTree(options.static, ownTree),
+      // Ages and lags on the mirror's clock (ODSNAP_CLOCK, which tests and benches run faster).
+      clock: clockFromEnvironment(),
       log: (line) => output.out(`${JSON.stringify(line)}\n`),
       logRequests: !options.quiet,
     }).catch(explainListenError(options.host, options.port));

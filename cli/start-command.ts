@@ -14,6 +14,7 @@ import { canBuildSite } from '../scripts/static/site.ts';
 import { builtSnapshotId, INDEX } from '../core/published-tree.ts';
 import { pullSummary } from './pull-command.ts';
 import { explainListenError, untilStopped } from './serve-command.ts';
+import { clockFromEnvironment } from '../core/clock.ts';
 
 /** Where `start` keeps the sample city it serves to itself as the upstream, inside the data directory. */
 export const sampleUpstreamDir = (dataDir: string) => join(dataDir, 'sample-upstream');
@@ -110,6 +111,8 @@ export const startCommand = defineCommand({
       datasets,
       port: options.port,
       tree: staticTree(options.out),
+      // Ages and lags on the mirror's clock (ODSNAP_CLOCK, which tests and benches run faster).
+      clock: clockFromEnvironment(),
       log: (line) => output.out(`${JSON.stringify(line)}\n`),
       logRequests: false,
     }).catch(explainListenError('127.0.0.1', options.port));

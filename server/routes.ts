@@ -1,11 +1,12 @@
 import type { IncomingMessage } from 'node:http';
 import { notFound, problemTypePage } from '../core/problem.ts';
 import type { Dataset } from '../datasets/vocabulary/dataset.ts';
-import { createRouter } from '../datasets/vocabulary/router.ts';
+import { createRouter, type Route as EndpointMatch } from '../datasets/vocabulary/router.ts';
 import { apiIndex } from './api-index.ts';
 import { endpointAnswer } from './endpoint-answer.ts';
 import { send } from './http/respond.ts';
 import { anyPath, exactly, route, under, type Answer, type Route } from './http/route.ts';
+import type { ServerMetrics } from './metrics/server-metrics.ts';
 import type { SnapshotHost } from './snapshot-host.ts';
 import { sqlEndpoint, type SqlServiceOptions } from './sql/handler.ts';
 import { namedLikeAFile, type StaticTree } from './static-tree.ts';
@@ -17,6 +18,7 @@ export interface RoutesOptions {
   /** The static tree served beside the API, if any. */
   readonly tree?: StaticTree;
   readonly sql: SqlServiceOptions;
+  readonly metrics: ServerMetrics;
 }
 
 /**
@@ -35,8 +37,10 @@ export function serverRoutes(options: RoutesOptions): readonly Route[] {
   const endpointAt = createRouter(options.datasets);
   const endpoint = endpointAnswer(options);
   const { tree } = options;
+  // Requests to the v1 API are counted by endpoint, its path template standing for every path it takes.
+  const template = (found: EndpointMatch) => found.endpoint.fullPath;
   return [
-    route('v1 endpoint', (url) => (tree && namedLikeAFile(url.pathname) ? undefined : endpointAt(url.pathname)), endpoint),
+    route('v1 endpoint', (url) => (tree && namedLikeAFile(url.pathname) ? undefined : endpointAt(url.pathname)), endpoint, template),
     route(
       'static file',
       (url) => tree?.fileAt(url.pathname),
@@ -45,8 +49,9 @@ export function serverRoutes(options: RoutesOptions): readonly Route[] {
     route('index', exactly('/', '/api/public'), apiIndex(options.host, options.datasets, options.publicUrl === undefined)),
     route('SQL', exactly('/api/sql'), sqlEndpoint(options.host, options.sql)),
     route('health', exactly('/healthz'), health(options.host)),
+    route('metrics', exactly('/metrics'), options.metrics.answer),
     route('problem type', under('/problems/'), problemType),
-    route('v1 endpoint named like a file', (url) => endpointAt(url.pathname), endpoint),
+    route('v1 endpoint named like a file', (url) => endpointAt(url.pathname), endpoint, template),
     route('not found', anyPath, notFoundAnswer(tree)),
   ];
 }

@@ -81,9 +81,10 @@ describe('who answers a URL, with a static tree beside the API', () => {
     expect(answerer(await get('/api/public/', BROWSER))).toBe('problem 404');
   });
 
-  it("answers odsnap's own paths itself: SQL, health, the problem types", async () => {
+  it("answers odsnap's own paths itself: SQL, health, metrics, the problem types", async () => {
     expect(answerer(await get('/api/sql'))).toBe('problem 400 q');
     expect(answerer(await get('/healthz'))).toBe('other 200 application/json no-store');
+    expect(answerer(await get('/metrics'))).toBe('other 200 text/plain; version=0.0.4; charset=utf-8 no-store');
     expect(answerer(await get('/problems/not-found'))).toBe('other 200 text/html; charset=utf-8 public, max-age=86400');
     // A type there is not is a problem, even to a browser.
     expect(answerer(await get('/problems/nope', BROWSER))).toBe('problem 404');
