@@ -101,6 +101,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     publicUrl: options.publicUrl,
     tree: options.tree,
     sql: { ...options.sql, log: options.log },
+    mirror,
+    clock,
     metrics,
   });
   const listener = createApp({ routes, publicUrl: options.publicUrl, log: options.log, logRequests: options.logRequests, observe: metrics.observe });

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import type { Clock } from '../core/clock.ts';
 import { notFound, problemTypePage } from '../core/problem.ts';
 import type { Dataset } from '../datasets/vocabulary/dataset.ts';
 import { createRouter, type Route as EndpointMatch } from '../datasets/vocabulary/router.ts';
@@ -7,9 +8,11 @@ import { endpointAnswer } from './endpoint-answer.ts';
 import { send } from './http/respond.ts';
 import { anyPath, exactly, route, under, type Answer, type Route } from './http/route.ts';
 import type { ServerMetrics } from './metrics/server-metrics.ts';
+import type { MirrorRecord } from './mirror-record.ts';
 import type { SnapshotHost } from './snapshot-host.ts';
 import { sqlEndpoint, type SqlServiceOptions } from './sql/handler.ts';
 import { namedLikeAFile, type StaticTree } from './static-tree.ts';
+import { STATUS_PATH, statusResource } from './status-resource.ts';
 
 export interface RoutesOptions {
   readonly datasets: readonly Dataset[];
@@ -18,6 +21,9 @@ export interface RoutesOptions {
   /** The static tree served beside the API, if any. */
   readonly tree?: StaticTree;
   readonly sql: SqlServiceOptions;
+  /** The mirror's record of the data directory, which the status resource reads. */
+  readonly mirror: MirrorRecord;
+  readonly clock: Clock;
   readonly metrics: ServerMetrics;
 }
 
@@ -48,6 +54,8 @@ export function serverRoutes(options: RoutesOptions): readonly Route[] {
     ),
     route('index', exactly('/', '/api/public'), apiIndex(options.host, options.datasets, options.publicUrl === undefined)),
     route('SQL', exactly('/api/sql'), sqlEndpoint(options.host, options.sql)),
+    // The data sets' paths are /api/public/<data set>/<endpoint>…, never this one.
+    route('status', exactly(STATUS_PATH), statusResource(options.host, options.mirror, options.clock)),
     route('health', exactly('/healthz'), health(options.host)),
     route('metrics', exactly('/metrics'), options.metrics.answer),
     route('problem type', under('/problems/'), problemType),
