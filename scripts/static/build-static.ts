@@ -11,15 +11,17 @@ import type { Publisher } from './downloads/dcat.ts';
 import { startFigures, writeFigures } from './figures.ts';
 import { staticContext } from './static-context.ts';
 import { writeIndex } from './tree-index.ts';
+import { writeStatus } from './tree-status.ts';
 import { TreeOutput, type TreeCounts } from './tree-output.ts';
 
 /**
  * `odsnap build`: the static tree of the current snapshot, in steps: the snapshot's tables; every
  * endpoint's files (see the kinds' files) and a listing of them; the changes of the last pulls; the
- * downloads; the charts' and maps' figures; the entry point `/api/public/index.json` and the
- * hosting configuration; the site. Written into the tree not in use, then swapped in (published).
- * Work that reads whole tables (figures, CSV twins, prints) and the site's bundling start first
- * and go on while the files are written; the step that needs their result waits for it.
+ * downloads; the charts' and maps' figures; how fresh the data is (the mirror's status); the entry
+ * point `/api/public/index.json` and the hosting configuration; the site. Written into the tree not
+ * in use, then swapped in (published). Work that reads whole tables (figures, CSV twins, prints)
+ * and the site's bundling start first and go on while the files are written; the step that needs
+ * their result waits for it.
  */
 
 export interface BuildOptions {
@@ -103,6 +105,7 @@ async function buildLocked(options: BuildOptions): Promise<BuildResult> {
       onStep,
     });
     await writeFigures(output, figures);
+    await writeStatus(output, { dataDir, manifest: tables.snapshot.manifest });
     await writeIndex(output, { manifest: tables.snapshot.manifest, datasets, defaultsOf: tables.defaultsOf, files, base, site: options.site });
     if (site) await addSite(output, site, onStep);
     await output.publish(tables.snapshot.manifest.id);
