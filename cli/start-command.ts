@@ -15,6 +15,7 @@ import { builtSnapshotId, INDEX } from '../core/published-tree.ts';
 import { pullSummary } from './pull-command.ts';
 import { explainListenError, untilStopped } from './serve-command.ts';
 import { clockFromEnvironment } from '../core/clock.ts';
+import { logWriter } from './log-lines.ts';
 
 /** Where `start` keeps the sample city it serves to itself as the upstream, inside the data directory. */
 export const sampleUpstreamDir = (dataDir: string) => join(dataDir, 'sample-upstream');
@@ -113,7 +114,7 @@ export const startCommand = defineCommand({
       tree: staticTree(options.out),
       // Ages and lags on the mirror's clock (ODSNAP_CLOCK, which tests and benches run faster).
       clock: clockFromEnvironment(),
-      log: (line) => output.out(`${JSON.stringify(line)}\n`),
+      log: logWriter(output, undefined),
       logRequests: false,
     }).catch(explainListenError('127.0.0.1', options.port));
     const url = server.url.replace('127.0.0.1', 'localhost');
