@@ -23,24 +23,25 @@ export function logWriter(output: Output, format: LogFormat | undefined): (line:
 }
 
 /**
- * A record as a person reads it: the local time of day, then, for a request, its status, method,
- * path, time and size (`12:01:05 200 GET /api/public/rcn/transactions?limit=1 1.3 ms 2.1 KiB`),
- * for an event its name and fields (`12:01:05 snapshot snapshot=… previous=…`), for a failure
- * `error` and where, with its stack on the lines below.
+ * A record as a person reads it: the time of day (UTC, as the JSON lines and the mirror's own
+ * lines have it), then, for a request, its status, method, path, time and size (`12:01:05 200 GET
+ * /api/public/rcn/transactions?limit=1 1.3 ms 2.1 KiB`), for an event its name and fields
+ * (`12:01:05 snapshot  snapshot=… previous=…`, as `odsnap mirror` writes its events), for a
+ * failure `error` and where, with its stack on the lines below.
  */
 export function readableLine(line: Record<string, unknown>, at = new Date()): string {
   const { time, ...fields } = line;
-  const clock = (typeof time === 'string' ? new Date(time) : at).toLocaleTimeString('en-GB', { hour12: false });
+  const clock = (typeof time === 'string' ? time : at.toISOString()).slice(11, 19);
   if (typeof fields.method === 'string' && typeof fields.status === 'number') {
     const { method, path, query, status, ms, bytes } = fields;
     return `${clock} ${status} ${method} ${path}${query ? `?${query}` : ''} ${ms} ms ${formatBytes(Number(bytes ?? 0))}`;
   }
   if (fields.level === 'error') {
     const { level, error, ...rest } = fields;
-    return `${clock} error ${pairs(rest)}\n${error}`.replace(/ \n/, '\n');
+    return `${clock} error  ${pairs(rest)}\n${error}`.replace(/ +\n/, '\n');
   }
   const { event, ...rest } = fields;
-  return `${clock} ${event ?? ''} ${pairs(rest)}`.trimEnd();
+  return `${clock} ${event ?? ''}  ${pairs(rest)}`.trimEnd();
 }
 
 const pairs = (fields: Record<string, unknown>) =>

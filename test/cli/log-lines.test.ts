@@ -8,16 +8,14 @@ const request = { time: '2026-11-02T12:01:05.000Z', method: 'GET', path: '/api/p
 const TIME = /^\d\d:\d\d:\d\d /;
 
 describe('the log lines', () => {
-  it('write a request readably: time of day, status, method, path and query, time taken, size', () => {
-    const line = readableLine(request);
-    expect(line).toMatch(TIME);
-    expect(line.replace(TIME, '')).toBe('200 GET /api/public/rcn/transactions?limit=1 1.3 ms 2.1 KiB');
+  it('write a request readably: time of day (UTC), status, method, path and query, time taken, size', () => {
+    expect(readableLine(request)).toBe('12:01:05 200 GET /api/public/rcn/transactions?limit=1 1.3 ms 2.1 KiB');
   });
 
   it('write an event by its name and fields, and a failure with its stack below', () => {
-    expect(readableLine({ event: 'snapshot', snapshot: 'S2', previous: 'S1' }).replace(TIME, '')).toBe('snapshot snapshot=S2 previous=S1');
+    expect(readableLine({ event: 'snapshot', snapshot: 'S2', previous: 'S1' }).replace(TIME, '')).toBe('snapshot  snapshot=S2 previous=S1');
     const failure = readableLine({ level: 'error', error: 'Error: boom\n    at answer (app.ts:1:1)', path: '/api/sql?q=x' });
-    expect(failure.replace(TIME, '')).toBe('error path=/api/sql?q=x\nError: boom\n    at answer (app.ts:1:1)');
+    expect(failure.replace(TIME, '')).toBe('error  path=/api/sql?q=x\nError: boom\n    at answer (app.ts:1:1)');
   });
 
   it('are readable on a terminal and JSON elsewhere, unless --log-format says which', () => {
