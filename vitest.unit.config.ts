@@ -12,6 +12,7 @@ export default defineConfig({
       'test/layers.test.ts',
       'test/docs/links.test.ts',
       'test/cli/options.test.ts',
+      'test/cli/log-lines.test.ts',
       'test/core/clock.test.ts',
       'test/scripts/mirror/cadence.test.ts',
       'test/core/heap.test.ts',

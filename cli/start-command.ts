@@ -16,6 +16,7 @@ import { pullSummary, serveCheck } from './pull-command.ts';
 import { explainListenError, untilStopped } from './serve-command.ts';
 import { eventLog, keepingOptions } from './mirror-command.ts';
 import { clockFromEnvironment, type Clock } from '../core/clock.ts';
+import { logWriter } from './log-lines.ts';
 
 /** Where `start` keeps the sample city it serves to itself as the upstream, inside the data directory. */
 export const sampleUpstreamDir = (dataDir: string) => join(dataDir, 'sample-upstream');
@@ -118,7 +119,9 @@ export const startCommand = defineCommand({
       datasets,
       port: options.port,
       tree: staticTree(options.out),
-      log: (line) => output.out(`${JSON.stringify(line)}\n`),
+      // Ages and lags on the mirror's clock (ODSNAP_CLOCK, which tests and benches run faster).
+      clock,
+      log: logWriter(output, undefined),
       logRequests: false,
     }).catch(explainListenError('127.0.0.1', options.port));
     const url = server.url.replace('127.0.0.1', 'localhost');

@@ -4,12 +4,15 @@ export interface Output {
   readonly err: (text: string) => void;
   /** Whether `err` is a terminal, so progress can redraw one line. */
   readonly interactive: boolean;
+  /** Whether `out` is a terminal, so that log lines are written for a person rather than a machine. */
+  readonly terminal?: boolean;
 }
 
 export const processOutput: Output = {
   out: (text) => process.stdout.write(text),
   err: (text) => process.stderr.write(text),
   interactive: Boolean(process.stderr.isTTY),
+  terminal: Boolean(process.stdout.isTTY),
 };
 
 /**

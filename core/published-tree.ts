@@ -9,6 +9,9 @@ import { join } from 'node:path';
 /** The static tree's entry point: its snapshot, licence, and every data set, endpoint and file pattern. */
 export const INDEX = 'api/public/index.json';
 
+/** How fresh the data is, as of the build (core/status-document.ts): the file of the server's /api/public/status. */
+export const STATUS_FILE = 'api/public/status.json';
+
 /** The OpenAPI document of v1, which the site writes. */
 export const OPENAPI = 'api/public/openapi.json';
 

@@ -4,6 +4,7 @@ import { invalidParameter } from '../core/problem.ts';
 import { send } from './http/respond.ts';
 import type { Answer, Asked } from './http/route.ts';
 import type { SnapshotHost } from './snapshot-host.ts';
+import { STATUS_PATH } from './status-resource.ts';
 
 /**
  * `GET /` and `GET /api/public`: what this service holds and every endpoint it answers, with links.
@@ -45,6 +46,7 @@ export function apiIndex(host: SnapshotHost, datasets: readonly Dataset[], links
         formats: ['json', 'csv', 'parquet', 'arrow'],
       },
       health: `${base}/healthz`,
+      status: `${base}${STATUS_PATH}`,
     };
     return send(request, response, {
       status: 200,

@@ -13,7 +13,13 @@ export interface AppOptions {
   /** Failures, and (unless `logRequests` is false) one structured line per request. */
   readonly log?: (line: Record<string, unknown>) => void;
   readonly logRequests?: boolean;
+  /** Counts each request as it ends, under its route's label (see Route.label), e.g. ServerMetrics.observe. */
+  readonly observe?: (route: string, status: number, seconds: number) => void;
 }
+
+/** The labels of requests no line of the routing table answered: preflights, and those refused before (method, Host, URL). */
+const PREFLIGHT = 'CORS preflight';
+const REFUSED = 'refused before routing';
 
 /** Longest request target accepted; longer ones get 414. */
 export const MAX_URL_LENGTH = 8192;
@@ -64,18 +70,17 @@ export function createApp(options: AppOptions) {
   const logRequests = options.log !== undefined && options.logRequests !== false;
   const baseOf = linkBaseOf(options.publicUrl);
   const vary = linksVary(options.publicUrl);
-
-  async function handle(request: IncomingMessage, response: ServerResponse, base: string): Promise<number> {
-    const url = admitted(request, response);
-    return url ? dispatch(options.routes, { request, response, url, base }) : 0;
-  }
+  const { observe } = options;
 
   return async function listener(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const started = performance.now();
     const base = baseOf(request);
     let bytes = 0;
+    let route = REFUSED;
     try {
-      bytes = await handle(request, response, base);
+      const url = admitted(request, response);
+      if (!url) route = PREFLIGHT;
+      else bytes = await dispatch(options.routes, { request, response, url, base }, (label) => (route = label));
     } catch (error) {
       // The client went away while its answer was sent (or closed right after its last byte, before
       // the write was done): nothing failed here, and there is no one left to answer.
@@ -104,6 +109,7 @@ export function createApp(options: AppOptions) {
         });
       } else response.destroy();
     } finally {
+      observe?.(route, response.statusCode, (performance.now() - started) / 1000);
       if (logRequests)
         options.log!({
           time: new Date().toISOString(),

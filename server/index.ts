@@ -2,6 +2,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import type { Dataset } from '../datasets/vocabulary/dataset.ts';
 import { createApp, MAX_URL_LENGTH } from './app.ts';
+import { type Clock, wallClock } from '../core/clock.ts';
+import { ServerMetrics } from './metrics/server-metrics.ts';
+import { MirrorRecord } from './mirror-record.ts';
 import { problemTypes, type ProblemType } from '../core/problem.ts';
 import { serverRoutes } from './routes.ts';
 import type { SqlServiceOptions } from './sql/handler.ts';
@@ -29,6 +32,8 @@ export interface ServerOptions extends ServedSnapshotOptions {
   readonly contact?: string;
   /** Where the feeds read the latest live rows (see latest-live-rows.ts; default: the snapshot's newest capture). */
   readonly latestLive?: LatestLiveRows;
+  /** The time ages and lags are counted to (the status resource, the metrics): the mirror's clock, by default the wall's. */
+  readonly clock?: Clock;
 }
 
 export interface RunningServer {
@@ -92,6 +97,9 @@ function brokenRequestProblem(error: NodeJS.ErrnoException & { rawPacket?: Buffe
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const host = await SnapshotHost.open(options.dataDir, options.datasets, { ...options, log: options.log });
   if (options.watch !== false) host.watch();
+  const clock = options.clock ?? wallClock;
+  const mirror = new MirrorRecord(options.dataDir);
+  const metrics = new ServerMetrics(host, mirror, clock);
   const routes = serverRoutes({
     datasets: options.datasets,
     host,
@@ -100,8 +108,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     sql: { ...options.sql, log: options.log },
     contact: options.contact,
     latestLive: options.latestLive,
+    mirror,
+    clock,
+    metrics,
   });
-  const listener = createApp({ routes, publicUrl: options.publicUrl, log: options.log, logRequests: options.logRequests });
+  const listener = createApp({ routes, publicUrl: options.publicUrl, log: options.log, logRequests: options.logRequests, observe: metrics.observe });
   // requireHostHeader: false lets a request without Host reach the app, which answers it with a problem body, not node's bare 400.
   // node looks for requests past their timeouts every connectionsCheckingInterval (30 s by default,
   // so headers that never end were answered up to 30 s late): every second here.

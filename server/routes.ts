@@ -1,16 +1,20 @@
 import type { IncomingMessage } from 'node:http';
+import type { Clock } from '../core/clock.ts';
 import { notFound, problemTypePage } from '../core/problem.ts';
 import type { Dataset } from '../datasets/vocabulary/dataset.ts';
-import { createRouter } from '../datasets/vocabulary/router.ts';
+import { createRouter, type Route as EndpointMatch } from '../datasets/vocabulary/router.ts';
 import { apiIndex } from './api-index.ts';
 import { endpointAnswer } from './endpoint-answer.ts';
 import { feedAnswer, feedDocuments } from './feed-answer.ts';
 import { send } from './http/respond.ts';
 import { anyPath, exactly, route, under, type Answer, type Route } from './http/route.ts';
 import { latestInSnapshot, type LatestLiveRows } from './latest-live-rows.ts';
+import type { ServerMetrics } from './metrics/server-metrics.ts';
+import type { MirrorRecord } from './mirror-record.ts';
 import type { SnapshotHost } from './snapshot-host.ts';
 import { sqlEndpoint, type SqlServiceOptions } from './sql/handler.ts';
 import { namedLikeAFile, type StaticTree } from './static-tree.ts';
+import { STATUS_PATH, statusResource } from './status-resource.ts';
 
 export interface RoutesOptions {
   readonly datasets: readonly Dataset[];
@@ -23,6 +27,10 @@ export interface RoutesOptions {
   readonly contact?: string;
   /** Where the feeds read the latest live rows (default: the newest capture in the snapshot). */
   readonly latestLive?: LatestLiveRows;
+  /** The mirror's record of the data directory, which the status resource reads. */
+  readonly mirror: MirrorRecord;
+  readonly clock: Clock;
+  readonly metrics: ServerMetrics;
 }
 
 /**
@@ -44,8 +52,10 @@ export function serverRoutes(options: RoutesOptions): readonly Route[] {
   const endpoint = endpointAnswer(options);
   const feedAt = feedDocuments(options.datasets);
   const { tree } = options;
+  // Requests to the v1 API are counted by endpoint, its path template standing for every path it takes.
+  const template = (found: EndpointMatch) => found.endpoint.fullPath;
   return [
-    route('v1 endpoint', (url) => (tree && namedLikeAFile(url.pathname) ? undefined : endpointAt(url.pathname)), endpoint),
+    route('v1 endpoint', (url) => (tree && namedLikeAFile(url.pathname) ? undefined : endpointAt(url.pathname)), endpoint, template),
     route('feed document', (url) => feedAt(url.pathname), feedAnswer({ ...options, latestLive: options.latestLive ?? latestInSnapshot })),
     route(
       'static file',
@@ -54,9 +64,12 @@ export function serverRoutes(options: RoutesOptions): readonly Route[] {
     ),
     route('index', exactly('/', '/api/public'), apiIndex(options.host, options.datasets, options.publicUrl === undefined)),
     route('SQL', exactly('/api/sql'), sqlEndpoint(options.host, options.sql)),
+    // The data sets' paths are /api/public/<data set>/<endpoint>…, never this one.
+    route('status', exactly(STATUS_PATH), statusResource(options.host, options.mirror, options.clock)),
     route('health', exactly('/healthz'), health(options.host)),
+    route('metrics', exactly('/metrics'), options.metrics.answer),
     route('problem type', under('/problems/'), problemType),
-    route('v1 endpoint named like a file', (url) => endpointAt(url.pathname), endpoint),
+    route('v1 endpoint named like a file', (url) => endpointAt(url.pathname), endpoint, template),
     route('not found', anyPath, notFoundAnswer(tree)),
   ];
 }

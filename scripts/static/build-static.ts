@@ -12,15 +12,17 @@ import { contactEmail, writeFeeds } from './feeds.ts';
 import { startFigures, writeFigures } from './figures.ts';
 import { staticContext } from './static-context.ts';
 import { writeIndex } from './tree-index.ts';
+import { writeStatus } from './tree-status.ts';
 import { TreeOutput, type TreeCounts } from './tree-output.ts';
 
 /**
  * `odsnap build`: the static tree of the current snapshot, in steps: the snapshot's tables; every
  * endpoint's files (see the kinds' files) and a listing of them; the changes of the last pulls; the
- * downloads; the charts' and maps' figures; the data sets' feeds (GBFS); the entry point
- * `/api/public/index.json` and the hosting configuration; the site. Written into the tree not in use, then swapped in (published).
- * Work that reads whole tables (figures, CSV twins, prints) and the site's bundling start first
- * and go on while the files are written; the step that needs their result waits for it.
+ * downloads; the charts' and maps' figures; the data sets' feeds (GBFS); how fresh the data is (the
+ * mirror's status); the entry point `/api/public/index.json` and the hosting configuration; the
+ * site. Written into the tree not in use, then swapped in (published). Work that reads whole
+ * tables (figures, CSV twins, prints) and the site's bundling start first and go on while the
+ * files are written; the step that needs their result waits for it.
  */
 
 export interface BuildOptions {
@@ -112,6 +114,7 @@ async function buildLocked(options: BuildOptions): Promise<BuildResult> {
       context,
       contact: contactEmail(options.publisher?.contact),
     });
+    await writeStatus(output, { dataDir, manifest: tables.snapshot.manifest });
     await writeIndex(output, {
       manifest: tables.snapshot.manifest,
       datasets,

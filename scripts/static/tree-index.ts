@@ -1,4 +1,4 @@
-import { CATALOGUE, CHANGES_INDEX, DATAPACKAGE, DCAT, DUCKDB_SCRIPT, figuresPath, INDEX, OPENAPI } from '../../core/published-tree.ts';
+import { CATALOGUE, CHANGES_INDEX, DATAPACKAGE, DCAT, DUCKDB_SCRIPT, figuresPath, INDEX, OPENAPI, STATUS_FILE } from '../../core/published-tree.ts';
 import type { Manifest } from '../../core/snapshot/manifest.ts';
 import type { Defaults } from '../../datasets/answers/static-files.ts';
 import { filePath, isPaged, layoutAbout, patternsOf } from '../../datasets/answers/tree.ts';
@@ -11,9 +11,9 @@ import type { TreeOutput } from './tree-output.ts';
 
 /**
  * The tree's entry point, `/api/public/index.json`: the snapshot, how files are named, every data
- * set's endpoints with their listings, and where the downloads, changes, site and hosting files
- * are; and the hosting files themselves (see hosting.ts). Written before the site is made, which
- * reads it.
+ * set's endpoints with their listings, and where the downloads, changes, status, site and hosting
+ * files are; and the hosting files themselves (see hosting.ts). Written before the site is made,
+ * which reads it.
  */
 export interface IndexInput {
   readonly manifest: Manifest;
@@ -55,6 +55,7 @@ export async function writeIndex(output: TreeOutput, { manifest, datasets, defau
     })),
     downloads: { catalogue: `${base}/${CATALOGUE}`, datapackage: `${base}/${DATAPACKAGE}`, dcat: `${base}/${DCAT}`, duckdb: `${base}/${DUCKDB_SCRIPT}` },
     changes: `${base}/${CHANGES_INDEX}`,
+    status: `${base}/${STATUS_FILE}`,
     // The site and the OpenAPI document it writes, when the tree holds them.
     ...(site ? { site: `${base}/`, openapi: `${base}/${OPENAPI}` } : {}),
     hosting: { nginx: `${base}/${NGINX_SNIPPET}`, headers: `${base}/${HEADERS_FILE}` },

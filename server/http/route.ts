@@ -20,10 +20,21 @@ export interface Route {
   readonly name: string;
   readonly match: (url: URL) => unknown;
   readonly answer: Answer<any>;
+  /**
+   * What the metrics count a request this line answers under: its name, or for a line of many
+   * answers (the v1 endpoints) one of few values it makes of what its match found (an endpoint's
+   * path template), never the path itself, which clients choose without limit.
+   */
+  readonly label: (matched: any) => string;
 }
 
 /** A line whose answer takes what its match found. */
-export const route = <M>(name: string, match: (url: URL) => M | undefined, answer: Answer<M>): Route => ({ name, match, answer });
+export const route = <M>(name: string, match: (url: URL) => M | undefined, answer: Answer<M>, label: (matched: M) => string = () => name): Route => ({
+  name,
+  match,
+  answer,
+  label,
+});
 
 /** Matches these paths, exactly. */
 export const exactly =
@@ -37,11 +48,13 @@ export const under = (prefix: string) => (url: URL) => url.pathname.startsWith(p
 /** Matches every path: the table's last line. */
 export const anyPath = () => true;
 
-/** Answers with the first line of `routes` that takes the request's path. */
-export function dispatch(routes: readonly Route[], asked: Asked): Promise<number> {
-  for (const { match, answer } of routes) {
+/** Answers with the first line of `routes` that takes the request's path, telling `routed` its label first (the answer may throw). */
+export function dispatch(routes: readonly Route[], asked: Asked, routed?: (label: string) => void): Promise<number> {
+  for (const { match, answer, label } of routes) {
     const matched = match(asked.url);
-    if (matched !== undefined) return answer(asked, matched);
+    if (matched === undefined) continue;
+    routed?.(label(matched));
+    return answer(asked, matched);
   }
   throw new Error(`no route takes ${asked.url.pathname}: the table must end with one that takes every path`);
 }

@@ -66,6 +66,8 @@ describe('who answers a URL, with a static tree beside the API', () => {
 
   it('answers what only the tree holds under /api/public, and its downloads, from the tree', async () => {
     expect(answerer(await get('/api/public/index.json'))).toBe('file 200 application/json; charset=utf-8');
+    // The status as of the build, beside the server's own at /api/public/status.
+    expect(answerer(await get('/api/public/status.json'))).toBe('file 200 application/json; charset=utf-8');
     expect(answerer(await get('/api/public/rcn/changes.atom'))).toBe('file 200 application/atom+xml; charset=utf-8');
     expect(answerer(await get('/downloads/odsnap.sql'))).toBe('file 200 application/sql; charset=utf-8');
   });
@@ -76,14 +78,16 @@ describe('who answers a URL, with a static tree beside the API', () => {
     expect(home.body.toString()).toBe(SITE_INDEX);
     const index = await get('/api/public');
     expect(answerer(index)).toBe('api 200 application/json; charset=utf-8');
-    expect(Object.keys(JSON.parse(index.body.toString()))).toEqual(['snapshot', 'licence', 'datasets', 'sql', 'health']);
+    expect(Object.keys(JSON.parse(index.body.toString()))).toEqual(['snapshot', 'licence', 'datasets', 'sql', 'health', 'status']);
     // With a slash it is no path of the API's, nor a folder of the tree with a page.
     expect(answerer(await get('/api/public/', BROWSER))).toBe('problem 404');
   });
 
-  it("answers odsnap's own paths itself: SQL, health, the problem types", async () => {
+  it("answers odsnap's own paths itself: SQL, health, status, metrics, the problem types", async () => {
     expect(answerer(await get('/api/sql'))).toBe('problem 400 q');
     expect(answerer(await get('/healthz'))).toBe('other 200 application/json no-store');
+    expect(answerer(await get('/api/public/status'))).toBe('api 200 application/json; charset=utf-8');
+    expect(answerer(await get('/metrics'))).toBe('other 200 text/plain; version=0.0.4; charset=utf-8 no-store');
     expect(answerer(await get('/problems/not-found'))).toBe('other 200 text/html; charset=utf-8 public, max-age=86400');
     // A type there is not is a problem, even to a browser.
     expect(answerer(await get('/problems/nope', BROWSER))).toBe('problem 404');
