@@ -18,29 +18,56 @@ export interface Cadence {
 
 const units = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 
+/** Every `ms`, at its multiples since the epoch. */
+class Interval implements Cadence {
+  constructor(
+    readonly text: string,
+    readonly ms: number,
+  ) {}
+
+  next(after: number): number {
+    return (Math.floor(after / this.ms) + 1) * this.ms;
+  }
+
+  previous(at: number): number {
+    return Math.floor(at / this.ms) * this.ms;
+  }
+}
+
+/** The times a cron expression names, as croner reads it. */
+class CronTimes implements Cadence {
+  readonly #cron: Cron;
+
+  constructor(
+    readonly text: string,
+    readonly timeZone: string | undefined,
+  ) {
+    this.#cron = new Cron(text, { paused: true, ...(timeZone ? { timezone: timeZone } : {}) });
+  }
+
+  next(after: number): number {
+    const next = this.#cron.nextRun(new Date(after));
+    if (!next) throw new Error(`the cron expression "${this.text}" names no time after ${new Date(after).toISOString()}`);
+    return next.getTime();
+  }
+
+  previous(at: number): number {
+    return this.#cron.previousRuns(1, new Date(at + 1))[0]?.getTime() ?? -Infinity;
+  }
+}
+
 /** A cadence from its text, or what is wrong with the text. */
 export function parseCadence(text: string, timeZone?: string): Cadence | { readonly problem: string } {
   const interval = /^(\d+)(s|m|h|d)$/.exec(text.trim());
   if (interval) {
     const ms = Number(interval[1]) * units[interval[2] as keyof typeof units];
-    if (ms === 0) return { problem: 'must be longer than 0' };
-    return { text, next: (after) => (Math.floor(after / ms) + 1) * ms, previous: (at) => Math.floor(at / ms) * ms };
+    return ms === 0 ? { problem: 'must be longer than 0' } : new Interval(text, ms);
   }
-  let cron: Cron;
   try {
-    cron = new Cron(text, { paused: true, ...(timeZone ? { timezone: timeZone } : {}) });
+    return new CronTimes(text, timeZone);
   } catch (error) {
     return { problem: `must be an interval (30s, 5m, 1h, 1d) or a cron expression: ${(error as Error).message}` };
   }
-  return {
-    text,
-    next: (after) => {
-      const next = cron.nextRun(new Date(after));
-      if (!next) throw new Error(`the cron expression "${text}" names no time after ${new Date(after).toISOString()}`);
-      return next.getTime();
-    },
-    previous: (at) => cron.previousRuns(1, new Date(at + 1))[0]?.getTime() ?? -Infinity,
-  };
 }
 
 export interface Keeping {

@@ -23,7 +23,7 @@ beforeAll(async () => {
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
 /** Texts tried, in order, for an option with a value: the first its own check takes and that is not its default. */
-const candidates = ['7', 'json', 'tiny', 'none', 'rcn', '2025-01-01', '3MiB', 'last=7', 'http://127.0.0.1:9', 'feeds@example.org'];
+const candidates = ['7', '30m', 'json', 'tiny', 'none', 'rcn', '2025-01-01', '3MiB', 'last=7', 'http://127.0.0.1:9', 'feeds@example.org'];
 
 /** A text an option's check takes, other than its default: a directory or a file for one that names a path. */
 function textFor(name: string, option: { readonly check?: z.ZodType; readonly default?: string; readonly directory?: string; readonly file?: string }): string {
