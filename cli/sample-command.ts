@@ -66,12 +66,9 @@ export const sampleCommand = defineCommand({
         .optional(),
     },
   },
-  together(options) {
+  async run(options, output) {
     const stray = (['port', 'speed'] as const).find((name) => options[name] !== undefined && !options.serve);
     if (stray) throw new UsageError(`--${stray} is for --serve: give --serve too, or leave --${stray} out`);
-    return options;
-  },
-  async run(options, output) {
     const settings = { scale: options.scale, seed: options.seed, until: options.until };
     if (options.serve) return serveMovingCity({ out: options.out, settings, port: options.port ?? 0, speed: options.speed }, output);
     const progress = new Progress(output);
