@@ -7,6 +7,7 @@ import { datasets } from '../datasets/index.ts';
 import { city } from '../datasets/vocabulary/sample-city.ts';
 import { historyStart, sampleContext, type SampleSettings } from '../datasets/vocabulary/sample.ts';
 import { sampleInProcess, serveSampleUpstream } from './sample-upstream.ts';
+import { explainListenError } from './serve-command.ts';
 
 /** What `odsnap sample --serve` is given. */
 export interface MovingCityOptions {
@@ -37,6 +38,8 @@ export async function serveMovingCity(options: MovingCityOptions, output: Output
   const setting = given && !/\banchor=/.test(given) ? `${given.trim()} anchor=${Date.now()}` : given;
   let clock: Clock | undefined;
   try {
+    // Read as given first, so that a mistake is shown as it was written.
+    if (given) clockFromEnvironment({ ODSNAP_CLOCK: given });
     clock = setting ? clockFromEnvironment({ ODSNAP_CLOCK: setting }) : undefined;
   } catch (error) {
     output.err(`odsnap sample: ${(error as Error).message}\n`);
@@ -49,8 +52,8 @@ export async function serveMovingCity(options: MovingCityOptions, output: Output
   ]);
   const settings = clock ? { ...options.settings, until: registersUntil(clock.now()) } : options.settings;
   const start = historyStart[settings.scale];
-  if (settings.until < start) {
-    output.err(`odsnap sample: the clock reads ${new Date(clock!.now()).toISOString()}, before the ${settings.scale} city's history begins (${start})\n`);
+  if (clock && settings.until < start) {
+    output.err(`odsnap sample: ODSNAP_CLOCK reads ${new Date(clock.now()).toISOString()}, before the ${settings.scale} city's history begins (${start})\n`);
     return 2;
   }
   const progress = new Progress(output);
@@ -64,24 +67,22 @@ export async function serveMovingCity(options: MovingCityOptions, output: Output
   const registers = await serveSampleUpstream(options.out);
   const stopped = new AbortController();
   try {
-    let speed = options.speed ?? DEFAULT_SPEED;
-    let shared = setting;
-    if (!clock) {
-      // Anchored once the city is served: its first minute is the sample's own "now".
-      const anchor = Date.now();
-      const begins = sampleContext(settings).now;
-      [clock, shared] = [acceleratedClock(begins, speed, anchor), clockSettingOf(begins, speed, anchor)];
-    } else speed = clock.speed;
-    const front = await startLiveFront({ answers: new LiveAnswers(datasets, settings), clock, behind: registers.url, port: options.port });
+    // Without ODSNAP_CLOCK, anchored once the city is served: its first minute is the sample's own "now".
+    const own = clock ? undefined : { begins: sampleContext(settings).now, speed: options.speed ?? DEFAULT_SPEED, anchor: Date.now() };
+    const moving = clock ?? acceleratedClock(own!.begins, own!.speed, own!.anchor);
+    const shared = own ? clockSettingOf(own.begins, own.speed, own.anchor) : setting!;
+    const front = await startLiveFront({ answers: new LiveAnswers(datasets, settings), clock: moving, behind: registers.url, port: options.port }).catch(
+      explainListenError('127.0.0.1', options.port),
+    );
     progress.step(
-      `the ${settings.scale} sample city moves ${speed} times as fast as the wall (a day every ${formatWall(86_400 / speed)}), from ${new Date(clock.now()).toISOString()}`,
+      `the ${settings.scale} sample city moves ${moving.speed} times as fast as the wall (a day every ${formatWall(86_400 / moving.speed)}), from ${new Date(moving.now()).toISOString()}`,
     );
     progress.step(`its live endpoints answer the clock's minute; at each midnight (${city.timeZone}) its registers add the day just ended`);
     progress.step(`point a mirror at it with ODSNAP_CLOCK='${shared}' and ${front.url}; Ctrl-C stops`);
     output.out(`ODSNAP_CLOCK='${shared}'\nODSNAP_UPSTREAM=${front.url}\n`);
 
     const days = followRegisterDays({
-      clock,
+      clock: moving,
       until: settings.until,
       signal: stopped.signal,
       advance: (until) => sampleInProcess(['--out', options.out, '--scale', settings.scale, '--seed', String(settings.seed), '--until', until], stopped.signal),
