@@ -1,6 +1,4 @@
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { datasets } from '../datasets/index.ts';
 import { defaultSeed, defaultUntil, scales, type SampleSettings } from '../datasets/vocabulary/sample.ts';
@@ -17,6 +15,7 @@ import { explainListenError, untilStopped } from './serve-command.ts';
 import { eventLog, keepingOptions } from './mirror-command.ts';
 import { clockFromEnvironment, type Clock } from '../core/clock.ts';
 import { logWriter } from './log-lines.ts';
+import { serveSampleUpstream, type SampleUpstream } from './sample-upstream.ts';
 
 /** Where `start` keeps the sample city it serves to itself as the upstream, inside the data directory. */
 export const sampleUpstreamDir = (dataDir: string) => join(dataDir, 'sample-upstream');
@@ -226,32 +225,6 @@ async function pullSnapshot(
   } finally {
     upstream?.stop();
   }
-}
-
-interface SampleUpstream {
-  readonly url: string;
-  stop(): void;
-}
-
-/**
- * `odsnap serve` over the sample city in its own process, as a real upstream is: the crawler and
- * the server then each have a core, and the pull takes half the time it takes in one process.
- */
-async function serveSampleUpstream(sampleDir: string): Promise<SampleUpstream> {
-  const cli = fileURLToPath(new URL('../bin/odsnap.js', import.meta.url));
-  const child = spawn(process.execPath, [cli, 'serve', '--data', sampleDir, '--port', '0', '--quiet', '--static', join(sampleDir, 'no-static-tree')], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let said = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stderr.on('data', (chunk) => {
-      said += chunk;
-      const found = /serving snapshot \S+ at (http:\/\/\S+)/.exec(said);
-      if (found) resolve(found[1]!);
-    });
-    child.on('exit', (code) => reject(new Error(`the sample upstream (odsnap serve) exited with code ${code}: ${said.trim()}`)));
-  });
-  return { url, stop: () => child.kill('SIGTERM') };
 }
 
 /** The upstream the current snapshot was pulled from, if it was pulled. */

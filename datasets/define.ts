@@ -7,7 +7,7 @@ import { RESERVED_FEED_NAMES, type Feed } from './vocabulary/feed.ts';
 import { version } from './vocabulary/param.ts';
 import { mergePatch, resolveLinks, type RenderContext } from './vocabulary/render.ts';
 import type { ResourceSpec } from './vocabulary/resource.ts';
-import type { SampleGenerator } from './vocabulary/sample.ts';
+import type { SampleGenerator, SampleLive } from './vocabulary/sample.ts';
 import { recordColumns } from './vocabulary/table.ts';
 import { asWritten } from './vocabulary/written.ts';
 import type { Columns, RowOf, Table, TableSpec } from '../core/table.ts';
@@ -42,6 +42,8 @@ export interface DatasetSpec<T extends TableSpecs> {
   /** How pull fetches the data set from an upstream. */
   readonly crawl: CrawlPlan;
   readonly sample: SampleGenerator<T>;
+  /** Its live tables at any minute, for a sample city whose time moves (see SampleLive). */
+  readonly liveSample?: SampleLive<T>;
   /** What the data set's page draws (see figure.ts). */
   readonly charts?: readonly Chart[];
   readonly map?: readonly MapLayer[];
@@ -133,6 +135,7 @@ export function defineDataset<T extends TableSpecs>(spec: DatasetSpec<T>): Datas
     endpoints,
     crawl: spec.crawl,
     sample: spec.sample as unknown as SampleGenerator<TableSpecs>,
+    ...(spec.liveSample ? { liveSample: spec.liveSample as unknown as SampleLive<TableSpecs> } : {}),
     charts: spec.charts ?? [],
     map: spec.map ?? [],
     ...(spec.feed ? { feed: spec.feed } : {}),

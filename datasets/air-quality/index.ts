@@ -5,7 +5,7 @@ import { endpoints } from './endpoints.ts';
 import { renderHistoryReading, renderLiveReading, renderLiveStation, renderSensor, renderStation } from './render.ts';
 import { historyReading, liveReading, liveStation, sensor, station } from './resources.ts';
 import { parseHistoryReading, parseLiveReading, parseLiveStation, parseSensor, parseStation } from './parse.ts';
-import { generate } from './sample.ts';
+import { generate, live } from './sample.ts';
 import * as tables from './tables.ts';
 import { charts, map } from './figures.ts';
 
@@ -47,6 +47,7 @@ export const airQuality = defineDataset({
     { path: '/live/{deviceId}' },
   ],
   sample: generate,
+  liveSample: live,
   charts,
   map,
 });

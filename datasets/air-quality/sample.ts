@@ -2,8 +2,8 @@ import { addDays, dayToUtcMs, eachDay, weekdayOf } from '../../core/calendar.ts'
 import type { Random } from '../vocabulary/random.ts';
 import { city, pickDistrict, positionNear, slugOf, streetsOf } from '../vocabulary/sample-city.ts';
 import { weatherOn, type Weather } from '../vocabulary/sample-weather.ts';
-import type { SampleContext, SampleGenerator, Scale } from '../vocabulary/sample.ts';
-import { zonedDayStart, zonedHourOf } from '../../core/zoned-time.ts';
+import type { RowSinks, SampleContext, SampleGenerator, SampleLive, Scale } from '../vocabulary/sample.ts';
+import { zonedDayOf, zonedDayStart, zonedHourOf } from '../../core/zoned-time.ts';
 import { sensorDefinitions } from './sensors.ts';
 import type { RowOf } from '../../core/table.ts';
 import { inRowOrder } from '../../core/row-order.ts';
@@ -44,6 +44,8 @@ interface Site {
     history_enabled: boolean;
   };
   readonly sensors: readonly string[];
+  /** A GIOŚ reference station (publishes the hour just ended), else a low-cost sensor (a rolling hour every few minutes). */
+  readonly reference: boolean;
   readonly traffic: number;
   readonly liveFails: boolean;
 }
@@ -75,6 +77,7 @@ function sitesOf(context: SampleContext): Site[] {
         history_enabled: i !== reference + 2,
       },
       sensors,
+      reference: isReference,
       traffic: kind === 'traffic' ? random.between(1.4, 1.9) : random.between(0.8, 1.1),
       liveFails: i === reference + 1,
     };
@@ -145,14 +148,8 @@ export const generate: SampleGenerator<typeof tables> = (context, out) => {
     });
   }
   const sites = sitesOf(context);
-  const lastHour = context.now - 3_600_000;
   for (const site of sites) {
     out.stations.write(site.row);
-    out.live_stations.write({
-      captured_at: context.now,
-      station_id: site.row.id,
-      error: site.liveFails ? { code: 'PROVIDER_TIMEOUT', message: 'The provider did not answer within 10 s.' } : null,
-    });
     // A station's readings are held for one UTC year, its partition, and written in the table's order.
     let year: RowOf<typeof tables.readings.columns>[] = [];
     const writeYear = () => {
@@ -171,12 +168,51 @@ export const generate: SampleGenerator<typeof tables> = (context, out) => {
       }
     }
     writeYear();
-    if (site.liveFails) continue;
-    for (const [hour, values] of hoursOf(context, site, context.until)) {
-      if (hour !== lastHour) continue;
-      for (const code of site.sensors) {
-        out.live_readings.write({ captured_at: context.now, station_id: site.row.id, sensor_code: code, read_at: hour, value: rounded(code, values[code]!) });
-      }
+  }
+  writeLive(context, sites, context.now, out);
+};
+
+/** The live readings: the stations, and what each shows at `at` (see writeLive). */
+export const live: SampleLive<typeof tables> = (context, at, out) => {
+  const sites = sitesOf(context);
+  // The device endpoint finds a station by its external id.
+  for (const site of sites) out.stations.write(site.row);
+  writeLive(context, sites, at, out);
+};
+
+const HOUR = 3_600_000;
+/** How often a low-cost sensor publishes its rolling hour. */
+const LOW_COST_EVERY = 5 * 60_000;
+
+/**
+ * What each station shows live at `at`, labelled, as the history is, by the start of the hour it
+ * averages: a reference station the hour just ended (its history's value, which the register
+ * gets at midnight), a low-cost sensor the hour up to its last publication, every five minutes,
+ * so between whole hours a blend of the two hours it spans. At a whole hour both show that hour's
+ * value; one station's live readings fail.
+ */
+function writeLive(context: SampleContext, sites: readonly Site[], at: number, out: RowSinks<typeof tables>) {
+  for (const site of sites) {
+    out.live_stations.write({
+      captured_at: at,
+      station_id: site.row.id,
+      error: site.liveFails ? { code: 'PROVIDER_TIMEOUT', message: 'The provider did not answer within 10 s.' } : null,
+    });
+  }
+  for (const site of sites.filter((s) => !s.liveFails)) {
+    const from = site.reference ? Math.floor(at / HOUR) * HOUR - HOUR : Math.floor(at / LOW_COST_EVERY) * LOW_COST_EVERY - HOUR;
+    const hour = Math.floor(from / HOUR) * HOUR;
+    const share = (from - hour) / HOUR;
+    const [first, second] = [valuesOfHour(context, site, hour), share > 0 ? valuesOfHour(context, site, hour + HOUR) : undefined];
+    for (const code of site.sensors) {
+      const value = second ? first[code]! * (1 - share) + second[code]! * share : first[code]!;
+      out.live_readings.write({ captured_at: at, station_id: site.row.id, sensor_code: code, read_at: from, value: rounded(code, value) });
     }
   }
-};
+}
+
+/** Every sensor's value at a station in the hour beginning at `hour`. */
+function valuesOfHour(context: SampleContext, site: Site, hour: number): Values {
+  for (const [start, values] of hoursOf(context, site, zonedDayOf(hour, city.timeZone))) if (start === hour) return values;
+  throw new Error(`no hour begins at ${new Date(hour).toISOString()}`);
+}

@@ -6,6 +6,7 @@ import { renderBike, renderLiveBike, renderLiveZone, renderRide, renderSeason, r
 import { bike, liveBike, liveZone, ride, season, zone } from './resources.ts';
 import { parseBike, parseLiveBike, parseLiveZone, parseRide, parseSeason, parseZone } from './parse.ts';
 import { generate } from './sample.ts';
+import { live } from './sample-live.ts';
 import * as tables from './tables.ts';
 import { charts, map } from './figures.ts';
 import { gbfs } from './gbfs.ts';
@@ -49,6 +50,7 @@ export const citybike = defineDataset({
     },
   ],
   sample: generate,
+  liveSample: live,
   charts,
   map,
   feeds: [gbfs],

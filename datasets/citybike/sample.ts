@@ -1,12 +1,14 @@
 import type { RowOf } from '../../core/table.ts';
 import { daysBetween, eachDay, weekdayOf } from '../../core/calendar.ts';
 import type { Random } from '../vocabulary/random.ts';
-import { city, distanceKm, offsetPosition, pickDistrict, positionNear } from '../vocabulary/sample-city.ts';
-import { cyclingFactor, cyclingHours, cyclingMonths, weatherOn } from '../vocabulary/sample-weather.ts';
-import type { SampleContext, SampleGenerator, Scale } from '../vocabulary/sample.ts';
+import { city, distanceKm } from '../vocabulary/sample-city.ts';
+import { cyclingFactor, cyclingMonths, weatherOn } from '../vocabulary/sample-weather.ts';
+import type { SampleGenerator } from '../vocabulary/sample.ts';
 import { zonedDayStart } from '../../core/zoned-time.ts';
 import { inRowOrder } from '../../core/row-order.ts';
-import { cumulate, inService, search, ZoneDraw, zonePool, type PoolZone } from './sample-zones.ts';
+import { bikeAt, fleetIn, hourDraws, SEASON_END, SEASON_START, sizes, type Bike } from './sample-fleet.ts';
+import { writeLiveMap } from './sample-live.ts';
+import { inService, search, ZoneDraw, zonePool, type PoolZone } from './sample-zones.ts';
 import type * as tables from './tables.ts';
 import { rides as ridesTable } from './tables.ts';
 
@@ -16,39 +18,9 @@ import { rides as ridesTable } from './tables.ts';
  * the distance between zones. Season statistics are summed from the rides themselves.
  */
 
-const sizes: Record<Scale, { bikes: number; zones: number; ridesPerDay: number }> = {
-  tiny: { bikes: 40, zones: 12, ridesPerDay: 10 },
-  small: { bikes: 400, zones: 60, ridesPerDay: 74 },
-  city: { bikes: 3200, zones: 330, ridesPerDay: 3050 },
-};
-
-/** Fleet mix (share, %) and typical door-to-door speed (km/h) per bicycle type. */
-const bikeTypes = [
-  ['standard', 91, 10.5],
-  ['electric', 6, 15],
-  ['tandem', 1.5, 8.5],
-  ['child', 1.5, 7.5],
-] as const;
-
-const SEASON_START = '03-01';
-const SEASON_END = '11-30';
-
-/** Bicycles in service in a year: the fleet grows 4 % a year towards the scale's size. */
-const fleetIn = (context: SampleContext, year: number) =>
-  Math.max(Math.round(sizes[context.scale].bikes * 0.6), Math.round(sizes[context.scale].bikes * (1 + 0.04 * (year - 2025))));
-
-function bikeAt(context: SampleContext, index: number) {
-  const random = context.random('citybike', 'bike', index);
-  const [type, , speed] = random.weighted(bikeTypes.map((t) => [t, t[1]] as const));
-  return { number: String(61_000 + index * 3 + random.int(0, 2)), type, speed };
-}
-
-const hourDraws = { weekday: cumulate(cyclingHours.weekday), weekend: cumulate(cyclingHours.weekend) };
 const round = (value: number, decimals: number) => Math.round(value * 10 ** decimals) / 10 ** decimals;
 
 type RideRow = RowOf<typeof tables.rides.columns>;
-
-type Bike = ReturnType<typeof bikeAt>;
 
 function rideOn(day: string, dayStart: number, draw: ZoneDraw, random: Random, fleet: readonly Bike[], year: number): RideRow {
   const weekend = weekdayOf(day) >= 5;
@@ -160,26 +132,7 @@ export const generate: SampleGenerator<typeof tables> = (context, out) => {
   writeLiveMap(
     context,
     pool.filter((z) => inService(z, context.until)),
+    context.now,
     out,
   );
 };
-
-/** The live map at the sample's "now": where each bicycle stands and which zones are open. */
-function writeLiveMap(context: SampleContext, zones: readonly PoolZone[], out: Parameters<SampleGenerator<typeof tables>>[1]) {
-  const random = context.random('citybike', 'live', context.until);
-  const draw = new ZoneDraw(zones);
-  for (let i = 0; i < fleetIn(context, Number(context.until.slice(0, 4))); i++) {
-    const { number, type } = bikeAt(context, i);
-    const spot = random.chance(0.9) ? zones[draw.start(random)]! : positionNear(random, pickDistrict(random), 2);
-    const { lat, lon } = positionNear(random, spot, 0.03);
-    out.live_bikes.write({ captured_at: context.now, number, available: random.chance(0.82), type, lat, lon });
-  }
-  for (const zone of zones) {
-    const radius = random.between(25, 45);
-    const area = Array.from({ length: 7 }, (_, k) => {
-      const p = offsetPosition(zone, radius * Math.cos((k * Math.PI) / 3), radius * Math.sin((k * Math.PI) / 3));
-      return [p.lon, p.lat];
-    });
-    out.live_zones.write({ captured_at: context.now, name: zone.name, type: zone.temporary ? 'temporary' : 'zone', lat: zone.lat, lon: zone.lon, area });
-  }
-}

@@ -4,7 +4,7 @@ import type { Endpoint } from './endpoint.ts';
 import type { Feed } from './feed.ts';
 import type { ParseContext } from './parse.ts';
 import type { RenderContext } from './render.ts';
-import type { SampleGenerator } from './sample.ts';
+import type { SampleGenerator, SampleLive } from './sample.ts';
 import type { StoredDataset, Table, TableSpec } from '../../core/table.ts';
 import type { Language, Text } from '../../core/text.ts';
 
@@ -85,6 +85,8 @@ export interface Dataset extends StoredDataset {
   /** How pull fetches it: steps, each naming an endpoint, whose kinds say what else they take (see datasets/answers/). */
   readonly crawl: readonly CrawlStepDeclaration[];
   readonly sample: SampleGenerator<TableSpecs>;
+  /** Its live tables at any minute of the sample city (see SampleLive), where it has any. */
+  readonly liveSample?: SampleLive<TableSpecs>;
   readonly charts: readonly Chart[];
   readonly map: readonly MapLayer[];
   readonly feed?: ChangesFeed;

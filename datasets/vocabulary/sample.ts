@@ -55,3 +55,13 @@ export type RowSinks<T extends Readonly<Record<string, TableSpec<any>>>> = {
 /** A data set's part of the sample city: writes every row of every table of the data set. */
 // Each table has its own columns; `any` lets one type cover them all.
 export type SampleGenerator<T extends Readonly<Record<string, TableSpec<any>>>> = (context: SampleContext, out: RowSinks<T>) => void | Promise<void>;
+
+/**
+ * A data set's live part of the sample city at one instant: the rows its live answers read as the
+ * upstream shows them at `at`, a minute of the day after `context.until` (from `context.now`, the
+ * midnight it begins, to the next). Deterministic in the seed and the minute; at `context.now`
+ * exactly, the live rows the generator writes. A city that moves (`odsnap sample --serve`) answers
+ * its live endpoints from these.
+ */
+// Each table has its own columns; `any` lets one type cover them all.
+export type SampleLive<T extends Readonly<Record<string, TableSpec<any>>>> = (context: SampleContext, at: number, out: RowSinks<T>) => void;
