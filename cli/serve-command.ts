@@ -5,6 +5,7 @@ import { cacheDirOption, dataDirOption, defineCommand } from './command.ts';
 import { holdsSnapshot } from '../core/snapshot/layout.ts';
 import { builtSnapshotId } from '../core/published-tree.ts';
 import { clockFromEnvironment } from '../core/clock.ts';
+import { archivedOrSnapshotted } from './live-rows.ts';
 import { logFormatOption, logWriter } from './log-lines.ts';
 
 export const serveCommand = defineCommand({
@@ -79,6 +80,7 @@ export const serveCommand = defineCommand({
       host: options.host,
       publicUrl: options['public-url'],
       contact: options.contact,
+      latestLive: archivedOrSnapshotted(options.data),
       memoryLimit: options['memory-limit'],
       tree: staticTree(options.static, ownTree),
       // Ages and lags on the mirror's clock (ODSNAP_CLOCK, which tests and benches run faster).

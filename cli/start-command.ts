@@ -14,6 +14,7 @@ import { pullSummary, serveCheck } from './pull-command.ts';
 import { explainListenError, untilStopped } from './serve-command.ts';
 import { eventLog, keepingOptions } from './mirror-command.ts';
 import { clockFromEnvironment, type Clock } from '../core/clock.ts';
+import { archivedOrSnapshotted } from './live-rows.ts';
 import { logWriter } from './log-lines.ts';
 import { serveSampleUpstream, type SampleUpstream } from './sample-upstream.ts';
 
@@ -120,6 +121,7 @@ export const startCommand = defineCommand({
       tree: staticTree(options.out),
       // Ages and lags on the mirror's clock (ODSNAP_CLOCK, which tests and benches run faster).
       clock,
+      latestLive: archivedOrSnapshotted(options.data),
       log: logWriter(output, undefined),
       logRequests: false,
     }).catch(explainListenError('127.0.0.1', options.port));

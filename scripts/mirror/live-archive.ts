@@ -85,6 +85,19 @@ export class LiveArchive {
     return undefined;
   }
 
+  /** The journal of the newest hour the archive holds, if any. */
+  async newestHourFile(): Promise<string | undefined> {
+    const hour = (await this.hours()).at(-1);
+    return hour ? this.hourFile(hour) : undefined;
+  }
+
+  /** Every whole entry of an hour's journal, in the order made. */
+  async entriesIn(file: string): Promise<Entry[]> {
+    const entries: Entry[] = [];
+    for await (const entry of entriesOf(file)) entries.push(entry);
+    return entries;
+  }
+
   close(): void {
     this.open?.journal.close();
     this.open = undefined;
