@@ -66,11 +66,16 @@ export async function readMirrorStatus(dataDir: string): Promise<MirrorStatus | 
   }
 }
 
-/** Writes the record whole under a temporary name, then renames it: a reader sees the old one or the new, never half. */
+let writes = 0;
+
+/**
+ * Writes the record whole under a temporary name of its own (two writes at once do not share one),
+ * then renames it: a reader sees the old record or the new, never half.
+ */
 export async function writeMirrorStatus(dataDir: string, status: MirrorStatus): Promise<void> {
   const file = mirrorStatusFile(dataDir);
   await mkdir(dirname(file), { recursive: true });
-  const temporary = `${file}.${process.pid}.tmp`;
+  const temporary = `${file}.${process.pid}-${++writes}.tmp`;
   await writeFile(temporary, `${JSON.stringify(mirrorStatus.parse(status), null, 2)}\n`);
   await rename(temporary, file);
 }

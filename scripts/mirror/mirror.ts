@@ -58,6 +58,7 @@ export async function runMirror(options: MirrorOptions): Promise<void> {
     options.datasets.map((d) => d.name),
     feeds.map((feed) => ({ path: feed.path, dataset: feed.dataset.name })),
     options.clock,
+    options.log,
   );
   await status.save();
   try {

@@ -11,29 +11,44 @@ const iso = (ms: number) => new Date(ms).toISOString();
  * each change. Counters carry on from the record the last run left, so they only grow.
  */
 export class StatusRecord {
+  private saving: Promise<void> = Promise.resolve();
+
   private constructor(
     private readonly dataDir: string,
     private readonly clock: Clock,
     private status: MirrorStatus,
+    private readonly log: (event: string, fields?: Record<string, unknown>) => void,
   ) {}
 
-  static async open(dataDir: string, upstream: string, datasets: readonly string[], feeds: readonly { path: string; dataset: string }[], clock: Clock) {
+  static async open(
+    dataDir: string,
+    upstream: string,
+    datasets: readonly string[],
+    feeds: readonly { path: string; dataset: string }[],
+    clock: Clock,
+    log: (event: string, fields?: Record<string, unknown>) => void,
+  ) {
     const earlier = await readMirrorStatus(dataDir);
     const same = earlier?.upstream === upstream ? earlier : undefined;
     const now = iso(clock.now());
-    return new StatusRecord(dataDir, clock, {
-      upstream,
-      startedAt: now,
-      updatedAt: now,
-      pulls: same?.pulls ?? { succeeded: 0, failed: 0 },
-      datasets: Object.fromEntries(datasets.map((name) => [name, { lastSuccess: null, lastFailure: null, ...same?.datasets[name], nextRun: null }])),
-      live: Object.fromEntries(
-        feeds.map(({ path, dataset }) => [
-          path,
-          { lastCapture: null, captures: 0, failures: 0, lastFailure: null, gaps: [], ...same?.live[path], dataset, nextCapture: null },
-        ]),
-      ),
-    });
+    return new StatusRecord(
+      dataDir,
+      clock,
+      {
+        upstream,
+        startedAt: now,
+        updatedAt: now,
+        pulls: same?.pulls ?? { succeeded: 0, failed: 0 },
+        datasets: Object.fromEntries(datasets.map((name) => [name, { lastSuccess: null, lastFailure: null, ...same?.datasets[name], nextRun: null }])),
+        live: Object.fromEntries(
+          feeds.map(({ path, dataset }) => [
+            path,
+            { lastCapture: null, captures: 0, failures: 0, lastFailure: null, gaps: [], ...same?.live[path], dataset, nextCapture: null },
+          ]),
+        ),
+      },
+      log,
+    );
   }
 
   get current(): MirrorStatus {
@@ -78,8 +93,15 @@ export class StatusRecord {
     entry.gaps = [...entry.gaps, gap].slice(-RECENT_GAPS);
   }
 
-  async save(): Promise<void> {
-    this.status.updatedAt = iso(this.clock.now());
-    await writeMirrorStatus(this.dataDir, this.status);
+  /**
+   * Writes the record; saves follow one another, so the last written is the newest. A record that
+   * cannot be written (a full disk) is said, and the mirror goes on: the next save tries again.
+   */
+  save(): Promise<void> {
+    this.saving = this.saving.then(() => {
+      this.status.updatedAt = iso(this.clock.now());
+      return writeMirrorStatus(this.dataDir, this.status).catch((error: Error) => this.log('status not written', { error: error.message }));
+    });
+    return this.saving;
   }
 }
