@@ -173,9 +173,10 @@ describe('the downloads described for the tools that read them', () => {
   });
 
   it('warns when the tree has no absolute base, whose DCAT-AP record then loses its catalogue without the URL it is read from', async () => {
-    expect(absolute.result.warnings).toEqual([]);
-    expect(relative.result.warnings).toHaveLength(1);
-    expect(relative.result.warnings[0]).toMatch(/dcat\.jsonld.*root-relative.*--base-url/);
+    // Of the build's warnings, those about its base (the GBFS feed's own say what it leaves out, whatever the base).
+    const aboutBase = (warnings: readonly string[]) => warnings.filter((warning) => /--base-url/.test(warning));
+    expect(aboutBase(absolute.result.warnings)).toEqual([]);
+    expect(aboutBase(relative.result.warnings)).toContainEqual(expect.stringMatching(/dcat\.jsonld.*root-relative.*--base-url/));
     const rdf = await rdfOf(await readJson(relative.tree, `/${DCAT}`));
     expect(rdf.ofType(`${DCAT_NS}Catalog`)).toEqual([]);
     // The default publisher of the sample city, when none is given.
