@@ -34,7 +34,13 @@ export async function keepCapturing(options: CapturingOptions, feeds: readonly L
   if (!feeds.length) return;
   const { clock, captures, log } = options;
   const states = new Map<string, FeedState>();
-  for (const feed of feeds) states.set(feed.path, { last: await archive.lastCapture(feed.path), reason: 'the mirror was not running' });
+  for (const feed of feeds) {
+    const last = await archive.lastCapture(feed.path);
+    // Stopped while its captures failed (and backed off): the gap began with that failure.
+    const failed = status.current.live[feed.path]?.lastFailure;
+    const failing = failed && (last === undefined || Date.parse(failed.at) > last);
+    states.set(feed.path, { last, reason: failing ? `${failed.error}; then the mirror stopped` : 'the mirror was not running' });
+  }
   let failedRounds = 0;
   await keepRunning({
     clock,
