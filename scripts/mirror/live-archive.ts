@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { appendFile, mkdir, readdir, readFile } from 'node:fs/promises';
+import { appendFile, mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { dataLayout } from '../../core/snapshot/layout.ts';
 import type { LiveGap } from '../../core/mirror-status.ts';
@@ -83,6 +83,22 @@ export class LiveArchive {
       if (last !== undefined) return last;
     }
     return undefined;
+  }
+
+  /**
+   * Removes the hours that ended by `at` (epoch ms): once a snapshot holds their captures (in its
+   * live tables, Parquet), the journals are what a later snapshot no longer needs. Returns how many.
+   */
+  async dropHoursBefore(at: number): Promise<number> {
+    let dropped = 0;
+    for (const hour of await this.hours()) {
+      if (Date.parse(`${hour}:00:00Z`) + 3_600_000 > at || hour === this.open?.hour) continue;
+      await rm(this.hourFile(hour), { force: true });
+      dropped++;
+      const day = join(this.dir, hour.slice(0, 10));
+      if (!(await readdir(day)).length) await rm(day, { recursive: true, force: true });
+    }
+    return dropped;
   }
 
   /** The journal of the newest hour the archive holds, if any. */

@@ -45,6 +45,9 @@ export interface MirrorOptions {
   readonly signal: AbortSignal;
 }
 
+/** How long captures stay in the live archive's journals after a snapshot holds them. */
+const ARCHIVE_KEPT = 24 * 3_600_000;
+
 /** The longest a failed pull waits before it is tried again, unless the cadence comes sooner. */
 const MAX_PULL_BACKOFF = 30 * 60_000;
 
@@ -106,6 +109,9 @@ async function keepPulling(options: MirrorOptions, archive: LiveArchive, status:
       const id = result.snapshot!.id;
       await status.pulled(id, result.seconds);
       log('pulled', { snapshot: id, seconds: Math.round(result.seconds * 10) / 10, requests: result.requests, retries: result.retries });
+      // The archive keeps a day of captures beyond what snapshots hold; the rest is in their live tables.
+      const dropped = await archive.dropHoursBefore(Date.parse(result.snapshot!.manifest.createdAt) - ARCHIVE_KEPT);
+      if (dropped) log('live archive trimmed', { hours: dropped, kept: 'the last day, and what the next pull commits' });
       if (options.published) await options.published(id).catch((error: Error) => log('publishing failed', { snapshot: id, error: error.message }));
       if (options.retention) {
         const pruned = await prune(options.dataDir, options.retention).catch((error: Error) => log('prune failed', { error: error.message }));

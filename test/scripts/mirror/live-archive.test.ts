@@ -88,4 +88,13 @@ describe('the live archive of a long-running mirror', () => {
     for await (const entry of archive.capturesAfter(citybike.name, -Infinity)) entries.push(entry);
     expect(entries).toHaveLength(3);
   });
+
+  it('drops the hours a snapshot holds, past the day it keeps, but never the hour being written', async () => {
+    const hours = async () => (await readdir(archive.dir)).filter((d) => /^\d{4}/.test(d));
+    expect(await archive.dropHoursBefore(Date.parse('2026-11-01T00:00:00Z'))).toBe(0);
+    expect((await hours()).length).toBeGreaterThan(0);
+    archive.close();
+    expect(await archive.dropHoursBefore(Number.MAX_SAFE_INTEGER)).toBeGreaterThan(0);
+    expect(await hours()).toEqual([]);
+  });
 });
