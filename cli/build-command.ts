@@ -77,6 +77,7 @@ export const buildCommand = defineCommand({
         `${formatCount(result.carried)} carried over unrendered, ${formatCount(result.reenveloped)} pages with a new total, ${formatCount(result.extended)} with rows added; ${formatCount(result.written)} written (${formatBytes(result.bytes)}), ${formatCount(result.linked)} linked, ${formatCount(result.deleted)} deleted, in ${result.seconds.toFixed(1)} s`,
     );
     for (const warning of result.warnings) output.err(`odsnap build: warning: ${warning}\n`);
+    for (const note of result.notes) output.err(`odsnap build: ${note}\n`);
     return 0;
   },
 });

@@ -53,6 +53,8 @@ export interface BuildResult extends TreeCounts {
   readonly seconds: number;
   /** What the publisher of the tree should know (e.g. that its DCAT-AP IRIs are relative). */
   readonly warnings: readonly string[];
+  /** What the tree leaves out by design, whatever the options (a feed's mapping): said, not warned of. */
+  readonly notes: readonly string[];
   /** Files left out of the tree, their path values being no possible file name (see fileNameOf). */
   readonly leftOut: number;
 }
@@ -135,6 +137,7 @@ async function buildLocked(options: BuildOptions): Promise<BuildResult> {
       tree: output.dir,
       seconds: (Date.now() - started) / 1000,
       warnings,
+      notes: feeds.notes,
       leftOut: files.leftOut.length,
     };
   } catch (error) {

@@ -10,7 +10,7 @@ import type { TreeOutput } from './tree-output.ts';
  * datasets/vocabulary/feed.ts), made from the snapshot's newest capture and written at the path
  * the server answers it at. Their URLs are absolute only when the tree's base is: a document that
  * needs them (GBFS's gbfs.json) is left out of a tree with root-relative links. What is left out,
- * whole or in part, comes back as warnings; what is written, for the index to link.
+ * whole or in part, comes back as a warning (what a --base-url mends) or a note (what its mapping leaves out); what is written, for the index to link.
  */
 
 export interface FeedsInput {
@@ -27,12 +27,16 @@ export interface FeedsInput {
 export interface FeedsWritten {
   /** The documents written, by their path in the tree. */
   readonly paths: readonly string[];
+  /** What a `--base-url` would mend (a document left out). */
   readonly warnings: readonly string[];
+  /** What a document leaves out by its mapping, whatever the build's options: said, not warned of. */
+  readonly notes: readonly string[];
 }
 
 export async function writeFeeds(output: TreeOutput, input: FeedsInput): Promise<FeedsWritten> {
   const paths: string[] = [];
   const warnings: string[] = [];
+  const notes: string[] = [];
   const absolute = /^https?:\/\//.test(input.base);
   for (const dataset of input.datasets) {
     const query = input.rows.queryFor(dataset, input.context);
@@ -54,11 +58,11 @@ export async function writeFeeds(output: TreeOutput, input: FeedsInput): Promise
         }
         await output.write(path, JSON.stringify(made.body));
         paths.push(path);
-        warnings.push(...(made.leftOut ?? []).map((what) => `${path} leaves out ${what}`));
+        notes.push(...(made.leftOut ?? []).map((what) => `${path} leaves out ${what}`));
       }
     }
   }
-  return { paths, warnings };
+  return { paths, warnings, notes };
 }
 
 /** The e-mail address of a DCAT contact (`mailto:…`), which the feeds give too; a web page is none. */
