@@ -49,9 +49,11 @@ export async function captureFeed(feed: LiveFeed, options: CaptureOptions): Prom
   const file = join(scratch, `${feed.dataset.name}.journal`);
   await rm(file, { force: true });
   const journal = await Journal.open(file);
+  // A Retry-After longer than the capture may take fails it at once: the minute is a gap, and the captures back off.
   const upstream = new Upstream({
     baseUrl: options.upstreamUrl,
     timeoutMs: options.timeoutMs,
+    maxWaitMs: options.timeoutMs,
     retries: 1,
     backoffMs: 200,
     maxBackoffMs: 1_000,
