@@ -1,0 +1,179 @@
+/**
+ * npm run bench:mirror — the mirror as it lives, for days of a clock that runs fast: a sample city
+ * whose time moves (`odsnap sample --serve`), a proxy that fails on cue, `odsnap mirror` on the
+ * city's clock, and `odsnap serve` over the mirror polled all along. Each day of the clock the
+ * upstream is down for an hour (503), then answers 429 with Retry-After for a quarter of an hour,
+ * and the mirror is killed with SIGKILL and started again ten minutes later.
+ *
+ * Reports: captures and gaps (minutes, why), minutes neither captured nor in a gap (must be 0),
+ * captures unlike what the city showed (must be 0), pulls, failed polls (must be 0), the mirror's
+ * RSS (its peak over each life, and the slope of a line through its samples, MiB per day of the
+ * clock), and disk: the data directory, its live archive and its snapshots, per day of the clock.
+ *
+ * MIRROR_DAYS (default 3), MIRROR_SPEED (default 360: a minute a sixth of a second, a day four
+ * minutes), MIRROR_SCALE (default tiny). Results in bench/results/mirror.json.
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { clockFromEnvironment, clockSettingOf } from '../core/clock.ts';
+import { readMirrorStatus } from '../core/mirror-status.ts';
+import { datasets } from '../datasets/index.ts';
+import type { Scale } from '../datasets/vocabulary/sample.ts';
+import { LiveArchive } from '../scripts/mirror/live-archive.ts';
+import { LiveAnswers } from '../scripts/sample/live-answers.ts';
+import { startFaultProxy, type Fault } from '../test/fixtures/fault-proxy.ts';
+import { startMovingCity } from '../test/fixtures/moving-city.ts';
+
+const DAYS = Number(process.env.MIRROR_DAYS ?? 3);
+const SPEED = Number(process.env.MIRROR_SPEED ?? 360);
+const SCALE = (process.env.MIRROR_SCALE ?? 'tiny') as Scale;
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+const start = Date.parse('2025-10-01T22:00:00Z'); // a Warsaw midnight
+
+const tempDir = (name: string) => mkdtemp(join(tmpdir(), `odsnap-${name}-`));
+const cityDir = await tempDir('bench-city');
+const dataDir = await tempDir('bench-mirror');
+const city = await startMovingCity(['--out', cityDir, '--scale', SCALE, '--port', '0'], clockSettingOf(start, SPEED, Date.now()));
+const clock = clockFromEnvironment({ ODSNAP_CLOCK: city.clock });
+console.error(`mirror: a ${SCALE} city at ${city.url}, its clock ${SPEED} times the wall's; ${DAYS} days to live`);
+let fault: Fault | undefined;
+const proxy = await startFaultProxy(city.url, () => fault);
+const spawnOdsnap = (args: string[]) =>
+  spawn(process.execPath, ['bin/odsnap.js', ...args], { env: { ...process.env, ODSNAP_CLOCK: city.clock }, stdio: ['ignore', 'ignore', 'pipe'] });
+
+// The mirror's memory, sampled from /proc: each life's samples and its peak (VmHWM) at its end.
+const lives: { samples: [number, number][]; peak: number }[] = [];
+const rssOf = async (pid: number, field: string) =>
+  Number(/\d+/.exec((await readFile(`/proc/${pid}/status`, 'utf8')).split('\n').find((l) => l.startsWith(field)) ?? '')?.[0] ?? 0) / 1024;
+let mirror: ChildProcess;
+const startMirror = () => {
+  mirror = spawnOdsnap([
+    'mirror',
+    '--from',
+    proxy.url,
+    '--data',
+    dataDir,
+    '--pull-every',
+    '1h',
+    '--capture-every',
+    '1m',
+    '--jitter',
+    '60',
+    '--keep',
+    'last=24,daily=7',
+  ]);
+  mirror.stderr!.resume();
+  lives.push({ samples: [], peak: 0 });
+};
+const sampler = setInterval(async () => {
+  const life = lives.at(-1);
+  if (!life || mirror.exitCode !== null || !mirror.pid) return;
+  life.samples.push([clock.now(), await rssOf(mirror.pid, 'VmRSS:').catch(() => 0)]);
+  life.peak = Math.max(life.peak, await rssOf(mirror.pid, 'VmHWM:').catch(() => 0));
+}, 500);
+
+startMirror();
+const sleepUntil = (at: number) => clock.sleepUntil(at);
+let polling = true;
+while (!(await readMirrorStatus(dataDir))?.pulls.succeeded) await new Promise((resolve) => setTimeout(resolve, 500));
+console.error(`mirror: first pull done at ${new Date(clock.now()).toISOString()} of the clock`);
+// Served from its first snapshot on, as a user would start it.
+const server = spawnOdsnap(['serve', '--data', dataDir, '--port', '0', '--quiet']);
+let said = '';
+server.stderr!.on('data', (chunk) => (said += chunk));
+server.once('exit', (code) => {
+  if (polling) throw new Error(`odsnap serve exited with code ${code}: ${said}`);
+});
+while (!/serving snapshot \S+ at (http:\/\/\S+)/.test(said)) await new Promise((resolve) => setTimeout(resolve, 250));
+const served = /serving snapshot \S+ at (http:\/\/\S+)/.exec(said)![1]!;
+console.error(`mirror: served at ${served}, polled every 200 ms`);
+const polls = { ok: 0, failed: 0 };
+const poller = (async () => {
+  while (polling) {
+    const answer = await fetch(`${served}/api/public/rcn/transactions?limit=5`).catch(() => undefined);
+    if (answer?.status === 200) polls.ok++;
+    else polls.failed++;
+    await answer?.arrayBuffer();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+})();
+
+for (let day = 0; day < DAYS; day++) {
+  const midnight = start + day * DAY;
+  await sleepUntil(midnight + 10 * HOUR);
+  fault = { kind: 'status', status: 503 };
+  await sleepUntil(midnight + 11 * HOUR);
+  fault = { kind: 'status', status: 429, retryAfter: '2' };
+  await sleepUntil(midnight + 11.25 * HOUR);
+  fault = undefined;
+  await sleepUntil(midnight + 16 * HOUR);
+  mirror!.kill('SIGKILL');
+  await new Promise((resolve) => mirror.once('exit', resolve));
+  await sleepUntil(midnight + 16 * HOUR + 10 * MINUTE);
+  startMirror();
+  console.error(`mirror: day ${day + 1} of ${DAYS} lived (${polls.ok} polls answered, ${polls.failed} failed)`);
+}
+await sleepUntil(start + DAYS * DAY + HOUR);
+clearInterval(sampler);
+polling = false;
+await poller;
+mirror!.kill('SIGKILL');
+server.kill('SIGTERM');
+
+// What the archive and the gaps say, minute by minute, against what the city showed.
+const archive = new LiveArchive(dataDir);
+const answers = new LiveAnswers(datasets, { scale: SCALE, seed: 1 });
+const base = (text: string) => text.replaceAll(proxy.url, '{base}').replaceAll(city.url, '{base}');
+const report: Record<string, unknown> = { days: DAYS, speed: SPEED, scale: SCALE };
+for (const feed of ['/api/public/citybike/live', '/api/public/air-quality/live']) {
+  const dataset = feed.split('/')[3]!;
+  const gaps = (await archive.gaps()).filter((gap) => gap.feed === feed);
+  const covered = new Set<number>();
+  for (const gap of gaps) for (let m = Date.parse(gap.from); m < Date.parse(gap.to); m += MINUTE) covered.add(m);
+  let captures = 0;
+  let unlike = 0;
+  for await (const entry of archive.capturesAfter(dataset, -Infinity)) {
+    if (!entry.key.startsWith(`${feed} at `)) continue;
+    captures++;
+    const minute = Math.floor(entry.batches![0]!.fetchedAt / MINUTE) * MINUTE;
+    covered.add(minute);
+    const shown = await Promise.all([minute, minute - MINUTE].map(async (m) => base(String(await answers.answer(m, feed, new URLSearchParams(), '{base}')))));
+    if (!shown.includes(base(entry.texts![0]!))) unlike++;
+  }
+  const minutes = [...covered].sort((a, b) => a - b);
+  let uncovered = 0;
+  for (let m = minutes[0] ?? 0; m <= (minutes.at(-1) ?? -1); m += MINUTE) if (!covered.has(m)) uncovered++;
+  const reasons: Record<string, number> = {};
+  for (const gap of gaps) reasons[gap.reason.replace(/https?:\/\/\S+/g, 'URL')] = (reasons[gap.reason.replace(/https?:\/\/\S+/g, 'URL')] ?? 0) + gap.minutes;
+  report[feed] = { captures, uncovered, unlike, gaps: gaps.length, gapMinutes: gaps.reduce((n, g) => n + g.minutes, 0), reasons };
+}
+
+/** The slope of a least-squares line through (clock ms, MiB), in MiB per day of the clock. */
+const slope = (samples: [number, number][]) => {
+  const n = samples.length;
+  const mx = samples.reduce((s, [x]) => s + x, 0) / n;
+  const my = samples.reduce((s, [, y]) => s + y, 0) / n;
+  const sxy = samples.reduce((s, [x, y]) => s + (x - mx) * (y - my), 0);
+  const sxx = samples.reduce((s, [x]) => s + (x - mx) ** 2, 0);
+  return (sxy / sxx) * DAY;
+};
+// Each life's first hour is its start (a pull, DuckDB warming): the slope is of what follows.
+const steady = lives.flatMap((life) => life.samples.filter(([at]) => at > life.samples[0]![0] + HOUR));
+const status = await readMirrorStatus(dataDir);
+report.pulls = status?.pulls;
+report.polls = polls;
+report.rss = { peakMiB: Math.round(Math.max(...lives.map((l) => l.peak))), slopeMiBPerDay: Number(slope(steady).toFixed(2)), samples: steady.length };
+/** Bytes on disk under a directory, hard links counted once (as `du` counts them). */
+const duBytes = async (dir: string) => Number(execFileSync('du', ['-sb', dir], { encoding: 'utf8' }).split('\t')[0]);
+const disk = { dataDir: await duBytes(dataDir), live: await duBytes(join(dataDir, 'live')), snapshots: await duBytes(join(dataDir, 'snapshots')) };
+report.disk = { ...disk, perDay: Math.round(disk.snapshots / DAYS) };
+console.log(JSON.stringify(report, null, 2));
+await mkdir('bench/results', { recursive: true });
+await writeFile('bench/results/mirror.json', `${JSON.stringify(report, null, 2)}\n`);
+await proxy.close();
+await city.stop();
+process.exit(0);
