@@ -135,6 +135,8 @@ export const startCommand = defineCommand({
     ];
     const width = Math.max(...hints.map(([address]) => address!.length));
     const keeping = from && !options.once;
+    // Loaded before the address is printed: Ctrl-C is handled from the moment anyone can use it.
+    const mirror = keeping ? await import('../scripts/mirror/mirror.ts') : undefined;
     output.out(
       [
         '',
@@ -153,32 +155,33 @@ export const startCommand = defineCommand({
       ].join('\n'),
     );
     const stop = new AbortController();
-    if (keeping) {
-      const { runMirror } = await import('../scripts/mirror/mirror.ts');
+    if (mirror && from) {
       const log = eventLog(output);
-      void runMirror({
-        dataDir: options.data,
-        from,
-        datasets,
-        clock,
-        pulls: options['pull-every'],
-        captures: options['capture-every'],
-        jitterMs: options.jitter,
-        ...(options.keep ? { retention: options.keep } : {}),
-        servable: serveCheck(options.data, (event, fields) => log(event, fields)),
-        published: async (snapshot) => {
-          const result = await buildStaticForCommand({ dataDir: options.data, out: options.out, site: canBuildSite(), tiles: options.tiles });
-          log('static tree built', { snapshot, files: result.files, written: result.written, seconds: Math.round(result.seconds * 10) / 10 });
-        },
-        output,
-        log,
-        signal: stop.signal,
-      }).catch((error: Error) => log('mirror stopped', { error: error.message }));
+      void mirror
+        .runMirror({
+          dataDir: options.data,
+          from,
+          datasets,
+          clock,
+          pulls: options['pull-every'],
+          captures: options['capture-every'],
+          jitterMs: options.jitter,
+          ...(options.keep ? { retention: options.keep } : {}),
+          servable: serveCheck(options.data, (event, fields) => log(event, fields)),
+          published: async (snapshot) => {
+            const result = await buildStaticForCommand({ dataDir: options.data, out: options.out, site: canBuildSite(), tiles: options.tiles });
+            log('static tree built', { snapshot, files: result.files, written: result.written, seconds: Math.round(result.seconds * 10) / 10 });
+          },
+          output,
+          log,
+          signal: stop.signal,
+        })
+        .catch((error: Error) => log('mirror stopped', { error: error.message }));
     }
     await untilStopped(server, output.err);
     stop.abort();
     // A pull under way is not waited for: it resumes at the next start.
-    if (keeping) process.exit(0);
+    if (mirror) process.exit(0);
     return 0;
   },
 });
