@@ -1,9 +1,10 @@
+import { existsSync } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { lockDataDir } from './data-lock.ts';
 import { linksUnder, listSnapshots, type Links } from './history.ts';
 import { snapshotCacheDir } from './read.ts';
-import { dataLayout } from './layout.ts';
+import { currentSnapshotId, dataLayout } from './layout.ts';
 import { snapshotsRead } from './readers.ts';
 
 /**
@@ -131,6 +132,26 @@ export async function prune(dataDir: string, policy: RetentionPolicy, options: {
   } finally {
     await unlock();
   }
+}
+
+/**
+ * Removes the derived files (the server's database, its record files) of every snapshot but the
+ * current one and those a running process reads: a long-running mirror keeps many snapshots for
+ * history, and each pull's serve check leaves the new one's database; a past snapshot asked for
+ * again has its database built on demand, as after any cache is cleared. Returns how many went.
+ */
+export async function dropIdleCaches(dataDir: string): Promise<number> {
+  const current = await currentSnapshotId(dataDir);
+  const read = snapshotsRead(dataDir);
+  let dropped = 0;
+  for (const s of await listSnapshots(dataDir)) {
+    if (s.id === current || read.has(s.id)) continue;
+    const dir = snapshotCacheDir(dataDir, s.id);
+    if (!existsSync(dir)) continue;
+    await rm(dir, { recursive: true, force: true });
+    dropped++;
+  }
+  return dropped;
 }
 
 /** What removing the snapshot directories `dirs` (of snapshots `ids`) and their caches frees: files all of whose links are among them. */

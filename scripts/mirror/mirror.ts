@@ -2,7 +2,7 @@ import type { Clock } from '../../core/clock.ts';
 import type { Output } from '../../core/progress.ts';
 import { currentSnapshotId } from '../../core/snapshot/layout.ts';
 import { openSnapshot } from '../../core/snapshot/read.ts';
-import { prune, type RetentionPolicy } from '../../core/snapshot/retention.ts';
+import { dropIdleCaches, prune, type RetentionPolicy } from '../../core/snapshot/retention.ts';
 import type { Dataset } from '../../datasets/vocabulary/dataset.ts';
 import { pull, type PullOptions } from '../pull/pull.ts';
 import { PullReport } from '../pull/report.ts';
@@ -117,6 +117,8 @@ async function keepPulling(options: MirrorOptions, archive: LiveArchive, status:
         const pruned = await prune(options.dataDir, options.retention).catch((error: Error) => log('prune failed', { error: error.message }));
         if (pruned && pruned.removed.length) log('pruned', { removed: pruned.removed.length, freedBytes: pruned.freedBytes });
       }
+      // Snapshots kept for history need no serving database until asked: disk follows the snapshots kept, not their databases.
+      await dropIdleCaches(options.dataDir).catch((error: Error) => log('caches not dropped', { error: error.message }));
       return undefined;
     },
   });
