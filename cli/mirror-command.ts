@@ -1,10 +1,11 @@
 import { z } from 'zod';
-import { clockFromEnvironment } from '../core/clock.ts';
+import { clockFromEnvironment, type Clock } from '../core/clock.ts';
+import type { MirrorOptions } from '../scripts/mirror/mirror.ts';
 import type { Output } from '../core/progress.ts';
 import { parsePolicy } from '../core/snapshot/retention.ts';
 import { datasets } from '../datasets/index.ts';
 import { parseCadence, type Cadence } from '../scripts/mirror/cadence.ts';
-import { dataDirOption, defineCommand, tilesOption } from './command.ts';
+import { dataDirOption, defineCommand, tilesOption, type ValueOf } from './command.ts';
 import { serveCheck } from './pull-command.ts';
 
 const cadence = (example: string) =>
@@ -104,38 +105,57 @@ export const mirrorCommand = defineCommand({
       process.exit(signal === 'SIGINT' ? 130 : 143);
     };
     process.once('SIGINT', stopping).once('SIGTERM', stopping);
-    const [{ runMirror }, { buildStaticForCommand }] = await Promise.all([
-      import('../scripts/mirror/mirror.ts'),
-      import('../scripts/static/build-on-thread.ts'),
-    ]);
-    const out = options.out;
+    const { runMirror } = await import('../scripts/mirror/mirror.ts');
     log('mirroring', { from, data: options.data, pulls: options['pull-every'].text, captures: options['capture-every'].text });
-    await runMirror({
-      dataDir: options.data,
-      from,
-      datasets,
-      clock: clockFromEnvironment(),
-      pulls: options['pull-every'],
-      captures: options['capture-every'],
-      jitterMs: options.jitter,
-      ...(options.keep ? { retention: options.keep } : {}),
-      servable: serveCheck(options.data, (event, fields) => log(event, fields)),
-      ...(out
-        ? {
-            published: async () => {
-              const result = await buildStaticForCommand({ dataDir: options.data, out, site: Boolean(options.site), tiles: options.tiles });
-              log('static tree built', { out, files: result.files, written: result.written, seconds: Math.round(result.seconds * 10) / 10 });
-            },
-          }
-        : {}),
-      output,
-      log,
-      signal: stop.signal,
-    });
+    const tree = options.out ? { out: options.out, site: Boolean(options.site), tiles: options.tiles } : undefined;
+    await runMirror(mirrorRun(options, { from, clock: clockFromEnvironment(), tree, output, log, signal: stop.signal }));
     process.removeListener('SIGINT', stopping).removeListener('SIGTERM', stopping);
     return 0;
   },
 });
+
+type Keeping = { readonly data: string } & { readonly [K in keyof typeof keepingOptions]: ValueOf<(typeof keepingOptions)[K]> };
+
+/**
+ * What `mirror` and `start` hand the mirror: their shared options, the pulls' serve check, and
+ * the tree rebuilt after each pull when there is one.
+ */
+export function mirrorRun(
+  options: Keeping,
+  run: {
+    readonly from: string;
+    readonly clock: Clock;
+    readonly tree: { readonly out: string; readonly site: boolean; readonly tiles: string } | undefined;
+    readonly output: Output;
+    readonly log: (event: string, fields?: Record<string, unknown>) => void;
+    readonly signal: AbortSignal;
+  },
+): MirrorOptions {
+  const { tree, log } = run;
+  return {
+    dataDir: options.data,
+    from: run.from,
+    datasets,
+    clock: run.clock,
+    pulls: options['pull-every'],
+    captures: options['capture-every'],
+    jitterMs: options.jitter,
+    ...(options.keep ? { retention: options.keep } : {}),
+    servable: serveCheck(options.data, (event, fields) => log(event, fields)),
+    ...(tree
+      ? {
+          published: async (snapshot: string) => {
+            const { buildStaticForCommand } = await import('../scripts/static/build-on-thread.ts');
+            const result = await buildStaticForCommand({ dataDir: options.data, ...tree });
+            log('static tree built', { snapshot, files: result.files, written: result.written, seconds: Math.round(result.seconds * 10) / 10 });
+          },
+        }
+      : {}),
+    output: run.output,
+    log,
+    signal: run.signal,
+  };
+}
 
 /**
  * The mirror's events: for a person at a terminal, a readable line (time, event, then key=value);

@@ -10,9 +10,9 @@ import { currentSnapshotId } from '../core/snapshot/layout.ts';
 import { openSnapshot, shapeMismatch } from '../core/snapshot/read.ts';
 import { canBuildSite } from '../scripts/static/site.ts';
 import { builtSnapshotId, INDEX } from '../core/published-tree.ts';
-import { pullSummary, serveCheck } from './pull-command.ts';
+import { pullSummary } from './pull-command.ts';
 import { explainListenError, untilStopped } from './serve-command.ts';
-import { eventLog, keepingOptions } from './mirror-command.ts';
+import { eventLog, keepingOptions, mirrorRun } from './mirror-command.ts';
 import { clockFromEnvironment, type Clock } from '../core/clock.ts';
 import { archivedOrSnapshotted } from './live-rows.ts';
 import { logWriter } from './log-lines.ts';
@@ -157,25 +157,9 @@ export const startCommand = defineCommand({
     const stop = new AbortController();
     if (mirror && from) {
       const log = eventLog(output);
+      const tree = { out: options.out, site: canBuildSite(), tiles: options.tiles };
       void mirror
-        .runMirror({
-          dataDir: options.data,
-          from,
-          datasets,
-          clock,
-          pulls: options['pull-every'],
-          captures: options['capture-every'],
-          jitterMs: options.jitter,
-          ...(options.keep ? { retention: options.keep } : {}),
-          servable: serveCheck(options.data, (event, fields) => log(event, fields)),
-          published: async (snapshot) => {
-            const result = await buildStaticForCommand({ dataDir: options.data, out: options.out, site: canBuildSite(), tiles: options.tiles });
-            log('static tree built', { snapshot, files: result.files, written: result.written, seconds: Math.round(result.seconds * 10) / 10 });
-          },
-          output,
-          log,
-          signal: stop.signal,
-        })
+        .runMirror(mirrorRun(options, { from, clock, tree, output, log, signal: stop.signal }))
         .catch((error: Error) => log('mirror stopped', { error: error.message }));
     }
     await untilStopped(server, output.err);
