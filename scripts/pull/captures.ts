@@ -14,7 +14,9 @@ export type Captures = (dataset: Dataset, after: number) => AsyncIterable<Entry>
  * the pull that committed it was resumed, or the mirror was killed after it. Returns how many.
  */
 export async function commitCaptures(journal: Journal, dataset: Dataset, previous: Previous | undefined, captures: Captures): Promise<number> {
-  const latest = (tables: Iterable<string>) => Math.max(-Infinity, ...[...tables].map((table) => latestIn(previous, dataset, table)));
+  // Each table's latest time, read from the manifest once rather than for every capture.
+  const latestOf = new Map(Object.keys(dataset.tables).map((table) => [table, latestIn(previous, dataset, table)]));
+  const latest = (tables: Iterable<string>) => Math.max(-Infinity, ...[...tables].map((table) => latestOf.get(table) ?? -Infinity));
   // A capture still to commit was fetched after the previous pull started, but for one in flight
   // then: an hour before is bound enough, and spares reading the whole archive.
   const after = previous ? Date.parse(previous.snapshot.manifest.createdAt) - 3_600_000 : -Infinity;
