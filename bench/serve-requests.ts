@@ -5,9 +5,17 @@ export const PER_SCENARIO = 200;
 
 export type Rows = Record<string, unknown>[];
 
-/** Scenarios of single records: compared with a bare Node server answering the same bodies (target ≥ 0.4× its requests/s). */
+/**
+ * Records by id among more than the server keeps ready (server/kept-answers.ts), asked for in
+ * turn: none is asked for again before it has been let go, so each is read from its record file.
+ */
+export const RECORDS_NONE_KEPT = 'transaction by id, among 30,000 (none kept ready)';
+const NONE_KEPT_IDS = 30_000;
+
+/** Scenarios of single records: compared with a bare Node server answering the same bodies (target ≥ 0.5× its requests/s). */
 export const RECORD_SCENARIOS: ReadonlySet<string> = new Set([
   'transaction by id',
+  RECORDS_NONE_KEPT,
   'property by id, with details',
   'counter by id',
   'station by id',
@@ -22,6 +30,9 @@ export const PAGE_SCENARIOS: ReadonlySet<string> = new Set(['transactions, filte
 export async function scenarios(sql: (text: string) => Promise<Rows>): Promise<Record<string, string[]>> {
   const random = new Random('bench-serve');
   const transactions = (await sql(`SELECT transaction_gml_id AS id FROM rcn_transactions USING SAMPLE 400 ROWS`)).map((r) => r.id as string);
+  const manyTransactions = (await sql(`SELECT transaction_gml_id AS id FROM rcn_transactions USING SAMPLE ${NONE_KEPT_IDS} ROWS (reservoir, 7)`)).map(
+    (r) => r.id as string,
+  );
   const properties = (await sql(
     `SELECT property_gml_id AS id, (min_lon + max_lon) / 2 AS lon, (min_lat + max_lat) / 2 AS lat, address_parts FROM rcn_properties USING SAMPLE 400 ROWS`,
   )) as { id: string; lon: number; lat: number; address_parts: string[] }[];
@@ -66,6 +77,7 @@ export async function scenarios(sql: (text: string) => Promise<Rows>): Promise<R
       return `${p}/rcn/properties?${query}`;
     }),
     'transaction by id': many(() => `${p}/rcn/transactions/${encodeURIComponent(random.pick(transactions))}`),
+    [RECORDS_NONE_KEPT]: manyTransactions.map((id) => `${p}/rcn/transactions/${encodeURIComponent(id)}`),
     'property by id, with details': many(() => `${p}/rcn/properties/${encodeURIComponent(random.pick(properties).id)}`),
     'counter by id': many(() => `${p}/bike-counter/counters/${encodeURIComponent(random.pick(counters))}`),
     'station by id': many(() => `${p}/air-quality/stations/${encodeURIComponent(random.pick(stations))}`),

@@ -8,11 +8,15 @@ import { renderContext, type RenderContext } from '../datasets/vocabulary/render
 import type { Route as EndpointMatch } from '../datasets/vocabulary/router.ts';
 import { withEscapes } from '../datasets/vocabulary/written.ts';
 import { linksVary } from './http/link-base.ts';
-import { send } from './http/respond.ts';
+import { deliver, negotiate, represent } from './http/respond.ts';
 import type { Answer } from './http/route.ts';
+import { KeptAnswers } from './kept-answers.ts';
 import type { SnapshotHost } from './snapshot-host.ts';
 
 const API_CACHE = 'public, max-age=60';
+
+/** What the answers kept ready for the wire may take, at most (see kept-answers.ts). */
+const KEPT_BYTES = 16 * 1024 * 1024;
 
 /**
  * Answers a v1 endpoint the router found for a path: its parameters read and checked, a lease on
@@ -20,6 +24,7 @@ const API_CACHE = 'public, max-age=60';
  */
 export function endpointAnswer(options: { readonly host: SnapshotHost; readonly publicUrl?: string }): Answer<EndpointMatch> {
   const vary = linksVary(options.publicUrl);
+  const kept = new KeptAnswers(KEPT_BYTES);
   // Requests come with a few bases and time zones: their contexts are made once.
   const contexts = new Map<string, RenderContext>();
   const contextOf = (base: string, timeZone: string, zoneOffsets: ZoneOffsets | undefined) => {
@@ -43,6 +48,20 @@ export function endpointAnswer(options: { readonly host: SnapshotHost; readonly 
   };
 
   return async ({ request, response, url, base }, found) => {
+    // An answer kept ready is one of the current snapshot, asked for with no query (no `snapshot`, no `timezone`).
+    const keptAs =
+      kindOf(found.endpoint.answer).server.keepsAnswers && !url.search
+        ? `${base}\n${url.pathname}\n${negotiate(request.headers['accept-encoding'])}`
+        : undefined;
+    if (keptAs) {
+      const { served, release } = options.host.lease();
+      try {
+        const answer = kept.get(served.id, keptAs);
+        if (answer) return deliver(request, response, answer);
+      } finally {
+        release();
+      }
+    }
     // Without a prototype: a parameter named constructor or __proto__ is a parameter like any other.
     const query: Record<string, string> = Object.create(null);
     if (url.search)
@@ -72,7 +91,7 @@ export function endpointAnswer(options: { readonly host: SnapshotHost; readonly 
       } finally {
         connection.release();
       }
-      return await send(request, response, {
+      const answer = await represent(request, {
         status: 200,
         type: 'application/json; charset=utf-8',
         content: asWritten(serialize(body), served.snapshot.manifest.source),
@@ -81,6 +100,8 @@ export function endpointAnswer(options: { readonly host: SnapshotHost; readonly 
         vary,
         headers: { 'x-odsnap-snapshot': served.id },
       });
+      if (keptAs) kept.set(served.id, keptAs, answer);
+      return deliver(request, response, answer);
     } finally {
       release();
     }

@@ -79,6 +79,11 @@ export interface SqlScope {
 /** The server: the body of one request, and what its database keeps for the kind. */
 export interface ServerFacet<A extends AnswerDeclaration> {
   serve(request: AnswerRequest, answer: A): Promise<unknown>;
+  /**
+   * Whether its answers are small and asked for again and again (a record by its id), so that the
+   * server keeps the latest ones ready for the wire (server/kept-answers.ts).
+   */
+  readonly keepsAnswers?: boolean;
   storage?(answer: A): Storage;
 }
 

@@ -100,11 +100,27 @@ export interface Body {
 /** CORS as a flat list of names and values, as writeHead takes it (faster than an object, whose names node checks one by one). */
 export const CORS_LIST: readonly string[] = Object.entries(corsHeaders).flat();
 
-/** Sends a body; returns the bytes written. */
-export async function send(request: IncomingMessage, response: ServerResponse, body: Body): Promise<number> {
+/**
+ * A body made ready for the wire for one encoding: compressed, its ETag made, its headers listed
+ * in the order writeHead takes them. Made once, it can be sent again and again (see
+ * server/kept-answers.ts).
+ */
+export interface Representation {
+  readonly status: number;
+  /** What the client gets back unless it holds this representation already. */
+  readonly content: Buffer;
+  readonly etag: string | undefined;
+  /** The headers of a 304 Not Modified: every one but those of the body. */
+  readonly notModified: readonly string[];
+  /** The headers of the full answer. */
+  readonly headers: readonly string[];
+}
+
+/** A body made ready for the encoding this request accepts: compressed if it is worth it, with its ETag and headers. */
+export async function represent(request: IncomingMessage, body: Body): Promise<Representation> {
   const encoding = body.content.length >= COMPRESS_FROM ? negotiate(request.headers['accept-encoding']) : 'identity';
   const etag = body.identity ? etagOf(body.identity, encoding) : undefined;
-  const headers = [
+  const notModified = [
     ...CORS_LIST,
     'content-type',
     body.type,
@@ -113,16 +129,32 @@ export async function send(request: IncomingMessage, response: ServerResponse, b
     'vary',
     body.vary ? `Accept-Encoding, ${body.vary}` : 'Accept-Encoding',
   ];
-  if (etag) headers.push('etag', etag);
-  if (body.headers) for (const name in body.headers) headers.push(name, body.headers[name]!);
-  if (etag && body.status === 200 && matches(request.headers['if-none-match'], etag)) {
-    response.writeHead(304, headers).end();
-    return 0;
-  }
+  if (etag) notModified.push('etag', etag);
+  if (body.headers) for (const name in body.headers) notModified.push(name, body.headers[name]!);
   const content = encoding === 'identity' ? body.content : await compressors[encoding](body.content);
+  const headers = [...notModified];
   if (encoding !== 'identity') headers.push('content-encoding', encoding);
   headers.push('content-length', String(content.length));
-  response.writeHead(body.status, headers);
-  response.end(request.method === 'HEAD' ? undefined : content);
-  return request.method === 'HEAD' ? 0 : content.length;
+  return { status: body.status, content, etag, notModified, headers };
+}
+
+/** Sends a representation: 304 to a client that holds it, no body to HEAD. Returns the bytes of body written. */
+export function deliver(request: IncomingMessage, response: ServerResponse, representation: Representation): number {
+  const { status, etag, content } = representation;
+  if (etag && status === 200 && matches(request.headers['if-none-match'], etag)) {
+    response.writeHead(304, representation.notModified as string[]).end();
+    return 0;
+  }
+  response.writeHead(status, representation.headers as string[]);
+  if (request.method === 'HEAD') {
+    response.end();
+    return 0;
+  }
+  response.end(content);
+  return content.length;
+}
+
+/** Sends a body; returns the bytes written. */
+export async function send(request: IncomingMessage, response: ServerResponse, body: Body): Promise<number> {
+  return deliver(request, response, await represent(request, body));
 }

@@ -49,6 +49,29 @@ describe('HTTP', () => {
     for (const name of ['content-type', 'content-length', 'etag', 'cache-control']) expect(head.headers[name], name).toBe(get.headers[name]);
   });
 
+  it('answers a record asked for again as it did the first time, in each encoding, with its ETag, 304 and HEAD', async () => {
+    const list = JSON.parse((await raw(`${server.url}/api/public/rcn/transactions?limit=1`)).body.toString());
+    const record = `${server.url}${new URL(list.items[0].uri).pathname}`;
+    const [plain] = [await raw(record)];
+    expect(plain.body.length).toBeGreaterThan(1024);
+    for (const encoding of ['identity', 'br', 'gzip']) {
+      const headers = { 'accept-encoding': encoding };
+      const [first, again, head] = [await raw(record, { headers }), await raw(record, { headers }), await raw(record, { headers, method: 'HEAD' })];
+      const { date: _date, ...firstHeaders } = first.headers;
+      for (const answer of [again, head]) {
+        const { date: _, ...answerHeaders } = answer.headers;
+        expect(answerHeaders, encoding).toEqual(firstHeaders);
+      }
+      expect(again.body.equals(first.body)).toBe(true);
+      expect(head.body.length).toBe(0);
+      const body = encoding === 'br' ? brotliDecompressSync(first.body) : encoding === 'gzip' ? gunzipSync(first.body) : first.body;
+      expect(body.equals(plain.body), encoding).toBe(true);
+      const revalidated = await raw(record, { headers: { ...headers, 'if-none-match': first.headers.etag as string } });
+      expect(revalidated.status).toBe(304);
+      expect(revalidated.headers['content-length']).toBeUndefined();
+    }
+  });
+
   it('allows any origin, on answers and on errors, and answers CORS preflight', async () => {
     expect((await raw(`${server.url}${path}`)).headers['access-control-allow-origin']).toBe('*');
     expect((await raw(`${server.url}/api/public/nope`)).headers['access-control-allow-origin']).toBe('*');

@@ -27,6 +27,7 @@ export const document: AnswerKind<DocumentAnswer, DocumentStep> = {
   canBeMissing: true,
 
   server: {
+    keepsAnswers: true,
     async serve(request, answer) {
       const resource = resourceOf(request.dataset, answer.resource);
       const where = Object.keys(answer.where)

@@ -47,6 +47,7 @@ export const item: AnswerKind<ItemAnswer> = {
   reads: (answer) => [answer.resource],
 
   server: {
+    keepsAnswers: true,
     async serve(request, answer) {
       const value = request.params[answer.param];
       const resource = resourceOf(request.dataset, answer.resource);
