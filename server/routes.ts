@@ -48,7 +48,7 @@ export interface RoutesOptions {
  * here, they are as current as the live rows read.
  */
 export function serverRoutes(options: RoutesOptions): readonly Route[] {
-  const endpointAt = createRouter(options.datasets);
+  const endpointAt = recentlyMatched(createRouter(options.datasets));
   const endpoint = endpointAnswer(options);
   const feedAt = feedDocuments(options.datasets);
   const { tree } = options;
@@ -73,6 +73,30 @@ export function serverRoutes(options: RoutesOptions): readonly Route[] {
     route('not found', anyPath, notFoundAnswer(tree)),
   ];
 }
+
+/**
+ * The router, remembering what it found for the last few thousand paths: clients ask for the same
+ * paths again and again (a record by its id). What it found is shared, never changed. Only paths
+ * it found an endpoint for, and only short ones, are remembered: anyone can ask for any number of
+ * paths, each as long as a request target may be, and a memory of those is theirs to fill.
+ */
+function recentlyMatched(router: (pathname: string) => EndpointMatch | undefined) {
+  const recent = new Map<string, EndpointMatch>();
+  return (pathname: string): EndpointMatch | undefined => {
+    const remembered = recent.get(pathname);
+    if (remembered) return remembered;
+    const found = router(pathname);
+    if (found && pathname.length <= REMEMBERED_PATH_LENGTH) {
+      if (recent.size >= REMEMBERED_PATHS) recent.clear();
+      recent.set(pathname, found);
+    }
+    return found;
+  };
+}
+
+/** How many paths the router remembers, and how long each may be: at most a few MiB in all. */
+const REMEMBERED_PATHS = 4096;
+const REMEMBERED_PATH_LENGTH = 512;
 
 const health =
   (host: SnapshotHost): Answer =>

@@ -257,7 +257,7 @@ describe('odsnap serve --static, a real process, asked for paths the tree does n
   /** The process's peak resident memory so far, in MiB (Linux's VmHWM). */
   const peakMiB = (pid: number) => Number(/^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
 
-  it.skipIf(process.platform !== 'linux')('keeps its peak memory bounded through 100,000 unique missing paths of 8 KiB', async () => {
+  it.skipIf(process.platform !== 'linux')('keeps its peak memory bounded through 100,000 unique missing paths and record ids of 8 KiB', async () => {
     const out = join(await tempDir('serve-misses'), 'dist');
     await buildStatic({ dataDir: tinyDataDir(), out, datasets });
     const child = spawn(process.execPath, ['bin/odsnap.js', 'serve', '--data', tinyDataDir(), '--static', out, '--port', '0', '--quiet'], {
@@ -273,14 +273,16 @@ describe('odsnap serve --static, a real process, asked for paths the tree does n
       const url = /serving snapshot \S+ at (\S+)/.exec(err)![1]!;
       expect((await raw(url, { path: '/api/public/index.json' })).status).toBe(200);
       const before = peakMiB(child.pid!);
-      // Each path is new, and as long as a request target may be.
+      // Each path is new, and as long as a request target may be: in turn a path nothing answers,
+      // and a v1 record by an id no record has (its endpoint found, the record not).
       const filler = 'x'.repeat(8100);
       let sent = 0;
+      const pathOf = (n: number) => (n % 2 ? `/missing/${n.toString(36)}/${filler}` : `/api/public/rcn/transactions/${n.toString(36)}${filler}`);
       const result = await autocannon({
         url,
         connections: 16,
         amount: 100_000,
-        requests: [{ setupRequest: (request) => ({ ...request, path: `/missing/${(sent++).toString(36)}/${filler}` }) }],
+        requests: [{ setupRequest: (request) => ({ ...request, path: pathOf(sent++) }) }],
       });
       const after = peakMiB(child.pid!);
       expect(result.errors).toBe(0);
