@@ -27,7 +27,8 @@ function table(result: SqlResult): string {
   const rows = result.rows.map((row) => row.map(cell));
   return [
     textTable(
-      result.columns.map((c) => ({ title: c.name })),
+      // Numbers right-aligned, so that their digits line up by place.
+      result.columns.map((c) => ({ title: c.name, right: /^(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?|DOUBLE|FLOAT|REAL|DECIMAL)\b/.test(c.type) })),
       rows,
     ),
     `(${result.rows.length} row${result.rows.length === 1 ? '' : 's'})`,

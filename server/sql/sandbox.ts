@@ -1,3 +1,4 @@
+import { readableError } from './duckdb-errors.ts';
 import { ResultReturnType, StatementType, type DuckDBConnection, type DuckDBPreparedStatement } from '@duckdb/node-api';
 import { openInstance, quoteString, type OpenedInstance } from '../../core/db/duckdb.ts';
 import { createViews, type Snapshot, type ViewedDataset } from '../../core/snapshot/read.ts';
@@ -52,14 +53,17 @@ export class SqlSandbox {
     private readonly infinities: Map<string, Map<unknown, string>>,
     /** Set when confined: the machine's paths and names, taken out of error messages. */
     private readonly hidden: readonly [string, string][] | undefined,
+    /** The views of the snapshot's tables, named in an error about a table that is not there. */
+    private readonly tables: readonly string[],
   ) {}
 
   static async open(snapshot: Snapshot, datasets: readonly ViewedDataset[], options: SandboxOptions = {}): Promise<SqlSandbox> {
     let infinities = new Map<string, Map<unknown, string>>();
+    let tables: string[] = [];
     const duckdb = await openInstance({ memory_limit: '256MB', threads: '2', ...options.config }, options.spillParent, async (setup) => {
       infinities = await infinitiesOf(setup);
       await setup.run(`SET GLOBAL TimeZone = 'UTC'`);
-      await createViews({ run: (sql) => setup.run(sql).then(() => undefined) }, snapshot, datasets);
+      tables = await createViews({ run: (sql) => setup.run(sql).then(() => undefined) }, snapshot, datasets);
       await setup.run(
         `SET allowed_directories = [${[snapshot.dir, ...(options.resultDir ? [options.resultDir] : [])].map((dir) => quoteString(`${dir}/`)).join(', ')}]`,
       );
@@ -73,7 +77,7 @@ export class SqlSandbox {
     const hidden = options.confined
       ? machineNames([[snapshot.dir, '<snapshot>'], ...(options.resultDir ? [[options.resultDir, '<result>'] as [string, string]] : [])])
       : undefined;
-    const sandbox = new SqlSandbox(duckdb, infinities, hidden);
+    const sandbox = new SqlSandbox(duckdb, infinities, hidden, tables);
     if (options.progress) {
       try {
         const connection = await duckdb.instance.connect();
@@ -227,7 +231,7 @@ export class SqlSandbox {
       return answer;
     } catch (error) {
       if (stopping && !(error instanceof SqlRefused && error.limit)) throw stopping;
-      const message = error instanceof SqlRefused ? error.message : (error as Error).message.split('\n')[0]!;
+      const message = error instanceof SqlRefused ? error.message : readableError((error as Error).message, this.tables);
       const shown = this.hidden ? withoutMachineNames(message, this.hidden) : message;
       if (error instanceof SqlRefused) throw shown === message ? error : new SqlRefused(shown, error.limit);
       // DuckDB's own refusal or error (a syntax error, a missing table, a forbidden file, its memory limit) is the client's to fix.

@@ -150,7 +150,7 @@ describe('odsnap sql exports', () => {
       ['inferred.csv.gz', (bytes: Buffer) => gunzipSync(bytes).toString() === 'one\n1\n'],
       ['inferred.json', (bytes: Buffer) => JSON.parse(bytes.toString()).rows[0].one === 1],
       ['inferred.arrow', (bytes: Buffer) => tableFromIPC(bytes).getChild('one')!.get(0) === 1],
-      ['inferred.txt', (bytes: Buffer) => bytes.toString() === 'one\n───\n1\n(1 row)\n'],
+      ['inferred.txt', (bytes: Buffer) => bytes.toString() === 'one\n───\n  1\n(1 row)\n'],
     ] as const) {
       const file = join(dir, name);
       expect((await sql(['--out', file, 'SELECT 1 AS one'])).code).toBe(0);
