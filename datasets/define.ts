@@ -174,11 +174,16 @@ export function completeEndpoint(prefix: string, spec: EndpointSpec): Endpoint {
     version,
   };
   const rules = [...(added.rules ?? []), ...(spec.rules ?? [])];
-  const schema = z.object(params).superRefine((values, context) => {
-    for (const rule of rules) {
-      const message = rule.check(values);
-      if (message) context.addIssue({ code: 'custom', path: [rule.param], message });
-    }
-  });
+  // Rules read parameters as parsed: over a value that did not parse (from=yesterday) they would
+  // only blame its partner for it.
+  const schema = z.object(params).superRefine(
+    (values, context) => {
+      for (const rule of rules) {
+        const message = rule.check(values);
+        if (message) context.addIssue({ code: 'custom', path: [rule.param], message });
+      }
+    },
+    { when: (payload) => payload.issues.length === 0 },
+  );
   return { ...spec, fullPath: `${prefix}${spec.path}`, params, pathParams, parse: (raw) => schema.safeParse(raw) };
 }

@@ -39,6 +39,11 @@ describe('endpoint parameters', () => {
     expect(issue?.message).toContain(message);
   });
 
+  it('blames only the bad parameter, not a range rule over its unread value', () => {
+    const result = endpoint('/api/public/citybike/rides').parse({ from: 'yesterday', to: '2025-01-02' });
+    expect(result.error!.issues.map((issue) => [issue.path[0], issue.message])).toEqual([['from', expect.stringContaining('YYYY-MM-DD')]]);
+  });
+
   it('applies the documented defaults', () => {
     expect(endpoint('/api/public/rcn/transactions').parse({}).data).toMatchObject({ limit: 100, offset: 0 });
     expect(endpoint('/api/public/citybike/rides').parse({ from: '2025-01-01', to: '2025-01-02' }).data).toMatchObject({
