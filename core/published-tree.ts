@@ -48,6 +48,12 @@ export function timeCoverage(
 export function recordsAndLiveCoverage<T extends Parameters<typeof timeCoverage>[0][number]>(tables: readonly T[], isLive: (table: T) => boolean) {
   return { records: timeCoverage(tables.filter((table) => !isLive(table))), live: timeCoverage(tables.filter(isLive)) };
 }
+/**
+ * A table's column statistics (type, nulls, distinct values, min/max, a histogram or the top
+ * values), computed at build time: beside the table's folder, not in it, since readers of the
+ * folder take every file in it for Parquet.
+ */
+export const columnStatisticsPath = (dataset: string, table: string) => `${DOWNLOADS}/${dataset}/${table}.stats.json`;
 export const DATAPACKAGE = 'datapackage.json';
 export const DCAT = `${DOWNLOADS}/dcat.jsonld`;
 

@@ -23,6 +23,13 @@ export interface Column<T = unknown> {
   readonly value?: T;
   /** Set for a column worked out from other tables rather than parsed: see `derived`. */
   readonly derive?: Derivation;
+  /**
+   * What the values stand for, where the type does not say: `code`, numbers that name things (a
+   * term's code), not amounts; `structured-text`, JSON or geometry kept as text. A table's column
+   * statistics describe a code by its commonest values, not a histogram, and structured text by
+   * its nulls and distinct values alone.
+   */
+  readonly meaning?: 'code' | 'structured-text';
 }
 
 /**

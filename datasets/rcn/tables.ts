@@ -1,4 +1,4 @@
-import { column, derived, nullable } from '../vocabulary/column.ts';
+import { code, column, derived, nullable } from '../vocabulary/column.ts';
 import { defineTable, listPosition } from '../vocabulary/table.ts';
 import { text } from '../../core/text.ts';
 import { property, transaction } from './resources.ts';
@@ -8,7 +8,7 @@ const p = property.shape;
 
 const termColumns = <N extends string>(name: N, en: string, pl: string) =>
   ({
-    [`${name}_code`]: column.smallint(text(`${en}: code.`, `${pl}: kod.`)),
+    [`${name}_code`]: code(column.smallint(text(`${en}: code.`, `${pl}: kod.`))),
     [`${name}_value`]: column.varchar(text(`${en}: canonical value.`, `${pl}: wartość kanoniczna.`)),
   }) as { [K in `${N}_code`]: ReturnType<typeof column.smallint> } & { [K in `${N}_value`]: ReturnType<typeof column.varchar> };
 

@@ -46,3 +46,9 @@ export const nullable = <T>(c: Column<T>): Column<T | null> => ({ ...c, nullable
 /** A column worked out from the data set's other tables when the snapshot is written (see Derivation); null where they have no answer. */
 export const derived = <T>(c: Column<T>, derivation: Derivation): Column<T | null> & DerivedColumn =>
   ({ ...c, nullable: true, derive: derivation }) as Column<T | null> & DerivedColumn;
+
+/** The same column, its numbers codes that name things (a term's code), not amounts: see Column.meaning. */
+export const code = <T>(c: Column<T>): Column<T> => ({ ...c, meaning: 'code' });
+
+/** The same column, its texts JSON or geometry: see Column.meaning. */
+export const structuredText = <T>(c: Column<T>): Column<T> => ({ ...c, meaning: 'structured-text' });

@@ -1,5 +1,5 @@
 import type { Column, Columns, PulledColumn, TableSpec } from '../../core/table.ts';
-import { column, nullable } from './column.ts';
+import { column, nullable, structuredText } from './column.ts';
 
 /** Every table keeps what an upstream sends beyond the declared fields, so nothing is dropped. */
 export const extraColumn = nullable(
@@ -11,10 +11,12 @@ export const extraColumn = nullable(
 
 /** Every table keeps each record as its upstream wrote it, where rendering its row would write it otherwise. */
 export const upstreamJsonColumn = nullable(
-  column.varchar({
-    en: "The record as the upstream wrote it (JSON text: key order, numbers and strings as sent, links relative to {base_url}), served back as it is; null where the record's row renders it byte for byte, or no upstream sent it (the sample city).",
-    pl: 'Rekord w postaci zapisanej przez źródło (tekst JSON: kolejność kluczy, liczby i napisy jak przesłano, linki względne wobec {base_url}), udostępniany bez zmian; null, gdy wiersz rekordu renderuje go bajt w bajt albo gdy żadne źródło go nie przesłało (przykładowe miasto).',
-  }),
+  structuredText(
+    column.varchar({
+      en: "The record as the upstream wrote it (JSON text: key order, numbers and strings as sent, links relative to {base_url}), served back as it is; null where the record's row renders it byte for byte, or no upstream sent it (the sample city).",
+      pl: 'Rekord w postaci zapisanej przez źródło (tekst JSON: kolejność kluczy, liczby i napisy jak przesłano, linki względne wobec {base_url}), udostępniany bez zmian; null, gdy wiersz rekordu renderuje go bajt w bajt albo gdy żadne źródło go nie przesłało (przykładowe miasto).',
+    }),
+  ),
 );
 
 /** The columns every table has beside its declared ones. */

@@ -6,7 +6,7 @@ import { leftOutWarnings, writeFiles } from './build-files.ts';
 import { addSite, startSite } from './build-site.ts';
 import { connectionTo, openTables, readPrintsAhead } from './build-tables.ts';
 import { publishChanges } from './changes.ts';
-import { startCsvTwins, writeDownloads } from './downloads/index.ts';
+import { startColumnStatistics, startCsvTwins, writeDownloads } from './downloads/index.ts';
 import type { Publisher } from './downloads/dcat.ts';
 import { contactEmail, writeFeeds } from './feeds.ts';
 import { startFigures, writeFigures } from './figures.ts';
@@ -18,10 +18,10 @@ import { TreeOutput, type TreeCounts } from './tree-output.ts';
 /**
  * `odsnap build`: the static tree of the current snapshot, in steps: the snapshot's tables; every
  * endpoint's files (see the kinds' files) and a listing of them; the changes of the last pulls; the
- * downloads; the charts' and maps' figures; the data sets' feeds (GBFS); how fresh the data is (the
+ * downloads and the tables' column statistics; the charts' and maps' figures; the data sets' feeds (GBFS); how fresh the data is (the
  * mirror's status); the entry point `/api/public/index.json` and the hosting configuration; the
  * site. Written into the tree not in use, then swapped in (published). Work that reads whole
- * tables (figures, CSV twins, prints) and the site's bundling start first and go on while the
+ * tables (figures, CSV twins, column statistics, prints) and the site's bundling start first and go on while the
  * files are written; the step that needs their result waits for it.
  */
 
@@ -79,6 +79,7 @@ async function buildLocked(options: BuildOptions): Promise<BuildResult> {
     const tables = await openTables(dataDir, datasets, run, options.repeatedTextsFrom);
     const figures = startFigures(await connectionTo(tables, run), datasets, run);
     const csv = startCsvTwins(await connectionTo(tables, run), tables.snapshot, datasets, { out, full }, run, onStep);
+    const statistics = startColumnStatistics(await connectionTo(tables, run), tables.snapshot, datasets, { out, full }, run, onStep);
     const prints = readPrintsAhead(await connectionTo(tables, run), tables, datasets, { out, full }, run);
     const output = await openTree(out, base, tables.snapshot.manifest.endpoints, full, run);
     const site = await startSite(tables.snapshot.cacheDir, output, { build: options.site, base, tiles: options.tiles }, run);
@@ -103,6 +104,7 @@ async function buildLocked(options: BuildOptions): Promise<BuildResult> {
       output,
       base,
       csv,
+      statistics,
       publisher: options.publisher,
       site: options.site,
       onStep,

@@ -4,9 +4,9 @@ import type { TableDownloads } from './files.ts';
 
 /**
  * odsnap's own description of the downloads, `downloads/catalogue.json`: every table with its
- * columns, and every file with its rows, bytes, sha256, partition values and the time range of
- * its rows (so clients can skip files), each with its CSV twin, and the DuckDB script. The site's
- * downloads page and data-set pages are made from it.
+ * columns and the file of their statistics, and every file with its rows, bytes, sha256, partition
+ * values and the time range of its rows (so clients can skip files), each with its CSV twin, and
+ * the DuckDB script. The site's downloads page and data-set pages are made from it.
  */
 export function catalogueOf(snapshot: Snapshot, tables: readonly TableDownloads[], duckdb: { script: string; command: string; remote: boolean }) {
   const { manifest } = snapshot;
@@ -15,7 +15,7 @@ export function catalogueOf(snapshot: Snapshot, tables: readonly TableDownloads[
     licence: { id: manifest.licence.id, name: manifest.licence.name, url: manifest.licence.url, attribution: manifest.licence.attribution },
     /** The DuckDB script (see duckdb-script.ts), the command line that opens it, and whether it reads the files over HTTP(S) (else from the tree's directory). */
     duckdb,
-    tables: tables.map(({ dataset, table, entry, files }) => ({
+    tables: tables.map(({ dataset, table, entry, files, statistics }) => ({
       dataset: dataset.name,
       table: table.name,
       sqlName: viewName(dataset, table.name),
@@ -26,6 +26,8 @@ export function catalogueOf(snapshot: Snapshot, tables: readonly TableDownloads[
       sortBy: entry.sortBy,
       timeColumn: entry.timeColumn,
       columns: Object.entries(table.columns).map(([name, column]) => ({ name, type: column.sqlType, nullable: column.nullable, description: column.doc })),
+      /** Its columns' statistics: nulls, distinct values, least and greatest, a histogram or the commonest values. */
+      statistics: statistics.url,
       files: files.map(({ url, rows, bytes, sha256, partition, min, max, csv }) => ({
         url,
         rows,

@@ -3,6 +3,7 @@ import type { Column } from '../../../core/table.ts';
 import { viewName } from '../../../core/table.ts';
 import type { Snapshot } from '../../../core/snapshot/read.ts';
 import { partitionLabel, type DownloadFile, type TableDownloads } from './files.ts';
+import type { StatisticsOfTables } from './table-statistics.ts';
 
 /**
  * The downloads as a Frictionless Data Package, `datapackage.json` at the tree's root: one
@@ -10,6 +11,14 @@ import { partitionLabel, type DownloadFile, type TableDownloads } from './files.
  * resources that Frictionless tools validate and read; Parquet files are plain data resources,
  * since Frictionless reads a resource's list of paths as parts of one file to be joined end to
  * end, which Parquet files cannot be.
+ *
+ * The table's column statistics fit the Table Schema in one place only: a field's `example` ("an
+ * example value for the field") is its commonest value, or its least. The rest (nulls, distinct
+ * values, histograms) has no property in the Data Package or Table Schema specifications, and
+ * `constraints` are rules a value must keep, not what the values happen to be. Each resource
+ * links the table's statistics file instead, by a property of odsnap's own, `columnStatistics`,
+ * a path relative to this descriptor like `path`: the specifications let descriptors carry
+ * properties of their own, and readers that do not know it pass it by.
  */
 
 const parquetMediaType = 'application/vnd.apache.parquet';
@@ -44,17 +53,22 @@ function tableSchemaType(column: Column): string {
   }
 }
 
-export function dataPackageOf(snapshot: Snapshot, tables: readonly TableDownloads[], home: string | undefined) {
+export function dataPackageOf(snapshot: Snapshot, tables: readonly TableDownloads[], home: string | undefined, statistics: StatisticsOfTables) {
   const { manifest } = snapshot;
   const licenses = [{ name: manifest.licence.id, path: manifest.licence.url, title: manifest.licence.name }];
-  const resources = tables.flatMap(({ dataset, table, entry, files }) => {
-    const fields = Object.entries(table.columns).map(([name, column]) => ({
-      name,
-      type: tableSchemaType(column),
-      description: column.doc.en,
-      constraints: { required: !column.nullable },
-      column,
-    }));
+  const resources = tables.flatMap(({ dataset, table, entry, files, statistics: statisticsFile }) => {
+    const described = new Map(statistics.get(`${dataset.name}/${table.name}`)?.columns.map((c) => [c.name, c]));
+    const fields = Object.entries(table.columns).map(([name, column]) => {
+      const example = described.get(name)?.top?.[0]?.value ?? described.get(name)?.min;
+      return {
+        name,
+        type: tableSchemaType(column),
+        description: column.doc.en,
+        ...(example ? { example } : {}),
+        constraints: { required: !column.nullable },
+        column,
+      };
+    });
     const schemaOf = (csv: boolean) => ({
       // As CSV writes instants (see core/db/csv.ts); Parquet stores them typed.
       fields: fields.map(({ column, ...field }) => (csv && column.kind === 'instant' ? { ...field, format: CSV_INSTANT_FORMAT } : field)),
@@ -83,6 +97,7 @@ export function dataPackageOf(snapshot: Snapshot, tables: readonly TableDownload
           bytes: file.bytes,
           hash: `sha256:${file.sha256}`,
           schema: schemaOf(false),
+          columnStatistics: statisticsFile.path,
           licenses,
         },
         {
@@ -99,6 +114,7 @@ export function dataPackageOf(snapshot: Snapshot, tables: readonly TableDownload
           hash: `sha256:${file.csv.sha256}`,
           dialect: { delimiter: ',', doubleQuote: true, header: true },
           schema: schemaOf(true),
+          columnStatistics: statisticsFile.path,
           licenses,
         },
       ];

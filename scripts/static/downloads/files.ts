@@ -2,7 +2,7 @@ import type { Table } from '../../../core/table.ts';
 import type { Snapshot } from '../../../core/snapshot/read.ts';
 import type { FileManifest, TableManifest } from '../../../core/snapshot/manifest.ts';
 import type { Dataset } from '../../../datasets/vocabulary/dataset.ts';
-import { CSV_DOWNLOADS, DOWNLOADS } from '../../../core/published-tree.ts';
+import { columnStatisticsPath, CSV_DOWNLOADS, DOWNLOADS } from '../../../core/published-tree.ts';
 
 /**
  * The files under `/downloads/<data set>/<table>/…`: each Parquet file of the snapshot at its
@@ -37,6 +37,8 @@ export interface TableDownloads {
   readonly table: Table;
   readonly entry: TableManifest;
   readonly files: readonly DownloadFile[];
+  /** Its column statistics (see table-statistics.ts), beside its folder. */
+  readonly statistics: { readonly path: string; readonly url: string };
 }
 
 /** A snapshot file's place under its table, e.g. `year=2024/part-0.parquet`. */
@@ -75,7 +77,8 @@ export function tableDownloads(
           csv: { path: csv, url: `${base}/${csv}`, ...csvOf(file) },
         };
       });
-      return { dataset, table, entry, files };
+      const statistics = columnStatisticsPath(dataset.name, table.name);
+      return { dataset, table, entry, files, statistics: { path: statistics, url: `${base}/${statistics}` } };
     }),
   );
 }

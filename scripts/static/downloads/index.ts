@@ -12,11 +12,13 @@ import { dataPackageOf } from './datapackage.ts';
 import { dcatOf, publisherOf, type Publisher } from './dcat.ts';
 import { absoluteBase, duckdbCommand, duckdbScript } from './duckdb-script.ts';
 import { tableDownloads } from './files.ts';
+import { describeTables, writeStatistics, type StatisticsOfTables } from './table-statistics.ts';
 
 /**
- * The bulk downloads (see files.ts): every Parquet file of the snapshot and its CSV twin, and
- * four descriptions of them: odsnap's catalogue, a Frictionless Data Package, a DCAT-AP record
- * and a DuckDB script. All carry the snapshot's licence (CC BY 4.0) and attribution.
+ * The bulk downloads (see files.ts): every Parquet file of the snapshot and its CSV twin, each
+ * table's column statistics, and four descriptions of them: odsnap's catalogue, a Frictionless
+ * Data Package, a DCAT-AP record and a DuckDB script. All carry the snapshot's licence (CC BY 4.0)
+ * and attribution.
  */
 
 /**
@@ -32,16 +34,58 @@ export function startCsvTwins(
   run: BuildRun,
   onStep?: (text: string) => void,
 ): Promise<CsvFiles> {
+  return besideTheTree(
+    (onMade) => makeCsvFiles(db, snapshot, datasets, join(treesDir(tree.out), 'csv'), { fresh: tree.full, signal: run.failing, onFile: onMade }),
+    run,
+    (made, seconds) => `CSV twins: ${made} made from new Parquet files in ${seconds} s`,
+    onStep,
+  );
+}
+
+/**
+ * Starts working out every table's column statistics on `db` (a connection of their own) while
+ * the tree is written: kept beside the trees, they are worked out only for tables whose files no
+ * earlier build described (see table-statistics.ts); `full` works them all out again.
+ */
+export function startColumnStatistics(
+  db: Database,
+  snapshot: Snapshot,
+  datasets: readonly Dataset[],
+  tree: { out: string; full?: boolean },
+  run: BuildRun,
+  onStep?: (text: string) => void,
+): Promise<StatisticsOfTables> {
+  return besideTheTree(
+    (onMade) => describeTables(db, snapshot, datasets, join(treesDir(tree.out), 'statistics'), { fresh: tree.full, signal: run.failing, onTable: onMade }),
+    run,
+    (made, seconds) => `column statistics: ${made} table${made === 1 ? '' : 's'} described in ${seconds} s`,
+    onStep,
+  );
+}
+
+/**
+ * Work started beside the tree's writing and awaited with the downloads: waited for at the end of
+ * a failed build, and said when done, with how many of its results earlier builds had kept.
+ */
+function besideTheTree<T extends { readonly size: number }>(
+  start: (onMade: () => void) => Promise<T>,
+  run: BuildRun,
+  said: (made: number, seconds: string) => string,
+  onStep?: (text: string) => void,
+): Promise<T> {
   const started = Date.now();
   let made = 0;
-  const csv = makeCsvFiles(db, snapshot, datasets, join(treesDir(tree.out), 'csv'), { fresh: tree.full, signal: run.failing, onFile: () => made++ });
-  run.atEnd(() => Promise.allSettled([csv]));
-  // Awaited with the downloads; the rejection handler keeps a failure before then from counting as unhandled.
-  void csv.then(
-    () => onStep?.(`CSV twins: ${made} made from new Parquet files in ${((Date.now() - started) / 1000).toFixed(1)} s, the rest kept from earlier builds`),
+  const work = start(() => made++);
+  run.atEnd(() => Promise.allSettled([work]));
+  // The rejection handler keeps a failure before the downloads await it from counting as unhandled.
+  void work.then(
+    (results) => {
+      const kept = results.size - made;
+      onStep?.(`${said(made, ((Date.now() - started) / 1000).toFixed(1))}${kept > 0 ? `, ${kept} kept from earlier builds` : ''}`);
+    },
     () => {},
   );
-  return csv;
+  return work;
 }
 
 export interface DownloadsOptions {
@@ -52,6 +96,8 @@ export interface DownloadsOptions {
   readonly base: string;
   /** The CSV twins, by the sha256 of their Parquet files, once made (see startCsvTwins). */
   readonly csv: Promise<CsvFiles>;
+  /** Every table's column statistics, once worked out (see startColumnStatistics). */
+  readonly statistics: Promise<StatisticsOfTables>;
   /** Who publishes the data, for the DCAT-AP record (default: the upstream the snapshot was pulled from). */
   readonly publisher?: Partial<Publisher>;
   /** Whether the tree holds the site, whose pages the descriptions name. */
@@ -79,6 +125,7 @@ export async function writeDownloads({
   ...made
 }: DownloadsOptions): Promise<DownloadsResult> {
   const csv = await made.csv;
+  const statistics = await made.statistics;
   const csvOf = (sha256: string) => {
     const made = csv.get(sha256);
     if (!made) throw new Error(`no CSV was made of the Parquet file with sha256 ${sha256}`);
@@ -96,6 +143,8 @@ export async function writeDownloads({
     }
   }
 
+  await writeStatistics(output, snapshot, datasets, statistics);
+
   // Pages and the package's home are named by URL: a tree linked from its root has none to give.
   const absolute = absoluteBase(base);
   const pages = site && absolute ? { home: `${base}/`, dataset: (name: string) => `${base}/${datasetPagePath(name)}` } : undefined;
@@ -103,7 +152,7 @@ export async function writeDownloads({
     CATALOGUE,
     JSON.stringify(catalogueOf(snapshot, tables, { script: `${base}/${DUCKDB_SCRIPT}`, command: duckdbCommand(base), remote: absolute }), null, 2),
   );
-  await output.write(DATAPACKAGE, JSON.stringify(dataPackageOf(snapshot, tables, pages?.home), null, 2));
+  await output.write(DATAPACKAGE, JSON.stringify(dataPackageOf(snapshot, tables, pages?.home, statistics), null, 2));
   await output.write(
     DCAT,
     JSON.stringify(dcatOf({ snapshot, datasets, tables, base, publisher: publisherOf(snapshot.manifest.source, publisher), pages }), null, 2),

@@ -38,12 +38,12 @@ describe('a build onto a disk that fills up', () => {
         (error: unknown) => error,
       )) as Error | undefined;
       // The tree's files and the caches beside it are written at once: the write that finds the disk full is either's.
-      expect(failed?.message).toMatch(new RegExp(`^ENOSPC: no space left on device, write '${disk}/\\.dist-trees/(a|prints|csv)/.+'$`));
+      expect(failed?.message).toMatch(new RegExp(`^ENOSPC: no space left on device, write '${disk}/\\.dist-trees/(a|prints|csv|statistics)/.+'$`));
       expect(existsSync(out)).toBe(false);
       expect(existsSync(join(treesDir(out), 'a'))).toBe(false);
       // What stays is whole files of the caches beside the trees, for the next build: nothing half written, no lock.
       const left = (await readdir(treesDir(out), { recursive: true })).map(String);
-      expect(left.filter((name) => !/^(csv|prints)(\/[\w-]+\.(json|csv\.gz))?$/.test(name))).toEqual([]);
+      expect(left.filter((name) => !/^(csv|prints|statistics)(\/[\w-]+\.(json|csv\.gz))?$/.test(name))).toEqual([]);
     } finally {
       unmount(disk);
     }

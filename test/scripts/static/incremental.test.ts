@@ -142,16 +142,26 @@ describe('rebuilding the static tree', () => {
         Object.values((await openSnapshot(dataDir)).manifest.datasets).flatMap((d) => Object.values(d.tables).flatMap((t) => t.files.map((f) => f.sha256))),
       );
     await buildStatic({ dataDir, out, datasets, onStep });
-    expect(steps.filter((step) => step.startsWith('CSV twins:'))).toEqual([expect.stringMatching(/^CSV twins: 0 made from new Parquet files/)]);
-
     const before = await shas();
+    expect(steps.filter((step) => step.startsWith('CSV twins:'))).toEqual([
+      expect.stringMatching(new RegExp(`^CSV twins: 0 made from new Parquet files in [\\d.]+ s, ${before.size} kept from earlier builds$`)),
+    ]);
+    // A first build keeps nothing, and says nothing of earlier builds.
+    steps.length = 0;
+    await buildStatic({ dataDir, out: join(dirname(out), 'first-build'), datasets, onStep });
+    expect(steps.filter((step) => step.startsWith('CSV twins:'))).toEqual([
+      expect.stringMatching(new RegExp(`^CSV twins: ${before.size} made from new Parquet files in [\\d.]+ s$`)),
+    ]);
+
     await generateSample({ dataDir, datasets, settings: { scale: 'tiny', seed: 1, until: addDays(defaultUntil, 5) } });
     const now = await shas();
     const changed = [...now].filter((sha) => !before.has(sha)).length;
     expect(changed).toBeGreaterThan(0);
     steps.length = 0;
     await buildStatic({ dataDir, out, datasets, onStep });
-    expect(steps.find((step) => step.startsWith('CSV twins:'))).toMatch(new RegExp(`^CSV twins: ${changed} made from new Parquet files`));
+    expect(steps.find((step) => step.startsWith('CSV twins:'))).toMatch(
+      new RegExp(`^CSV twins: ${changed} made from new Parquet files in [\\d.]+ s, ${now.size - changed} kept from earlier builds$`),
+    );
     const cached = (await readdir(cache)).filter((name) => name.endsWith('.csv.gz'));
     expect(new Set(cached.map((name) => /-([0-9a-f]{64})\.csv\.gz$/.exec(name)![1]))).toEqual(now);
   });
