@@ -1,5 +1,6 @@
 import { closeSync, createReadStream, ftruncateSync, fstatSync, openSync, readSync, writeSync } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { constants, deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { RecordPlace } from '../../datasets/answers/crawling.ts';
 import { elementSpans, memberSpan, minify } from '../../datasets/vocabulary/json-text.ts';
 import { sizeText } from './limits.ts';
@@ -15,10 +16,13 @@ import { nestingPast } from './upstream/nesting.ts';
  * the snapshot is built from the lines alone.
  *
  * A line is `key TAB meta TAB payload`, each JSON (which never holds a raw tab), so that opening
- * a journal reads keys and metas without parsing the rows.
+ * a journal reads keys and metas without parsing the rows. The payload is kept deflated, in base64
+ * after a `~` (see packed): the upstream's answers are repetitive JSON, and a region's pull would
+ * otherwise outgrow the journal's default limit. Key and meta stay plain, so opening never inflates.
  *
- * It grows to `maxBytes` at most: a unit that would take it past is not written, and every later
- * append fails the same way (`full`), so an upstream that answers without end cannot fill the disk.
+ * It grows to `maxBytes` at most, counted on disk: a unit that would take it past is not written,
+ * and every later append fails the same way (`full`), so an upstream that answers without end
+ * cannot fill the disk.
  */
 
 /** A record that failed validation, kept as it came with the reason. */
@@ -40,6 +44,12 @@ export interface Batch extends RecordPlace {
   readonly url: string;
   /** Epoch ms of the answer: the capture time of live data. */
   readonly fetchedAt: number;
+  /**
+   * Epoch ms the request for the answer was sent (its last attempt, on the clock of fetchedAt):
+   * live data shows the upstream at some moment from askedAt to fetchedAt. Optional when read:
+   * journals and live archives written before it was recorded have none.
+   */
+  readonly askedAt?: number;
 }
 
 /** An answer kept as the JSON text the upstream sent, written into the journal as it is. */
@@ -137,7 +147,7 @@ export class Journal {
     const texts = answers.map((answer) => (answer instanceof RawJson ? answer.line : JSON.stringify(answer)));
     const head = JSON.stringify(payload).slice(0, -1);
     const body = `${head}${head.length > 1 ? ',' : ''}"answers":[${texts.join(',')}]}`;
-    const line = Buffer.from(`${JSON.stringify(key)}\t${JSON.stringify(meta ?? null)}\t${body}\n`);
+    const line = Buffer.from(`${JSON.stringify(key)}\t${JSON.stringify(meta ?? null)}\t${packed(body)}\n`);
     if (this.full) throw this.full;
     if (this.size + line.length > this.maxBytes) {
       this.full = new JournalFull(
@@ -156,10 +166,13 @@ export class Journal {
     if (!place) return undefined;
     const buffer = Buffer.alloc(place.length);
     readSync(this.fd, buffer, 0, place.length, place.offset);
-    return parseLine(buffer.toString('utf8', 0, place.length - 1)) as Entry<M>;
+    return parseLine(buffer.toString('utf8', 0, place.length - 1)).entry as Entry<M>;
   }
 
-  /** Every entry in the order written, with the length of its line; of a unit written twice (see open), the line that counts. */
+  /**
+   * Every entry in the order written, with the length of its line as plain text (what its answers
+   * take once read, whatever it takes on disk); of a unit written twice (see open), the line that counts.
+   */
   async *entries(): AsyncGenerator<Entry & { readonly bytes: number }> {
     const counted = new Set([...this.places.values()].map((place) => place.offset));
     const input = createReadStream(this.path, { encoding: 'utf8', end: Math.max(0, this.size - 1) });
@@ -167,7 +180,9 @@ export class Journal {
     for await (const line of createInterface({ input, crlfDelay: Infinity })) {
       const at = offset;
       offset += Buffer.byteLength(line) + 1;
-      if (line && counted.has(at)) yield { ...parseLine(line), bytes: offset - at };
+      if (!line || !counted.has(at)) continue;
+      const { entry, plainBytes } = parseLine(line);
+      yield { ...entry, bytes: plainBytes + 1 };
     }
   }
 
@@ -191,7 +206,7 @@ export async function* entriesOf(path: string): AsyncGenerator<Entry> {
     for await (const line of createInterface({ input: createReadStream(path, { encoding: 'utf8', end: Math.max(0, size - 1) }), crlfDelay: Infinity })) {
       offset += Buffer.byteLength(line) + 1;
       if (offset > size) break;
-      if (line) yield parseLine(line);
+      if (line) yield parseLine(line).entry;
     }
   } finally {
     closeSync(fd);
@@ -200,7 +215,10 @@ export async function* entriesOf(path: string): AsyncGenerator<Entry> {
 
 /** A whole line's key and meta, or why it cannot be read back. */
 function headOf(line: string, maxDepth: number): { key: string; meta: unknown } | { unreadable: string } {
-  // The payload's own nesting, and the few levels the line wraps it in (entry, answers).
+  // The payload's own nesting, and the few levels the line wraps it in (entry, answers). A packed
+  // payload is not inflated to check it: only this odsnap or a later one packs, and they journal
+  // only answers that passed the same limit when fetched (upstream/attempt.ts); the lines nested
+  // too deep are plain ones from an odsnap that had no limit, which this still catches.
   if (nestingPast(line, maxDepth + 4) !== undefined) return { unreadable: `nested deeper than ${maxDepth} levels` };
   // Lines are written whole from JSON.stringify or from answers that parsed: only the head is read now.
   try {
@@ -211,11 +229,26 @@ function headOf(line: string, maxDepth: number): { key: string; meta: unknown } 
   }
 }
 
-function parseLine(line: string): Entry {
+/**
+ * Marks a packed payload: a payload written plain (by an odsnap before packing) is a JSON object,
+ * and no JSON text starts with `~`, so both forms read.
+ */
+const PACKED = '~';
+
+/** A payload as a packed line holds it: deflated at a fast level (a pull writes a line per unit), in base64, which holds no line break. */
+function packed(payload: string): string {
+  return PACKED + deflateRawSync(payload, { level: constants.Z_BEST_SPEED }).toString('base64');
+}
+
+/** A line's entry, its answers' texts as written, and the line's length in bytes as plain text. */
+function parseLine(line: string): { entry: Entry; plainBytes: number } {
   const first = line.indexOf('\t');
   const second = line.indexOf('\t', first + 1);
-  const payload = line.slice(second + 1);
+  const stored = line.slice(second + 1);
+  const inflated = stored.startsWith(PACKED) ? inflateRawSync(Buffer.from(stored.slice(1), 'base64')) : undefined;
+  const payload = inflated ? inflated.toString('utf8') : stored;
   const answers = memberSpan(payload, 0, 'answers');
   const texts = answers ? elementSpans(payload, answers[0]).map(([start, end]) => payload.slice(start, end)) : [];
-  return { key: JSON.parse(line.slice(0, first)), meta: JSON.parse(line.slice(first + 1, second)), ...JSON.parse(payload), texts };
+  const entry = { key: JSON.parse(line.slice(0, first)), meta: JSON.parse(line.slice(first + 1, second)), ...JSON.parse(payload), texts };
+  return { entry, plainBytes: Buffer.byteLength(line.slice(0, second + 1)) + (inflated?.length ?? Buffer.byteLength(stored)) };
 }

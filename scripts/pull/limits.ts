@@ -9,7 +9,7 @@ import type { CrawlLimits } from '../../datasets/answers/crawling.ts';
  * pages, the journal about 1.3 GB.
  */
 export interface PullLimits extends CrawlLimits {
-  /** Bytes the journal may grow to (`--max-journal`): past it the pull stops. */
+  /** Bytes the journal may take on disk, its answers compressed (`--max-journal`): past it the pull stops. */
   readonly maxJournalBytes: number;
   /**
    * The largest value stored, in bytes: a string, or a JSON value as text (`--max-value`). A record
