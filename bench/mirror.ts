@@ -6,12 +6,16 @@
  * and the mirror is killed with SIGKILL and started again ten minutes later.
  *
  * Reports: captures and gaps (minutes, why), minutes neither captured nor in a gap (must be 0),
- * captures unlike what the city showed (must be 0), pulls, failed polls (must be 0), the mirror's
- * RSS (its peak over each life, and the slope of a line through its samples, MiB per day of the
- * clock), and disk: the data directory, its live archive and its snapshots, per day of the clock.
+ * captures unlike what the city showed while they were asked (must be 0), pulls, failed polls
+ * (must be 0), the mirror's RSS (its peak over each life, and the slope of a line through its
+ * samples, MiB per day of the clock), and disk: the data directory, its live archive and its
+ * snapshots, per day of the clock.
  *
  * MIRROR_DAYS (default 3), MIRROR_SPEED (default 360: a minute a sixth of a second, a day four
- * minutes), MIRROR_SCALE (default tiny). Results in bench/results/mirror.json.
+ * minutes), MIRROR_SCALE (default tiny), MIRROR_KILLS (default 1: the daily kill; 0 lets one
+ * mirror live the whole run, for a memory verdict over one life), MIRROR_FAULTS (default 1: the
+ * daily outage and 429s; 0 for none, say to measure the bytes a day of captures takes at city
+ * scale in a fraction of a day: MIRROR_DAYS may be one). Results in bench/results/mirror.json.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
@@ -23,7 +27,8 @@ import { readMirrorStatus } from '../core/mirror-status.ts';
 import { openSnapshot, tableFiles, tableSource } from '../core/snapshot/read.ts';
 import { datasets } from '../datasets/index.ts';
 import type { Scale } from '../datasets/vocabulary/sample.ts';
-import { LiveArchive } from '../scripts/mirror/live-archive.ts';
+import { askedAt, capturedAt, LiveArchive } from '../scripts/mirror/live-archive.ts';
+import type { Entry } from '../scripts/pull/journal.ts';
 import { LiveAnswers } from '../scripts/sample/live-answers.ts';
 import { startFaultProxy, type Fault } from '../test/fixtures/fault-proxy.ts';
 import { startMovingCity } from '../test/fixtures/moving-city.ts';
@@ -31,6 +36,8 @@ import { startMovingCity } from '../test/fixtures/moving-city.ts';
 const DAYS = Number(process.env.MIRROR_DAYS ?? 3);
 const SPEED = Number(process.env.MIRROR_SPEED ?? 360);
 const SCALE = (process.env.MIRROR_SCALE ?? 'tiny') as Scale;
+const KILLS = process.env.MIRROR_KILLS !== '0';
+const FAULTS = process.env.MIRROR_FAULTS !== '0';
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
@@ -39,6 +46,8 @@ const start = Date.parse('2025-10-01T22:00:00Z'); // a Warsaw midnight
 const tempDir = (name: string) => mkdtemp(join(tmpdir(), `odsnap-${name}-`));
 const cityDir = await tempDir('bench-city');
 const dataDir = await tempDir('bench-mirror');
+// Generated first: at city scale that takes many minutes, which the clock must not count.
+execFileSync(process.execPath, ['bin/odsnap.js', 'sample', '--out', cityDir, '--scale', SCALE], { stdio: ['ignore', 'ignore', 'inherit'] });
 const city = await startMovingCity(['--out', cityDir, '--scale', SCALE, '--port', '0'], clockSettingOf(start, SPEED, Date.now()));
 const clock = clockFromEnvironment({ ODSNAP_CLOCK: city.clock });
 console.error(`mirror: a ${SCALE} city at ${city.url}, its clock ${SPEED} times the wall's; ${DAYS} days to live`);
@@ -106,18 +115,22 @@ const poller = (async () => {
 
 for (let day = 0; day < DAYS; day++) {
   const midnight = start + day * DAY;
-  await sleepUntil(midnight + 10 * HOUR);
-  fault = { kind: 'status', status: 503 };
-  await sleepUntil(midnight + 11 * HOUR);
-  fault = { kind: 'status', status: 429, retryAfter: '2' };
-  await sleepUntil(midnight + 11.25 * HOUR);
-  fault = undefined;
-  await sleepUntil(midnight + 16 * HOUR);
-  mirror!.kill('SIGKILL');
-  await new Promise((resolve) => mirror.once('exit', resolve));
-  await sleepUntil(midnight + 16 * HOUR + 10 * MINUTE);
-  startMirror();
-  console.error(`mirror: day ${day + 1} of ${DAYS} lived (${polls.ok} polls answered, ${polls.failed} failed)`);
+  if (FAULTS) {
+    await sleepUntil(midnight + 10 * HOUR);
+    fault = { kind: 'status', status: 503 };
+    await sleepUntil(midnight + 11 * HOUR);
+    fault = { kind: 'status', status: 429, retryAfter: '2' };
+    await sleepUntil(midnight + 11.25 * HOUR);
+    fault = undefined;
+  }
+  if (KILLS) {
+    await sleepUntil(midnight + 16 * HOUR);
+    mirror!.kill('SIGKILL');
+    await new Promise((resolve) => mirror.once('exit', resolve));
+    await sleepUntil(midnight + 16 * HOUR + 10 * MINUTE);
+    startMirror();
+  }
+  if (FAULTS || KILLS) console.error(`mirror: day ${day + 1} of ${DAYS} lived (${polls.ok} polls answered, ${polls.failed} failed)`);
 }
 await sleepUntil(start + DAYS * DAY + HOUR);
 clearInterval(sampler);
@@ -130,7 +143,7 @@ server.kill('SIGTERM');
 const archive = new LiveArchive(dataDir);
 const answers = new LiveAnswers(datasets, { scale: SCALE, seed: 1 });
 const base = (text: string) => text.replaceAll(proxy.url, '{base}').replaceAll(city.url, '{base}');
-const report: Record<string, unknown> = { days: DAYS, speed: SPEED, scale: SCALE };
+const report: Record<string, unknown> = { days: DAYS, speed: SPEED, scale: SCALE, kills: KILLS, faults: FAULTS };
 /** The minutes the current snapshot holds captures of, in a live table. */
 async function committedMinutes(dataset: string, table: string): Promise<number[]> {
   const snapshot = await openSnapshot(dataDir);
@@ -144,6 +157,18 @@ async function committedMinutes(dataset: string, table: string): Promise<number[
     db.close();
   }
 }
+/**
+ * The minutes whose live answers a capture may hold: every minute from when it was asked to when
+ * its answer came, so a slow answer is not counted as a wrong one. A capture archived before
+ * captures recorded when they were asked gets its minute and the one before.
+ */
+function minutesAsked(entry: Entry, minute: number): number[] {
+  const asked = askedAt(entry);
+  if (asked === undefined) return [minute, minute - MINUTE];
+  const minutes: number[] = [];
+  for (let m = Math.floor(asked / MINUTE) * MINUTE; m <= minute; m += MINUTE) minutes.push(m);
+  return minutes;
+}
 for (const feed of ['/api/public/citybike/live', '/api/public/air-quality/live']) {
   const dataset = feed.split('/')[3]!;
   const gaps = (await archive.gaps()).filter((gap) => gap.feed === feed);
@@ -154,9 +179,9 @@ for (const feed of ['/api/public/citybike/live', '/api/public/air-quality/live']
   for await (const entry of archive.capturesAfter(dataset, -Infinity)) {
     if (!entry.key.startsWith(`${feed} at `)) continue;
     captures++;
-    const minute = Math.floor(entry.batches![0]!.fetchedAt / MINUTE) * MINUTE;
+    const minute = Math.floor(capturedAt(entry) / MINUTE) * MINUTE;
     covered.add(minute);
-    const shown = await Promise.all([minute, minute - MINUTE].map(async (m) => base(String(await answers.answer(m, feed, new URLSearchParams(), '{base}')))));
+    const shown = await Promise.all(minutesAsked(entry, minute).map(async (m) => base(String(await answers.answer(m, feed, new URLSearchParams(), '{base}')))));
     if (!shown.includes(base(entry.texts![0]!))) unlike++;
   }
   // The archive keeps a day: older captures are in the snapshot's live tables, where they count too.
@@ -183,11 +208,38 @@ const steady = lives.flatMap((life) => life.samples.filter(([at]) => at > life.s
 const status = await readMirrorStatus(dataDir);
 report.pulls = status?.pulls;
 report.polls = polls;
-report.rss = { peakMiB: Math.round(Math.max(...lives.map((l) => l.peak))), slopeMiBPerDay: Number(slope(steady).toFixed(2)), samples: steady.length };
+// Each life's own slope too: a line through lives that each start low reads the restarts, not a leak.
+const ownSlopes = lives.map((life) => life.samples.filter(([at]) => at > life.samples[0]![0] + HOUR)).filter((samples) => samples.length > 10);
+report.rss = {
+  peakMiB: Math.round(Math.max(...lives.map((l) => l.peak))),
+  slopeMiBPerDay: Number(slope(steady).toFixed(2)),
+  lives: lives.length,
+  slopeOfEachLifeMiBPerDay: ownSlopes.map((samples) => Number(slope(samples).toFixed(2))),
+  samples: steady.length,
+};
 /** Bytes on disk under a directory, hard links counted once (as `du` counts them). */
 const duBytes = async (dir: string) => Number(execFileSync('du', ['-sb', dir], { encoding: 'utf8' }).split('\t')[0]);
 const disk = { dataDir: await duBytes(dataDir), live: await duBytes(join(dataDir, 'live')), snapshots: await duBytes(join(dataDir, 'snapshots')) };
-report.disk = { ...disk, perDay: Math.round(disk.snapshots / DAYS) };
+// What the live archive adds to a snapshot per day of captures: the live tables' Parquet bytes
+// over the days they cover (the registers' growth is the upstream's, not the mirror's).
+const kept = await openSnapshot(dataDir);
+let liveBytes = 0;
+let liveFrom = Infinity;
+let liveTo = -Infinity;
+for (const dataset of datasets)
+  for (const [name, table] of Object.entries(dataset.tables)) {
+    if (!table.liveCaptures) continue;
+    const entry = kept.manifest.datasets[dataset.name]?.tables[name];
+    if (!entry) continue;
+    liveBytes += entry.files.reduce((sum, file) => sum + file.bytes, 0);
+    for (const minute of await committedMinutes(dataset.name, name)) [liveFrom, liveTo] = [Math.min(liveFrom, minute), Math.max(liveTo, minute)];
+  }
+const liveDays = (liveTo - liveFrom) / DAY;
+report.disk = {
+  ...disk,
+  perDay: Math.round(disk.snapshots / DAYS),
+  liveTables: { bytes: liveBytes, days: Number(liveDays.toFixed(2)), bytesPerDay: Math.round(liveBytes / liveDays) },
+};
 console.log(JSON.stringify(report, null, 2));
 await mkdir('bench/results', { recursive: true });
 await writeFile('bench/results/mirror.json', `${JSON.stringify(report, null, 2)}\n`);

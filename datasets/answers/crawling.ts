@@ -38,6 +38,11 @@ export interface Fetched {
   /** The JSON text as sent. */
   readonly text?: string;
   readonly url: string;
+  /**
+   * When the request that brought it was sent (epoch ms, the crawl's clock; of a retried request,
+   * its last attempt): what the upstream answered held at some moment from then to the answer.
+   */
+  readonly askedAt?: number;
 }
 
 export interface FetchOptions {

@@ -143,3 +143,9 @@ const hourOf = (at: number) => new Date(at).toISOString().slice(0, 13);
 
 /** When a capture was made: when its answer came (the time its rows are stamped with). */
 export const capturedAt = (entry: Entry): number => entry.batches?.[0]?.fetchedAt ?? 0;
+
+/**
+ * When a capture was asked for: the feed showed what it holds at some moment from then to its
+ * capturedAt. Undefined for a capture archived before captures recorded it.
+ */
+export const askedAt = (entry: Entry): number | undefined => entry.batches?.[0]?.askedAt;

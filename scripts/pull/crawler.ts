@@ -48,6 +48,7 @@ export class DatasetCrawl implements Crawl {
   readonly failures: Failures;
   private readonly units: Units;
   private readonly rows: CrawlRows;
+  private readonly now: () => number;
 
   constructor(private readonly options: CrawlOptions) {
     const { dataset, upstream, journal, tally, log } = options;
@@ -55,7 +56,7 @@ export class DatasetCrawl implements Crawl {
     this.plans = new TablePlans(dataset, options.previous, options.upstreamUrl);
     // What ends the whole pull at once: the upstream found down, or the journal full.
     this.failures = new Failures(dataset.name, () => upstream.downError ?? journal.full, log);
-    const now = options.now ?? Date.now;
+    const now = (this.now = options.now ?? Date.now);
     this.units = new Units(dataset, journal, tally, this.observations, log, now);
     this.rows = new CrawlRows(dataset, options.upstreamUrl, journal, now);
   }
@@ -95,9 +96,15 @@ export class DatasetCrawl implements Crawl {
     meta: M,
   ): Found<M> => this.units.found(answers, path, params, places, meta);
 
-  /** Requests through the upstream client, each attempt counted as the data set's. */
-  get(path: string, query: Readonly<Record<string, string | number>>, options: FetchOptions): Promise<Fetched> {
-    return this.options.upstream.get(path, { ...query }, { ...options, onAttempt: this.countRequest });
+  /** Requests through the upstream client, each attempt counted as the data set's, the answer with when its attempt was sent. */
+  async get(path: string, query: Readonly<Record<string, string | number>>, options: FetchOptions): Promise<Fetched> {
+    let askedAt: number | undefined;
+    const onAttempt = () => {
+      this.countRequest();
+      askedAt = this.now();
+    };
+    const got = await this.options.upstream.get(path, { ...query }, { ...options, onAttempt });
+    return askedAt === undefined ? got : { ...got, askedAt };
   }
 
   // The rows the crawl reads itself (crawl/rows.ts).

@@ -69,7 +69,9 @@ export class Units {
       meta: { ...meta, ...(base ? { base } : {}), ...(Object.keys(escapes).length ? { escapes } : {}) },
       // Kept as the text it came in, but where a step changed what is kept.
       answers: list.map((got) => (got.text === undefined ? got.body : new RawJson(got.text))),
-      batches: list.flatMap((got, answer): Batch[] => places.map((place) => ({ ...place, answer, params, path, url: got.url, fetchedAt }))),
+      batches: list.flatMap((got, answer): Batch[] =>
+        places.map((place) => ({ ...place, answer, params, path, url: got.url, fetchedAt, ...(got.askedAt === undefined ? {} : { askedAt: got.askedAt }) })),
+      ),
     };
   }
 }

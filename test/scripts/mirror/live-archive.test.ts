@@ -1,10 +1,10 @@
-import { appendFile, readdir } from 'node:fs/promises';
+import { appendFile, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { acceleratedClock } from '../../../core/clock.ts';
 import { openSnapshot, tableFiles, tableSource } from '../../../core/snapshot/read.ts';
 import { datasets } from '../../../datasets/index.ts';
-import { LiveArchive } from '../../../scripts/mirror/live-archive.ts';
+import { askedAt, capturedAt, LiveArchive } from '../../../scripts/mirror/live-archive.ts';
 import { captureFeed, liveFeedsOf } from '../../../scripts/mirror/live-feeds.ts';
 import { pullFrom, tempDir } from '../../fixtures/pull.ts';
 import { startTestServer, type TestServer } from '../../fixtures/server.ts';
@@ -31,6 +31,8 @@ describe('the live archive of a long-running mirror', () => {
   const clock = acceleratedClock(Date.parse('2026-11-01T10:00:00Z'), 3_600);
   const feed = liveFeedsOf(datasets).find((f) => f.path === '/api/public/citybike/live')!;
   let bikes: number;
+  /** The clock when each capture was started. */
+  const started: number[] = [];
 
   beforeAll(async () => {
     upstream = await startTestServer();
@@ -51,6 +53,7 @@ describe('the live archive of a long-running mirror', () => {
     const options = { upstreamUrl: upstream.url, archive, clock, timeoutMs: 5_000 };
     const times: number[] = [];
     for (let i = 0; i < 3; i++) {
+      started.push(clock.now());
       const capture = await captureFeed(feed, options);
       expect(capture).toMatchObject({ ok: true, records: expect.any(Number) });
       if (capture.ok) times.push(capture.at);
@@ -64,6 +67,31 @@ describe('the live archive of a long-running mirror', () => {
     // Three captures an hour of the clock apart or more span that many hour files.
     const days = await readdir(archive.dir);
     expect(days.filter((d) => /^\d{4}/.test(d)).length).toBeGreaterThan(0);
+  });
+
+  it('records when each capture was asked, which a restarted mirror reads back', async () => {
+    const entries = [];
+    for await (const entry of new LiveArchive(dataDir).capturesAfter(citybike.name, -Infinity)) entries.push(entry);
+    expect(entries).toHaveLength(3);
+    entries.forEach((entry, i) => {
+      // Asked once the capture started, answered after: the clock runs an hour a second, so the two differ.
+      expect(askedAt(entry)).toBeGreaterThanOrEqual(started[i]!);
+      expect(askedAt(entry)).toBeLessThan(capturedAt(entry));
+    });
+  });
+
+  it('reads captures archived before they recorded when they were asked', async () => {
+    const [entry] = await archive.entriesIn((await archive.newestHourFile())!);
+    const older = new LiveArchive(await tempDir('live-archive-older'));
+    const at = capturedAt(entry!);
+    await older.append({ ...entry!, batches: entry!.batches!.map(({ askedAt: _, ...batch }) => batch) }, at, feed.path);
+    older.close();
+    expect(await readFile((await older.newestHourFile())!, 'utf8')).not.toContain('askedAt');
+
+    const read = [];
+    for await (const e of older.capturesAfter(citybike.name, -Infinity)) read.push(e);
+    expect(read.map((e) => [e.key, capturedAt(e), askedAt(e)])).toEqual([[entry!.key, at, undefined]]);
+    expect(await older.lastCapture(feed.path)).toBe(at);
   });
 
   it("commits every capture into the next snapshot once, beside the pull's own", async () => {
