@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { formatBytes, type Output } from '../core/progress.ts';
+import { formatBytes, type LogFormat, type Output } from '../core/progress.ts';
 import type { ValueOption } from './command.ts';
 
 /**
@@ -14,11 +14,11 @@ export const logFormatOption = {
   check: z.enum(['json', 'pretty'], { error: 'must be json or pretty' }).optional(),
 } as const satisfies ValueOption;
 
-export type LogFormat = 'json' | 'pretty';
+export type { LogFormat };
 
-/** Writes log records to `output`'s out, in `format`, or by whether it is a terminal. */
+/** Writes log records to `output`'s out, in `format`, else the command's, else by whether out is a terminal. */
 export function logWriter(output: Output, format: LogFormat | undefined): (line: Record<string, unknown>) => void {
-  const pretty = (format ?? (output.terminal ? 'pretty' : 'json')) === 'pretty';
+  const pretty = (format ?? output.format ?? (output.terminal ? 'pretty' : 'json')) === 'pretty';
   return pretty ? (line) => output.out(`${readableLine(line)}\n`) : (line) => output.out(`${JSON.stringify(line)}\n`);
 }
 

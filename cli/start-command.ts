@@ -2,9 +2,9 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { datasets } from '../datasets/index.ts';
 import { defaultSeed, defaultUntil, scales, type SampleSettings } from '../datasets/vocabulary/sample.ts';
-import { dataDirOption, defineCommand, tilesOption } from './command.ts';
-import type { Output } from '../core/progress.ts';
-import { formatCount, Progress } from '../core/progress.ts';
+import { dataDirOption, defineCommand, publishingOf, publishingOptions, tilesOption } from './command.ts';
+import type { LogFormat, Output } from '../core/progress.ts';
+import { counted, formatCount, messageLine, Progress } from '../core/progress.ts';
 import { PullReport } from '../scripts/pull/report.ts';
 import { currentSnapshotId } from '../core/snapshot/layout.ts';
 import { openSnapshot, shapeMismatch } from '../core/snapshot/read.ts';
@@ -15,7 +15,7 @@ import { explainListenError, untilStopped } from './serve-command.ts';
 import { eventLog, keepingOptions, mirrorRun } from './mirror-command.ts';
 import { clockFromEnvironment, type Clock } from '../core/clock.ts';
 import { archivedOrSnapshotted } from './live-rows.ts';
-import { logWriter } from './log-lines.ts';
+import { logFormatOption, logWriter } from './log-lines.ts';
 import { serveSampleUpstream, type SampleUpstream } from './sample-upstream.ts';
 
 /** Where `start` keeps the sample city it serves to itself as the upstream, inside the data directory. */
@@ -31,7 +31,11 @@ export const startCommand = defineCommand({
     'again; --from (or ODSNAP_UPSTREAM) pulls from a real v1 service instead of the sample city, and pulls again\n' +
     'when the current snapshot came from elsewhere. With --from it then keeps the mirror current as odsnap mirror\n' +
     'does (pulls on --pull-every, the live feeds captured on --capture-every, the tree and the site rebuilt after\n' +
-    'each pull, snapshots pruned by --keep), unless --once. Ctrl-C stops.',
+    'each pull, snapshots pruned by --keep), unless --once. Ctrl-C stops.\n\n' +
+    'At a terminal (stdout and stderr both) every line is readable: the steps, the pull, the address, the\n' +
+    "server's and the mirror's events. Elsewhere (a pipe, a file, a service manager) every line is JSON: a\n" +
+    'step as { time, msg }, an event as { time, event, ... }, as odsnap serve writes its own. --log-format\n' +
+    'says which.',
   options: {
     data: dataDirOption('create'),
     out: { type: 'string', value: 'DIR', description: 'where the static tree and the site go', default: 'dist' },
@@ -61,10 +65,19 @@ export const startCommand = defineCommand({
         .pipe(z.number().max(65_535, { error: 'must be a port number' })),
     },
     tiles: tilesOption,
+    ...publishingOptions,
     once: { type: 'boolean', description: 'with --from: serve what was pulled, without keeping it current' },
     ...keepingOptions,
+    'log-format': {
+      ...logFormatOption,
+      description: 'json | pretty: every line as JSON, or readable (default: pretty when stdout and stderr are terminals, else json)',
+    },
   },
-  async run(options, output) {
+  async run(options, streams) {
+    // One format for both streams, whoever writes on them: a log that takes either stream, or both
+    // (2>&1), meets lines of one kind.
+    const format = options['log-format'] ?? (streams.interactive && streams.terminal ? 'pretty' : 'json');
+    const output: Output = { ...streams, format };
     const progress = new Progress(output);
     const clock = clockFromEnvironment();
     const from = options.from ?? (process.env.ODSNAP_UPSTREAM || undefined);
@@ -108,8 +121,9 @@ export const startCommand = defineCommand({
         out: options.out,
         site: canBuildSite(),
         tiles: options.tiles,
+        ...publishingOf(options),
         onStep: (text) => progress.step(text),
-        onProgress: ({ endpoint, files }) => progress.update(() => `${endpoint}: ${formatCount(files)} files`),
+        onProgress: ({ endpoint, files }) => progress.update(() => `${endpoint}: ${counted(files, 'file')}`),
       });
       progress.step(`static tree built: ${formatCount(result.files)} files, ${formatCount(result.written)} written, in ${result.seconds.toFixed(1)} s`);
     } else progress.step(`using the static tree in ${options.out}`);
@@ -122,47 +136,26 @@ export const startCommand = defineCommand({
       // Ages and lags on the mirror's clock (ODSNAP_CLOCK, which tests and benches run faster).
       clock,
       latestLive: archivedOrSnapshotted(options.data),
-      log: logWriter(output, undefined),
+      log: logWriter(output, format),
       logRequests: false,
     }).catch(explainListenError('127.0.0.1', options.port));
     const url = server.url.replace('127.0.0.1', 'localhost');
-    const hints = [
-      [`${url}/`, 'the site: docs, data sets, downloads, SQL in the browser'],
-      [`${url}/api/public`, 'every data set and endpoint (the v1 API)'],
-      [`${url}/api/public/rcn/transactions?limit=5`, 'a v1 request'],
-      [`${url}/${INDEX}`, 'the static tree'],
-      [`${url}/api/sql?q=SELECT+count(*)+FROM+citybike_rides`, 'read-only SQL'],
-    ];
-    const width = Math.max(...hints.map(([address]) => address!.length));
     const keeping = from && !options.once;
     // Loaded before the address is printed: Ctrl-C is handled from the moment anyone can use it.
     const mirror = keeping ? await import('../scripts/mirror/mirror.ts') : undefined;
-    output.out(
-      [
-        '',
-        `odsnap is serving snapshot ${id} at ${url}`,
-        ...hints.map(([address, what]) => `  ${address!.padEnd(width)}  ${what}`),
-        ...(keeping
-          ? [
-              `  ${`${url}/api/public/status`.padEnd(width)}  how the mirror is doing`,
-              '',
-              `Keeping it current: pulls ${options['pull-every'].text === '1h' ? 'hourly' : `on ${options['pull-every'].text}`}, the live feeds captured ${options['capture-every'].text === '1m' ? 'every minute' : `on ${options['capture-every'].text}`}.`,
-            ]
-          : []),
-        '',
-        'Ctrl-C stops.',
-        '',
-      ].join('\n'),
-    );
+    // Listened for before then too: a SIGINT that comes with no listener yet kills the process, and
+    // a reader of the address may send one at once.
+    const stopped = untilStopped(server, format === 'json' ? (text) => output.err(messageLine(text.trim())) : output.err);
+    output.out(servingText(format, id, url, keeping ? { pulls: options['pull-every'].text, captures: options['capture-every'].text } : undefined));
     const stop = new AbortController();
     if (mirror && from) {
       const log = eventLog(output);
-      const tree = { out: options.out, site: canBuildSite(), tiles: options.tiles };
+      const tree = { out: options.out, site: canBuildSite(), tiles: options.tiles, ...publishingOf(options) };
       void mirror
         .runMirror(mirrorRun(options, { from, clock, tree, output, log, signal: stop.signal }))
         .catch((error: Error) => log('mirror stopped', { error: error.message }));
     }
-    await untilStopped(server, output.err);
+    await stopped;
     stop.abort();
     // A pull under way is not waited for: it resumes at the next start.
     if (mirror) process.exit(0);
@@ -209,11 +202,46 @@ async function pullSnapshot(
   const { pull } = await import('../scripts/pull/pull.ts');
   try {
     const result = await pull({ dataDir, from: url, datasets, full: again, report, now: clock.now, ...(from ? {} : { sample }) });
-    output.err(pullSummary(result, report));
+    const summary = pullSummary(result, report);
+    // As JSON, the summary's table is one message, its lines kept in msg.
+    output.err(output.format === 'json' ? messageLine(summary.trim(), { ok: result.ok }) : summary);
     return result.ok ? result.snapshot!.id : undefined;
   } finally {
     upstream?.stop();
   }
+}
+
+/**
+ * What start says once it serves: for a person, the address and what to find there; for a
+ * machine, one message with the snapshot and the address, and the mirror's status and cadences
+ * when it keeps the mirror current.
+ */
+function servingText(format: LogFormat, id: string, url: string, keeping: { readonly pulls: string; readonly captures: string } | undefined): string {
+  const status = `${url}/api/public/status`;
+  if (format === 'json') return messageLine(`odsnap is serving snapshot ${id} at ${url}`, { snapshot: id, url, ...(keeping ? { status, ...keeping } : {}) });
+  const hints = [
+    [`${url}/`, 'the site: docs, data sets, downloads, SQL in the browser'],
+    [`${url}/api/public`, 'every data set and endpoint (the v1 API)'],
+    [`${url}/api/public/rcn/transactions?limit=5`, 'a v1 request'],
+    [`${url}/${INDEX}`, 'the static tree'],
+    [`${url}/api/sql?q=SELECT+count(*)+FROM+citybike_rides`, 'read-only SQL'],
+    ...(keeping ? [[status, 'how the mirror is doing']] : []),
+  ];
+  const width = Math.max(...hints.map(([address]) => address!.length));
+  return [
+    '',
+    `odsnap is serving snapshot ${id} at ${url}`,
+    ...hints.map(([address, what]) => `  ${address!.padEnd(width)}  ${what}`),
+    ...(keeping
+      ? [
+          '',
+          `Keeping it current: pulls ${keeping.pulls === '1h' ? 'hourly' : `on ${keeping.pulls}`}, the live feeds captured ${keeping.captures === '1m' ? 'every minute' : `on ${keeping.captures}`}.`,
+        ]
+      : []),
+    '',
+    'Ctrl-C stops.',
+    '',
+  ].join('\n');
 }
 
 /** The upstream the current snapshot was pulled from, if it was pulled. */

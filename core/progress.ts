@@ -1,3 +1,6 @@
+/** How a command's lines are written: readable, for a person, or JSON lines, for a machine. */
+export type LogFormat = 'json' | 'pretty';
+
 /** Where a command writes: the process streams in use, buffers in tests. */
 export interface Output {
   readonly out: (text: string) => void;
@@ -6,6 +9,12 @@ export interface Output {
   readonly interactive: boolean;
   /** Whether `out` is a terminal, so that log lines are written for a person rather than a machine. */
   readonly terminal?: boolean;
+  /**
+   * One format for every line a command writes, on both streams, where it settles one (`start`,
+   * `--log-format`): so a log reader never meets readable lines among JSON ones. Absent, each
+   * writer goes by whether its own stream is a terminal.
+   */
+  readonly format?: LogFormat;
 }
 
 export const processOutput: Output = {
@@ -15,9 +24,16 @@ export const processOutput: Output = {
   terminal: Boolean(process.stdout.isTTY),
 };
 
+/** Whether the lines a command writes on err are JSON: as its format says, else when err is no terminal. */
+export const errInJson = (output: Output): boolean => (output.format ? output.format === 'json' : !output.interactive);
+
+/** A message as a JSON line (`{ time, msg }`, and any fields), as steps are written when the format is JSON. */
+export const messageLine = (msg: string, fields: Record<string, unknown> = {}): string =>
+  `${JSON.stringify({ time: new Date().toISOString(), msg, ...fields })}\n`;
+
 /**
  * Progress of long work: on a terminal one line redrawn in place, elsewhere only the lines that
- * mark a finished step, so logs stay readable.
+ * mark a finished step, so logs stay readable; a JSON line each when the format is JSON.
  */
 export class Progress {
   private lastDraw = 0;
@@ -31,7 +47,7 @@ export class Progress {
    * a function is called only then (a build reports each of half a million files).
    */
   update(text: string | (() => string)): void {
-    if (!this.output.interactive) return;
+    if (!this.output.interactive || this.output.format === 'json') return;
     const now = Date.now();
     if (now - this.lastDraw < 100) return;
     this.lastDraw = now;
@@ -41,6 +57,10 @@ export class Progress {
 
   /** A finished step: always printed, on its own line. */
   step(text: string): void {
+    if (this.output.format === 'json') {
+      this.output.err(messageLine(text));
+      return;
+    }
     this.clear();
     this.output.err(`${this.elapsed()} ${text}\n`);
   }
@@ -57,6 +77,8 @@ export class Progress {
 }
 
 export const formatCount = (n: number) => n.toLocaleString('en');
+/** A count and its noun, singular for one: `1 file`, `2,048 files`. */
+export const counted = (n: number, noun: string) => `${formatCount(n)} ${noun}${n === 1 ? '' : 's'}`;
 export const formatBytes = (n: number) =>
   n < 1024
     ? `${n} B`

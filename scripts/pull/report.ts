@@ -1,5 +1,5 @@
 import type { Output } from '../../core/progress.ts';
-import { formatCount } from '../../core/progress.ts';
+import { errInJson, formatCount } from '../../core/progress.ts';
 
 /** A data set's progress in a pull, as its crawl counts it (see crawler.ts). */
 export interface Tally {
@@ -17,7 +17,9 @@ export interface Tally {
 /**
  * What a pull tells the person running it. On a terminal: a bar per data set (units of work,
  * requests, records, rate, ETA) redrawn in place, with notable events printed above. Elsewhere:
- * one JSON object per line, an event or a periodic progress record, for logs and machines.
+ * one JSON object per line, an event or a periodic progress record, for logs and machines. A
+ * command that settled its format (`Output.format`) gets that: readable lines off a terminal
+ * are the same events and records, written as a terminal's events are, with no bars.
  */
 export class PullReport {
   readonly tallies = new Map<string, Tally>();
@@ -38,20 +40,20 @@ export class PullReport {
 
   /** Starts periodic progress: redrawn bars on a terminal, a line per data set every `everyMs` elsewhere. */
   start(everyMs = 10_000): void {
-    this.timer = setInterval(() => (this.output.interactive ? this.draw() : this.progressLines()), this.output.interactive ? 250 : everyMs);
+    this.timer = setInterval(() => (this.drawing ? this.draw() : this.progressLines()), this.drawing ? 250 : everyMs);
     this.timer.unref();
   }
 
   stop(): void {
     clearInterval(this.timer);
-    if (this.output.interactive) this.draw();
+    if (this.drawing) this.draw();
     else this.progressLines();
     this.drawnLines = 0;
   }
 
   /** A notable event: a line of its own (JSON off a terminal). */
   event(event: string, fields: Record<string, unknown> = {}): void {
-    if (!this.output.interactive) {
+    if (errInJson(this.output)) {
       this.output.err(JSON.stringify({ time: new Date().toISOString(), event, ...fields }) + '\n');
       return;
     }
@@ -60,13 +62,17 @@ export class PullReport {
       .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
       .join(' ');
     this.output.err(`[${this.elapsed()}] ${event} ${detail}\n`);
-    this.draw();
+    if (this.drawing) this.draw();
   }
 
+  /** Whether the bars are drawn: on a terminal, unless told to write JSON there. */
+  private get drawing(): boolean {
+    return this.output.interactive && !errInJson(this.output);
+  }
+
+  /** Each data set's progress as an event of its own, where no bars are drawn. */
   private progressLines(): void {
-    for (const [dataset, t] of this.tallies) {
-      this.output.err(JSON.stringify({ time: new Date().toISOString(), event: 'progress', dataset, ...t, ...this.rates(t) }) + '\n');
-    }
+    for (const [dataset, t] of this.tallies) this.event('progress', { dataset, ...t, ...this.rates(t) });
   }
 
   private rates(t: Tally) {

@@ -1,3 +1,4 @@
+import { counted } from '../../core/progress.ts';
 import { envelopeFor } from '../../datasets/answers/envelope.ts';
 import { kindOf } from '../../datasets/answers/index.ts';
 import type { FileSource, StaticFile } from '../../datasets/answers/static-files.ts';
@@ -49,7 +50,7 @@ export async function writeFiles(input: FilesInput): Promise<FilesWritten> {
       await writeEndpoint(kindOf(endpoint.answer).tree.files(source, endpoint.answer), input.output, listing, (files) =>
         input.onProgress?.({ endpoint: endpoint.fullPath, files }),
       );
-      input.onStep?.(`${endpoint.fullPath}: ${listing.count.toLocaleString('en')} files`);
+      input.onStep?.(`${endpoint.fullPath}: ${counted(listing.count, 'file')}`);
       listed.set(endpoint.fullPath, { files: listing.count, listing: listing.url(1) });
     }
   }

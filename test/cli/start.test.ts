@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer } from '../fixtures/server.ts';
+import { runOdsnap } from '../fixtures/command.ts';
 import { tempDir } from '../fixtures/tiny.ts';
 
 /** `odsnap start` as a real process, until it says where it serves; then Ctrl-C. */
@@ -18,7 +19,8 @@ async function start(args: string[], env: Record<string, string> = {}) {
   const url = await new Promise<string | undefined>((resolve) => {
     child.stdout.on('data', (chunk) => {
       out += chunk;
-      const found = /serving snapshot \S+ at (http:\/\/\S+)/.exec(out);
+      // Readable, or a JSON line's msg.
+      const found = /serving snapshot \S+ at (http:\/\/[^\s"]+)/.exec(out);
       if (found) resolve(found[1]);
     });
     void exited.then(() => resolve(undefined));
@@ -30,8 +32,20 @@ async function start(args: string[], env: Record<string, string> = {}) {
   return { url, stop, exited, output: () => ({ out, err }) };
 }
 
+/** Each line of a stream's text, parsed: a JSON object with a msg or an event (the server's own events carry no time). */
+const jsonLines = (text: string) =>
+  text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const parsed = JSON.parse(line);
+      expect(typeof parsed.msg === 'string' || typeof parsed.event === 'string', line).toBe(true);
+      return parsed as { msg?: string; event?: string; snapshot?: string; url?: string };
+    });
+
 describe('odsnap start', () => {
   let dir: string;
+  let first: { out: string; err: string };
   beforeAll(async () => {
     dir = await tempDir('start');
   });
@@ -56,7 +70,19 @@ describe('odsnap start', () => {
       expect(manifest.id).toBe(snapshot.id);
     } finally {
       expect(await started.stop()).toBe(0);
+      first = started.output();
     }
+  });
+
+  it('writes every line as JSON off a terminal, its steps as messages, as odsnap serve writes its own', () => {
+    const err = jsonLines(first.err);
+    expect(err.map((line) => line.msg)).toEqual(expect.arrayContaining([expect.stringMatching(/^static tree built: /), expect.stringMatching(/^pulled in /)]));
+    expect(err.some((line) => line.event === 'progress')).toBe(true);
+    // The address, as a message with its snapshot and url; the rest of stdout is the server's events.
+    const out = jsonLines(first.out);
+    expect(out.filter((line) => line.msg)).toEqual([
+      { time: expect.any(String), msg: expect.stringMatching(/^odsnap is serving snapshot /), snapshot: expect.any(String), url: expect.any(String) },
+    ]);
   });
 
   it('reuses the snapshot and the tree on a later start', async () => {
@@ -71,6 +97,34 @@ describe('odsnap start', () => {
     } finally {
       expect(await started.stop()).toBe(0);
     }
+  });
+
+  it('writes readable lines off a terminal when told --log-format pretty', async () => {
+    const started = await start(['--scale', 'tiny', '--data', join(dir, 'data'), '--out', join(dir, 'dist'), '--log-format', 'pretty']);
+    expect((await fetch(`${started.url}/healthz`)).status).toBe(200);
+    expect(await started.stop()).toBe(0);
+    const { out, err } = started.output();
+    expect(err).toMatch(/^\[ +\d+\.\ds\] using snapshot /m);
+    expect(out).toContain('\nCtrl-C stops.\n');
+    expect(`${out}${err}`.split('\n').filter((line) => line.startsWith('{'))).toEqual([]);
+  });
+
+  it('stops cleanly on a Ctrl-C sent the moment the address is printed', async () => {
+    const started = await start(['--scale', 'tiny', '--data', join(dir, 'data'), '--out', join(dir, 'dist')]);
+    expect(started.url).toBeDefined();
+    expect(await started.stop()).toBe(0);
+  });
+
+  it('is listed by odsnap snapshots as the sample city, not a port long gone, with the files verify counts and what own and shared mean', async () => {
+    const listed = await runOdsnap('snapshots', '--data', join(dir, 'data'));
+    expect(listed.code).toBe(0);
+    expect(listed.out).toMatch(/sample tiny, seed 1, until \d{4}-\d\d-\d\d, pulled through v1/);
+    expect(listed.out).not.toContain('127.0.0.1');
+    expect(listed.out).toContain('own: bytes only that snapshot holds');
+    const verified = await runOdsnap('verify', '--data', join(dir, 'data'));
+    const files = /: (\d+) files, /.exec(verified.err)?.[1];
+    expect(files, verified.err).toBeDefined();
+    expect(listed.out).toMatch(new RegExp(`\\s${files}\\s+\\S+ \\S?i?B\\s+\\S+ \\S?i?B\\n`));
   });
 
   it('pulls again when told of an upstream the current snapshot did not come from', async () => {
