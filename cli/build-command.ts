@@ -1,6 +1,5 @@
-import { z } from 'zod';
-import { cacheDirOption, dataDirOption, defineCommand, tilesOption } from './command.ts';
-import { formatBytes, formatCount, Progress } from '../core/progress.ts';
+import { cacheDirOption, dataDirOption, defineCommand, publishingOf, publishingOptions, tilesOption } from './command.ts';
+import { counted, formatBytes, formatCount, Progress } from '../core/progress.ts';
 import { canBuildSite } from '../scripts/static/site.ts';
 
 export const buildCommand = defineCommand({
@@ -17,33 +16,9 @@ export const buildCommand = defineCommand({
     data: dataDirOption('read', 'whose current snapshot to publish'),
     'cache-dir': cacheDirOption,
     out: { type: 'string', value: 'DIR', description: 'where the tree goes (a symlink odsnap manages)', default: 'dist' },
-    'base-url': {
-      type: 'string',
-      value: 'URL',
-      description: "prefix of links in the tree, e.g. https://cdn.example.org/odsnap (default: links from the host's root)",
-      check: z
-        .string()
-        .refine((value) => /^https?:\/\/[^/]+/.test(value) || value.startsWith('/'), { error: 'must be an http(s) URL or a path starting with /' })
-        .optional(),
-    },
     full: { type: 'boolean', description: 'render every file again, trusting nothing of the tree in use' },
     'no-site': { type: 'boolean', description: 'leave out the site (docs, data-set pages, query page); only the v1 tree and downloads' },
-    publisher: {
-      type: 'string',
-      value: 'NAME',
-      description: 'who publishes the data, for the DCAT-AP record (default: the upstream pulled from)',
-      check: z.string().trim().min(1).optional(),
-    },
-    contact: {
-      type: 'string',
-      value: 'EMAIL|URL',
-      description: "whom to ask about the data, for the DCAT-AP record (default: the upstream's address)",
-      check: z
-        .string()
-        .transform((value) => (/^[^@\s/:]+@[^@\s/]+$/.test(value) ? `mailto:${value}` : value))
-        .refine((value) => /^(mailto:[^@\s]+@[^@\s]+|https?:\/\/[^/\s]+\S*)$/.test(value), { error: 'must be an e-mail address or an http(s) URL' })
-        .optional(),
-    },
+    ...publishingOptions,
     tiles: tilesOption,
   },
   async run(options, output) {
@@ -63,12 +38,11 @@ export const buildCommand = defineCommand({
     const result = await buildStaticForCommand({
       dataDir: options.data,
       out: options.out,
-      base: options['base-url'],
       full: options.full,
       site: !options['no-site'] && canBuildSite(),
       tiles: options.tiles,
-      publisher: { name: options.publisher, contact: options.contact },
-      onProgress: ({ endpoint, files }) => progress.update(() => `${endpoint}: ${formatCount(files)} files`),
+      ...publishingOf(options),
+      onProgress: ({ endpoint, files }) => progress.update(() => `${endpoint}: ${counted(files, 'file')}`),
       onStep: (text) => progress.step(text),
     }).catch(locked);
     if (!result) return 2;

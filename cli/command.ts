@@ -159,6 +159,44 @@ export const tilesOption = {
   }),
 } as const satisfies ValueOption;
 
+/**
+ * Where and by whom a static tree is published, for `build` and for the trees `start` and `mirror`
+ * rebuild: the links' base (GBFS and DCAT-AP want absolute addresses), the publisher and a contact.
+ */
+export const publishingOptions = {
+  'base-url': {
+    type: 'string',
+    value: 'URL',
+    description: "prefix of links in the tree, e.g. https://cdn.example.org/odsnap (default: links from the host's root)",
+    check: z
+      .string()
+      .refine((value) => /^https?:\/\/[^/]+/.test(value) || value.startsWith('/'), { error: 'must be an http(s) URL or a path starting with /' })
+      .optional(),
+  },
+  publisher: {
+    type: 'string',
+    value: 'NAME',
+    description: 'who publishes the data, for the DCAT-AP record (default: the upstream pulled from)',
+    check: z.string().trim().min(1).optional(),
+  },
+  contact: {
+    type: 'string',
+    value: 'EMAIL|URL',
+    description: "whom to ask about the data, for the DCAT-AP record and the GBFS feed (default: the upstream's address)",
+    check: z
+      .string()
+      .transform((value) => (/^[^@\s/:]+@[^@\s/]+$/.test(value) ? `mailto:${value}` : value))
+      .refine((value) => /^(mailto:[^@\s]+@[^@\s]+|https?:\/\/[^/\s]+\S*)$/.test(value), { error: 'must be an e-mail address or an http(s) URL' })
+      .optional(),
+  },
+} as const;
+
+/** The publishing options as a build takes them. */
+export const publishingOf = (options: { readonly 'base-url'?: string; readonly publisher?: string; readonly contact?: string }) => ({
+  base: options['base-url'],
+  publisher: { name: options.publisher, contact: options.contact },
+});
+
 export function helpOf(command: Command): string {
   const rows = [
     ...Object.entries(command.options).map(([name, o]) =>

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { clockFromEnvironment, type Clock } from '../core/clock.ts';
 import type { MirrorOptions } from '../scripts/mirror/mirror.ts';
-import type { Output } from '../core/progress.ts';
+import { errInJson, type Output } from '../core/progress.ts';
 import { parsePolicy } from '../core/snapshot/retention.ts';
 import { datasets } from '../datasets/index.ts';
 import { parseCadence, type Cadence } from '../scripts/mirror/cadence.ts';
-import { dataDirOption, defineCommand, tilesOption, type ValueOf } from './command.ts';
+import { dataDirOption, defineCommand, publishingOf, publishingOptions, tilesOption, type ValueOf } from './command.ts';
 import { serveCheck } from './pull-command.ts';
 
 const cadence = (example: string) =>
@@ -87,6 +87,7 @@ export const mirrorCommand = defineCommand({
     },
     site: { type: 'boolean', description: 'with --out: build the site too' },
     tiles: tilesOption,
+    ...publishingOptions,
     ...keepingOptions,
   },
   async run(options, output) {
@@ -107,12 +108,15 @@ export const mirrorCommand = defineCommand({
     process.once('SIGINT', stopping).once('SIGTERM', stopping);
     const { runMirror } = await import('../scripts/mirror/mirror.ts');
     log('mirroring', { from, data: options.data, pulls: options['pull-every'].text, captures: options['capture-every'].text });
-    const tree = options.out ? { out: options.out, site: Boolean(options.site), tiles: options.tiles } : undefined;
+    const tree = options.out ? { out: options.out, site: Boolean(options.site), tiles: options.tiles, ...publishingOf(options) } : undefined;
     await runMirror(mirrorRun(options, { from, clock: clockFromEnvironment(), tree, output, log, signal: stop.signal }));
     process.removeListener('SIGINT', stopping).removeListener('SIGTERM', stopping);
     return 0;
   },
 });
+
+/** The tree a mirror rebuilds after each pull, as \`odsnap build\` would write it with the same options. */
+export type MirrorTree = { readonly out: string; readonly site: boolean; readonly tiles: string } & ReturnType<typeof publishingOf>;
 
 type Keeping = { readonly data: string } & { readonly [K in keyof typeof keepingOptions]: ValueOf<(typeof keepingOptions)[K]> };
 
@@ -125,7 +129,7 @@ export function mirrorRun(
   run: {
     readonly from: string;
     readonly clock: Clock;
-    readonly tree: { readonly out: string; readonly site: boolean; readonly tiles: string } | undefined;
+    readonly tree: MirrorTree | undefined;
     readonly output: Output;
     readonly log: (event: string, fields?: Record<string, unknown>) => void;
     readonly signal: AbortSignal;
@@ -159,12 +163,12 @@ export function mirrorRun(
 
 /**
  * The mirror's events: for a person at a terminal, a readable line (time, event, then key=value);
- * elsewhere one JSON object per line, for machines.
+ * elsewhere one JSON object per line, for machines (either, when the command settled its format).
  */
 export function eventLog(output: Output): (event: string, fields?: Record<string, unknown>) => void {
   return (event, fields = {}) => {
     const time = new Date().toISOString();
-    if (!output.interactive) {
+    if (errInJson(output)) {
       output.err(`${JSON.stringify({ time, event, ...fields })}\n`);
       return;
     }
