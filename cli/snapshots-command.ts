@@ -48,5 +48,9 @@ function asTable(history: History): string {
     { title: 'shared', right: true },
   ];
   const count = history.snapshots.length;
-  return `${textTable(columns, rows)}\n${count} snapshot${count === 1 ? '' : 's'}, ${formatBytes(history.bytes)} on disk (each file once, however many snapshots link it)`;
+  return [
+    textTable(columns, rows),
+    `${count} snapshot${count === 1 ? '' : 's'}, ${formatBytes(history.bytes)} on disk (each file once, however many snapshots link it)`,
+    'own: bytes only that snapshot holds, which removing it would free; shared: bytes it links with another snapshot or a static tree (a build links the Parquet files)',
+  ].join('\n');
 }

@@ -31,10 +31,15 @@ export interface History {
   readonly bytes: number;
 }
 
+const sampleText = (sample: { scale: string; seed: number; until: string }) => `sample ${sample.scale}, seed ${sample.seed}, until ${sample.until}`;
+
+/** Where a snapshot came from, for a person: an upstream's address, or the sample city (generated, or pulled from odsnap serving it on a port long gone). */
 export const sourceOf = (manifest: Manifest): string =>
   manifest.source.kind === 'sample'
-    ? `sample ${manifest.source.scale}, seed ${manifest.source.seed}, until ${manifest.source.until}`
-    : manifest.source.upstream;
+    ? sampleText(manifest.source)
+    : manifest.source.sample
+      ? `${sampleText(manifest.source.sample)}, pulled through v1`
+      : manifest.source.upstream;
 
 /** Files by inode: size, how many links the file has, and how many of them were seen. */
 export type Links = Map<string, { readonly bytes: number; readonly links: number; seen: number }>;
@@ -101,7 +106,12 @@ export async function readHistory(dataDir: string): Promise<History> {
     const rows = Object.fromEntries(
       Object.entries(manifest.datasets).map(([name, dataset]) => [name, Object.values(dataset.tables).reduce((sum, table) => sum + table.rows, 0)]),
     );
-    snapshots.push({ id, current, createdAt: manifest.createdAt, source: sourceOf(manifest), rows, files: files.size, bytes: { own, shared } });
+    // Files as verify counts them: the data files its manifest lists (the bytes count the manifest too).
+    const dataFiles = Object.values(manifest.datasets).reduce(
+      (sum, dataset) => sum + Object.values(dataset.tables).reduce((n, table) => n + table.files.length, 0),
+      0,
+    );
+    snapshots.push({ id, current, createdAt: manifest.createdAt, source: sourceOf(manifest), rows, files: dataFiles, bytes: { own, shared } });
   }
   return { snapshots, unreadable, bytes: [...everyFile.values()].reduce((sum, file) => sum + file.bytes, 0) };
 }
