@@ -2,6 +2,11 @@ import type { Chart, MapLayer } from '../vocabulary/figure.ts';
 import { text } from '../../core/text.ts';
 import { sensorWords } from './words.ts';
 
+/** Each sensor's legend bands with their colours, behind its panel. */
+const legendBands = `SELECT label || ' (' || unit || ')' AS panel, band."from" AS "from", band."to" AS "to", band.color AS color, band.label AS label
+            FROM (SELECT label, unit, sort_order, unnest(legend) AS band FROM air_quality_sensors)
+            ORDER BY sort_order, "from"`;
+
 export const charts: readonly Chart[] = [
   {
     name: 'weekly-means',
@@ -23,12 +28,36 @@ export const charts: readonly Chart[] = [
           JOIN air_quality_sensors s ON s.code = w.sensor_code
           JOIN air_quality_stations st ON st.id = w.station_id
           GROUP BY s.sort_order, s.label, s.unit, st.name, x ORDER BY s.sort_order, series, x`,
-    bands: `SELECT label || ' (' || unit || ')' AS panel, band."from" AS "from", band."to" AS "to", band.color AS color, band.label AS label
-            FROM (SELECT label, unit, sort_order, unnest(legend) AS band FROM air_quality_sensors)
-            ORDER BY sort_order, "from"`,
+    bands: legendBands,
     kind: 'line',
-    y: { label: text('Weekly mean (unit in the panel name)', 'Średnia tygodniowa (jednostka w nazwie panelu)'), scale: 'own' },
+    y: { label: text('Weekly mean, {unit}', 'Średnia tygodniowa, {unit}'), scale: 'own' },
     x: { label: text('Week', 'Tydzień'), time: true, period: 'week', through: 'SELECT max(read_at) AS through FROM air_quality_readings' },
+    labels: sensorWords,
+    valuesLanguage: 'pl',
+  },
+  {
+    name: 'live-readings',
+    title: text('Latest readings by station', 'Najnowsze odczyty według stacji'),
+    description: text(
+      'From the live archive: every reading the live feed showed over the last 7 days captured, at the time it was read, one panel per sensor, one line per station. A reading shown by many captures is drawn once, with the value the latest capture gave.',
+      'Z archiwum na żywo: każdy odczyt pokazany przez źródło na żywo w ostatnich 7 dniach zapisów, w chwili odczytu, jeden panel na czujnik, jedna linia na stację. Odczyt pokazany w wielu zapisach rysowany jest raz, z wartością z najpóźniejszego zapisu.',
+    ),
+    // The live feed repeats a station's latest reading until the next: one point per reading.
+    // Instants written on epoch microseconds (UTC), as in the weekly means, not through ICU.
+    sql: `WITH since AS (SELECT max(captured_at) - INTERVAL 7 DAY AS t FROM air_quality_live_readings),
+          readings AS (SELECT station_id, sensor_code, read_at, arg_max(value, captured_at) AS value
+                       FROM air_quality_live_readings, since WHERE captured_at > since.t GROUP BY ALL)
+          SELECT coalesce(s.label || ' (' || s.unit || ')', r.sensor_code) AS panel, coalesce(st.name, r.station_id) AS series,
+                 strftime(make_timestamp(epoch_us(r.read_at)), '%Y-%m-%dT%H:%M:%SZ') AS x, r.value AS y
+          FROM readings r
+          LEFT JOIN air_quality_sensors s ON s.code = r.sensor_code
+          LEFT JOIN air_quality_stations st ON st.id = r.station_id
+          WHERE r.value IS NOT NULL
+          ORDER BY s.sort_order NULLS LAST, panel, series, x`,
+    bands: legendBands,
+    kind: 'line',
+    y: { label: text('Reading, {unit}', 'Odczyt, {unit}'), scale: 'own' },
+    x: { label: text('Time read (UTC)', 'Czas odczytu (UTC)'), time: true },
     labels: sensorWords,
     valuesLanguage: 'pl',
   },

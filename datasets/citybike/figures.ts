@@ -29,13 +29,40 @@ export const charts: readonly Chart[] = [
     kind: 'bar',
     x: { label: text('Season', 'Sezon'), time: false },
     // Rides, kilometres and a ratio: no scale could serve all three, so each panel has its own,
-    // its axis titled with the panel's name and unit.
-    y: { label: text('Season figure (unit in the panel name)', 'Wartość sezonu (jednostka w nazwie panelu)'), scale: 'own' },
+    // named with its unit (the panel's title, which the axis need not repeat).
+    y: { label: text('Season figure', 'Wartość sezonu'), scale: 'own' },
     panels: {
       rides: text('Rides per season', 'Przejazdy w sezonie'),
       distance: text('Total distance, km', 'Łączny dystans, km'),
       'rides-per-bike-per-day': text('Rides per bike per day', 'Przejazdy na rower dziennie'),
     },
+  },
+  {
+    name: 'availability-by-zone',
+    title: text('Available bicycles by zone', 'Dostępne rowery według strefy'),
+    description: text(
+      'From the live archive: available bicycles per zone, the mean of the captures in each hour (UTC), over the last 7 days captured. A bicycle counts in the zone whose centre is nearest, since the spec does not show the shape of a zone’s area. A line breaks where the archive has no capture.',
+      'Z archiwum na żywo: dostępne rowery w każdej strefie, średnia zapisów w każdej godzinie (UTC), z ostatnich 7 dni zapisów. Rower liczy się do strefy o najbliższym środku, bo specyfikacja nie pokazuje kształtu obszaru strefy. Linia urywa się tam, gdzie archiwum nie ma zapisu.',
+    ),
+    // A zone with no available bicycle in a capture counts 0 there: each hour's mean divides by
+    // every capture of the hour. Nearest zones are found once per place a bicycle stood in an hour
+    // (a parked bicycle stands in one for many captures), against the zones of that hour: pairing
+    // every bicycle of every capture with every zone is billions of pairs in a week of a city.
+    sql: `WITH since AS (SELECT max(captured_at) - INTERVAL 7 DAY AS t FROM citybike_live_zones),
+          zones AS (SELECT captured_at, epoch_us(captured_at) // 3600000000 AS hour, name, lat, lon FROM citybike_live_zones, since WHERE captured_at > since.t),
+          places AS (SELECT epoch_us(captured_at) // 3600000000 AS hour, lat, lon, count(*) AS seen
+                     FROM citybike_live_bikes, since WHERE captured_at > since.t AND available GROUP BY ALL),
+          hour_zones AS (SELECT DISTINCT hour, name, lat, lon FROM zones),
+          nearest AS (SELECT p.hour, any_value(p.seen) AS seen, arg_min(z.name, (p.lat - z.lat) ** 2 + ((p.lon - z.lon) * cos(radians(p.lat))) ** 2) AS zone
+                      FROM places p JOIN hour_zones z USING (hour) GROUP BY p.hour, p.lat, p.lon),
+          counted AS (SELECT hour, zone, sum(seen) AS bikes FROM nearest GROUP BY ALL),
+          captures AS (SELECT hour, count(DISTINCT captured_at) AS n FROM zones GROUP BY hour),
+          zone_hours AS (SELECT DISTINCT hour, name AS zone FROM zones)
+          SELECT zone AS series, strftime(make_timestamp(hour * 3600000000), '%Y-%m-%dT%H:%M:%SZ') AS x, round(coalesce(bikes, 0) / n, 1) AS y
+          FROM zone_hours JOIN captures USING (hour) LEFT JOIN counted USING (hour, zone) ORDER BY series, x`,
+    kind: 'line',
+    x: { label: text('Hour (UTC)', 'Godzina (UTC)'), time: true },
+    y: { label: text('Available bicycles', 'Dostępne rowery') },
   },
 ];
 

@@ -26,9 +26,11 @@ export interface Chart {
    */
   readonly x: { readonly label: Text; readonly time: boolean; readonly period?: Period; readonly through?: string };
   /**
-   * `label`: the axis title, with its unit (a panel with a declared name takes that name, which
-   * carries its own unit). `scale`: `shared` when panels are there to be compared (one y scale for
-   * all); otherwise each panel has its own, and the page says so.
+   * `label`: what the values are, with their unit, the axis title. For panels named by the data as
+   * `term (unit)` (`PM10 (µg/m³)`), `{unit}` stands for the panel's unit (`Weekly mean, {unit}`). A
+   * panel with a declared name takes that name, which carries its own unit; an axis whose title
+   * the title above its panel already says goes untitled. `scale`: `shared` when panels are there
+   * to be compared (one y scale for all); otherwise each panel has its own, and the page says so.
    */
   readonly y: { readonly label: Text; readonly scale?: 'shared' | 'own' };
   /** Names of panels whose `panel` value is a key the SQL writes (panels named by data, e.g. a station's name, need none). */

@@ -25,8 +25,10 @@ export interface LeafletLayer {
   readonly own: boolean;
   /** Places with a figure, drawn as labelled circles rather than clustered markers. */
   readonly valued: boolean;
-  /** [lon, lat, name, figure ('' for none), short figure for the circle]. */
-  readonly places: readonly (readonly [number, number, string, string, string])[];
+  /** Figures on the city map, among every data set's places: hidden at first on a phone, where their circles would cover those places. */
+  readonly crowds: boolean;
+  /** [lon, lat, name, figure ('' for none), short figure for the circle, by line]. */
+  readonly places: readonly (readonly [number, number, string, string, readonly string[]])[];
 }
 
 /** How long a map waits for its first tile before it gives up on tiles. */
@@ -74,7 +76,7 @@ async function mountLeaflet(figure: HTMLElement, tiles: string, attribution: str
   // Whether the Leaflet map is still there: after giving up, #<data set> still scrolls to the map drawn offline.
   let live = true;
   const giveUp = () => {
-    if (loaded) return;
+    if (loaded || !live) return;
     live = false;
     map.remove();
     holder.remove();
@@ -88,37 +90,59 @@ async function mountLeaflet(figure: HTMLElement, tiles: string, attribution: str
       frame.classList.add('tiled');
     }
   });
-  // Every tile in view settled and none loaded: tiles are out of reach.
+  // Every tile in view settled and none loaded: tiles are out of reach. Leaflet fires `load` from
+  // its tile handler and goes on using the map after it, so removing the map within the handler
+  // broke that handler (a TypeError on every page offline): the map goes once it has returned.
   base.on('load', () => {
     if (!loaded) {
       clearTimeout(waiting);
-      giveUp();
+      setTimeout(giveUp);
     }
   });
   base.addTo(map);
 
+  const phone = matchMedia('(max-width: 40rem)').matches;
+  const clusters = sharedClusters(L, !still).addTo(map);
   const overlays: Record<string, import('leaflet').Layer> = {};
   const bounds: Record<string, [number, number][]> = {};
   for (const layer of layers) {
-    const group = layer.valued ? L.featureGroup(layer.places.map((place) => valueMarker(L, layer, place))) : clusterOf(L, layer, !still);
+    const group = layer.valued ? L.featureGroup(layer.places.map((place) => valueMarker(L, layer, place))) : clusteredLayer(L, clusters, layer);
     overlays[
       `<span class="map-swatch" style="background:${layer.colour}"></span>${escapeHtml(layer.title)} <span class="muted">(${escapeHtml(layer.datasetTitle)})</span>`
     ] = group;
-    if (layer.own) group.addTo(map);
+    // On a phone the city map's figures (46 px circles) would bury every place: the layer button shows them.
+    if (layer.own && !(phone && layer.crowds)) group.addTo(map);
     (bounds[layer.dataset] ??= []).push(...layer.places.map(([lon, lat]): [number, number] => [lat, lon]));
   }
-  L.control.layers(undefined, overlays, { collapsed: matchMedia('(max-width: 40rem)').matches }).addTo(map);
-  L.control.scale({ imperial: false }).addTo(map);
+  L.control.layers(undefined, overlays, { collapsed: phone }).addTo(map);
+  // Above the credit in the same corner: a credit too long for one line (OpenStreetMap's, on a
+  // phone) wraps upwards and would cover a scale bar in the other corner.
+  L.control.scale({ imperial: false, position: 'bottomright' }).addTo(map);
 
   // On the city map, #<data set> focuses that data set's places; elsewhere the page's own places.
+  const named = () => bounds[decodeUriPart(location.hash.slice(1))];
+  const fitPlaces = (animate: boolean) => {
+    const points = named() ?? layers.filter((layer) => layer.own).flatMap((layer) => layer.places.map(([lon, lat]): [number, number] => [lat, lon]));
+    if (live && points.length) map.fitBounds(L.latLngBounds(points), { padding: [24, 24], maxZoom: 16, animate });
+  };
   const focus = () => {
-    const named = bounds[decodeUriPart(location.hash.slice(1))];
-    const points = named ?? layers.filter((layer) => layer.own).flatMap((layer) => layer.places.map(([lon, lat]): [number, number] => [lat, lon]));
-    if (live && points.length) map.fitBounds(L.latLngBounds(points), { padding: [24, 24], maxZoom: 16 });
-    if (named) figure.scrollIntoView({ block: 'start' });
+    fitPlaces(true);
+    if (named()) figure.scrollIntoView({ block: 'start' });
   };
   focus();
   addEventListener('hashchange', focus);
+
+  // The box takes its final size only after the map is made (on a phone the frame grows once a
+  // tile shows, see .map-frame.tiled), and again when the window turns: Leaflet measures its box
+  // only when told, or it lays the places out for the old size. Until the reader moves the map,
+  // its first view is fitted again to the new box.
+  let touched = false;
+  for (const type of ['pointerdown', 'wheel', 'keydown']) holder.addEventListener(type, () => (touched = true), { passive: true });
+  new ResizeObserver(() => {
+    if (!live) return;
+    map.invalidateSize({ animate: false });
+    if (!touched) fitPlaces(false);
+  }).observe(holder);
 }
 
 /** Leaflet with its marker clustering, and their CSS, bundled with the site: nothing comes from elsewhere. */
@@ -133,24 +157,58 @@ async function loadLeaflet() {
 
 type Leaflet = Awaited<ReturnType<typeof loadLeaflet>>;
 
-function clusterOf(L: Leaflet, layer: LeafletLayer, animate: boolean) {
-  const cluster = L.markerClusterGroup({
+/** A place's marker and the colour of its layer, which the cluster it falls in shows. */
+const colourOf = new WeakMap<import('leaflet').Marker, string>();
+
+/**
+ * One cluster group for the places of every layer: a group per layer would pile its clusters on
+ * the other layers' wherever data sets share streets. A cluster shows its layers' colours as
+ * shares of a circle, each at least an eighth, so that a station among a hundred sales shows.
+ */
+function sharedClusters(L: Leaflet, animate: boolean) {
+  return L.markerClusterGroup({
     animate,
     showCoverageOnHover: false,
     maxClusterRadius: 40,
-    iconCreateFunction: (group) =>
-      L.divIcon({ className: 'map-cluster', html: `<span style="background:${layer.colour}">${group.getChildCount()}</span>`, iconSize: L.point(34, 34) }),
+    iconCreateFunction: (group) => {
+      const markers = group.getAllChildMarkers();
+      const counts = new Map<string, number>();
+      for (const colour of markers.map((marker) => colourOf.get(marker) ?? '#555')) counts.set(colour, (counts.get(colour) ?? 0) + 1);
+      const shares = new Map([...counts].map(([colour, count]) => [colour, Math.max(count / markers.length, 1 / 8)]));
+      const whole = [...shares.values()].reduce((sum, share) => sum + share, 0);
+      const stops: string[] = [];
+      let from = 0;
+      for (const [colour, share] of shares) {
+        const to = from + share / whole;
+        stops.push(`${colour} ${from}turn ${to}turn`);
+        from = to;
+      }
+      const background = counts.size === 1 ? [...counts.keys()][0] : `conic-gradient(${stops.join(', ')})`;
+      return L.divIcon({ className: 'map-cluster', html: `<span style="background:${background}">${markers.length}</span>`, iconSize: L.point(34, 34) });
+    },
   });
+}
+
+/** A layer's places as a layer of their own for the layer button, clustered in the shared group while it is on the map. */
+function clusteredLayer(L: Leaflet, clusters: import('leaflet').MarkerClusterGroup, layer: LeafletLayer) {
   // Places are HTML markers rather than SVG circles: a tap on a circle of Leaflet's SVG opens no
   // popup in Chromium on a touch screen, a tap on a marker does.
   const icon = L.divIcon({ className: 'map-point', html: `<span style="background:${layer.colour}"></span>`, iconSize: L.point(18, 18) });
-  for (const [lon, lat, name, figure] of layer.places)
-    cluster.addLayer(L.marker([lat, lon], { icon, title: name, keyboard: true }).bindPopup(popup(layer, name, figure)));
-  return cluster;
+  const markers = layer.places.map(([lon, lat, name, figure]) => {
+    const marker = L.marker([lat, lon], { icon, title: name, keyboard: true }).bindPopup(popup(layer, name, figure));
+    colourOf.set(marker, layer.colour);
+    return marker;
+  });
+  const Clustered = L.Layer.extend({
+    onAdd: () => clusters.addLayers(markers),
+    onRemove: () => clusters.removeLayers(markers),
+  });
+  return new Clustered() as import('leaflet').Layer;
 }
 
 function valueMarker(L: Leaflet, layer: LeafletLayer, [lon, lat, name, figure, badge]: LeafletLayer['places'][number]) {
-  const icon = L.divIcon({ className: 'map-value', html: `<span style="background:${layer.colour}">${escapeHtml(badge)}</span>`, iconSize: L.point(46, 46) });
+  const lines = badge.map((line) => `<span>${escapeHtml(line)}</span>`).join('');
+  const icon = L.divIcon({ className: 'map-value', html: `<span style="background:${layer.colour}">${lines}</span>`, iconSize: L.point(46, 46) });
   return L.marker([lat, lon], { icon, title: placeLabel(name, figure), riseOnHover: true }).bindPopup(popup(layer, name, figure));
 }
 

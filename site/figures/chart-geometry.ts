@@ -1,5 +1,6 @@
 import type { ChartData } from '../../datasets/vocabulary/figure.ts';
 import type { Language } from '../../core/text.ts';
+import { layOutCategoryLabels, LINE_HEIGHT, ROW_GAP } from './category-labels.ts';
 import { dayLabel, labelOf, xLabelOf, type Label } from './chart-labels.ts';
 import { panelGeometry, type ChartFrame, type PanelGeometry, type YDomain } from './chart-panel.ts';
 import { smallestStep, unique, uniqueBy, type Row } from './chart-rows.ts';
@@ -68,7 +69,8 @@ export function chartGeometry(chart: ChartData, lang: Language, size: ChartSize 
   const seriesKeys = unique(chart.rows.map((row) => row.series ?? ''));
   const single = panelKeys.length <= 1;
   const width = size === 'phone' ? 320 : single ? 960 : 480;
-  const height = size === 'phone' ? 230 : single ? 340 : 250;
+  // Before the room the x axis's labels take beyond one line (see below).
+  const baseHeight = size === 'phone' ? 230 : single ? 340 : 250;
   const series = seriesKeys.map((key, i) => ({
     key,
     label: labelOf(chart, key, lang),
@@ -108,18 +110,60 @@ export function chartGeometry(chart: ChartData, lang: Language, size: ChartSize 
   const compact = (domain: { min: number; max: number }) => Math.max(Math.abs(domain.min), Math.abs(domain.max)) >= 10_000;
   const tickLabel = (tick: number, domain: YDomain) => formatNumber(tick, lang, compact(domain), domain.fractionDigits);
   const widestLabel = Math.max(3, ...[...yDomains.values()].flatMap((domain) => domain.ticks.map((tick) => tickLabel(tick, domain).length)));
-  const plot = { left: Math.round(widestLabel * 7 + 14), top: 26, right: width - 14, bottom: height - 40 };
+  const plot = { left: Math.round(widestLabel * 7 + 14), top: 26, right: width - 14, bottom: baseHeight - 40 };
   const plotWidth = plot.right - plot.left;
 
   const scaleX = chart.x.time
     ? (value: number) => plot.left + (xMax === xMin ? plotWidth / 2 : ((value - xMin) / (xMax - xMin)) * plotWidth)
     : (value: number) => plot.left + ((value + 0.5) / Math.max(categories.length, 1)) * plotWidth;
-  const xTicks = chart.x.time
-    ? timeTicks(xMin, xMax, Math.max(2, Math.floor(plotWidth / 90)), lang).map((tick) => ({ x: scaleX(tick.value), label: tick.label }))
-    : thinned(categories, Math.max(2, Math.floor(plotWidth / 50))).map((x) => {
-        const label = labelOf(chart, x, lang);
-        return { x: scaleX(categoryIndex.get(x)!), label: label.text, ...(label.lang ? { lang: label.lang } : {}) };
-      });
+  // The x axis's labels: short dates on one line, or categories laid out to stay apart, on up to
+  // two rows of up to three lines; the drawing grows below the plot by what they take beyond a line.
+  const firstBaseline = plot.bottom + 18;
+  let labelsHeight = 0;
+  let xTicks: PanelGeometry['xTicks'];
+  if (chart.x.time) {
+    xTicks = timeTicks(
+      xMin,
+      xMax,
+      Math.max(2, Math.floor(plotWidth / 90)),
+      lang,
+      chart.rows.some((row) => row.x.includes('T')),
+    ).map((tick) => ({
+      x: scaleX(tick.value),
+      label: tick.label,
+      lines: [tick.label],
+      labelX: scaleX(tick.value),
+      labelY: firstBaseline,
+      markTo: plot.bottom + 5,
+    }));
+  } else {
+    const labels = categories.map((x) => labelOf(chart, x, lang));
+    const layout = layOutCategoryLabels(
+      labels.map((label) => label.text),
+      categories.map((_, i) => scaleX(i)),
+      plotWidth / Math.max(categories.length, 1),
+      width,
+    );
+    // Each row as high as its labels' lines; the second row's tick marks reach down to its labels.
+    const rowTops = layout.rowLines.map((_, row) => layout.rowLines.slice(0, row).reduce((sum, lines) => sum + lines * LINE_HEIGHT + ROW_GAP, 0));
+    const lineCount = layout.rowLines.reduce((sum, count) => sum + count, 0);
+    // Beyond one line, with some air between the last and the axis's title.
+    labelsHeight = lineCount > 1 ? (lineCount - 1) * LINE_HEIGHT + layout.rowLines.length * ROW_GAP : 0;
+    xTicks = layout.labels.map(({ index, x, lines, row }) => {
+      const label = labels[index]!;
+      const labelY = firstBaseline + rowTops[row]!;
+      return {
+        x: scaleX(index),
+        label: label.text,
+        ...(label.lang ? { lang: label.lang } : {}),
+        lines,
+        labelX: x,
+        labelY,
+        markTo: row ? labelY - 12 : plot.bottom + 5,
+      };
+    });
+  }
+  const height = baseHeight + labelsHeight;
   const step = chart.x.time ? smallestStep(chart.rows, xValue) : 1;
 
   const frame: ChartFrame = { chart, lang, plot, xValue, scaleX, xTicks, categoryIndex, seriesIndex, step, tickLabel };
@@ -155,10 +199,4 @@ function yDomain(values: readonly number[], bars: boolean, count: number) {
   if (bars || (min >= 0 && min <= 0.4 * max)) min = Math.min(min, 0);
   if (bars || (max <= 0 && max >= 0.4 * min)) max = Math.max(max, 0);
   return niceTicks(min, max, count);
-}
-
-/** At most `count` of the values, evenly spaced, the first always included. */
-function thinned<T>(values: readonly T[], count: number): T[] {
-  const every = Math.ceil(values.length / count);
-  return values.filter((_, i) => i % every === 0);
 }

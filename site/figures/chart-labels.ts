@@ -28,6 +28,17 @@ export function labelOf(chart: Pick<ChartData, 'panels' | 'labels' | 'valuesLang
   return chart.valuesLanguage && chart.valuesLanguage !== lang && /\p{L}/u.test(value) ? { text: value, lang: chart.valuesLanguage } : { text: value };
 }
 
+/**
+ * What a panel's values are, as its y axis is titled: the declared label, its `{unit}` the unit a
+ * panel named by the data carries in parentheses (`PM10 (µg/m³)`: `Weekly mean, {unit}` reads
+ * `Weekly mean, µg/m³`). A panel with no unit there drops the placeholder with what joins it.
+ */
+export function yLabelOf(chart: Pick<ChartData, 'y'>, panel: string, lang: Language): string {
+  const label = chart.y.label[lang];
+  const unit = /\(([^()]+)\)$/.exec(panel)?.[1];
+  return unit ? label.replace('{unit}', unit) : label.replace(/[\s,]*\(?\{unit\}\)?/, '');
+}
+
 /** An x value as a reader names it: a period of time in the page's language, or a category's label. */
 export function xLabelOf(chart: ChartData, x: string, lang: Language): Label {
   if (!chart.x.time) return labelOf(chart, x, lang);

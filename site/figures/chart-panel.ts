@@ -1,7 +1,7 @@
 import type { ChartData } from '../../datasets/vocabulary/figure.ts';
 import type { Language } from '../../core/text.ts';
 import { uiOf } from '../i18n/ui.ts';
-import { labelOf, xLabelOf } from './chart-labels.ts';
+import { labelOf, xLabelOf, yLabelOf } from './chart-labels.ts';
 import { linePath, thinColumns } from './chart-lines.ts';
 import { groupBy, type Row } from './chart-rows.ts';
 import { formatNumber, type niceTicks, timeOf } from './scales.ts';
@@ -25,9 +25,23 @@ export interface PanelGeometry {
   readonly key: string;
   readonly title: string;
   readonly titleLang?: Language;
-  /** The y axis's title: the panel's declared name (it carries the unit), or the chart's. */
-  readonly axisTitle: string;
-  readonly xTicks: readonly { readonly x: number; readonly label: string; readonly lang?: Language }[];
+  /** What the panel's values are, with their unit: its declared name, or the chart's y label. Tooltips name values by it. */
+  readonly valueName: string;
+  /** The y axis's title: the value name, unless the title shown above the panel (its own, or the chart's) already says it. */
+  readonly axisTitle?: string;
+  /**
+   * The x axis's ticks: where each is, its mark down to `markTo`, its label whole, and as drawn:
+   * its lines, centred at `labelX`, the first line's baseline at `labelY`.
+   */
+  readonly xTicks: readonly {
+    readonly x: number;
+    readonly label: string;
+    readonly lang?: Language;
+    readonly lines: readonly string[];
+    readonly labelX: number;
+    readonly labelY: number;
+    readonly markTo: number;
+  }[];
   readonly yTicks: readonly { readonly y: number; readonly label: string }[];
   readonly bands: readonly { readonly y: number; readonly height: number; readonly colour: string; readonly label: string }[];
   readonly lines: readonly { readonly series: number; readonly d: string; readonly points: number }[];
@@ -141,6 +155,8 @@ export function panelGeometry(frame: ChartFrame, key: string, rows: readonly Row
   const values = rows.map((row) => row.y);
   const title = key ? labelOf(chart, key, lang) : { text: '' };
   const declared = chart.panels[key];
+  const valueName = declared ? declared[lang] : yLabelOf(chart, key, lang);
+  const saidAbove = (title.text || chart.title[lang]).trim().toLocaleLowerCase(lang) === valueName.trim().toLocaleLowerCase(lang);
   // A column per x value: the tooltip's stops, every series's value there; thinned as the lines are.
   const columns = [...groupBy(rows, (row) => row.x)].sort(([, a], [, b]) => xValue(a[0]!) - xValue(b[0]!));
   const tips = thinColumns(columns, (row) => (scaleX(xValue(row)) - plot.left) / plotWidth, incompleteX).map(([x, members]): TipColumn => {
@@ -158,7 +174,8 @@ export function panelGeometry(frame: ChartFrame, key: string, rows: readonly Row
     key,
     title: title.text,
     ...(title.lang ? { titleLang: title.lang } : {}),
-    axisTitle: declared ? declared[lang] : chart.y.label[lang],
+    valueName,
+    ...(saidAbove ? {} : { axisTitle: valueName }),
     xTicks: frame.xTicks,
     yTicks: domain.ticks.map((tick) => ({ y: round(scaleY(tick)), label: frame.tickLabel(tick, domain) })),
     bands: bands.map((band) => ({ ...band, y: round(band.y), height: round(band.height) })),

@@ -2,7 +2,7 @@ import type { ChartData } from '../../datasets/vocabulary/figure.ts';
 import type { Language } from '../../core/text.ts';
 import { uiOf } from '../i18n/ui.ts';
 import { csvField } from '../client/sql-result.ts';
-import { labelOf, type Label } from './chart-labels.ts';
+import { labelOf, type Label, yLabelOf } from './chart-labels.ts';
 
 /**
  * The rows behind a chart as one table, the same on the page and in its CSV file: a row per x value
@@ -12,6 +12,8 @@ import { labelOf, type Label } from './chart-labels.ts';
 
 export interface TableCell {
   readonly text: string;
+  /** A day or an instant (ISO 8601), which the page writes as a person reads it and the CSV as it is. */
+  readonly time?: boolean;
   readonly lang?: Language;
   readonly value?: number;
 }
@@ -25,7 +27,7 @@ export function chartTable(chart: ChartData, lang: Language): ChartTable {
   const ui = uiOf(lang);
   const panels = [...new Set(chart.rows.map((row) => row.panel ?? ''))];
   const hasSeries = chart.rows.some((row) => row.series);
-  const xCell = (x: string): TableCell => (chart.x.time ? { text: x } : labelCell(labelOf(chart, x, lang)));
+  const xCell = (x: string): TableCell => (chart.x.time ? { text: x, time: true } : labelCell(labelOf(chart, x, lang)));
   const incompleteNote = chart.incomplete ? `${ui.readableCharts.incompleteTip}: ${chart.incomplete.through}` : '';
   const noteColumn = chart.incomplete ? [{ text: ui.readableCharts.note }] : [];
   const noteCell = (x: string): TableCell[] => (chart.incomplete ? [{ text: x === chart.incomplete.x ? incompleteNote : '' }] : []);
@@ -46,7 +48,7 @@ export function chartTable(chart: ChartData, lang: Language): ChartTable {
     ...(hasPanels ? [{ text: ui.chart.panel }] : []),
     ...(hasSeries ? [{ text: ui.chart.series }] : []),
     { text: chart.x.label[lang] },
-    { text: hasPanels ? ui.readableCharts.value : chart.y.label[lang] },
+    { text: hasPanels ? ui.readableCharts.value : yLabelOf(chart, '', lang) },
     ...noteColumn,
   ];
   return {

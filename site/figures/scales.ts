@@ -40,7 +40,8 @@ export function formatNumber(value: number, lang: Language, compact = false, fra
 export const formatDegrees = (value: number, lang: Language, digits: number) =>
   `${new Intl.NumberFormat(locale(lang), { minimumFractionDigits: digits, maximumFractionDigits: digits, useGrouping: false }).format(value)}°`;
 
-const DAY = 86_400_000;
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
 
 /** Epoch milliseconds of an x value: an ISO day (UTC midnight) or an instant. */
 export const timeOf = (x: string) => Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(x) ? `${x}T00:00:00Z` : x);
@@ -48,24 +49,33 @@ export const timeOf = (x: string) => Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(x) ? 
 interface TimeStep {
   readonly months: number;
   readonly days: number;
+  readonly hours: number;
 }
 
+const HOUR_STEPS: readonly TimeStep[] = [1, 3, 6, 12].map((hours) => ({ months: 0, days: 0, hours }));
+
 const STEPS: readonly TimeStep[] = [
-  { months: 0, days: 1 },
-  { months: 0, days: 7 },
-  { months: 1, days: 0 },
-  { months: 2, days: 0 },
-  { months: 3, days: 0 },
-  { months: 6, days: 0 },
-  { months: 12, days: 0 },
-  { months: 24, days: 0 },
-  { months: 60, days: 0 },
+  { months: 0, days: 1, hours: 0 },
+  { months: 0, days: 7, hours: 0 },
+  { months: 1, days: 0, hours: 0 },
+  { months: 2, days: 0, hours: 0 },
+  { months: 3, days: 0, hours: 0 },
+  { months: 6, days: 0, hours: 0 },
+  { months: 12, days: 0, hours: 0 },
+  { months: 24, days: 0, hours: 0 },
+  { months: 60, days: 0, hours: 0 },
 ];
 
-/** Time ticks between two instants on day, week (Monday), month or year boundaries, at most `count` of them, labelled in the language. */
-export function timeTicks(min: number, max: number, count: number, lang: Language): { value: number; label: string }[] {
-  const span = Math.max(max - min, DAY);
-  const step = STEPS.find((candidate) => span / ((candidate.months * 30.44 + candidate.days) * DAY) <= count) ?? STEPS[STEPS.length - 1]!;
+/**
+ * Time ticks between two instants on hour (for `instants`, data with a time of day), day, week
+ * (Monday), month or year boundaries, at most `count` of them, labelled in the language. An hour
+ * tick at midnight names its day.
+ */
+export function timeTicks(min: number, max: number, count: number, lang: Language, instants = false): { value: number; label: string }[] {
+  const span = Math.max(max - min, instants ? HOUR : DAY);
+  const steps = instants ? [...HOUR_STEPS, ...STEPS] : STEPS;
+  const length = (step: TimeStep) => (step.months * 30.44 + step.days) * DAY + step.hours * HOUR;
+  const step = steps.find((candidate) => span / length(candidate) <= count) ?? steps[steps.length - 1]!;
   const ticks: number[] = [];
   const start = new Date(min);
   if (step.months) {
@@ -75,21 +85,21 @@ export function timeTicks(min: number, max: number, count: number, lang: Languag
     if (Date.UTC(Math.floor(month / 12), month % 12, 1) < min) month += step.months;
     for (let t = Date.UTC(Math.floor(month / 12), month % 12, 1); t <= max; month += step.months, t = Date.UTC(Math.floor(month / 12), month % 12, 1))
       ticks.push(t);
+  } else if (step.hours) {
+    for (let t = Math.ceil(min / (step.hours * HOUR)) * step.hours * HOUR; t <= max; t += step.hours * HOUR) ticks.push(t);
   } else {
     let t = Date.UTC(start.getUTCFullYear(), start.getUTCMonth(), start.getUTCDate());
     if (step.days === 7) t += ((8 - new Date(t).getUTCDay()) % 7) * DAY; // the next Monday
     if (t < min) t += step.days * DAY;
     for (; t <= max; t += step.days * DAY) ticks.push(t);
   }
-  const format = new Intl.DateTimeFormat(
-    locale(lang),
-    step.months >= 12
-      ? { year: 'numeric', timeZone: 'UTC' }
-      : step.months
-        ? { month: 'short', year: 'numeric', timeZone: 'UTC' }
-        : { day: 'numeric', month: 'short', timeZone: 'UTC' },
-  );
-  return ticks.map((value) => ({ value, label: format.format(value) }));
+  const format = (options: Intl.DateTimeFormatOptions) => new Intl.DateTimeFormat(locale(lang), { ...options, timeZone: 'UTC' });
+  const day = format({ day: 'numeric', month: 'short' });
+  // Made once, not per tick: a formatter is costly to make and the site draws many axes.
+  const clock = format({ hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
+  const calendar = step.months >= 12 ? format({ year: 'numeric' }) : step.months ? format({ month: 'short', year: 'numeric' }) : day;
+  const label = (value: number) => (step.hours ? (value % DAY === 0 ? day : clock) : calendar).format(value);
+  return ticks.map((value) => ({ value, label: label(value) }));
 }
 
 /** A day or an instant for text: `2024-10-01`, or `2024-10-01 22:00 UTC` when the time matters. */
@@ -101,4 +111,15 @@ export function formatTime(value: string, withTime = false): string {
   const date = new Date(value);
   const day = date.toISOString().slice(0, 10);
   return withTime ? `${day} ${date.toISOString().slice(11, 16)} UTC` : day;
+}
+
+/** A span of time in its largest whole unit, in the language: `3 hr`, `2 days`, `45 s` (`3 godz.` in Polish). */
+export function formatDuration(seconds: number, lang: Language): string {
+  const units = [
+    ['day', 86_400],
+    ['hour', 3_600],
+    ['minute', 60],
+  ] as const;
+  const [unit, size] = units.find(([, size]) => Math.abs(seconds) >= size) ?? ['second', 1];
+  return new Intl.NumberFormat(locale(lang), { style: 'unit', unit, unitDisplay: 'long', maximumFractionDigits: 1 }).format(seconds / size);
 }

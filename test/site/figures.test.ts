@@ -2,14 +2,12 @@ import { describe, expect, it } from 'vitest';
 import type { ChartData } from '../../datasets/vocabulary/figure.ts';
 import { text } from '../../core/text.ts';
 import { chartGeometry } from '../../site/figures/chart-geometry.ts';
+import { layOutCategoryLabels, textWidth, wrapLabel } from '../../site/figures/category-labels.ts';
 import { labelOf } from '../../site/figures/chart-labels.ts';
 import { chartCsv, chartTable } from '../../site/figures/chart-table.ts';
 import { incompletePeriod } from '../../scripts/static/figures.ts';
 import { mapGeometry } from '../../site/figures/map-geometry.ts';
 import { niceTicks, timeTicks } from '../../site/figures/scales.ts';
-import { tableSnippets } from '../../site/snapshot/download-snippets.ts';
-import { timeCoverage } from '../../core/published-tree.ts';
-import type { CatalogueTable } from '../../site/snapshot/tree-snapshot.ts';
 
 const chart = (rows: ChartData['rows'], more: Partial<ChartData> = {}): ChartData => ({
   name: 'test',
@@ -138,6 +136,61 @@ describe('readable charts', () => {
     expect(shared.panels[0]!.axisTitle).toBe('Bicycles per day');
   });
 
+  it('title a y axis with what the title above it does not say, a unit the data names its panel with filled in', () => {
+    const byData = ['PM10 (µg/m³)', 'XYZ'].flatMap((panel) => days(3).map((x, i) => ({ x, y: i, panel })));
+    const weekly = chartGeometry(chart(byData, { y: { label: text('Weekly mean, {unit}', 'Średnia tygodniowa, {unit}') } }), 'pl');
+    expect(weekly.panels.map((panel) => panel.axisTitle)).toEqual(['Średnia tygodniowa, µg/m³', 'Średnia tygodniowa']);
+    // A declared panel name is what its values are: said in the panel's title, not again on its axis.
+    const rides = chartGeometry(
+      chart(
+        days(3).map((x, i) => ({ x, y: i, panel: 'rides' })),
+        { panels: { rides: text('Rides', 'Przejazdy') } },
+      ),
+      'en',
+    );
+    expect(rides.panels[0]).toMatchObject({ title: 'Rides', valueName: 'Rides' });
+    expect(rides.panels[0]!.axisTitle).toBeUndefined();
+    // A lone panel's title is the chart's.
+    const lone = chartGeometry(
+      chart(
+        days(3).map((x, i) => ({ x, y: i })),
+        { title: text('Rides per day', 'Przejazdy dziennie'), y: { label: text('Rides per day', 'Przejazdy na dobę') } },
+      ),
+      'en',
+    );
+    expect(lone.panels[0]!.axisTitle).toBeUndefined();
+    expect(lone.panels[0]!.valueName).toBe('Rides per day');
+  });
+
+  it('lay out category labels apart and inside the drawing: wrapped, on two rows, or every other one', () => {
+    expect(wrapLabel('nieruchomość gruntowa niezabudowana', 100)).toEqual(['nieruchomość', 'gruntowa', 'niezabudowana']);
+    expect(wrapLabel('Praga-Północ', 60)).toEqual(['Praga-', 'Północ']);
+    expect(wrapLabel('niezabudowana', 60)).toBeUndefined();
+    // At least DejaVu Sans's widths (measured in Chromium at 12 px), the widest of the usual fonts.
+    expect(textWidth('nieruchomość')).toBeGreaterThanOrEqual(84.3);
+    expect(textWidth('niezabudowana')).toBeGreaterThanOrEqual(94.3);
+    const slots = (count: number, slot: number) => Array.from({ length: count }, (_, i) => 40 + (i + 0.5) * slot);
+    const apart = (layout: ReturnType<typeof layOutCategoryLabels>, width: number) =>
+      layout.labels.every((label) => {
+        const half = Math.max(...label.lines.map((line) => textWidth(line))) / 2;
+        const next = layout.labels.find((other) => other.row === label.row && other.x > label.x);
+        const nextHalf = next ? Math.max(...next.lines.map((line) => textWidth(line))) / 2 : 0;
+        return label.x - half >= 0 && label.x + half <= width && (!next || label.x + half < next.x - nextHalf);
+      });
+    const short = layOutCategoryLabels(['primary market', 'secondary market'], slots(2, 200), 200, 480);
+    expect(short.rowLines).toEqual([1]);
+    const types = ['nieruchomość budynkowa', 'nieruchomość gruntowa niezabudowana', 'nieruchomość gruntowa zabudowana', 'nieruchomość lokalowa'];
+    const phone = layOutCategoryLabels(types, slots(4, 67), 67, 320);
+    expect(phone.rowLines).toHaveLength(2);
+    expect(phone.labels.map((label) => label.index)).toEqual([0, 1, 2, 3]);
+    expect(apart(phone, 320)).toBe(true);
+    const districts = Array.from({ length: 18 }, (_, i) => `Dzielnica ${'x'.repeat(i % 5)}`);
+    const many = layOutCategoryLabels(districts, slots(18, 15), 15, 320);
+    expect(many.labels.length).toBeLessThan(18);
+    expect(many.labels[0]!.index).toBe(0);
+    expect(apart(many, 320)).toBe(true);
+  });
+
   it('name values in the page’s language, a term with a unit too, and mark unknown ones with their language', () => {
     const data = { panels: {}, labels: { Temperatura: text('Temperature', 'Temperatura'), Mróz: text('Frost', 'Mróz') }, valuesLanguage: 'pl' as const };
     expect(labelOf(data, 'Temperatura (°C)', 'en')).toEqual({ text: 'Temperature (°C)' });
@@ -163,6 +216,22 @@ describe('axes', () => {
     const ticks = timeTicks(Date.UTC(2024, 9, 1), Date.UTC(2025, 8, 30), 6, 'pl');
     expect(ticks.every((tick) => new Date(tick.value).getUTCDate() === 1)).toBe(true);
     expect(ticks[0]!.label).toMatch(/2024/);
+  });
+
+  it('tick a day of instants on the hour, naming the day at midnight; days stay days', () => {
+    const from = Date.UTC(2025, 9, 1, 7, 20);
+    const ticks = timeTicks(from, from + 20 * 3_600_000, 6, 'en', true);
+    expect(ticks.map((tick) => tick.label)).toEqual(['12:00', '18:00', '2 Oct']);
+    expect(timeTicks(from, from + 20 * 3_600_000, 6, 'pl', true)[2]!.label).toBe('2 paź');
+    expect(timeTicks(Date.UTC(2025, 9, 1), Date.UTC(2025, 9, 2), 6, 'en').map((tick) => tick.label)).toEqual(['1 Oct', '2 Oct']);
+    const hours = chartGeometry(
+      chart([
+        { x: '2025-10-01T10:00:00Z', y: 1 },
+        { x: '2025-10-01T12:00:00Z', y: 2 },
+      ]),
+      'en',
+    ).panels[0]!.xTicks;
+    expect(hours.map((tick) => tick.label)).toEqual(['10:00', '11:00', '12:00']);
   });
 });
 
@@ -191,46 +260,5 @@ describe('mapGeometry', () => {
     expect(geometry.meridians.map((line) => line.label)).toContain('20.9° E');
     const polish = mapGeometry([{ dataset: 'x', datasetTitle: text('X', 'X'), layer: { name: 'l', title: text('L', 'L'), places } }], 'pl')!;
     expect(polish.meridians.map((line) => line.label)).toContain('20,9° E');
-  });
-});
-
-describe('downloads', () => {
-  const table = (files: number): CatalogueTable => ({
-    dataset: 'citybike',
-    table: 'rides',
-    sqlName: 'citybike_rides',
-    description: text('Rides', 'Przejazdy'),
-    rows: files,
-    timeColumn: 'started_at',
-    files: Array.from({ length: files }, (_, i) => ({
-      url: `/downloads/citybike/rides/n=${i}/part-0.parquet`,
-      rows: 1,
-      bytes: 10,
-      sha256: 'a'.repeat(64),
-      partition: { n: String(i) },
-      min: `2024-01-0${(i % 9) + 1}T10:00:00.000Z`,
-      max: `2024-02-0${(i % 9) + 1}`,
-      csv: { url: `/downloads/csv/citybike/rides/n=${i}/part-0.csv.gz`, bytes: 20, sha256: 'b'.repeat(64) },
-    })),
-  });
-
-  it('give snippets with absolute URLs, listing the first files of a large table and pointing at the catalogue', () => {
-    const context = { origin: 'http://localhost:4321', server: 'http://localhost:4321', catalogueUrl: '/downloads/catalogue.json' };
-    const small = tableSnippets(table(2), context);
-    expect(small.duckdb).toContain(
-      "read_parquet([\n  'http://localhost:4321/downloads/citybike/rides/n=0/part-0.parquet',\n  'http://localhost:4321/downloads/citybike/rides/n=1/part-0.parquet'\n]",
-    );
-    expect(small.cli).toContain('odsnap pull --from http://localhost:4321 --datasets citybike');
-    expect(small.checksums.split('\n')[0]).toBe(`${'a'.repeat(64)}  citybike/rides/n=0/part-0.parquet`);
-    const large = tableSnippets(table(30), context);
-    expect(large.pandas).toContain('the first 24 of 30 files; http://localhost:4321/downloads/catalogue.json lists them all');
-    expect(large.pandas.match(/part-0\.parquet/g)).toHaveLength(24);
-    expect(large.csv).toContain('the first 24 of 30 files');
-    expect(large.csv.match(/'?"http:\/\/localhost:4321\/downloads\/csv\/citybike\/rides\/n=\d+\/part-0\.csv\.gz"/g)).toHaveLength(24);
-  });
-
-  it('take the coverage in time from the files’ ranges', () => {
-    expect(timeCoverage([table(3)])).toEqual({ min: '2024-01-01T10:00:00.000Z', max: '2024-02-03' });
-    expect(timeCoverage([])).toBeUndefined();
   });
 });

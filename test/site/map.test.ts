@@ -1,11 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { crc32, deflateSync } from 'node:zlib';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChartData, MapLayerData } from '../../datasets/vocabulary/figure.ts';
 import { launchChromium, publishedFigures, servedSite, skipWithoutChromium, watchedTab } from '../fixtures/chromium.ts';
 import type { TestServer } from '../fixtures/server.ts';
+import { TILE_HOST, allTilesIn, type Box, leafletLayout, mapState, overlap, tilePng, valueLabels, worstCover } from '../fixtures/map-pages.ts';
 
 /**
  * The site's maps in real Chromium, built twice from the tiny city: with `--tiles none` (the SVG
@@ -15,45 +15,6 @@ import type { TestServer } from '../fixtures/server.ts';
  */
 
 const skip = skipWithoutChromium('test/site/map.test.ts');
-
-/** A valid 256×256 PNG of one colour (8-bit RGB, no filter), made with zlib alone. */
-function tilePng(rgb: readonly [number, number, number]): Buffer {
-  const chunk = (type: string, data: Buffer) => {
-    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-    const framed = Buffer.alloc(body.length + 8);
-    framed.writeUInt32BE(data.length, 0);
-    body.copy(framed, 4);
-    framed.writeUInt32BE(crc32(body), body.length + 4);
-    return framed;
-  };
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(256, 0);
-  header.writeUInt32BE(256, 4);
-  header.set([8, 2, 0, 0, 0], 8); // bit depth 8, colour type RGB, deflate, no filter method, no interlace
-  const row = Buffer.concat([Buffer.from([0]), Buffer.alloc(256 * 3).map((_, i) => rgb[i % 3]!)]);
-  const pixels = Buffer.concat(Array.from({ length: 256 }, () => row));
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk('IHDR', header),
-    chunk('IDAT', deflateSync(pixels)),
-    chunk('IEND', Buffer.alloc(0)),
-  ]);
-}
-
-/** Run in the page: what the map figure shows. */
-const mapState = `(() => {
-  const figure = document.querySelector('figure[data-map]');
-  const svg = figure.querySelector('svg.places');
-  return {
-    state: figure.dataset.mapState,
-    svgVisible: getComputedStyle(svg).visibility === 'visible',
-    leaflet: !!figure.querySelector('.leaflet-container'),
-    tiles: [...figure.querySelectorAll('img.leaflet-tile-loaded')].filter((img) => img.naturalWidth === 256).length,
-    values: figure.querySelectorAll('.map-value').length,
-    clustered: [...figure.querySelectorAll('.map-cluster span')].reduce((sum, span) => sum + Number(span.textContent), 0),
-    markers: figure.querySelectorAll('.map-point').length,
-  };
-})()`;
 
 describe.skipIf(skip)('the maps in Chromium', () => {
   let browser: Browser;
@@ -65,6 +26,12 @@ describe.skipIf(skip)('the maps in Chromium', () => {
   const layers = new Map<string, MapLayerData>();
   const charts = new Map<string, ChartData>();
 
+  /** Every page with a map, in both languages: the city map and each mapped data set's page. */
+  const mapPages = () => {
+    const names = [...new Set([...layers.keys()].map((key) => key.split('/')[0]))];
+    return ['', '/pl'].flatMap((prefix) => ['/map/', ...names.map((name) => `/datasets/${name}/`)].map((path) => prefix + path));
+  };
+
   beforeAll(async () => {
     const png = tilePng([221, 231, 214]);
     tileServer = createServer((request, response) => {
@@ -73,7 +40,9 @@ describe.skipIf(skip)('the maps in Chromium', () => {
       response.writeHead(200, { 'content-type': 'image/png', 'content-length': png.length }).end(png);
     });
     await new Promise<void>((resolve) => tileServer.listen(0, '127.0.0.1', resolve));
-    tileOrigin = `http://127.0.0.1:${(tileServer.address() as AddressInfo).port}`;
+    // The tiles are OpenStreetMap's by their address, as in a default build, so the map carries its
+    // credit; Chromium resolves that host to the server on loopback.
+    tileOrigin = `http://${TILE_HOST}:${(tileServer.address() as AddressInfo).port}`;
     // One build per tile setting, one after the other: two at once only contend for the cores.
     const none = await servedSite('map-none', { tiles: 'none' });
     offline = none.site;
@@ -82,7 +51,7 @@ describe.skipIf(skip)('the maps in Chromium', () => {
       for (const layer of figures.map) layers.set(`${name}/${layer.name}`, layer);
       for (const chart of figures.charts) charts.set(`${name}/${chart.name}`, chart);
     }
-    browser = await launchChromium();
+    browser = await launchChromium([`--host-resolver-rules=MAP ${TILE_HOST} 127.0.0.1`]);
   }, 300_000);
 
   afterAll(async () => {
@@ -144,13 +113,32 @@ describe.skipIf(skip)('the maps in Chromium', () => {
     await tab.close();
   });
 
+  it('writes each district’s median inside its opaque circle, clear of every dot on the register’s page, in both languages', async () => {
+    const { tab, visit } = await watchedTab(browser, { viewport: { width: 1280, height: 900 } });
+    // The city map keeps the other data sets' places over the circles: a place must not vanish under a figure.
+    for (const [path, clear] of [
+      ['/datasets/rcn/', true],
+      ['/pl/datasets/rcn/', true],
+      ['/map/', false],
+      ['/pl/map/', false],
+    ] as const)
+      await visit(`${offline.url}${path}`, async (page) => {
+        const labels = await page.evaluate<{ label: string; beyond: number; covers: string[]; opacity: number }[]>(valueLabels);
+        expect(labels, path).toHaveLength(layers.get('rcn/district-prices')!.places.length);
+        expect(
+          labels.filter((label) => label.beyond > 0 || label.opacity < 1 || (clear && label.covers.length)),
+          path,
+        ).toEqual([]);
+      });
+    await tab.close();
+  });
+
   describe('with a tile server', () => {
-    let tab: Page;
     let visit: (url: string, use?: (page: Page) => Promise<void>) => Promise<void>;
 
     beforeAll(async () => {
       // With less motion asked for, zooms and clusters jump: a tap lands where the place is.
-      ({ tab, visit } = await watchedTab(browser, { hasTouch: true, viewport: { width: 1000, height: 800 }, reducedMotion: 'reduce' }));
+      ({ visit } = await watchedTab(browser, { hasTouch: true, viewport: { width: 1000, height: 800 }, reducedMotion: 'reduce' }));
     });
 
     /** Waits for the map to settle on tiles or on the offline drawing, and says what it shows. */
@@ -166,7 +154,7 @@ describe.skipIf(skip)('the maps in Chromium', () => {
         const shown = await settled(page);
         expect(shown).toMatchObject({ state: 'tiles', svgVisible: false, leaflet: true });
         expect(shown.tiles).toBeGreaterThan(0);
-        expect(await page.locator('.leaflet-control-attribution').textContent()).toContain('127.0.0.1');
+        expect(await page.locator('.leaflet-control-attribution').textContent()).toContain('© OpenStreetMap contributors');
       });
       expect(tileRequests.length).toBeGreaterThan(0);
       expect(tileRequests.every((url) => /^\/\d+\/\d+\/\d+\.png$/.test(url))).toBe(true);
@@ -220,14 +208,62 @@ describe.skipIf(skip)('the maps in Chromium', () => {
       });
     });
 
-    it('keeps the map drawn offline when no tile loads', async () => {
-      await tab.route(`${tileOrigin}/**`, (route) => route.abort());
+    it('lays every map out in its final box, on a phone and a desktop: tiles all over it, the places in its middle, the scale bar clear of the credit', async () => {
+      const wrong: string[] = [];
+      for (const viewport of [
+        { width: 375, height: 812 },
+        { width: 1280, height: 900 },
+      ]) {
+        const phone = viewport.width < 600;
+        const sized = await watchedTab(browser, { viewport, hasTouch: true, isMobile: phone, reducedMotion: 'reduce' });
+        for (const path of mapPages())
+          await sized.visit(`${online.url}${path}`, async (page) => {
+            expect((await settled(page)).state).toBe('tiles');
+            await page.waitForFunction(allTilesIn);
+            const layout = await page.evaluate<{ bare: number[][]; offset: [number, number]; scale: Box; attribution: Box; markers: Box[] }>(leafletLayout);
+            const where = `${path} at ${viewport.width} px`;
+            if (layout.bare.length) wrong.push(`${where}: no tile at ${JSON.stringify(layout.bare)}`);
+            if (Math.max(...layout.offset.map(Math.abs)) > 24) wrong.push(`${where}: places ${JSON.stringify(layout.offset)} px off the middle`);
+            if (overlap(layout.scale, layout.attribution)) wrong.push(`${where}: the credit covers the scale bar`);
+          });
+        await sized.tab.close();
+      }
+      expect(wrong).toEqual([]);
+    });
+
+    it('starts the city map on a phone with its places and clusters apart', async () => {
+      const phone = await watchedTab(browser, { viewport: { width: 375, height: 812 }, hasTouch: true, isMobile: true, reducedMotion: 'reduce' });
+      for (const path of ['/map/', '/pl/map/'])
+        await phone.visit(`${online.url}${path}`, async (page) => {
+          expect((await settled(page)).state).toBe('tiles');
+          const { markers } = await page.evaluate<{ markers: Box[] }>(leafletLayout);
+          expect(markers.length, path).toBeGreaterThan(3);
+          // Two markers may touch, not hide each other's number.
+          expect(worstCover(markers), path).toBeLessThan(0.25);
+        });
+      await phone.tab.close();
+    });
+
+    it('keeps the map drawn offline, and raises no error, on every map page in either language when no tile loads', async () => {
+      const page = await browser.newPage();
+      const errors: string[] = [];
+      page.on('pageerror', (error) => errors.push(`page error: ${error.message}`));
+      // Chromium reports each tile it could not fetch as a console error of its own, at the tile's address: that is not the page's.
+      page.on('console', (message) => {
+        if (message.type() === 'error' && !message.location().url.startsWith(tileOrigin)) errors.push(`console: ${message.text()}`);
+      });
+      await page.route(`${tileOrigin}/**`, (route) => route.abort());
       try {
-        // The aborted tiles are the point here: the page is opened without the tab's watch on requests.
-        await tab.goto(`${online.url}/map/`);
-        expect(await settled(tab)).toMatchObject({ state: 'offline', svgVisible: true, leaflet: false });
+        for (const path of mapPages()) {
+          errors.length = 0;
+          await page.goto(`${online.url}${path}`);
+          expect(await settled(page), path).toMatchObject({ state: 'offline', svgVisible: true, leaflet: false });
+          // Leaflet's timers after the last tile (a fade, a prune 250 ms on) have run by now.
+          await page.waitForTimeout(500);
+          expect(errors, path).toEqual([]);
+        }
       } finally {
-        await tab.unroute(`${tileOrigin}/**`);
+        await page.close();
       }
     });
   });
