@@ -14,6 +14,8 @@ export default defineConfig({
       'test/cli/options.test.ts',
       'test/cli/log-lines.test.ts',
       'test/core/clock.test.ts',
+      'test/core/progress.test.ts',
+      'test/server/kept-answers.test.ts',
       'test/core/mirror-status.test.ts',
       'test/scripts/mirror/cadence.test.ts',
       'test/core/heap.test.ts',

@@ -1,5 +1,6 @@
 import type { Dataset } from '../datasets/vocabulary/dataset.ts';
 import type { Endpoint } from '../datasets/vocabulary/endpoint.ts';
+import type { Table } from '../core/table.ts';
 import { languages, type Language } from '../core/text.ts';
 import { datasetPagePath } from '../core/published-tree.ts';
 import { manualPages, manualRoute, type ManualPage } from './manual/manual.ts';
@@ -16,6 +17,8 @@ export const siteBase = () => import.meta.env.BASE_URL.replace(/\/?$/, '/');
 export type View =
   | { readonly kind: 'home' }
   | { readonly kind: 'dataset'; readonly dataset: Dataset }
+  /** A table's rows to browse, sort, filter and download, read in the browser from its Parquet files. */
+  | { readonly kind: 'table'; readonly dataset: Dataset; readonly table: Table }
   | { readonly kind: 'map' }
   | { readonly kind: 'downloads' }
   | { readonly kind: 'docs' }
@@ -25,6 +28,8 @@ export type View =
   | { readonly kind: 'query' }
   | { readonly kind: 'datasets' }
   | { readonly kind: 'viewer' }
+  /** How fresh the data is: the mirror's status as the tree was built. */
+  | { readonly kind: 'status' }
   /** A page of the manual: a Markdown file of docs/. */
   | { readonly kind: 'manual'; readonly page: ManualPage };
 
@@ -43,6 +48,8 @@ export const routes = {
   downloads: 'downloads/',
   /** A data set's own page: counts, coverage, charts, map. */
   datasetPage: (dataset: Dataset) => datasetPagePath(dataset.name),
+  /** A table's page: its rows in a grid (site/client/table-explorer.ts). */
+  tablePage: (dataset: Dataset, table: Table) => `${datasetPagePath(dataset.name)}${table.name}/`,
   docs: 'docs/',
   openapi: 'docs/openapi/',
   query: 'query/',
@@ -50,6 +57,8 @@ export const routes = {
   datasets: 'datasets/',
   /** The JSON viewer: any file of the static tree, `?url=/api/public/…json`, as a table or a record. */
   viewer: 'view/',
+  /** How fresh the data is (the tree's status document, api/public/status.json). */
+  status: 'status/',
   /** The manual's contents (docs/README.md); each of its pages is `manual/<file's name>/`. */
   manual: manualRoute,
   dataset: (dataset: Dataset) => `docs/${dataset.name}/`,
@@ -66,9 +75,11 @@ export function sitePages(datasets: readonly Dataset[]): SitePage[] {
     [routes.query, { kind: 'query' }],
     [routes.datasets, { kind: 'datasets' }],
     [routes.viewer, { kind: 'viewer' }],
+    [routes.status, { kind: 'status' }],
     ...manualPages.map((page): [string, View] => [page.route, { kind: 'manual', page }]),
     ...datasets.flatMap((dataset): [string, View][] => [
       [routes.datasetPage(dataset), { kind: 'dataset', dataset }],
+      ...Object.values(dataset.tables).map((table): [string, View] => [routes.tablePage(dataset, table), { kind: 'table', dataset, table }]),
       [routes.dataset(dataset), { kind: 'dataset-docs', dataset }],
       ...dataset.endpoints.map((endpoint): [string, View] => [routes.endpoint(dataset, endpoint), { kind: 'endpoint-docs', dataset, endpoint }]),
     ]),

@@ -1,8 +1,9 @@
+import type { Table } from 'apache-arrow';
 import { connectLikeServer, OFFLINE, startDuckDB } from './duckdb-start.ts';
-import { readCatalogue } from './downloads-catalogue.ts';
+import { readCatalogue, type Catalogue } from './downloads-catalogue.ts';
 import { createTables, PLAN_SCHEMA } from './held-rows.ts';
 import { partsNeeded } from './parts-needed.ts';
-import { publishedFiles } from './published-files.ts';
+import { publishedFiles, type PublishedFiles } from './published-files.ts';
 import { queryScans } from './query-scans.ts';
 import { rowLoader } from './row-loading.ts';
 import { textResult, type ArrowLike, type TextResult } from './sql-result.ts';
@@ -23,12 +24,19 @@ export interface BrowserDatabase {
   readonly tables: readonly string[];
   /** Runs SQL (one or more statements); the result of the last one. */
   query(sql: string): Promise<TextResult>;
+  /** Runs a query; its result as Arrow, typed (the table pages' JSON and Parquet downloads). */
+  queryArrow(sql: string): Promise<Table>;
+  /** A query's rows as a CSV file with a header, written by DuckDB's COPY in its own file system. */
+  copyCsv(sql: string): Promise<Uint8Array>;
 }
 
-/** `catalogueUrl`: where downloads/catalogue.json is; file URLs in it are resolved against it. */
-export async function openBrowserDatabase(catalogueUrl: string): Promise<BrowserDatabase> {
+/**
+ * `catalogueUrl`: where downloads/catalogue.json is; file URLs in it are resolved against it.
+ * `known`: the catalogue and files a page has read already (a table page), so nothing is fetched twice.
+ */
+export async function openBrowserDatabase(catalogueUrl: string, known?: { catalogue: Catalogue; files: PublishedFiles }): Promise<BrowserDatabase> {
   const catalogueHref = new URL(catalogueUrl, location.href);
-  const catalogue = await readCatalogue(catalogueHref);
+  const catalogue = known?.catalogue ?? (await readCatalogue(catalogueHref));
 
   const db = await startDuckDB();
   const connection = await connectLikeServer(db, OFFLINE);
@@ -38,11 +46,12 @@ export async function openBrowserDatabase(catalogueUrl: string): Promise<Browser
   const planner = await connectLikeServer(db, `SET search_path = '${PLAN_SCHEMA},main'`);
 
   const scansOf = queryScans(planner, connection, catalogue.tables);
-  const files = publishedFiles(catalogueHref);
+  const files = known?.files ?? publishedFiles(catalogueHref);
   const rows = rowLoader(connection, files, catalogue.tables);
   const tables = new Map(catalogue.tables.map((table) => [table.sqlName, table]));
 
-  async function run(sql: string): Promise<TextResult> {
+  /** Makes the tables hold what the query may need. */
+  async function holdFor(sql: string): Promise<void> {
     const scans = await scansOf(sql);
     for (const name of new Set(scans.map((scan) => scan.table))) {
       const table = tables.get(name)!;
@@ -55,17 +64,35 @@ export async function openBrowserDatabase(catalogueUrl: string): Promise<Browser
         ),
       );
     }
-    return textResult((await connection.query(sql)) as unknown as ArrowLike);
+  }
+
+  async function copyCsv(sql: string): Promise<Uint8Array> {
+    await holdFor(sql);
+    const name = `odsnap-view-${Date.now()}.csv`;
+    await db.registerEmptyFileBuffer(name);
+    try {
+      await connection.query(`COPY (${sql}) TO '${name}' (FORMAT CSV, HEADER)`);
+      return await db.copyFileToBuffer(name);
+    } finally {
+      await db.dropFile(name);
+    }
   }
 
   // One query at a time: each makes the tables hold what it needs.
   let queue: Promise<unknown> = Promise.resolve();
+  const inTurn = <T>(work: () => Promise<T>): Promise<T> => {
+    const result = queue.then(work);
+    queue = result.catch(() => undefined);
+    return result;
+  };
+  const arrowOf = async (sql: string) => {
+    await holdFor(sql);
+    return (await connection.query(sql)) as unknown as Table;
+  };
   return {
     tables: catalogue.tables.map((table) => table.sqlName),
-    query(sql) {
-      const result = queue.then(() => run(sql));
-      queue = result.catch(() => undefined);
-      return result;
-    },
+    query: (sql) => inTurn(async () => textResult((await arrowOf(sql)) as unknown as ArrowLike)),
+    queryArrow: (sql) => inTurn(() => arrowOf(sql)),
+    copyCsv: (sql) => inTurn(() => copyCsv(sql)),
   };
 }

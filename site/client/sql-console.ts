@@ -21,12 +21,15 @@ interface Texts {
   readonly noColumns: string;
   readonly caption: string;
   readonly inserted: string;
+  readonly fromAddress: string;
 }
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 export function mountSqlConsole(root: HTMLElement): void {
   const texts = dataOf<Texts>(root, 'texts');
+  // The page's language, for the plural forms of its words.
+  const lang = root.closest<HTMLElement>('[lang]')?.lang || 'en';
   const catalogueUrl = root.dataset.catalogue!;
   const find = <T extends Element>(selector: string) => root.querySelector<T>(selector)!;
   const form = find<HTMLFormElement>('[data-sql-form]');
@@ -95,7 +98,7 @@ export function mountSqlConsole(root: HTMLElement): void {
     if (output.hidden) return;
     const table = document.createElement('table');
     const caption = table.createCaption();
-    caption.textContent = fill(texts.caption, { rows: result.rowCount });
+    caption.textContent = fill(texts.caption, { rows: result.rowCount }, lang);
     const head = table.createTHead().insertRow();
     for (const name of result.columns) {
       const cell = document.createElement('th');
@@ -106,8 +109,10 @@ export function mountSqlConsole(root: HTMLElement): void {
     const body = table.createTBody();
     for (const row of result.rows(0, MAX_SHOWN)) {
       const line = body.insertRow();
-      for (const value of row) {
+      for (const [column, value] of row.entries()) {
         const cell = line.insertCell();
+        // On a phone a row shows as a block, each value under its column's name (components.css).
+        cell.dataset.label = result.columns[column]!;
         if (value === null) {
           cell.textContent = 'NULL';
           cell.className = 'null';
@@ -141,6 +146,12 @@ export function mountSqlConsole(root: HTMLElement): void {
     }
   });
   download.addEventListener('click', saveCsv);
+  // A query in the page's address (`?sql=…`, as a table page's "open in the query page" link gives it) is put in the editor, not run: running loads DuckDB-WASM.
+  const asked = new URLSearchParams(location.search).get('sql');
+  if (asked) {
+    editor.value = asked;
+    status.textContent = texts.fromAddress;
+  }
   for (const button of root.querySelectorAll<HTMLButtonElement>('[data-sql-insert]')) {
     button.addEventListener('click', () => {
       editor.value = button.dataset.sqlInsert!;

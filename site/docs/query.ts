@@ -28,11 +28,16 @@ export function queryTables(datasets: readonly Dataset[]): QueryTable[] {
   );
 }
 
-/** The query the editor starts with: the docs' SQL example of the registry's first endpoint. */
-export function exampleQuery(datasets: readonly Dataset[]): string {
+/** The docs' SQL example of the registry's first endpoint, and the table it reads (its first view). */
+function firstEndpointSql(datasets: readonly Dataset[]): { table: string; query: string } | undefined {
   const dataset = datasets.find((candidate) => candidate.endpoints.length);
-  return dataset ? sqlOf(dataset, dataset.endpoints[0]!).query : 'SELECT 42 AS answer;';
+  if (!dataset) return undefined;
+  const { views, query } = sqlOf(dataset, dataset.endpoints[0]!);
+  return { table: views[0]!.name, query };
 }
+
+/** The query the editor starts with: the docs' SQL example of the registry's first endpoint. */
+export const exampleQuery = (datasets: readonly Dataset[]): string => firstEndpointSql(datasets)?.query ?? 'SELECT 42 AS answer;';
 
 /** An example of the query page: what it shows (by kind, worded by the page) and its SQL. */
 export interface SqlExampleQuery {
@@ -69,7 +74,9 @@ export function sqlExamples(datasets: readonly Dataset[], catalogue: readonly Ex
         .map((table) => ({ dataset, table, name: viewName(dataset, table.name), time: table.timeColumn! })),
     )
     .sort((a, b) => rowsOf(b.name) - rowsOf(a.name));
-  const examples: SqlExampleQuery[] = [{ kind: 'endpoint', table: queryTables(datasets)[0]?.name ?? '', query: exampleQuery(datasets) }];
+  // The endpoint's example is named by the table its query reads, which need not be its data set's first.
+  const endpoint = firstEndpointSql(datasets);
+  const examples: SqlExampleQuery[] = endpoint ? [{ kind: 'endpoint', ...endpoint }] : [];
   const [first, second, third] = timed;
   if (first) {
     examples.push({ kind: 'count', table: first.name, query: `SELECT count(*) AS rows FROM ${first.name};` });

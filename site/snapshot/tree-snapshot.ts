@@ -4,7 +4,8 @@ import type { Dataset } from '../../datasets/vocabulary/dataset.ts';
 import type { ChartData, MapLayerData } from '../../datasets/vocabulary/figure.ts';
 import type { Text } from '../../core/text.ts';
 import { isSynthetic, type SnapshotSource } from '../../core/snapshot/manifest.ts';
-import { CATALOGUE, CHANGES_INDEX, changesPath, figuresPath } from '../../core/published-tree.ts';
+import { CATALOGUE, CHANGES_INDEX, changesPath, figuresPath, STATUS_FILE } from '../../core/published-tree.ts';
+import type { StatusDocument } from '../../core/status-document.ts';
 
 /**
  * What the data-set pages, the map and the downloads page show of the snapshot: read once per
@@ -96,6 +97,8 @@ export interface TreeSnapshot {
   readonly datasets: ReadonlyMap<string, DatasetSnapshot>;
   /** The tree's list of pulls, the last few pulls' changes, newest first, and each data set's Atom feed. */
   readonly changes: { readonly index: string; readonly pulls: readonly PublishedPull[]; readonly feeds: Readonly<Record<string, string>> };
+  /** How fresh the data was as the tree was built, and the URL of that document (null in a tree written before there was one). */
+  readonly status: { readonly document: StatusDocument; readonly url: string } | null;
 }
 
 interface TreeIndex {
@@ -104,6 +107,7 @@ interface TreeIndex {
   readonly datasets: readonly { readonly name: string; readonly figures?: string }[];
   readonly downloads: TreeSnapshot['downloads'];
   readonly changes?: string;
+  readonly status?: string;
 }
 
 const readJson = <T>(path: string): T => JSON.parse(readFileSync(path, 'utf8')) as T;
@@ -136,6 +140,9 @@ export function readTreeSnapshot(treeDir: string, datasets: readonly Dataset[]):
     duckdb: catalogue.duckdb,
     datasets: byName,
     changes: readChanges(treeDir, index),
+    status: existsSync(join(treeDir, STATUS_FILE))
+      ? { document: readJson<StatusDocument>(join(treeDir, STATUS_FILE)), url: index.status ?? `/${STATUS_FILE}` }
+      : null,
   };
 }
 

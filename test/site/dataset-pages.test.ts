@@ -5,6 +5,7 @@ import type { ChartData, MapLayerData } from '../../datasets/vocabulary/figure.t
 import { datasets } from '../../datasets/index.ts';
 import { CATALOGUE } from '../../core/published-tree.ts';
 import type { CatalogueTable } from '../../site/snapshot/tree-snapshot.ts';
+import type { Page } from 'playwright-core';
 import { browsedSite, publishedFigures, skipWithoutChromium, type Visit } from '../fixtures/chromium.ts';
 import type { TestServer } from '../fixtures/server.ts';
 
@@ -26,7 +27,8 @@ const drawnCharts = `[...document.querySelectorAll('figure.chart')].map((figure)
   panels: [...figure.querySelectorAll('svg.plot')].filter((svg) => svg.getClientRects().length > 0).map((svg) => ({
     label: svg.getAttribute('aria-label') ?? '',
     role: svg.getAttribute('role'),
-    lines: [...svg.querySelectorAll('path.series')].filter((path) => (path.getAttribute('d') ?? '').length > 4 && path.getBBox().width + path.getBBox().height > 0).length,
+    // A lone point is a dot (a zero-length segment with a round cap), drawn though its box is empty.
+    lines: [...svg.querySelectorAll('path.series')].filter((path) => (path.getAttribute('d') ?? '').length > 4 && (path.getBBox().width + path.getBBox().height > 0 || /l0 0/.test(path.getAttribute('d')))).length,
     bars: [...svg.querySelectorAll('rect.series')].filter((rect) => rect.getBBox().height > 0).length,
     bands: svg.querySelectorAll('.bands rect').length,
     ticks: svg.querySelectorAll('.grid text').length,
@@ -40,16 +42,55 @@ const drawnMap = `(() => {
   return { own: count('g.layer:not(.other) > *'), other: count('g.layer.other > *'), titles: svg.querySelectorAll('g.layer title').length, label: svg.getAttribute('aria-label') };
 })()`;
 
+/** Run in the page: the dates (YYYY-MM-DD) of its main part that a line break splits. */
+const splitDates = `(() => {
+  const split = [];
+  const walker = document.createTreeWalker(document.querySelector('main'), NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    for (const match of node.textContent.matchAll(/\\d{4}-\\d{2}-\\d{2}/g)) {
+      const range = document.createRange();
+      range.setStart(node, match.index);
+      range.setEnd(node, match.index + match[0].length);
+      const lines = new Set([...range.getClientRects()].filter((box) => box.width > 0).map((box) => Math.round(box.top)));
+      if (lines.size > 1) split.push(match[0] + ' in ' + node.parentElement.closest('td, dd, p, li')?.textContent.trim().slice(0, 60));
+    }
+  }
+  return split;
+})()`;
+
+/**
+ * Run in the page: for each panel shown (a chart is drawn for a page and for a phone, one hidden),
+ * its title (the panel's, or the chart's for a lone panel), its y axis's title, and the x axis's
+ * labels that overlap one another, the axis's title or the screen's edge.
+ */
+const chartAxes = `[...document.querySelectorAll('figure.chart')].flatMap((figure) =>
+  [...figure.querySelectorAll('svg.plot')].filter((svg) => svg.getClientRects().length > 0).map((svg) => {
+    const title = svg.closest('.panel').querySelector('.panel-title')?.textContent ?? figure.querySelector('h3').textContent;
+    const yTitle = [...svg.querySelectorAll('.axis-label')].find((text) => text.getAttribute('text-anchor') !== 'end')?.textContent ?? '';
+    const xTitle = [...svg.querySelectorAll('.axis-label')].find((text) => text.getAttribute('text-anchor') === 'end');
+    const labels = [...svg.querySelectorAll('.grid text[text-anchor="middle"]')].filter((text) => text.textContent.trim());
+    const box = (element) => element.getBoundingClientRect();
+    const meet = (a, b) => a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5;
+    const clashes = [];
+    labels.forEach((label, i) => {
+      for (const other of labels.slice(i + 1)) if (meet(box(label), box(other))) clashes.push(label.textContent + ' / ' + other.textContent);
+      if (xTitle && meet(box(label), box(xTitle))) clashes.push(label.textContent + ' / the axis title');
+      if (box(label).left < 0 || box(label).right > document.documentElement.clientWidth) clashes.push(label.textContent + ' past the screen');
+    });
+    return { chart: figure.id, title, yTitle, clashes };
+  }))`;
+
 describe.skipIf(skip)('the data-set pages and the downloads page in Chromium', () => {
   let site: TestServer;
   let tree: string;
   let catalogue: { tables: CatalogueTable[] };
   let figures: Map<string, { charts: ChartData[]; map: MapLayerData[] }>;
   let visit: Visit;
+  let tab: Page;
   let close: (() => Promise<void>) | undefined;
 
   beforeAll(async () => {
-    ({ tree, site, visit, close } = await browsedSite('site-datasets', { tab: { viewport: { width: 1280, height: 900 } } }));
+    ({ tree, site, tab, visit, close } = await browsedSite('site-datasets', { tab: { viewport: { width: 1280, height: 900 } } }));
     catalogue = JSON.parse(await readFile(join(tree, CATALOGUE), 'utf8'));
     figures = await publishedFigures(tree);
   }, 300_000);
@@ -107,6 +148,65 @@ describe.skipIf(skip)('the data-set pages and the downloads page in Chromium', (
         expect(await page.locator(`a[href="/docs/${dataset.name}/"]`).count(), 'link to its API docs').toBeGreaterThan(0);
       });
     }
+  });
+
+  it('keeps each date on one line, on the home page, the data-set index and pages, downloads and status, at a page’s width and phones’, in both languages', async () => {
+    const split: string[] = [];
+    try {
+      for (const width of [1280, 375, 320]) {
+        await tab.setViewportSize({ width, height: 900 });
+        for (const prefix of Object.values(prefixes)) {
+          for (const path of ['/', '/datasets/', '/downloads/', '/status/', ...datasets.map((dataset) => `/datasets/${dataset.name}/`)]) {
+            await visit(`${prefix}${path}`, async (page) => {
+              split.push(...(await page.evaluate<string[]>(splitDates)).map((date) => `${width} px ${prefix}${path}: ${date}`));
+            });
+          }
+        }
+      }
+    } finally {
+      await tab.setViewportSize({ width: 1280, height: 900 });
+    }
+    expect(split).toEqual([]);
+  });
+
+  it('titles each chart axis with what its panel’s title does not say, its unit included', async () => {
+    const repeated: string[] = [];
+    const axes = new Map<string, string[]>();
+    for (const [lang, prefix] of Object.entries(prefixes)) {
+      for (const dataset of datasets) {
+        await visit(`${prefix}/datasets/${dataset.name}/`, async (page) => {
+          for (const panel of await page.evaluate<{ chart: string; title: string; yTitle: string }[]>(chartAxes)) {
+            if (panel.yTitle.trim().toLowerCase() === panel.title.trim().toLowerCase()) repeated.push(`${lang} ${panel.chart}: ${panel.title}`);
+            axes.set(`${lang} ${panel.chart}`, [...(axes.get(`${lang} ${panel.chart}`) ?? []), panel.yTitle]);
+          }
+        });
+      }
+    }
+    expect(repeated).toEqual([]);
+    // A panel named by the data with its unit (PM10 (µg/m³)): its axis says what the values are, in that unit.
+    expect(axes.get('en chart-weekly-means')?.[0]).toBe('Weekly mean, µg/m³');
+    expect(axes.get('pl chart-weekly-means')?.[0]).toBe('Średnia tygodniowa, µg/m³');
+    expect([...axes.values()].flat().filter((title) => /panel/.test(title))).toEqual([]);
+  });
+
+  it('keeps the x axis’s labels apart, whole and on the screen, at a page’s width and a phone’s, in both languages', async () => {
+    const clashes: string[] = [];
+    try {
+      for (const width of [1280, 375]) {
+        await tab.setViewportSize({ width, height: 900 });
+        for (const prefix of Object.values(prefixes)) {
+          for (const dataset of datasets) {
+            await visit(`${prefix}/datasets/${dataset.name}/`, async (page) => {
+              for (const panel of await page.evaluate<{ chart: string; clashes: string[] }[]>(chartAxes))
+                clashes.push(...panel.clashes.map((clash) => `${width} px ${prefix} ${panel.chart}: ${clash}`));
+            });
+          }
+        }
+      }
+    } finally {
+      await tab.setViewportSize({ width: 1280, height: 900 });
+    }
+    expect(clashes).toEqual([]);
   });
 
   it('maps every place, a data set’s own layers highlighted, with names as tooltips', async () => {

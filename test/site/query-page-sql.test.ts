@@ -7,8 +7,20 @@ import { defaultUntil } from '../../datasets/vocabulary/sample.ts';
 import { buildStatic } from '../../scripts/static/build-static.ts';
 import { generateSample } from '../../scripts/sample/generate.ts';
 import { browsedSite, skipWithoutChromium } from '../fixtures/chromium.ts';
-import { dictionaries, manualQueries, pageOf, pageRowsAll, runSql, sameBarRounding, sqlOnServer, startStaticHost } from '../fixtures/query-page.ts';
+import {
+  dictionaries,
+  manualQueries,
+  pageOf,
+  pageRowsAll,
+  resultCaptions,
+  runSql,
+  sameBarRounding,
+  shownResult,
+  sqlOnServer,
+  startStaticHost,
+} from '../fixtures/query-page.ts';
 import type { TestServer } from '../fixtures/server.ts';
+import { SCREENSHOTS } from '../fixtures/site-pages.ts';
 import { tempDir } from '../fixtures/tiny.ts';
 
 /**
@@ -17,8 +29,6 @@ import { tempDir } from '../fixtures/tiny.ts';
  */
 
 const skip = skipWithoutChromium('test/site/query-page-sql.test.ts');
-
-const SCREENSHOTS = 'test-results/site';
 
 describe.skipIf(skip)('the query page in Chromium', () => {
   let site: TestServer;
@@ -240,6 +250,43 @@ describe.skipIf(skip)('the query page in Chromium', () => {
     expect(await tab.evaluate('document.activeElement?.id')).toBe('sql-query');
     const columns = await tab.locator('[data-sql-table="bike_counter_readings"] ~ details tbody th').allTextContents();
     expect(columns).toEqual(Object.keys(datasets.find((d) => d.name === 'bike-counter')!.tables.readings!.columns));
+  });
+
+  it('names each example by the table its query reads, in both languages', async () => {
+    for (const lang of ['en', 'pl'] as const) {
+      await open(site.url, pageOf(lang));
+      const examples = await tab.locator('[data-sql-example]').evaluateAll((buttons) =>
+        buttons.map((button) => {
+          const { textContent, dataset } = button as unknown as { textContent: string; dataset: { sqlExampleTable: string; sqlInsert: string } };
+          return { label: textContent, table: dataset.sqlExampleTable, query: dataset.sqlInsert };
+        }),
+      );
+      expect(examples.length).toBeGreaterThan(3);
+      for (const example of examples) {
+        expect(example.label, example.query).toContain(example.table);
+        expect(example.query, example.label).toMatch(new RegExp(`\\bFROM ${example.table}\\b`));
+      }
+    }
+  });
+
+  it('shows a result on a phone a row per block, each value under its column, the caption across, its rows counted in the language', async () => {
+    await tab.setViewportSize({ width: 375, height: 812 });
+    try {
+      for (const lang of ['en', 'pl'] as const) {
+        await open(site.url, pageOf(lang));
+        for (const [rows, caption] of Object.entries(resultCaptions[lang])) {
+          // An empty text is a value: unlike an empty cell of the docs, it keeps its label.
+          await runSql(tab, `SELECT range AS number, 'a letter' AS letter, '' AS nothing FROM range(${rows})`);
+          expect(await tab.textContent('[data-sql-result] caption')).toBe(caption);
+        }
+        const shown = await tab.evaluate<{ region: number; caption: number; cells: (string | null)[][] }>(shownResult);
+        expect(shown.caption, 'the caption spans the result').toBeGreaterThan(0.9 * shown.region);
+        expect(shown.cells).toEqual(Array(2).fill(['number', 'letter', 'nothing', '"number: "', '"letter: "', '"nothing: "']));
+      }
+    } finally {
+      await tab.setViewportSize({ width: 1280, height: 720 });
+    }
+    expect(problems).toEqual([]);
   });
 
   it('saves a screenshot of the query page', async () => {
