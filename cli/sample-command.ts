@@ -21,7 +21,7 @@ export const sampleCommand = defineCommand({
     scale: {
       type: 'string',
       value: 'SCALE',
-      description: `${scales.join(' | ')}: tests, demo, benchmarks`,
+      description: `${scales.join(' | ')}: tests, demo, benchmarks, the cost curve (region: the city four times over, about half an hour)`,
       default: 'small',
       check: z.enum(scales, { error: `must be one of ${scales.join(', ')}` }),
     },

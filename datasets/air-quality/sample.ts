@@ -21,6 +21,7 @@ const sizes: Record<Scale, { reference: number; lowCost: number }> = {
   tiny: { reference: 1, lowCost: 3 },
   small: { reference: 3, lowCost: 5 },
   city: { reference: 14, lowCost: 34 },
+  region: { reference: 56, lowCost: 136 },
 };
 
 const referenceKinds = [

@@ -11,7 +11,7 @@ import type * as tables from './tables.ts';
  * hours, counters installed over the years and one taken out of service.
  */
 
-const sizes: Record<Scale, { counters: number }> = { tiny: { counters: 3 }, small: { counters: 12 }, city: { counters: 40 } };
+const sizes: Record<Scale, { counters: number }> = { tiny: { counters: 3 }, small: { counters: 12 }, city: { counters: 40 }, region: { counters: 160 } };
 
 const sites = [
   'Most Poniatowskiego',

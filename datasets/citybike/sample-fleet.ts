@@ -8,6 +8,7 @@ export const sizes: Record<Scale, { bikes: number; zones: number; ridesPerDay: n
   tiny: { bikes: 40, zones: 12, ridesPerDay: 10 },
   small: { bikes: 400, zones: 60, ridesPerDay: 74 },
   city: { bikes: 3200, zones: 330, ridesPerDay: 3050 },
+  region: { bikes: 12_800, zones: 1320, ridesPerDay: 12_200 },
 };
 
 /** Fleet mix (share, %) and typical door-to-door speed (km/h) per bicycle type. */

@@ -22,6 +22,7 @@ const sizes: Record<Scale, { deedsPerWorkday: number; blocksPerDistrict: number 
   tiny: { deedsPerWorkday: 0.8, blocksPerDistrict: 10 },
   small: { deedsPerWorkday: 4.2, blocksPerDistrict: 60 },
   city: { deedsPerWorkday: 139, blocksPerDistrict: 800 },
+  region: { deedsPerWorkday: 556, blocksPerDistrict: 3200 },
 };
 
 /** Deeds per month relative to the year's average. */

@@ -4,7 +4,8 @@ import { Random } from './random.ts';
 import { city } from './sample-city.ts';
 import { zonedDayStart } from '../../core/zoned-time.ts';
 
-export const scales = ['tiny', 'small', 'city'] as const;
+/** `region` is the city four times over in the same streets: the register, fleet, counters and stations of about four cities, for the cost curve. */
+export const scales = ['tiny', 'small', 'city', 'region'] as const;
 export type Scale = (typeof scales)[number];
 
 /** Where the city's history begins at each scale. Fixed, so a later `until` only adds days. */
@@ -12,6 +13,7 @@ export const historyStart: Readonly<Record<Scale, string>> = {
   tiny: '2024-10-01',
   small: '2021-01-01',
   city: '2020-01-01',
+  region: '2020-01-01',
 };
 
 export const defaultUntil = '2025-09-30';
