@@ -1,0 +1,262 @@
+/**
+ * npm run bench:cost [-- tiny small city region] — the cost curve: what each stage of odsnap's life
+ * takes as the data grows, from a scale's sample to a server answering over it.
+ *
+ * For each scale, from nothing, each stage in its own process, one after the other:
+ *   1. sample  `odsnap sample --scale S` writes the sample city;
+ *   2. pull    `odsnap pull --from` a local `odsnap serve` of that sample (its own start-up, which
+ *              builds its serving database, is not counted) into a fresh data directory;
+ *   3. build   `odsnap build` writes the static tree, downloads and site of what was pulled;
+ *   4. serve   `odsnap serve` starts on it with an empty cache directory, so its serving database
+ *              is built in the stage, until a v1 page answers.
+ * Records each stage's wall time and peak resident memory (its process and every process it starts,
+ * sampled together every 100 ms; odsnap's own, the kernel's high-water mark), the most disk it
+ * took at once (the file system's use, sampled every second: run nothing else that writes), the
+ * snapshot's rows and Parquet bytes, and the tree's files and bytes. Targets: time grows at most
+ * linearly with rows; no stage's peak grows with the data past city scale, each under 1.5 GB at
+ * region scale.
+ *
+ * `npm run bench:cost -- --report FILE…` prints the table and chart of earlier results, joined.
+ *
+ * Works in .cache/bench/cost/<scale>/ (deleted first; BENCH_KEEP=1 leaves it after). Appends each
+ * scale's figures to bench/results/cost-<time>.json as it ends, so a long run that fails late keeps
+ * what it measured, and prints a markdown table at the end.
+ */
+import { spawn } from 'node:child_process';
+import { statfsSync } from 'node:fs';
+import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { openSnapshot } from '../core/snapshot/read.ts';
+import { scales, type Scale } from '../datasets/vocabulary/sample.ts';
+import { MemoryPeaks } from './soak/memory.ts';
+
+/** A port nothing listens on now: a fixed one could be another run's, whose server would then answer for this one's. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((closed) => server.close(closed));
+  return port;
+}
+const reporting = process.argv[2] === '--report';
+const chosen = (process.argv.slice(2).length ? process.argv.slice(2) : ['tiny', 'small', 'city', 'region']) as Scale[];
+if (!reporting) for (const scale of chosen) if (!scales.includes(scale)) throw new Error(`unknown scale ${scale}: one of ${scales.join(', ')}`);
+
+interface Stage {
+  readonly stage: 'sample' | 'pull' | 'build' | 'serve';
+  readonly seconds: number;
+  /** The stage's processes together, at their peak. */
+  readonly peakMiB: number;
+  /** The odsnap process alone, at its peak (the rest: the site's build, the serving database's). */
+  readonly ownPeakMiB: number;
+  /** The most disk the stage took at once, beyond what the file system held when it began (all of it: journals, staging, spill). */
+  readonly peakDiskMiB: number;
+}
+
+interface ScaleFigures {
+  readonly scale: Scale;
+  readonly rows: number;
+  readonly parquetBytes: number;
+  readonly treeFiles: number;
+  readonly treeBytes: number;
+  readonly stages: Stage[];
+}
+
+const odsnap = (args: readonly string[], env: Record<string, string> = {}) =>
+  spawn(process.execPath, ['bin/odsnap.js', ...args], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env } });
+
+/** The most the file system under `dir` filled beyond what it held at the start, sampled every second. */
+function watchDisk(dir: string): { stop(): number } {
+  const used = () => {
+    const { blocks, bfree, bsize } = statfsSync(dir);
+    return (blocks - bfree) * bsize;
+  };
+  const before = used();
+  let most = before;
+  const sampler = setInterval(() => void (most = Math.max(most, used())), 1000);
+  return {
+    stop() {
+      clearInterval(sampler);
+      return Math.max(most, used()) - before;
+    },
+  };
+}
+
+/** Runs an odsnap command to its end, timing it and sampling its processes' memory and the disk. */
+async function timed(stage: Stage['stage'], args: readonly string[], env: Record<string, string> = {}): Promise<Stage> {
+  console.error(`  ${stage}: odsnap ${args.join(' ')}`);
+  const started = performance.now();
+  const disk = watchDisk(process.cwd());
+  const child = odsnap(args, env);
+  const memory = new MemoryPeaks(child.pid!);
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => void (stderr = (stderr + chunk).slice(-20_000)));
+  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  memory.stop();
+  const peakDiskMiB = disk.stop() / 2 ** 20;
+  if (code !== 0) throw new Error(`odsnap ${args.join(' ')} failed (exit ${code}):\n${stderr.slice(-3000)}`);
+  return report({ stage, seconds: (performance.now() - started) / 1000, peakMiB: memory.peak.all / 1024, ownPeakMiB: memory.peak.server / 1024, peakDiskMiB });
+}
+
+function report(stage: Stage): Stage {
+  console.error(
+    `  ${stage.stage}: ${stage.seconds.toFixed(1)} s, peak ${stage.peakMiB.toFixed(0)} MiB (odsnap's own process ${stage.ownPeakMiB.toFixed(0)}), disk up to ${stage.peakDiskMiB.toFixed(0)} MiB more`,
+  );
+  return stage;
+}
+
+/** Waits until `path` on `port` answers 200, or the process ends. */
+async function answering(port: number, path: string, child: ReturnType<typeof odsnap>): Promise<void> {
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`odsnap serve exited (${child.exitCode}) before it answered`);
+    const status = await fetch(`http://127.0.0.1:${port}${path}`)
+      .then((response) => response.body?.cancel().then(() => response.status))
+      .catch(() => undefined);
+    if (status === 200) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+async function stopped(child: ReturnType<typeof odsnap>): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+/** Files and bytes under a directory, symlinks followed at the top (a tree's `out` is one). */
+async function sizeOf(dir: string): Promise<{ files: number; bytes: number }> {
+  let files = 0;
+  let bytes = 0;
+  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    files++;
+    bytes += (await stat(join(entry.parentPath, entry.name))).size;
+  }
+  return { files, bytes };
+}
+
+async function measureScale(scale: Scale): Promise<ScaleFigures> {
+  const dir = join(process.cwd(), '.cache', 'bench', 'cost', scale);
+  await rm(dir, { recursive: true, force: true });
+  await mkdir(dir, { recursive: true });
+  const [sampleDir, mirrorDir, tree] = [join(dir, 'sample'), join(dir, 'mirror'), join(dir, 'dist')];
+  const stages: Stage[] = [];
+  console.error(`${scale}:`);
+
+  stages.push(await timed('sample', ['sample', '--scale', scale, '--out', sampleDir]));
+
+  const upstreamPort = await freePort();
+  const upstream = odsnap(['serve', '--data', sampleDir, '--port', String(upstreamPort), '--quiet'], { ODSNAP_CACHE_DIR: join(dir, 'upstream-cache') });
+  try {
+    await answering(upstreamPort, '/api/public/rcn/transactions?limit=1', upstream);
+    stages.push(await timed('pull', ['pull', '--from', `http://127.0.0.1:${upstreamPort}`, '--data', mirrorDir]));
+  } finally {
+    await stopped(upstream);
+  }
+
+  stages.push(await timed('build', ['build', '--data', mirrorDir, '--out', tree]));
+
+  const servePort = await freePort();
+  const started = performance.now();
+  const server = odsnap(['serve', '--data', mirrorDir, '--port', String(servePort), '--quiet'], { ODSNAP_CACHE_DIR: join(dir, 'serve-cache') });
+  const memory = new MemoryPeaks(server.pid!);
+  const disk = watchDisk(process.cwd());
+  console.error(`  serve: odsnap serve --data ${mirrorDir} (an empty cache directory)`);
+  try {
+    await answering(servePort, '/api/public/rcn/transactions?limit=1', server);
+    stages.push(
+      report({
+        stage: 'serve',
+        seconds: (performance.now() - started) / 1000,
+        peakMiB: memory.peak.all / 1024,
+        ownPeakMiB: memory.peak.server / 1024,
+        peakDiskMiB: disk.stop() / 2 ** 20,
+      }),
+    );
+  } finally {
+    memory.stop();
+    await stopped(server);
+  }
+
+  const { manifest } = await openSnapshot(mirrorDir);
+  const tables = Object.values(manifest.datasets).flatMap((dataset) => Object.values(dataset.tables));
+  const { files: treeFiles, bytes: treeBytes } = await sizeOf(tree);
+  const figures: ScaleFigures = {
+    scale,
+    rows: tables.reduce((sum, table) => sum + table.rows, 0),
+    parquetBytes: tables.flatMap((table) => table.files).reduce((sum, file) => sum + file.bytes, 0),
+    treeFiles,
+    treeBytes,
+    stages,
+  };
+  if (!process.env.BENCH_KEEP) await rm(dir, { recursive: true, force: true });
+  return figures;
+}
+
+/** A bar per scale and stage, its length the logarithm of the seconds: a curve that stays straight grows in proportion. */
+function chart(measured: readonly ScaleFigures[]): string[] {
+  const all = measured.flatMap((m) => m.stages.map((stage) => stage.seconds));
+  const [least, most] = [Math.min(...all), Math.max(...all)];
+  const width = 40;
+  const bar = (seconds: number) =>
+    '█'.repeat(Math.max(1, Math.round(((Math.log(seconds) - Math.log(least)) / (Math.log(most) - Math.log(least) || 1)) * width)));
+  const lines = [`seconds, on a log scale (${least.toFixed(1)} to ${most.toFixed(0)} s)`, ''];
+  for (const name of stageNames) {
+    for (const [i, m] of measured.entries()) {
+      const stage = m.stages.find((s) => s.stage === name);
+      if (!stage) continue;
+      lines.push(
+        `${(i === 0 ? name : '').padEnd(6)} ${m.scale.padEnd(6)} ${`${millions(m.rows)} M rows`.padStart(14)}  ${bar(stage.seconds)} ${stage.seconds.toFixed(1)}`,
+      );
+    }
+    lines.push('');
+  }
+  return lines.slice(0, -1);
+}
+
+const millions = (n: number) => (n / 1e6).toLocaleString('en', { maximumFractionDigits: 2 });
+const mib = (bytes: number) => (bytes / 2 ** 20).toLocaleString('en', { maximumFractionDigits: 0 });
+const stageNames = ['sample', 'pull', 'build', 'serve'] as const;
+
+/** A figure an earlier run's results may lack (runs before it was measured). */
+const whole = (value: number | undefined) => (value === undefined ? '–' : value.toFixed(0));
+
+/** The table and the chart of the figures, in Markdown. */
+function render(measured: readonly ScaleFigures[]): string {
+  const cell = (m: ScaleFigures, name: Stage['stage']) => {
+    const stage = m.stages.find((s) => s.stage === name);
+    return stage ? `${stage.seconds.toFixed(1)} / ${whole(stage.peakMiB)} (${whole(stage.ownPeakMiB)}) / ${whole(stage.peakDiskMiB)}` : '–';
+  };
+  return [
+    `| scale | rows (M) | Parquet (MiB) | tree files | tree (MiB) | ${stageNames.map((s) => `${s}: s / peak MiB (own) / disk MiB`).join(' | ')} |`,
+    `| --- | ---: | ---: | ---: | ---: | ${stageNames.map(() => '---:').join(' | ')} |`,
+    ...measured.map(
+      (m) =>
+        `| ${m.scale} | ${millions(m.rows)} | ${mib(m.parquetBytes)} | ${m.treeFiles.toLocaleString('en')} | ${mib(m.treeBytes)} | ${stageNames.map((name) => cell(m, name)).join(' | ')} |`,
+    ),
+    '',
+    '```',
+    ...chart(measured),
+    '```',
+  ].join('\n');
+}
+
+// `--report FILE…`: the table and chart of earlier runs' results, scales in the order given.
+if (reporting) {
+  const files = process.argv.slice(3);
+  const measured: ScaleFigures[] = [];
+  for (const file of files) measured.push(...(JSON.parse(await readFile(file, 'utf8')) as { measured: ScaleFigures[] }).measured);
+  console.log(render(measured));
+  process.exit(0);
+}
+
+const resultsFile = join('bench/results', `cost-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+await mkdir('bench/results', { recursive: true });
+const measured: ScaleFigures[] = [];
+for (const scale of chosen) {
+  measured.push(await measureScale(scale));
+  await writeFile(resultsFile, JSON.stringify({ node: process.version, measured }, null, 2));
+}
+console.log(`${render(measured)}\nResults: ${resultsFile}`);
