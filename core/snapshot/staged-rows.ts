@@ -1,43 +1,190 @@
-import { closeSync, createReadStream, openSync, readFileSync, readSync, renameSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, createReadStream, openSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { compareKeys, keyOf, type SortKey } from '../row-order.ts';
 
 /**
  * Rows staged as JSON lines, one file per partition, put in order before DuckDB turns them into
- * Parquet. Sorting here rather than in DuckDB keeps memory to an index of the rows: a DuckDB
- * ORDER BY carries every column, JSON payloads included, through its sort, and fails under a
- * tight memory limit.
+ * Parquet. Sorting here rather than in DuckDB keeps memory bounded: a DuckDB ORDER BY carries
+ * every column, JSON payloads included, through its sort, and fails under a tight memory limit.
+ * A file larger than a run is sorted a run at a time, each run written to disk, and the runs
+ * merged line by line: memory holds one run, or a chunk of each run, never the whole partition
+ * nor an index of all its rows.
  */
 
 interface Line {
   readonly key: SortKey;
-  readonly offset: number;
-  /** With its newline. */
-  readonly length: number;
+  readonly start: number;
+  /** Past its newline. */
+  readonly end: number;
 }
 
-/** Files up to this size are sorted in memory; larger ones line by line from disk. */
-const IN_MEMORY_BYTES = 64 * 1024 * 1024;
+/** Bytes of lines sorted in memory at once: a file up to this size in one go, a larger one in runs of it. */
+const RUN_BYTES = 32 * 1024 * 1024;
+/** Bytes read from each run at a time while merging. */
+const MERGE_CHUNK_BYTES = 1024 * 1024;
 
-/** Rewrites a staged file with its lines ordered by `columns`. */
-export async function sortStagedRows(path: string, columns: readonly string[], inMemoryBytes = IN_MEMORY_BYTES): Promise<void> {
-  if (statSync(path).size <= inMemoryBytes) sortInMemory(path, columns);
-  else await sortOnDisk(path, columns);
+/** Rewrites a staged file with its lines ordered by `columns`; lines of equal keys keep their order. */
+export async function sortStagedRows(path: string, columns: readonly string[], runBytes = RUN_BYTES): Promise<void> {
+  if (statSync(path).size <= runBytes) {
+    writeFileSync(path, sortedLines(readFileSync(path), columns));
+    return;
+  }
+  const runs = writeRuns(path, columns, runBytes);
+  try {
+    mergeRuns(runs, `${path}.sorted`, columns);
+    renameSync(`${path}.sorted`, path);
+  } finally {
+    for (const run of runs) rmSync(run, { force: true });
+  }
 }
 
-function sortInMemory(path: string, columns: readonly string[]): void {
-  const data = readFileSync(path);
+/** Whole lines (each ending in a newline), sorted by key; equal keys keep their order (Array.sort is stable). */
+function sortedLines(data: Buffer, columns: readonly string[]): Buffer {
   const lines: Line[] = [];
-  for (let offset = 0; offset < data.length; ) {
-    const end = data.indexOf(10, offset);
-    lines.push({ key: keyOf(JSON.parse(data.toString('utf8', offset, end)), columns), offset, length: end + 1 - offset });
-    offset = end + 1;
+  for (let start = 0; start < data.length; ) {
+    const newline = data.indexOf(10, start);
+    const end = newline === -1 ? data.length : newline + 1;
+    lines.push({ key: keyOf(JSON.parse(data.toString('utf8', start, end)), columns), start, end });
+    start = end;
   }
   lines.sort((a, b) => compareKeys(a.key, b.key));
   const sorted = Buffer.allocUnsafe(data.length);
   let used = 0;
-  for (const line of lines) used += data.copy(sorted, used, line.offset, line.offset + line.length);
-  writeFileSync(path, sorted);
+  for (const line of lines) used += data.copy(sorted, used, line.start, line.end);
+  return sorted;
+}
+
+/** Sorts the file a run of whole lines at a time, each into a file of its own; returns their paths in the file's order. */
+function writeRuns(path: string, columns: readonly string[], runBytes: number): string[] {
+  const runs: string[] = [];
+  const input = openSync(path, 'r');
+  try {
+    let buffer = Buffer.allocUnsafe(runBytes);
+    let held = 0;
+    for (;;) {
+      const read = readSync(input, buffer, held, buffer.length - held, null);
+      held += read;
+      const last = buffer.lastIndexOf(10, held - 1);
+      if (read > 0 && last === -1 && held === buffer.length) {
+        // One line longer than a run: it is read whole.
+        const larger = Buffer.allocUnsafe(buffer.length * 2);
+        buffer.copy(larger, 0, 0, held);
+        buffer = larger;
+        continue;
+      }
+      const whole = read === 0 ? held : last + 1;
+      if (whole > 0) {
+        const run = `${path}.run-${runs.length}`;
+        writeFileSync(run, sortedLines(buffer.subarray(0, whole), columns));
+        runs.push(run);
+      }
+      if (read === 0) return runs;
+      buffer.copy(buffer, 0, whole, held);
+      held -= whole;
+    }
+  } finally {
+    closeSync(input);
+  }
+}
+
+/** A sorted run read back a chunk at a time, one line ahead. */
+class RunReader {
+  private readonly fd: number;
+  private buffer: Buffer;
+  private start = 0;
+  private held = 0;
+  private ended = false;
+  /** The line ahead, with its newline, and its key; undefined once the run is read. */
+  line: Buffer | undefined;
+  key: SortKey = [];
+
+  constructor(
+    path: string,
+    private readonly columns: readonly string[],
+    /** The run's place in the file: of equal keys, the earlier run's line goes first. */
+    readonly index: number,
+  ) {
+    this.fd = openSync(path, 'r');
+    // Small runs (the last, or many of a file of long lines) take no more than they hold.
+    this.buffer = Buffer.allocUnsafe(Math.min(MERGE_CHUNK_BYTES, statSync(path).size + 1));
+    this.advance();
+  }
+
+  advance(): void {
+    for (;;) {
+      const newline = this.buffer.indexOf(10, this.start);
+      if (newline !== -1 && newline < this.held) {
+        this.line = this.buffer.subarray(this.start, newline + 1);
+        this.start = newline + 1;
+        this.key = keyOf(JSON.parse(this.line.toString('utf8')), this.columns);
+        return;
+      }
+      if (this.ended) {
+        this.line = undefined;
+        closeSync(this.fd);
+        return;
+      }
+      // Keep the part line, make room (a line longer than the buffer doubles it), read on.
+      const rest = this.held - this.start;
+      const target = rest * 2 > this.buffer.length ? Buffer.allocUnsafe(this.buffer.length * 2) : this.buffer;
+      this.buffer.copy(target, 0, this.start, this.held);
+      this.buffer = target;
+      this.start = 0;
+      this.held = rest;
+      const read = readSync(this.fd, this.buffer, this.held, this.buffer.length - this.held, null);
+      this.held += read;
+      if (read === 0) this.ended = true;
+    }
+  }
+}
+
+/** Merges sorted runs into one file: a heap of each run's line ahead, the least taken each time. */
+function mergeRuns(runs: readonly string[], target: string, columns: readonly string[]): void {
+  const before = (a: RunReader, b: RunReader) => {
+    const order = compareKeys(a.key, b.key);
+    return order < 0 || (order === 0 && a.index < b.index);
+  };
+  const heap: RunReader[] = [];
+  const siftDown = (at: number) => {
+    for (;;) {
+      const [left, right] = [2 * at + 1, 2 * at + 2];
+      let least = at;
+      if (left < heap.length && before(heap[left]!, heap[least]!)) least = left;
+      if (right < heap.length && before(heap[right]!, heap[least]!)) least = right;
+      if (least === at) return;
+      [heap[at], heap[least]] = [heap[least]!, heap[at]!];
+      at = least;
+    }
+  };
+  for (const [index, run] of runs.entries()) {
+    const reader = new RunReader(run, columns, index);
+    if (reader.line) heap.push(reader);
+  }
+  for (let at = Math.floor(heap.length / 2) - 1; at >= 0; at--) siftDown(at);
+  const output = openSync(target, 'w');
+  try {
+    const out = Buffer.allocUnsafe(4 * 1024 * 1024);
+    let used = 0;
+    while (heap.length) {
+      const least = heap[0]!;
+      const line = least.line!;
+      if (used + line.length > out.length) {
+        writeSync(output, out, 0, used);
+        used = 0;
+      }
+      if (line.length > out.length) writeSync(output, line);
+      else used += line.copy(out, used);
+      least.advance();
+      if (!least.line) {
+        heap[0] = heap[heap.length - 1]!;
+        heap.pop();
+      }
+      siftDown(0);
+    }
+    writeSync(output, out, 0, used);
+  } finally {
+    closeSync(output);
+  }
 }
 
 /** Rewrites a staged file with `fill` applied to each row, line by line. */
@@ -64,41 +211,4 @@ export async function fillStagedRows(path: string, fill: (row: Record<string, un
     closeSync(output);
   }
   renameSync(filled, path);
-}
-
-async function sortOnDisk(path: string, columns: readonly string[]): Promise<void> {
-  const lines: Line[] = [];
-  let offset = 0;
-  for await (const text of createInterface({ input: createReadStream(path), crlfDelay: Infinity })) {
-    const length = Buffer.byteLength(text) + 1;
-    lines.push({ key: keyOf(JSON.parse(text), columns), offset, length });
-    offset += length;
-  }
-  lines.sort((a, b) => compareKeys(a.key, b.key));
-  const sorted = `${path}.sorted`;
-  const input = openSync(path, 'r');
-  const output = openSync(sorted, 'w');
-  try {
-    const buffer = Buffer.alloc(4 * 1024 * 1024);
-    let used = 0;
-    for (const line of lines) {
-      if (used + line.length > buffer.length) {
-        writeSync(output, buffer, 0, used);
-        used = 0;
-      }
-      if (line.length > buffer.length) {
-        const row = Buffer.alloc(line.length);
-        readSync(input, row, 0, line.length, line.offset);
-        writeSync(output, row);
-        continue;
-      }
-      readSync(input, buffer, used, line.length, line.offset);
-      used += line.length;
-    }
-    writeSync(output, buffer, 0, used);
-  } finally {
-    closeSync(input);
-    closeSync(output);
-  }
-  renameSync(sorted, path);
 }

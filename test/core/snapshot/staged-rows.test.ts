@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -17,13 +17,16 @@ const rows = Array.from({ length: 2000 }, (_, i) => ({
 const staged = rows.map((row) => JSON.stringify(row)).join('\n') + '\n';
 
 describe('sortStagedRows', () => {
-  it.each([
+  const ways = [
     ['in memory', undefined],
-    ['from disk, line by line', 0],
-  ])('orders lines by the given columns (%s), keeping every line intact', async (_, inMemoryBytes) => {
+    ['in runs merged from disk', 4096],
+    ['in runs shorter than a line', 16],
+  ] as const;
+
+  it.each(ways)('orders lines by the given columns (%s), keeping every line intact', async (_, runBytes) => {
     const path = join(dir, 'rows.jsonl');
     await writeFile(path, staged);
-    await sortStagedRows(path, ['at', 'name', 'payload'], inMemoryBytes);
+    await sortStagedRows(path, ['at', 'name', 'payload'], runBytes);
     const sorted = (await readFile(path, 'utf8'))
       .trimEnd()
       .split('\n')
@@ -33,6 +36,19 @@ describe('sortStagedRows', () => {
     for (let i = 1; i < sorted.length; i++) {
       expect(compareKeys([sorted[i - 1].at, sorted[i - 1].name], [sorted[i].at, sorted[i].name])).toBeLessThanOrEqual(0);
     }
+  });
+
+  it.each(ways)('keeps lines of equal keys in the order they were staged (%s)', async (_, runBytes) => {
+    const path = join(dir, 'rows.jsonl');
+    await writeFile(path, staged);
+    await sortStagedRows(path, ['at'], runBytes);
+    const sorted = (await readFile(path, 'utf8'))
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    const expected = [...rows].sort((a, b) => a.at - b.at);
+    expect(sorted).toEqual(expected);
+    expect(await readdir(dir)).toEqual(['rows.jsonl']);
   });
 });
 
