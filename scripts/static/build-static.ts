@@ -128,6 +128,9 @@ async function buildLocked(options: BuildOptions): Promise<BuildResult> {
       base,
       site: options.site,
     });
+    // Nothing reads the tables past here: their memory goes before the site renders its pages.
+    await prints.settle();
+    tables.close();
     if (site) await addSite(output, site, onStep);
     await output.publish(tables.snapshot.manifest.id);
     await prints.prunePrintsCache();

@@ -25,6 +25,14 @@ export interface Tables {
   /** What the upstream defaulted to and added to its envelopes, by endpoint: the tree answers as it did. */
   upstreamOf(endpoint: Endpoint): EndpointManifest | undefined;
   defaultsOf(endpoint: Endpoint): Defaults;
+  /** Another connection to the database, closed with it. */
+  connect(): Promise<Database>;
+  /**
+   * Closes the database and every connection to it, once the steps that read it are done: DuckDB
+   * keeps what it cached until then, and the site's pages render after, in a process whose memory
+   * would otherwise come on top. The build's end closes what is still open.
+   */
+  close(): void;
 }
 
 export async function openTables(dataDir: string, datasets: readonly Dataset[], run: BuildRun, repeatedTextsFrom?: number): Promise<Tables> {
@@ -32,7 +40,12 @@ export async function openTables(dataDir: string, datasets: readonly Dataset[], 
   assertShape(snapshot, datasets);
   run.atEnd(markReading(dataDir, snapshot.id));
   const db = await openDatabase({ threads: 2, memoryLimit: '1GB', spillDir: snapshot.cacheDir });
-  run.atEnd(() => db.close());
+  const connections: Database[] = [];
+  const close = once(() => {
+    for (const connection of connections) connection.close();
+    db.close();
+  });
+  run.atEnd(close);
   run.atEnd(paceHeap());
   await createViews(db, snapshot, datasets);
   const upstreamOf = (endpoint: Endpoint) => snapshot.manifest.endpoints?.[endpoint.fullPath];
@@ -42,6 +55,12 @@ export async function openTables(dataDir: string, datasets: readonly Dataset[], 
     rows: new SnapshotRows(db, snapshot, repeatedTextsFrom),
     upstreamOf,
     defaultsOf: (endpoint) => upstreamOf(endpoint)?.defaults ?? {},
+    async connect() {
+      const connection = await db.connect();
+      connections.push(connection);
+      return connection;
+    },
+    close,
   };
 }
 
@@ -50,8 +69,7 @@ export async function openTables(dataDir: string, datasets: readonly Dataset[], 
  * would otherwise wait idle): closed when the build ends, its query interrupted if it fails.
  */
 export async function connectionTo(tables: Tables, run: BuildRun): Promise<Database> {
-  const connection = await tables.db.connect();
-  run.atEnd(() => connection.close());
+  const connection = await tables.connect();
   run.onFailure(() => connection.connection.interrupt());
   return connection;
 }
@@ -79,4 +97,14 @@ export function readPrintsAhead(
   );
   prints.readAhead(db, wanted, run.failing);
   return prints;
+}
+
+/** `close`, run at most once however often it is called. */
+function once(close: () => void): () => void {
+  let closed = false;
+  return () => {
+    if (closed) return;
+    closed = true;
+    close();
+  };
 }
