@@ -31,8 +31,9 @@ export async function sortStagedRows(path: string, columns: readonly string[], r
   }
   const runs = writeRuns(path, columns, runBytes);
   try {
-    mergeRuns(runs, `${path}.sorted`, columns);
-    renameSync(`${path}.sorted`, path);
+    // The runs hold every line, so the merge writes over the file: two copies on disk, not three. A
+    // merge that fails leaves the partition incomplete, as any failed write of a staged snapshot.
+    mergeRuns(runs, path, columns);
   } finally {
     for (const run of runs) rmSync(run, { force: true });
   }
