@@ -18,10 +18,45 @@ export interface CapturingOptions {
   readonly signal: AbortSignal;
 }
 
-/** What the job knows of a feed between captures: its last capture, and why none came since, if none did. */
-interface FeedState {
-  last: number | undefined;
-  reason: string;
+const LATE = 'the mirror was busy or the upstream slow: a capture came late';
+
+/**
+ * A feed's minutes accounted for: each time of the cadence holds a capture or lies in a recorded
+ * gap. A gap is recorded once a capture comes again, or as soon as its cause changes (an outage,
+ * then 429s: two gaps, each with its reason), so a kill loses no more than the open gap's reason.
+ */
+export class FeedAccount {
+  constructor(
+    private readonly cadence: Cadence,
+    /** The first time of the cadence not yet accounted for; undefined before the first capture ever. */
+    private from: number | undefined,
+    /** Why no capture has come since `from`. */
+    private cause: string,
+  ) {}
+
+  /** A capture failed at `at`: the gap so far is recorded if this failure's reason is new. */
+  failed(at: number, reason: string): LiveGap | undefined {
+    if (reason === this.cause) return undefined;
+    // The failure belongs to the time of the cadence it was made in.
+    const gap = this.gapTo(Math.max(this.cadence.previous(at), this.from ?? -Infinity));
+    this.cause = reason;
+    return gap;
+  }
+
+  /** A capture came at `at`: the times before it with none are a gap. */
+  captured(at: number): LiveGap | undefined {
+    const gap = this.gapTo(this.cadence.previous(at));
+    this.from = this.cadence.next(at);
+    this.cause = LATE;
+    return gap;
+  }
+
+  private gapTo(to: number): LiveGap | undefined {
+    const from = this.from;
+    if (from === undefined || from >= to) return undefined;
+    this.from = to;
+    return { from: new Date(from).toISOString(), to: new Date(to).toISOString(), minutes: Math.max(1, Math.round((to - from) / 60_000)), reason: this.cause };
+  }
 }
 
 /**
@@ -33,14 +68,24 @@ interface FeedState {
 export async function keepCapturing(options: CapturingOptions, feeds: readonly LiveFeed[], archive: LiveArchive, status: StatusRecord): Promise<void> {
   if (!feeds.length) return;
   const { clock, captures, log } = options;
-  const states = new Map<string, FeedState>();
+  const accounts = new Map<string, FeedAccount>();
   for (const feed of feeds) {
     const last = await archive.lastCapture(feed.path);
+    // Accounted for up to the later of the last capture and the last gap recorded.
+    const recorded = status.current.live[feed.path]?.gaps.at(-1);
+    const from = Math.max(last === undefined ? -Infinity : captures.next(last), recorded ? Date.parse(recorded.to) : -Infinity);
     // Stopped while its captures failed (and backed off): the gap began with that failure.
     const failed = status.current.live[feed.path]?.lastFailure;
     const failing = failed && (last === undefined || Date.parse(failed.at) > last);
-    states.set(feed.path, { last, reason: failing ? `${failed.error}; then the mirror stopped` : 'the mirror was not running' });
+    const cause = failing ? `${failed.error}; then the mirror stopped` : 'the mirror was not running';
+    accounts.set(feed.path, new FeedAccount(captures, Number.isFinite(from) ? from : undefined, cause));
   }
+  const record = async (feed: LiveFeed, gap: LiveGap | undefined) => {
+    if (!gap) return;
+    status.gap(feed.path, gap);
+    await archive.recordGap(feed.path, gap);
+    log('live gap', { feed: feed.path, ...gap });
+  };
   let failedRounds = 0;
   await keepRunning({
     clock,
@@ -55,25 +100,18 @@ export async function keepCapturing(options: CapturingOptions, feeds: readonly L
       const timeoutMs = Math.min(Math.max((captures.next(due) - due) / clock.speed, 1_000), 30_000);
       let failed = 0;
       for (const feed of feeds) {
-        const state = states.get(feed.path)!;
+        const account = accounts.get(feed.path)!;
         const capture = await captureFeed(feed, { upstreamUrl: options.from, archive, clock, timeoutMs }).catch(
           (error: Error) => ({ ok: false, error: error.message }) as const,
         );
         if (!capture.ok) {
           failed++;
-          state.reason = capture.error;
+          await record(feed, account.failed(clock.now(), capture.error));
           status.captureFailed(feed.path, capture.error);
           log('capture failed', { feed: feed.path, error: capture.error });
           continue;
         }
-        const gap = gapBefore(captures, state.last, capture.at, state.reason);
-        if (gap) {
-          status.gap(feed.path, gap);
-          await archive.recordGap(feed.path, gap);
-          log('live gap', { feed: feed.path, ...gap });
-        }
-        state.last = capture.at;
-        state.reason = 'the mirror was busy or the upstream slow: a capture came late';
+        await record(feed, account.captured(capture.at));
         status.captured(feed.path, capture.at);
       }
       failedRounds = failed === feeds.length ? failedRounds + 1 : 0;
@@ -81,20 +119,6 @@ export async function keepCapturing(options: CapturingOptions, feeds: readonly L
       return undefined;
     },
   });
-}
-
-/**
- * The times of the cadence between the last capture and this one that hold none, as a gap: from
- * the first time after the last capture to the time this one falls in (a capture belongs to the
- * time of the cadence it was made in, even when it was due at the one before and came late).
- * Undefined when none was missed.
- */
-export function gapBefore(cadence: Cadence, last: number | undefined, at: number, reason: string): LiveGap | undefined {
-  if (last === undefined) return undefined;
-  const from = cadence.next(last);
-  const to = cadence.previous(at);
-  if (from >= to) return undefined;
-  return { from: new Date(from).toISOString(), to: new Date(to).toISOString(), minutes: Math.max(1, Math.round((to - from) / 60_000)), reason };
 }
 
 /** How long from one time of the cadence to the next, around `at`. */
