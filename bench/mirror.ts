@@ -6,6 +6,7 @@
  * and the mirror is killed with SIGKILL and started again ten minutes later.
  *
  * Reports: captures and gaps (minutes, why), minutes neither captured nor in a gap (must be 0),
+ * register tables unlike the city's once a pull after its last midnight is current (must be none),
  * captures unlike what the city showed while they were asked (must be 0), pulls, failed polls
  * (must be 0), the mirror's RSS (its peak over each life, and the slope of a line through its
  * samples, MiB per day of the clock), and disk: the data directory, its live archive and its
@@ -32,6 +33,7 @@ import type { Entry } from '../scripts/pull/journal.ts';
 import { LiveAnswers } from '../scripts/sample/live-answers.ts';
 import { startFaultProxy, type Fault } from '../test/fixtures/fault-proxy.ts';
 import { startMovingCity } from '../test/fixtures/moving-city.ts';
+import { differences } from '../test/fixtures/pull.ts';
 
 const DAYS = Number(process.env.MIRROR_DAYS ?? 3);
 const SPEED = Number(process.env.MIRROR_SPEED ?? 360);
@@ -133,6 +135,12 @@ for (let day = 0; day < DAYS; day++) {
   if (FAULTS || KILLS) console.error(`mirror: day ${day + 1} of ${DAYS} lived (${polls.ok} polls answered, ${polls.failed} failed)`);
 }
 await sleepUntil(start + DAYS * DAY + HOUR);
+// Every register change: once a snapshot begun after the city's last midnight is current, it
+// holds what the city's registers hold (live captures aside), as the upstream's own snapshot says.
+const lastMidnight = start + DAYS * DAY;
+while (Date.parse((await openSnapshot(dataDir)).manifest.createdAt) < lastMidnight && clock.now() < lastMidnight + 6 * HOUR)
+  await sleepUntil(clock.now() + 5 * MINUTE);
+const registerDifferences = await differences(await openSnapshot(cityDir), await openSnapshot(dataDir));
 clearInterval(sampler);
 polling = false;
 await poller;
@@ -143,7 +151,7 @@ server.kill('SIGTERM');
 const archive = new LiveArchive(dataDir);
 const answers = new LiveAnswers(datasets, { scale: SCALE, seed: 1 });
 const base = (text: string) => text.replaceAll(proxy.url, '{base}').replaceAll(city.url, '{base}');
-const report: Record<string, unknown> = { days: DAYS, speed: SPEED, scale: SCALE, kills: KILLS, faults: FAULTS };
+const report: Record<string, unknown> = { days: DAYS, speed: SPEED, scale: SCALE, kills: KILLS, faults: FAULTS, registerDifferences };
 /** The minutes the current snapshot holds captures of, in a live table. */
 async function committedMinutes(dataset: string, table: string): Promise<number[]> {
   const snapshot = await openSnapshot(dataDir);
