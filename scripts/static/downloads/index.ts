@@ -150,7 +150,8 @@ export async function writeDownloads({
   const pages = site && absolute ? { home: `${base}/`, dataset: (name: string) => `${base}/${datasetPagePath(name)}` } : undefined;
   const catalogue = catalogueOf(snapshot, tables, { script: `${base}/${DUCKDB_SCRIPT}`, command: duckdbCommand(base), remote: absolute });
   await output.write(CATALOGUE, JSON.stringify(catalogue, null, 2));
-  for (const own of tableCatalogues(catalogue)) await output.write(own.path, JSON.stringify(own.catalogue, null, 2));
+  // Unindented, as the statistics: read by a table's page before its first rows, rarely by people.
+  for (const own of tableCatalogues(catalogue)) await output.write(own.path, JSON.stringify(own.catalogue));
   await output.write(DATAPACKAGE, JSON.stringify(dataPackageOf(snapshot, tables, pages?.home, statistics), null, 2));
   await output.write(
     DCAT,
