@@ -54,6 +54,11 @@ export function recordsAndLiveCoverage<T extends Parameters<typeof timeCoverage>
  * folder take every file in it for Parquet.
  */
 export const columnStatisticsPath = (dataset: string, table: string) => `${DOWNLOADS}/${dataset}/${table}.stats.json`;
+/**
+ * A table's catalogue: the catalogue with that table alone, beside its folder as the statistics
+ * are. Its page reads it, not the whole one, which grows with every table's files.
+ */
+export const tableCataloguePath = (dataset: string, table: string) => `${DOWNLOADS}/${dataset}/${table}.catalogue.json`;
 export const DATAPACKAGE = 'datapackage.json';
 export const DCAT = `${DOWNLOADS}/dcat.jsonld`;
 

@@ -31,7 +31,8 @@ export interface BrowserDatabase {
 }
 
 /**
- * `catalogueUrl`: where downloads/catalogue.json is; file URLs in it are resolved against it.
+ * `catalogueUrl`: where downloads/catalogue.json is, or a table's own catalogue (its tables alone
+ * are queried); file URLs in it are resolved against it.
  * `known`: the catalogue and files a page has read already (a table page), so nothing is fetched twice.
  */
 export async function openBrowserDatabase(catalogueUrl: string, known?: { catalogue: Catalogue; files: PublishedFiles }): Promise<BrowserDatabase> {

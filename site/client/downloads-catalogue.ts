@@ -1,7 +1,10 @@
 import { browserType, type CatalogueColumn } from './parquet-table.ts';
 import type { CatalogueFile, CataloguePartition, ColumnTypes } from './scan-plan.ts';
 
-/** The downloads catalogue (downloads/catalogue.json): the tables the query page has and their files. */
+/**
+ * The downloads catalogue (downloads/catalogue.json): the tables the query page has and their
+ * files; or a table's own (downloads/<data set>/<table>.catalogue.json), the same with it alone.
+ */
 
 /** The part of downloads/catalogue.json read here (scripts/static/downloads/catalogue.ts writes it). */
 export interface CatalogueTable {

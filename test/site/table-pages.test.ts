@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { columnStatisticsPath } from '../../core/published-tree.ts';
+import { CATALOGUE, columnStatisticsPath, tableCataloguePath } from '../../core/published-tree.ts';
 import { datasets } from '../../datasets/index.ts';
 import { buildStatic } from '../../scripts/static/build-static.ts';
 import { readSiteFile, siteFiles, startSiteBuild } from '../../scripts/static/site.ts';
@@ -29,6 +29,8 @@ describe.skipIf(skip)('the table pages in Chromium', () => {
   let tab: Page;
   let problems: string[];
   let duckdb: DuckDBConnection;
+  /** The paths the tab asked for since the last page was opened. */
+  const requested: string[] = [];
 
   beforeAll(async () => {
     const dir = await tempDir('table-pages');
@@ -47,6 +49,7 @@ describe.skipIf(skip)('the table pages in Chromium', () => {
     site = await startTestServer({ tree: staticTree(tree) });
     browser = await launchChromium();
     ({ tab, problems } = await watchedTab(browser, { acceptDownloads: true }));
+    tab.on('request', (request) => requested.push(new URL(request.url()).pathname));
     duckdb = await treeDuckDB(tree);
   }, 400_000);
 
@@ -58,6 +61,7 @@ describe.skipIf(skip)('the table pages in Chromium', () => {
 
   async function open(path: string): Promise<void> {
     problems.length = 0;
+    requested.length = 0;
     const response = await tab.goto(site.url + path);
     expect(response?.status(), path).toBe(200);
     await shownView(tab);
@@ -82,6 +86,9 @@ describe.skipIf(skip)('the table pages in Chromium', () => {
     expect(largest.sqlName).toBe('air_quality_readings');
     await open('/datasets/air-quality/readings/');
     expect(await tab.textContent('[data-explorer-sql]')).toBe('SELECT * FROM "air_quality_readings" LIMIT 500 OFFSET 0');
+    // The first view reads its table's own catalogue, not the whole one of every table's files.
+    expect(requested).toContain(`/${tableCataloguePath('air-quality', 'readings')}`);
+    expect(requested).not.toContain(`/${CATALOGUE}`);
     await sameAsDuckDB();
     expect((await viewShown(tab)).total).toBe(largest.rows);
     // The next page, and the page across the first file's end: rows of two files.
@@ -99,6 +106,8 @@ describe.skipIf(skip)('the table pages in Chromium', () => {
     await open('/datasets/air-quality/readings/?sort=-read_at&page=2');
     expect((await viewShown(tab)).sql).toMatch(/ORDER BY "read_at" DESC NULLS LAST, "station_id", "sensor_code" LIMIT 500 OFFSET 500$/);
     await sameAsDuckDB();
+    // A sorted view is DuckDB's, which is given the table's own catalogue too.
+    expect(requested).not.toContain(`/${CATALOGUE}`);
     await open('/datasets/air-quality/readings/?sort=value');
     await sameAsDuckDB();
     await open('/datasets/citybike/zones/');

@@ -1,12 +1,13 @@
+import { tableCataloguePath } from '../../../core/published-tree.ts';
 import { viewName } from '../../../core/table.ts';
 import type { Snapshot } from '../../../core/snapshot/read.ts';
 import type { TableDownloads } from './files.ts';
 
 /**
  * odsnap's own description of the downloads, `downloads/catalogue.json`: every table with its
- * columns and the file of their statistics, and every file with its rows, bytes, sha256, partition
- * values and the time range of its rows (so clients can skip files), each with its CSV twin, and
- * the DuckDB script. The site's downloads page and data-set pages are made from it.
+ * columns, the file of their statistics and its own catalogue, and every file with its rows,
+ * bytes, sha256, partition values and the time range of its rows (so clients can skip files),
+ * each with its CSV twin, and the DuckDB script. The site's downloads page and data-set pages are made from it.
  */
 export function catalogueOf(snapshot: Snapshot, tables: readonly TableDownloads[], duckdb: { script: string; command: string; remote: boolean }) {
   const { manifest } = snapshot;
@@ -15,7 +16,7 @@ export function catalogueOf(snapshot: Snapshot, tables: readonly TableDownloads[
     licence: { id: manifest.licence.id, name: manifest.licence.name, url: manifest.licence.url, attribution: manifest.licence.attribution },
     /** The DuckDB script (see duckdb-script.ts), the command line that opens it, and whether it reads the files over HTTP(S) (else from the tree's directory). */
     duckdb,
-    tables: tables.map(({ dataset, table, entry, files, statistics }) => ({
+    tables: tables.map(({ dataset, table, entry, files, statistics, catalogue }) => ({
       dataset: dataset.name,
       table: table.name,
       sqlName: viewName(dataset, table.name),
@@ -28,6 +29,8 @@ export function catalogueOf(snapshot: Snapshot, tables: readonly TableDownloads[
       columns: Object.entries(table.columns).map(([name, column]) => ({ name, type: column.sqlType, nullable: column.nullable, description: column.doc })),
       /** Its columns' statistics: nulls, distinct values, least and greatest, a histogram or the commonest values. */
       statistics: statistics.url,
+      /** This document with this table alone: what the table's page reads. */
+      catalogue: catalogue.url,
       files: files.map(({ url, rows, bytes, sha256, partition, min, max, csv }) => ({
         url,
         rows,
@@ -41,3 +44,11 @@ export function catalogueOf(snapshot: Snapshot, tables: readonly TableDownloads[
     })),
   };
 }
+
+/**
+ * Each table's own catalogue, at the path its entry links: the same document with that table
+ * alone, so that anything reading the whole one reads it too. File URLs are root-relative or
+ * absolute, so they resolve from its folder as from the whole one's.
+ */
+export const tableCatalogues = (catalogue: ReturnType<typeof catalogueOf>) =>
+  catalogue.tables.map((table) => ({ path: tableCataloguePath(table.dataset, table.table), catalogue: { ...catalogue, tables: [table] } }));

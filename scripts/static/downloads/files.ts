@@ -2,7 +2,7 @@ import type { Table } from '../../../core/table.ts';
 import type { Snapshot } from '../../../core/snapshot/read.ts';
 import type { FileManifest, TableManifest } from '../../../core/snapshot/manifest.ts';
 import type { Dataset } from '../../../datasets/vocabulary/dataset.ts';
-import { columnStatisticsPath, CSV_DOWNLOADS, DOWNLOADS } from '../../../core/published-tree.ts';
+import { columnStatisticsPath, CSV_DOWNLOADS, DOWNLOADS, tableCataloguePath } from '../../../core/published-tree.ts';
 
 /**
  * The files under `/downloads/<data set>/<table>/…`: each Parquet file of the snapshot at its
@@ -39,6 +39,8 @@ export interface TableDownloads {
   readonly files: readonly DownloadFile[];
   /** Its column statistics (see table-statistics.ts), beside its folder. */
   readonly statistics: { readonly path: string; readonly url: string };
+  /** The catalogue with this table alone (see catalogue.ts), beside its folder. */
+  readonly catalogue: { readonly path: string; readonly url: string };
 }
 
 /** A snapshot file's place under its table, e.g. `year=2024/part-0.parquet`. */
@@ -78,7 +80,15 @@ export function tableDownloads(
         };
       });
       const statistics = columnStatisticsPath(dataset.name, table.name);
-      return { dataset, table, entry, files, statistics: { path: statistics, url: `${base}/${statistics}` } };
+      const catalogue = tableCataloguePath(dataset.name, table.name);
+      return {
+        dataset,
+        table,
+        entry,
+        files,
+        statistics: { path: statistics, url: `${base}/${statistics}` },
+        catalogue: { path: catalogue, url: `${base}/${catalogue}` },
+      };
     }),
   );
 }

@@ -6,7 +6,7 @@ import type { Dataset } from '../../../datasets/vocabulary/dataset.ts';
 import type { BuildRun } from '../build-run.ts';
 import type { TreeOutput } from '../tree-output.ts';
 import { treesDir } from '../tree-state.ts';
-import { catalogueOf } from './catalogue.ts';
+import { catalogueOf, tableCatalogues } from './catalogue.ts';
 import { makeCsvFiles, type CsvFiles } from './csv-files.ts';
 import { dataPackageOf } from './datapackage.ts';
 import { dcatOf, publisherOf, type Publisher } from './dcat.ts';
@@ -148,10 +148,10 @@ export async function writeDownloads({
   // Pages and the package's home are named by URL: a tree linked from its root has none to give.
   const absolute = absoluteBase(base);
   const pages = site && absolute ? { home: `${base}/`, dataset: (name: string) => `${base}/${datasetPagePath(name)}` } : undefined;
-  await output.write(
-    CATALOGUE,
-    JSON.stringify(catalogueOf(snapshot, tables, { script: `${base}/${DUCKDB_SCRIPT}`, command: duckdbCommand(base), remote: absolute }), null, 2),
-  );
+  const catalogue = catalogueOf(snapshot, tables, { script: `${base}/${DUCKDB_SCRIPT}`, command: duckdbCommand(base), remote: absolute });
+  await output.write(CATALOGUE, JSON.stringify(catalogue, null, 2));
+  // Unindented, as the statistics: read by a table's page before its first rows, rarely by people.
+  for (const own of tableCatalogues(catalogue)) await output.write(own.path, JSON.stringify(own.catalogue));
   await output.write(DATAPACKAGE, JSON.stringify(dataPackageOf(snapshot, tables, pages?.home, statistics), null, 2));
   await output.write(
     DCAT,

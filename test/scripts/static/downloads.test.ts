@@ -1,8 +1,9 @@
-import { realpath, writeFile } from 'node:fs/promises';
+import { readFile, realpath, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import jsonld from 'jsonld';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CATALOGUE, DCAT, DUCKDB_SCRIPT, INDEX } from '../../../core/published-tree.ts';
+import { CATALOGUE, DCAT, DUCKDB_SCRIPT, INDEX, tableCataloguePath } from '../../../core/published-tree.ts';
 import { csvSelectList } from '../../../core/db/csv.ts';
 import { quoteString } from '../../../core/db/duckdb.ts';
 import { datasets } from '../../../datasets/index.ts';
@@ -29,6 +30,7 @@ type Catalogue = {
     table: string;
     sqlName: string;
     rows: number;
+    catalogue: string;
     columns: { name: string; type: string }[];
     files: { url: string; rows: number; min: string | null; max: string | null; csv: { url: string } }[];
   }[];
@@ -219,6 +221,29 @@ describe('the downloads described for the tools that read them', () => {
         }
       }
     });
+  });
+
+  it('gives each table a catalogue of its own, linked from its entry: the whole one with that table alone, compressed alike, its files found from it as from the whole one', async () => {
+    for (const { tree, base, catalogue } of [absolute, { ...relative, base: '' }]) {
+      const whole = await readJson(tree, `/${CATALOGUE}`);
+      expect(catalogue.tables.length).toBe(datasets.flatMap((d) => Object.keys(d.tables)).length);
+      for (const table of catalogue.tables) {
+        const path = tableCataloguePath(table.dataset, table.table);
+        expect(table.catalogue).toBe(`${base}/${path}`);
+        const plain = await readFile(join(tree, path));
+        expect(JSON.parse(plain.toString()), path).toEqual({ ...whole, tables: [table] });
+        expect(gunzipSync(await readFile(join(tree, `${path}.gz`))).equals(plain), `${path}.gz`).toBe(true);
+        expect(brotliDecompressSync(await readFile(join(tree, `${path}.br`))).equals(plain), `${path}.br`).toBe(true);
+        // The page resolves file URLs against the catalogue's URL, now a folder deeper.
+        const served = base || 'https://example.org';
+        for (const file of table.files)
+          for (const url of [file.url, file.csv.url]) expect(new URL(url, `${served}/${path}`).href).toBe(new URL(url, `${served}/${CATALOGUE}`).href);
+      }
+    }
+    // Served, as a browser reads it: the table's catalogue, then its first file by the URL it gives.
+    const own = (await (await fetch(absolute.catalogue.tables[0]!.catalogue)).json()) as Catalogue;
+    const file = own.tables[0]!.files[0]!;
+    expect((await fetch(new URL(file.url, absolute.catalogue.tables[0]!.catalogue))).status).toBe(200);
   });
 
   it('links every kind of file from the index: descriptions, the DuckDB script, hosting, figures', async () => {
