@@ -33,7 +33,7 @@ import type { Entry } from '../scripts/pull/journal.ts';
 import { LiveAnswers } from '../scripts/sample/live-answers.ts';
 import { startFaultProxy, type Fault } from '../test/fixtures/fault-proxy.ts';
 import { startMovingCity } from '../test/fixtures/moving-city.ts';
-import { differences } from '../test/fixtures/pull.ts';
+import { differences } from '../test/fixtures/snapshot-differences.ts';
 
 const DAYS = Number(process.env.MIRROR_DAYS ?? 3);
 const SPEED = Number(process.env.MIRROR_SPEED ?? 360);
