@@ -3,7 +3,7 @@ import type { Column } from '../../../core/table.ts';
 import { viewName } from '../../../core/table.ts';
 import type { Snapshot } from '../../../core/snapshot/read.ts';
 import { partitionLabel, type DownloadFile, type TableDownloads } from './files.ts';
-import type { StatisticsOfTables } from './table-statistics.ts';
+import { tableKey, type StatisticsOfTables } from './table-statistics.ts';
 
 /**
  * The downloads as a Frictionless Data Package, `datapackage.json` at the tree's root: one
@@ -57,9 +57,10 @@ export function dataPackageOf(snapshot: Snapshot, tables: readonly TableDownload
   const { manifest } = snapshot;
   const licenses = [{ name: manifest.licence.id, path: manifest.licence.url, title: manifest.licence.name }];
   const resources = tables.flatMap(({ dataset, table, entry, files, statistics: statisticsFile }) => {
-    const described = new Map(statistics.get(`${dataset.name}/${table.name}`)?.columns.map((c) => [c.name, c]));
+    const described = new Map(statistics.get(tableKey(dataset.name, table.name))?.columns.map((c) => [c.name, c]));
     const fields = Object.entries(table.columns).map(([name, column]) => {
-      const example = described.get(name)?.top?.[0]?.value ?? described.get(name)?.min;
+      const found = described.get(name);
+      const example = found?.top?.[0]?.value ?? found?.min;
       return {
         name,
         type: tableSchemaType(column),

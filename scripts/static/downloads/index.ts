@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type { Snapshot } from '../../../core/snapshot/read.ts';
 import { CATALOGUE, DATAPACKAGE, datasetPagePath, DCAT, DUCKDB_SCRIPT } from '../../../core/published-tree.ts';
 import type { Database } from '../../../core/db/duckdb.ts';
+import { counted } from '../../../core/progress.ts';
 import type { Dataset } from '../../../datasets/vocabulary/dataset.ts';
 import type { BuildRun } from '../build-run.ts';
 import type { TreeOutput } from '../tree-output.ts';
@@ -58,7 +59,7 @@ export function startColumnStatistics(
   return besideTheTree(
     (onMade) => describeTables(db, snapshot, datasets, join(treesDir(tree.out), 'statistics'), { fresh: tree.full, signal: run.failing, onTable: onMade }),
     run,
-    (made, seconds) => `column statistics: ${made} table${made === 1 ? '' : 's'} described in ${seconds} s`,
+    (made, seconds) => `column statistics: ${counted(made, 'table')} described in ${seconds} s`,
     onStep,
   );
 }

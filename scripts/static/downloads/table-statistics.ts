@@ -27,7 +27,8 @@ type Described = z.infer<typeof described>;
 /** The statistics of every table, by `<data set>/<table>`. */
 export type StatisticsOfTables = ReadonlyMap<string, Described>;
 
-const tableKey = (dataset: string, table: string) => `${dataset}/${table}`;
+/** Where a table's statistics are in a `StatisticsOfTables`. */
+export const tableKey = (dataset: string, table: string) => `${dataset}/${table}`;
 
 const codeKey = async () =>
   (
