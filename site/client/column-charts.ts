@@ -1,3 +1,4 @@
+import type { ColumnStatistics, TableStatistics } from '../../core/column-statistics.ts';
 import { fill } from './texts.ts';
 
 /**
@@ -8,22 +9,8 @@ import { fill } from './texts.ts';
  * chart library would bring more code than these few lines it saves.
  */
 
-export interface ColumnStatistics {
-  readonly name: string;
-  readonly type: string;
-  readonly nulls: number;
-  readonly distinct: number;
-  readonly distinctIsApproximate?: boolean;
-  readonly min?: string;
-  readonly max?: string;
-  readonly histogram?: readonly { readonly from: string; readonly to: string; readonly count: number }[];
-  readonly top?: readonly { readonly value: string | null; readonly count: number }[];
-}
-export interface TableStatistics {
-  readonly format: number;
-  readonly rows: number;
-  readonly columns: readonly ColumnStatistics[];
-}
+// The build's own types, imported for their shape alone: zod stays out of the page's script.
+export type { ColumnStatistics, TableStatistics } from '../../core/column-statistics.ts';
 
 export interface ChartTexts {
   /** `{nulls}`, `{distinct}`: the line under a chart. */
