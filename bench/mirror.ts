@@ -9,7 +9,7 @@
  * register tables unlike the city's once a pull after its last midnight is current (must be none),
  * captures unlike what the city showed while they were asked (must be 0), pulls, failed polls
  * (must be 0), the mirror's RSS (its peak over each life, and the slope of a line through its
- * samples, MiB per day of the clock), and disk: the data directory, its live archive and its
+ * samples, MiB per day of the clock, and its least and most in each day), and disk: the data directory, its live archive and its
  * snapshots, per day of the clock.
  *
  * MIRROR_DAYS (default 3), MIRROR_SPEED (default 360: a minute a sixth of a second, a day four
@@ -211,6 +211,21 @@ const slope = (samples: [number, number][]) => {
   const sxx = samples.reduce((s, [x]) => s + (x - mx) ** 2, 0);
   return (sxy / sxx) * DAY;
 };
+/**
+ * The least and the most RSS in each day of the clock: a leak raises the least (what the mirror
+ * holds between pulls) day after day, where a line through every sample also reads where in a
+ * day the pulls' peaks happened to fall.
+ */
+const byDay = (samples: [number, number][]) => {
+  const days = new Map<number, { day: number; minMiB: number; maxMiB: number }>();
+  for (const [at, mib] of samples) {
+    if (!mib) continue; // not read: the process between lives
+    const day = Math.floor((at - start) / DAY) + 1;
+    const seen = days.get(day) ?? { day, minMiB: Infinity, maxMiB: 0 };
+    days.set(day, { day, minMiB: Math.min(seen.minMiB, Math.round(mib)), maxMiB: Math.max(seen.maxMiB, Math.round(mib)) });
+  }
+  return [...days.values()].sort((a, b) => a.day - b.day);
+};
 // Each life's first hour is its start (a pull, DuckDB warming): the slope is of what follows.
 const steady = lives.flatMap((life) => life.samples.filter(([at]) => at > life.samples[0]![0] + HOUR));
 const status = await readMirrorStatus(dataDir);
@@ -224,6 +239,7 @@ report.rss = {
   lives: lives.length,
   slopeOfEachLifeMiBPerDay: ownSlopes.map((samples) => Number(slope(samples).toFixed(2))),
   samples: steady.length,
+  byDay: byDay(steady),
 };
 /** Bytes on disk under a directory, hard links counted once (as `du` counts them). */
 const duBytes = async (dir: string) => Number(execFileSync('du', ['-sb', dir], { encoding: 'utf8' }).split('\t')[0]);
