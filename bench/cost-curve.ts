@@ -24,21 +24,14 @@
  */
 import { spawn } from 'node:child_process';
 import { statfsSync } from 'node:fs';
-import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { createServer, type AddressInfo } from 'node:net';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { openSnapshot } from '../core/snapshot/read.ts';
 import { scales, type Scale } from '../datasets/vocabulary/sample.ts';
+import { freePort } from '../test/fixtures/loopback.ts';
+import { stop } from './processes.ts';
 import { MemoryPeaks } from './soak/memory.ts';
-
-/** A port nothing listens on now: a fixed one could be another run's, whose server would then answer for this one's. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((closed) => server.close(closed));
-  return port;
-}
+import { filesOf, sized } from './tree-references.ts';
 const reporting = process.argv[2] === '--report';
 const chosen = (process.argv.slice(2).length ? process.argv.slice(2) : ['tiny', 'small', 'city', 'region']) as Scale[];
 if (!reporting) for (const scale of chosen) if (!scales.includes(scale)) throw new Error(`unknown scale ${scale}: one of ${scales.join(', ')}`);
@@ -83,8 +76,16 @@ function watchDisk(dir: string): { stop(): number } {
   };
 }
 
-/** Runs an odsnap command to its end, timing it and sampling its processes' memory and the disk. */
-async function timed(stage: Stage['stage'], args: readonly string[], env: Record<string, string> = {}): Promise<Stage> {
+/**
+ * Runs an odsnap command as a stage, timing it and sampling its processes' memory and the disk:
+ * until it exits, or, given `ready`, until `ready` resolves, then stops it.
+ */
+async function timed(
+  stage: Stage['stage'],
+  args: readonly string[],
+  env: Record<string, string> = {},
+  ready?: (child: ReturnType<typeof odsnap>) => Promise<void>,
+): Promise<Stage> {
   console.error(`  ${stage}: odsnap ${args.join(' ')}`);
   const started = performance.now();
   const disk = watchDisk(process.cwd());
@@ -92,11 +93,16 @@ async function timed(stage: Stage['stage'], args: readonly string[], env: Record
   const memory = new MemoryPeaks(child.pid!);
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => void (stderr = (stderr + chunk).slice(-20_000)));
-  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  if (ready) await ready(child);
+  else {
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    if (code !== 0) throw new Error(`odsnap ${args.join(' ')} failed (exit ${code}):\n${stderr.slice(-3000)}`);
+  }
   memory.stop();
   const peakDiskMiB = disk.stop() / 2 ** 20;
-  if (code !== 0) throw new Error(`odsnap ${args.join(' ')} failed (exit ${code}):\n${stderr.slice(-3000)}`);
-  return report({ stage, seconds: (performance.now() - started) / 1000, peakMiB: memory.peak.all / 1024, ownPeakMiB: memory.peak.server / 1024, peakDiskMiB });
+  const seconds = (performance.now() - started) / 1000;
+  await stop(child);
+  return report({ stage, seconds, peakMiB: memory.peak.all / 1024, ownPeakMiB: memory.peak.server / 1024, peakDiskMiB });
 }
 
 function report(stage: Stage): Stage {
@@ -118,25 +124,6 @@ async function answering(port: number, path: string, child: ReturnType<typeof od
   }
 }
 
-async function stopped(child: ReturnType<typeof odsnap>): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
-}
-
-/** Files and bytes under a directory, symlinks followed at the top (a tree's `out` is one). */
-async function sizeOf(dir: string): Promise<{ files: number; bytes: number }> {
-  let files = 0;
-  let bytes = 0;
-  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
-    if (!entry.isFile()) continue;
-    files++;
-    bytes += (await stat(join(entry.parentPath, entry.name))).size;
-  }
-  return { files, bytes };
-}
-
 async function measureScale(scale: Scale): Promise<ScaleFigures> {
   const dir = join(process.cwd(), '.cache', 'bench', 'cost', scale);
   await rm(dir, { recursive: true, force: true });
@@ -153,42 +140,29 @@ async function measureScale(scale: Scale): Promise<ScaleFigures> {
     await answering(upstreamPort, '/api/public/rcn/transactions?limit=1', upstream);
     stages.push(await timed('pull', ['pull', '--from', `http://127.0.0.1:${upstreamPort}`, '--data', mirrorDir]));
   } finally {
-    await stopped(upstream);
+    await stop(upstream);
   }
 
   stages.push(await timed('build', ['build', '--data', mirrorDir, '--out', tree]));
 
   const servePort = await freePort();
-  const started = performance.now();
-  const server = odsnap(['serve', '--data', mirrorDir, '--port', String(servePort), '--quiet'], { ODSNAP_CACHE_DIR: join(dir, 'serve-cache') });
-  const memory = new MemoryPeaks(server.pid!);
-  const disk = watchDisk(process.cwd());
-  console.error(`  serve: odsnap serve --data ${mirrorDir} (an empty cache directory)`);
-  try {
-    await answering(servePort, '/api/public/rcn/transactions?limit=1', server);
-    stages.push(
-      report({
-        stage: 'serve',
-        seconds: (performance.now() - started) / 1000,
-        peakMiB: memory.peak.all / 1024,
-        ownPeakMiB: memory.peak.server / 1024,
-        peakDiskMiB: disk.stop() / 2 ** 20,
-      }),
-    );
-  } finally {
-    memory.stop();
-    await stopped(server);
-  }
+  const serveArgs = ['serve', '--data', mirrorDir, '--port', String(servePort), '--quiet'];
+  // An empty cache directory: the serving database is built in the stage.
+  stages.push(
+    await timed('serve', serveArgs, { ODSNAP_CACHE_DIR: join(dir, 'serve-cache') }, (server) =>
+      answering(servePort, '/api/public/rcn/transactions?limit=1', server),
+    ),
+  );
 
   const { manifest } = await openSnapshot(mirrorDir);
   const tables = Object.values(manifest.datasets).flatMap((dataset) => Object.values(dataset.tables));
-  const { files: treeFiles, bytes: treeBytes } = await sizeOf(tree);
+  const treeFiles = await sized(tree, await filesOf(tree));
   const figures: ScaleFigures = {
     scale,
     rows: tables.reduce((sum, table) => sum + table.rows, 0),
     parquetBytes: tables.flatMap((table) => table.files).reduce((sum, file) => sum + file.bytes, 0),
-    treeFiles,
-    treeBytes,
+    treeFiles: treeFiles.length,
+    treeBytes: treeFiles.reduce((sum, file) => sum + file.size, 0),
     stages,
   };
   if (!process.env.BENCH_KEEP) await rm(dir, { recursive: true, force: true });
