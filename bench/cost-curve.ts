@@ -56,8 +56,17 @@ interface ScaleFigures {
   readonly stages: Stage[];
 }
 
-const odsnap = (args: readonly string[], env: Record<string, string> = {}) =>
-  spawn(process.execPath, ['bin/odsnap.js', ...args], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env } });
+/**
+ * `odsnap` with these arguments in its own process. Its stderr is read as it comes (a pipe left
+ * unread fills and stalls the process writing to it), and the last of it kept to say why it failed.
+ */
+function odsnap(args: readonly string[], env: Record<string, string> = {}) {
+  const child = spawn(process.execPath, ['bin/odsnap.js', ...args], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env } });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => void (stderr = (stderr + chunk).slice(-3000)));
+  return { child, lastStderr: () => stderr };
+}
+type Odsnap = ReturnType<typeof odsnap>;
 
 /** The most the file system under `dir` filled beyond what it held at the start, sampled every second. */
 function watchDisk(dir: string): { stop(): number } {
@@ -80,29 +89,26 @@ function watchDisk(dir: string): { stop(): number } {
  * Runs an odsnap command as a stage, timing it and sampling its processes' memory and the disk:
  * until it exits, or, given `ready`, until `ready` resolves, then stops it.
  */
-async function timed(
-  stage: Stage['stage'],
-  args: readonly string[],
-  env: Record<string, string> = {},
-  ready?: (child: ReturnType<typeof odsnap>) => Promise<void>,
-): Promise<Stage> {
+async function timed(stage: Stage['stage'], args: readonly string[], env: Record<string, string> = {}, ready?: (run: Odsnap) => Promise<void>): Promise<Stage> {
   console.error(`  ${stage}: odsnap ${args.join(' ')}`);
   const started = performance.now();
   const disk = watchDisk(process.cwd());
-  const child = odsnap(args, env);
-  const memory = new MemoryPeaks(child.pid!);
-  let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => void (stderr = (stderr + chunk).slice(-20_000)));
-  if (ready) await ready(child);
-  else {
-    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-    if (code !== 0) throw new Error(`odsnap ${args.join(' ')} failed (exit ${code}):\n${stderr.slice(-3000)}`);
+  const run = odsnap(args, env);
+  const memory = new MemoryPeaks(run.child.pid!);
+  try {
+    if (ready) await ready(run);
+    else {
+      const code = await new Promise<number | null>((resolve) => run.child.on('exit', resolve));
+      if (code !== 0) throw new Error(`odsnap ${args.join(' ')} failed (exit ${code}):\n${run.lastStderr()}`);
+    }
+    const seconds = (performance.now() - started) / 1000;
+    return report({ stage, seconds, peakMiB: memory.peak.all / 1024, ownPeakMiB: memory.peak.server / 1024, peakDiskMiB: disk.stop() / 2 ** 20 });
+  } finally {
+    // Also when it failed: no sampler, and no process of the stage, outlives it.
+    memory.stop();
+    disk.stop();
+    await stop(run.child);
   }
-  memory.stop();
-  const peakDiskMiB = disk.stop() / 2 ** 20;
-  const seconds = (performance.now() - started) / 1000;
-  await stop(child);
-  return report({ stage, seconds, peakMiB: memory.peak.all / 1024, ownPeakMiB: memory.peak.server / 1024, peakDiskMiB });
 }
 
 function report(stage: Stage): Stage {
@@ -113,9 +119,9 @@ function report(stage: Stage): Stage {
 }
 
 /** Waits until `path` on `port` answers 200, or the process ends. */
-async function answering(port: number, path: string, child: ReturnType<typeof odsnap>): Promise<void> {
+async function answering(port: number, path: string, { child, lastStderr }: Odsnap): Promise<void> {
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`odsnap serve exited (${child.exitCode}) before it answered`);
+    if (child.exitCode !== null) throw new Error(`odsnap serve exited (${child.exitCode}) before it answered:\n${lastStderr()}`);
     const status = await fetch(`http://127.0.0.1:${port}${path}`)
       .then((response) => response.body?.cancel().then(() => response.status))
       .catch(() => undefined);
@@ -140,7 +146,7 @@ async function measureScale(scale: Scale): Promise<ScaleFigures> {
     await answering(upstreamPort, '/api/public/rcn/transactions?limit=1', upstream);
     stages.push(await timed('pull', ['pull', '--from', `http://127.0.0.1:${upstreamPort}`, '--data', mirrorDir]));
   } finally {
-    await stop(upstream);
+    await stop(upstream.child);
   }
 
   stages.push(await timed('build', ['build', '--data', mirrorDir, '--out', tree]));
