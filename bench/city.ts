@@ -28,4 +28,7 @@ export function percentile(values: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 }
 
+/** The middle value (of an even count, the higher of the two middle ones). */
+export const median = (values: readonly number[]) => percentile(values, 50);
+
 export const ms = (value: number) => (Number.isFinite(value) ? value.toFixed(2) : '–');

@@ -26,7 +26,7 @@ import { datasets } from '../datasets/index.ts';
 import { buildStatic } from '../scripts/static/build-static.ts';
 import { startNginx } from '../test/fixtures/nginx.ts';
 import { scales, type Scale } from '../datasets/vocabulary/sample.ts';
-import { sampleDataDir } from './city.ts';
+import { median, sampleDataDir } from './city.ts';
 import { startServe, stop } from './processes.ts';
 import { measure, wrk, type Measured } from './wrk.ts';
 
@@ -81,8 +81,8 @@ const scenarios: Scenario[] = (<Scenario[]>[
 
 /** The median run's figures, each taken on its own: requests/s, p50 and p99. */
 function medianOf(runs: readonly Measured[]): Measured {
-  const middle = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-  return { reqPerSec: middle(runs.map((r) => r.reqPerSec)), p50: middle(runs.map((r) => r.p50)), p99: middle(runs.map((r) => r.p99)) };
+  const of = (figure: keyof Measured) => median(runs.map((run) => run[figure]));
+  return { reqPerSec: of('reqPerSec'), p50: of('p50'), p99: of('p99') };
 }
 
 /** The ceiling: the same bytes, variants and ranges from memory, no file system, no routing. */
@@ -160,7 +160,7 @@ try {
       target: scenario.target,
       ...results,
       rounds,
-      ratio: [...rounds].sort((a, b) => a - b)[Math.floor(rounds.length / 2)]!,
+      ratio: median(rounds),
       p99Ratio: results.odsnap.p99 / results.nginx.p99,
       ofBare: results.odsnap.reqPerSec / results.bare.reqPerSec,
     });
