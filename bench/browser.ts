@@ -13,8 +13,6 @@
  */
 import { existsSync } from 'node:fs';
 import { copyFile, link, mkdir, realpath, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { quoteString } from '../core/db/duckdb.ts';
@@ -24,13 +22,9 @@ import { openSnapshot } from '../core/snapshot/read.ts';
 import { buildStatic } from '../scripts/static/build-static.ts';
 import { catalogueOf } from '../scripts/static/downloads/catalogue.ts';
 import { tableDownloads } from '../scripts/static/downloads/files.ts';
-import { staticTree } from '../server/static-tree.ts';
+import { argument, hostStatic } from './browser-host.ts';
 import { cityDataDir, generatedOnce } from './city.ts';
 
-const argument = (name: string) => {
-  const index = process.argv.indexOf(name);
-  return index >= 0 ? process.argv[index + 1] : undefined;
-};
 const dataDir = argument('--data') ?? (await cityDataDir());
 const benchDir = join(process.cwd(), '.cache', 'bench', 'browser');
 
@@ -61,17 +55,8 @@ if (!existsSync(join(downloadsTree, 'downloads', 'catalogue.json'))) {
   );
 }
 
-const pages = staticTree(await realpath(siteTree));
-const downloads = staticTree(downloadsTree);
-const server = createServer((request, response) => {
-  const url = new URL(request.url ?? '/', 'http://bench.invalid');
-  const served = url.pathname.startsWith('/downloads/') ? downloads : pages;
-  const file = served.fileAt(url.pathname);
-  if (!file) response.writeHead(404).end();
-  else served.send(request, response, file).catch(() => response.writeHead(500).end());
-});
-await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
-const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+const server = await hostStatic(await realpath(siteTree), downloadsTree);
+const { origin } = server;
 
 // The queries: count(*) of every table, a month of the fullest counter, a week of the fullest station.
 const fullestFile = (sqlName: string) =>

@@ -28,4 +28,15 @@ export function percentile(values: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 }
 
+/** The middle value (of an even count, the higher of the two middle ones). */
+export const median = (values: readonly number[]) => percentile(values, 50);
+
+/** The median and the range of some figures, such as a ratio taken in each round of a run. */
+export interface Spread {
+  readonly median: number;
+  readonly min: number;
+  readonly max: number;
+}
+export const spread = (values: readonly number[]): Spread => ({ median: median(values), min: Math.min(...values), max: Math.max(...values) });
+
 export const ms = (value: number) => (Number.isFinite(value) ? value.toFixed(2) : '–');

@@ -24,21 +24,14 @@
  */
 import { spawn } from 'node:child_process';
 import { statfsSync } from 'node:fs';
-import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { createServer, type AddressInfo } from 'node:net';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { openSnapshot } from '../core/snapshot/read.ts';
 import { scales, type Scale } from '../datasets/vocabulary/sample.ts';
+import { freePort } from '../test/fixtures/loopback.ts';
+import { stop } from './processes.ts';
 import { MemoryPeaks } from './soak/memory.ts';
-
-/** A port nothing listens on now: a fixed one could be another run's, whose server would then answer for this one's. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((closed) => server.close(closed));
-  return port;
-}
+import { filesOf, sized } from './tree-references.ts';
 const reporting = process.argv[2] === '--report';
 const chosen = (process.argv.slice(2).length ? process.argv.slice(2) : ['tiny', 'small', 'city', 'region']) as Scale[];
 if (!reporting) for (const scale of chosen) if (!scales.includes(scale)) throw new Error(`unknown scale ${scale}: one of ${scales.join(', ')}`);
@@ -63,8 +56,17 @@ interface ScaleFigures {
   readonly stages: Stage[];
 }
 
-const odsnap = (args: readonly string[], env: Record<string, string> = {}) =>
-  spawn(process.execPath, ['bin/odsnap.js', ...args], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env } });
+/**
+ * `odsnap` with these arguments in its own process. Its stderr is read as it comes (a pipe left
+ * unread fills and stalls the process writing to it), and the last of it kept to say why it failed.
+ */
+function odsnap(args: readonly string[], env: Record<string, string> = {}) {
+  const child = spawn(process.execPath, ['bin/odsnap.js', ...args], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env } });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => void (stderr = (stderr + chunk).slice(-3000)));
+  return { child, lastStderr: () => stderr };
+}
+type Odsnap = ReturnType<typeof odsnap>;
 
 /** The most the file system under `dir` filled beyond what it held at the start, sampled every second. */
 function watchDisk(dir: string): { stop(): number } {
@@ -83,20 +85,30 @@ function watchDisk(dir: string): { stop(): number } {
   };
 }
 
-/** Runs an odsnap command to its end, timing it and sampling its processes' memory and the disk. */
-async function timed(stage: Stage['stage'], args: readonly string[], env: Record<string, string> = {}): Promise<Stage> {
+/**
+ * Runs an odsnap command as a stage, timing it and sampling its processes' memory and the disk:
+ * until it exits, or, given `ready`, until `ready` resolves, then stops it.
+ */
+async function timed(stage: Stage['stage'], args: readonly string[], env: Record<string, string> = {}, ready?: (run: Odsnap) => Promise<void>): Promise<Stage> {
   console.error(`  ${stage}: odsnap ${args.join(' ')}`);
   const started = performance.now();
   const disk = watchDisk(process.cwd());
-  const child = odsnap(args, env);
-  const memory = new MemoryPeaks(child.pid!);
-  let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => void (stderr = (stderr + chunk).slice(-20_000)));
-  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-  memory.stop();
-  const peakDiskMiB = disk.stop() / 2 ** 20;
-  if (code !== 0) throw new Error(`odsnap ${args.join(' ')} failed (exit ${code}):\n${stderr.slice(-3000)}`);
-  return report({ stage, seconds: (performance.now() - started) / 1000, peakMiB: memory.peak.all / 1024, ownPeakMiB: memory.peak.server / 1024, peakDiskMiB });
+  const run = odsnap(args, env);
+  const memory = new MemoryPeaks(run.child.pid!);
+  try {
+    if (ready) await ready(run);
+    else {
+      const code = await new Promise<number | null>((resolve) => run.child.on('exit', resolve));
+      if (code !== 0) throw new Error(`odsnap ${args.join(' ')} failed (exit ${code}):\n${run.lastStderr()}`);
+    }
+    const seconds = (performance.now() - started) / 1000;
+    return report({ stage, seconds, peakMiB: memory.peak.all / 1024, ownPeakMiB: memory.peak.server / 1024, peakDiskMiB: disk.stop() / 2 ** 20 });
+  } finally {
+    // Also when it failed: no sampler, and no process of the stage, outlives it.
+    memory.stop();
+    disk.stop();
+    await stop(run.child);
+  }
 }
 
 function report(stage: Stage): Stage {
@@ -107,34 +119,15 @@ function report(stage: Stage): Stage {
 }
 
 /** Waits until `path` on `port` answers 200, or the process ends. */
-async function answering(port: number, path: string, child: ReturnType<typeof odsnap>): Promise<void> {
+async function answering(port: number, path: string, { child, lastStderr }: Odsnap): Promise<void> {
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`odsnap serve exited (${child.exitCode}) before it answered`);
+    if (child.exitCode !== null) throw new Error(`odsnap serve exited (${child.exitCode}) before it answered:\n${lastStderr()}`);
     const status = await fetch(`http://127.0.0.1:${port}${path}`)
       .then((response) => response.body?.cancel().then(() => response.status))
       .catch(() => undefined);
     if (status === 200) return;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-}
-
-async function stopped(child: ReturnType<typeof odsnap>): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
-}
-
-/** Files and bytes under a directory, symlinks followed at the top (a tree's `out` is one). */
-async function sizeOf(dir: string): Promise<{ files: number; bytes: number }> {
-  let files = 0;
-  let bytes = 0;
-  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
-    if (!entry.isFile()) continue;
-    files++;
-    bytes += (await stat(join(entry.parentPath, entry.name))).size;
-  }
-  return { files, bytes };
 }
 
 async function measureScale(scale: Scale): Promise<ScaleFigures> {
@@ -153,42 +146,29 @@ async function measureScale(scale: Scale): Promise<ScaleFigures> {
     await answering(upstreamPort, '/api/public/rcn/transactions?limit=1', upstream);
     stages.push(await timed('pull', ['pull', '--from', `http://127.0.0.1:${upstreamPort}`, '--data', mirrorDir]));
   } finally {
-    await stopped(upstream);
+    await stop(upstream.child);
   }
 
   stages.push(await timed('build', ['build', '--data', mirrorDir, '--out', tree]));
 
   const servePort = await freePort();
-  const started = performance.now();
-  const server = odsnap(['serve', '--data', mirrorDir, '--port', String(servePort), '--quiet'], { ODSNAP_CACHE_DIR: join(dir, 'serve-cache') });
-  const memory = new MemoryPeaks(server.pid!);
-  const disk = watchDisk(process.cwd());
-  console.error(`  serve: odsnap serve --data ${mirrorDir} (an empty cache directory)`);
-  try {
-    await answering(servePort, '/api/public/rcn/transactions?limit=1', server);
-    stages.push(
-      report({
-        stage: 'serve',
-        seconds: (performance.now() - started) / 1000,
-        peakMiB: memory.peak.all / 1024,
-        ownPeakMiB: memory.peak.server / 1024,
-        peakDiskMiB: disk.stop() / 2 ** 20,
-      }),
-    );
-  } finally {
-    memory.stop();
-    await stopped(server);
-  }
+  const serveArgs = ['serve', '--data', mirrorDir, '--port', String(servePort), '--quiet'];
+  // An empty cache directory: the serving database is built in the stage.
+  stages.push(
+    await timed('serve', serveArgs, { ODSNAP_CACHE_DIR: join(dir, 'serve-cache') }, (server) =>
+      answering(servePort, '/api/public/rcn/transactions?limit=1', server),
+    ),
+  );
 
   const { manifest } = await openSnapshot(mirrorDir);
   const tables = Object.values(manifest.datasets).flatMap((dataset) => Object.values(dataset.tables));
-  const { files: treeFiles, bytes: treeBytes } = await sizeOf(tree);
+  const treeFiles = await sized(tree, await filesOf(tree));
   const figures: ScaleFigures = {
     scale,
     rows: tables.reduce((sum, table) => sum + table.rows, 0),
     parquetBytes: tables.flatMap((table) => table.files).reduce((sum, file) => sum + file.bytes, 0),
-    treeFiles,
-    treeBytes,
+    treeFiles: treeFiles.length,
+    treeBytes: treeFiles.reduce((sum, file) => sum + file.size, 0),
     stages,
   };
   if (!process.env.BENCH_KEEP) await rm(dir, { recursive: true, force: true });

@@ -25,7 +25,7 @@ import { join } from 'node:path';
 import { datasets } from '../datasets/index.ts';
 import { openSnapshot } from '../core/snapshot/read.ts';
 import { ServedSnapshot } from '../server/served-snapshot.ts';
-import { cityDataDir, ms, percentile } from './city.ts';
+import { cityDataDir, median, ms, percentile, type Spread, spread } from './city.ts';
 import { PAGE_SCENARIOS, PER_SCENARIO, RECORD_SCENARIOS, RECORDS_NONE_KEPT, scenarios } from './serve-requests.ts';
 import { startBareServer, startBodiesServer, startServe } from './processes.ts';
 import { datasetteLocation, datasettePathFor, startDatasette, transactionsDatabase } from './peers/datasette.ts';
@@ -35,17 +35,11 @@ import { agent, BARE_PORT, BODIES_PORT, bareAgent, PEER_PORT, PORT, rawLoad, SEC
 /** Rounds of the 16-connection runs (BENCH_ROUNDS, at least 3 for a figure worth quoting). */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 
-interface Spread {
-  readonly median: number;
-  readonly min: number;
-  readonly max: number;
-}
-const spread = (values: readonly number[]): Spread => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return { median: sorted[Math.floor(sorted.length / 2)]!, min: sorted[0]!, max: sorted.at(-1)! };
-};
 /** The run of median throughput among rounds, with its own latencies. */
-const medianRun = (runs: readonly Measured[]): Measured => [...runs].sort((a, b) => a.reqPerSec - b.reqPerSec)[Math.floor(runs.length / 2)]!;
+const medianRun = (runs: readonly Measured[]): Measured => {
+  const middle = median(runs.map((run) => run.reqPerSec));
+  return runs.find((run) => run.reqPerSec === middle)!;
+};
 
 const startServerProcess = (dataDir: string) => startServe(['--data', dataDir, '--quiet'], PORT);
 

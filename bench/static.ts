@@ -10,12 +10,12 @@
  * (odsnap is one Node process; nginx `worker_processes 1`); wrk runs one thread with 16
  * connections for BENCH_SECONDS (6), BENCH_ROUNDS (3) times per server taking turns, after a 2 s
  * warm-up: the same server varies twofold from one run to the next on this machine, and turns
- * spread that drift over all three. Reports the medians of req/s, p50 and p99 of each, and
- * odsnap's ratio to nginx in each round, as the median and the range of the rounds (targets:
- * ≥ 0.8× the requests/s for record files and list pages, ≥ 0.6× for Parquet ranges; p99 ≤ 2×).
- * The bare server's figure
- * is the ceiling of any Node server here and shows that wrk is not what limits the others.
- * BENCH_ONLY=<part of a name> runs some scenarios only.
+ * spread that drift over all three. Reports the medians of req/s, p50 and p99 of each, and the
+ * ratios of requests/s taken within each round, as the median and the range of the rounds:
+ * odsnap ÷ nginx (targets: ≥ 0.8× for record files and list pages, ≥ 0.6× for Parquet ranges;
+ * p99 ≤ 2×), bare server ÷ nginx and odsnap ÷ bare server. The bare server's figure is the
+ * ceiling of any Node server here and shows that wrk is not what limits the others. Results go
+ * to bench/results/static-<time>.json. BENCH_ONLY=<part of a name> runs some scenarios only.
  */
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, realpath, writeFile } from 'node:fs/promises';
@@ -26,7 +26,7 @@ import { datasets } from '../datasets/index.ts';
 import { buildStatic } from '../scripts/static/build-static.ts';
 import { startNginx } from '../test/fixtures/nginx.ts';
 import { scales, type Scale } from '../datasets/vocabulary/sample.ts';
-import { sampleDataDir } from './city.ts';
+import { median, sampleDataDir, type Spread, spread } from './city.ts';
 import { startServe, stop } from './processes.ts';
 import { measure, wrk, type Measured } from './wrk.ts';
 
@@ -81,8 +81,17 @@ const scenarios: Scenario[] = (<Scenario[]>[
 
 /** The median run's figures, each taken on its own: requests/s, p50 and p99. */
 function medianOf(runs: readonly Measured[]): Measured {
-  const middle = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-  return { reqPerSec: middle(runs.map((r) => r.reqPerSec)), p50: middle(runs.map((r) => r.p50)), p99: middle(runs.map((r) => r.p99)) };
+  const of = (figure: keyof Measured) => median(runs.map((run) => run[figure]));
+  return { reqPerSec: of('reqPerSec'), p50: of('p50'), p99: of('p99') };
+}
+
+/** One server's requests/s ÷ another's, taken within each round: the machine's drift falls on both alike. */
+interface RoundRatios extends Spread {
+  readonly rounds: readonly number[];
+}
+function roundRatios(runs: readonly Measured[], of: readonly Measured[]): RoundRatios {
+  const rounds = runs.map((run, i) => run.reqPerSec / of[i]!.reqPerSec);
+  return { rounds, ...spread(rounds) };
 }
 
 /** The ceiling: the same bytes, variants and ranges from memory, no file system, no routing. */
@@ -136,11 +145,11 @@ const rows: {
   odsnap: Measured;
   nginx: Measured;
   bare: Measured;
-  /** odsnap ÷ nginx requests/s in each round. */
-  rounds: number[];
-  ratio: number;
+  /** Ratios of requests/s in each round (`rounds`), with their median and range. */
+  ofNginx: RoundRatios;
+  bareOfNginx: RoundRatios;
+  ofBare: RoundRatios;
   p99Ratio: number;
-  ofBare: number;
 }[] = [];
 try {
   for (const scenario of scenarios) {
@@ -154,36 +163,40 @@ try {
       }
     }
     const results = Object.fromEntries(Object.entries(runs).map(([name, measured]) => [name, medianOf(measured)])) as Record<keyof typeof servers, Measured>;
-    const rounds = runs.odsnap.map((run, i) => run.reqPerSec / runs.nginx[i]!.reqPerSec);
-    rows.push({
+    const row = {
       scenario: scenario.name,
       target: scenario.target,
       ...results,
-      rounds,
-      ratio: [...rounds].sort((a, b) => a - b)[Math.floor(rounds.length / 2)]!,
+      ofNginx: roundRatios(runs.odsnap, runs.nginx),
+      bareOfNginx: roundRatios(runs.bare, runs.nginx),
+      ofBare: roundRatios(runs.odsnap, runs.bare),
       p99Ratio: results.odsnap.p99 / results.nginx.p99,
-      ofBare: results.odsnap.reqPerSec / results.bare.reqPerSec,
-    });
+    };
+    rows.push(row);
+    const listed = (ratios: RoundRatios) => ratios.rounds.map((ratio) => ratio.toFixed(2)).join(', ');
+    console.error(
+      `${scenario.name}, by round: odsnap ÷ nginx ${listed(row.ofNginx)}; bare ÷ nginx ${listed(row.bareOfNginx)}; odsnap ÷ bare ${listed(row.ofBare)}`,
+    );
   }
 } finally {
   await Promise.all(Object.values(servers).map((server) => server.stop()));
 }
 
 const cell = (r: Measured) => `${Math.round(r.reqPerSec).toLocaleString('en')} / ${r.p50.toFixed(2)} / ${r.p99.toFixed(2)}`;
+const ranged = (ratios: RoundRatios) => `${ratios.median.toFixed(2)}× (${ratios.min.toFixed(2)}–${ratios.max.toFixed(2)}×)`;
 console.log(
   [
-    '| request | odsnap serve req/s / p50 / p99 ms | nginx req/s / p50 / p99 ms | odsnap ÷ nginx req/s, median (rounds) | target | odsnap ÷ nginx p99 (target ≤ 2) | bare Node in memory req/s / p50 / p99 ms | odsnap ÷ bare |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- |',
+    '| request | odsnap serve req/s / p50 / p99 ms | nginx req/s / p50 / p99 ms | odsnap ÷ nginx req/s, median (range) of rounds | target | odsnap ÷ nginx p99 (target ≤ 2) | bare Node in memory req/s / p50 / p99 ms | bare ÷ nginx req/s, median (range) of rounds | odsnap ÷ bare req/s, median (range) of rounds |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     ...rows.map(
       (r) =>
-        `| ${r.scenario} | ${cell(r.odsnap)} | ${cell(r.nginx)} | ${r.ratio.toFixed(2)}× (${Math.min(...r.rounds).toFixed(2)}–${Math.max(...r.rounds).toFixed(2)}×) | ≥ ${r.target}× | ${r.p99Ratio.toFixed(2)}× | ${cell(r.bare)} | ${r.ofBare.toFixed(2)}× |`,
+        `| ${r.scenario} | ${cell(r.odsnap)} | ${cell(r.nginx)} | ${ranged(r.ofNginx)} | ≥ ${r.target}× | ${r.p99Ratio.toFixed(2)}× | ${cell(r.bare)} | ${ranged(r.bareOfNginx)} | ${ranged(r.ofBare)} |`,
     ),
     '',
     `${scale} tree; wrk -t1 -c${CONNECTIONS}, ${ROUNDS} rounds of ${SECONDS} s taking turns (after a 2 s warm-up), medians; one worker each; same machine. The bare server's figure is what wrk reaches against a Node server doing nothing but send the bytes.`,
   ].join('\n'),
 );
 await mkdir('bench/results', { recursive: true });
-await writeFile(
-  join('bench/results', `static-${new Date().toISOString().replace(/[:.]/g, '-')}.json`),
-  JSON.stringify({ generator: 'wrk', scale, connections: CONNECTIONS, seconds: SECONDS, rounds: ROUNDS, rows }, null, 2),
-);
+const resultsFile = join('bench/results', `static-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+await writeFile(resultsFile, JSON.stringify({ generator: 'wrk', scale, connections: CONNECTIONS, seconds: SECONDS, rounds: ROUNDS, rows }, null, 2));
+console.error(`results: ${resultsFile}`);

@@ -12,32 +12,17 @@
  * tiny sample serves the city's). Results go to bench/results/table-pages-<time>.json; a markdown table is printed.
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
-import { staticTree } from '../server/static-tree.ts';
+import { argument, hostStatic } from './browser-host.ts';
 
-const argument = (name: string) => {
-  const index = process.argv.indexOf(name);
-  return index >= 0 ? process.argv[index + 1] : undefined;
-};
 const treeDir = argument('--tree');
 if (!treeDir) throw new Error('usage: npm run bench:tables -- --tree DIR [--downloads DIR] (a tree odsnap build wrote with its site)');
 // The pages do not depend on the data's size: a site built over a small tree can serve a large tree's downloads.
 const downloadsDir = argument('--downloads') ?? treeDir;
 
-const tree = staticTree(treeDir);
-const downloadsTree = staticTree(downloadsDir);
-const server = createServer((request, response) => {
-  const path = new URL(request.url ?? '/', 'http://bench.invalid').pathname;
-  const served = path.startsWith('/downloads/') ? downloadsTree : tree;
-  const file = served.fileAt(path);
-  if (!file) response.writeHead(404).end();
-  else served.send(request, response, file).catch(() => response.writeHead(500).end());
-});
-await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
-const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+const server = await hostStatic(treeDir, downloadsDir);
+const { origin } = server;
 
 const catalogue = JSON.parse(await readFile(join(downloadsDir, 'downloads/catalogue.json'), 'utf8')) as {
   tables: { dataset: string; table: string; sqlName: string; rows: number; files: { bytes: number }[] }[];
