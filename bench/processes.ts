@@ -18,7 +18,8 @@ export async function startServe(args: readonly string[], port: number, stdout: 
 
 /** Stops a process with SIGTERM and waits for it to exit. */
 export async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
+  // Ended already, by itself or by a signal (a process killed for memory has no exit code).
+  if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGTERM');
   await exited;
