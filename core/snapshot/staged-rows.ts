@@ -7,8 +7,9 @@ import { compareKeys, keyOf, type SortKey } from '../row-order.ts';
  * Parquet. Sorting here rather than in DuckDB keeps memory bounded: a DuckDB ORDER BY carries
  * every column, JSON payloads included, through its sort, and fails under a tight memory limit.
  * A file larger than a run is sorted a run at a time, each run written to disk, and the runs
- * merged line by line: memory holds one run, or a chunk of each run, never the whole partition
- * nor an index of all its rows.
+ * merged line by line: memory holds one run, or a chunk of each run (a thirty-second of the
+ * partition at most), never the whole partition nor an index of all its rows. The work yields to
+ * the event loop between runs and chunks: `odsnap start` serves from the process that pulls.
  */
 
 interface Line {
@@ -29,11 +30,11 @@ export async function sortStagedRows(path: string, columns: readonly string[], r
     writeFileSync(path, sortedLines(readFileSync(path), columns));
     return;
   }
-  const runs = writeRuns(path, columns, runBytes);
+  const runs = await writeRuns(path, columns, runBytes);
   try {
     // The runs hold every line, so the merge writes over the file: two copies on disk, not three. A
     // merge that fails leaves the partition incomplete, as any failed write of a staged snapshot.
-    mergeRuns(runs, path, columns);
+    await mergeRuns(runs, path, columns);
   } finally {
     for (const run of runs) rmSync(run, { force: true });
   }
@@ -56,7 +57,7 @@ function sortedLines(data: Buffer, columns: readonly string[]): Buffer {
 }
 
 /** Sorts the file a run of whole lines at a time, each into a file of its own; returns their paths in the file's order. */
-function writeRuns(path: string, columns: readonly string[], runBytes: number): string[] {
+async function writeRuns(path: string, columns: readonly string[], runBytes: number): Promise<string[]> {
   const runs: string[] = [];
   const input = openSync(path, 'r');
   try {
@@ -78,6 +79,7 @@ function writeRuns(path: string, columns: readonly string[], runBytes: number): 
         const run = `${path}.run-${runs.length}`;
         writeFileSync(run, sortedLines(buffer.subarray(0, whole), columns));
         runs.push(run);
+        await yieldToEventLoop();
       }
       if (read === 0) return runs;
       buffer.copy(buffer, 0, whole, held);
@@ -121,6 +123,8 @@ class RunReader {
         return;
       }
       if (this.ended) {
+        // Every staged row ends in a newline: bytes after the last one are a row cut short, never dropped quietly.
+        if (this.held > this.start) throw new Error(`a staged run ends in ${this.held - this.start} bytes with no newline`);
         this.line = undefined;
         closeSync(this.fd);
         return;
@@ -140,7 +144,7 @@ class RunReader {
 }
 
 /** Merges sorted runs into one file: a heap of each run's line ahead, the least taken each time. */
-function mergeRuns(runs: readonly string[], target: string, columns: readonly string[]): void {
+async function mergeRuns(runs: readonly string[], target: string, columns: readonly string[]): Promise<void> {
   const before = (a: RunReader, b: RunReader) => {
     const order = compareKeys(a.key, b.key);
     return order < 0 || (order === 0 && a.index < b.index);
@@ -172,6 +176,7 @@ function mergeRuns(runs: readonly string[], target: string, columns: readonly st
       if (used + line.length > out.length) {
         writeSync(output, out, 0, used);
         used = 0;
+        await yieldToEventLoop();
       }
       if (line.length > out.length) writeSync(output, line);
       else used += line.copy(out, used);
@@ -187,6 +192,9 @@ function mergeRuns(runs: readonly string[], target: string, columns: readonly st
     closeSync(output);
   }
 }
+
+/** A turn of the event loop, so that a server in the same process answers between chunks of work. */
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Rewrites a staged file with `fill` applied to each row, line by line. */
 export async function fillStagedRows(path: string, fill: (row: Record<string, unknown>) => void): Promise<void> {

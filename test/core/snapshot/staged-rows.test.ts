@@ -50,6 +50,12 @@ describe('sortStagedRows', () => {
     expect(sorted).toEqual(expected);
     expect(await readdir(dir)).toEqual(['rows.jsonl']);
   });
+
+  it('refuses rows merged from disk whose last is cut short, rather than drop or join it', async () => {
+    const path = join(dir, 'rows.jsonl');
+    await writeFile(path, staged.trimEnd());
+    await expect(sortStagedRows(path, ['at'], 4096)).rejects.toThrow(/no newline/);
+  });
 });
 
 describe('compareKeys', () => {
