@@ -100,7 +100,8 @@ export function endpointAnswer(options: { readonly host: SnapshotHost; readonly 
         vary,
         headers: { 'x-odsnap-snapshot': served.id },
       });
-      if (keptAs) kept.set(served.id, keptAs, answer);
+      // Kept only while its snapshot is the one served: one answered from the snapshot before a swap would let go every answer kept since.
+      if (keptAs && served.id === options.host.current.id) kept.set(served.id, keptAs, answer);
       return deliver(request, response, answer);
     } finally {
       release();
