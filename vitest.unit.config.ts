@@ -30,6 +30,7 @@ export default defineConfig({
       'test/datasets/vocabulary/render.test.ts',
       'test/datasets/vocabulary/written.test.ts',
       'test/datasets/answers/envelope.test.ts',
+      'test/datasets/answers/file-names.test.ts',
       'test/datasets/answers/kinds.test.ts',
       'test/datasets/answers/page/offset-page.test.ts',
       'test/scripts/pull/range-rules.test.ts',

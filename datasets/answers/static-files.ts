@@ -5,6 +5,7 @@ import type { Endpoint } from '../vocabulary/endpoint.ts';
 import type { RenderContext } from '../vocabulary/render.ts';
 import type { Query } from './custom/declaration.ts';
 import type { Envelope } from './envelope.ts';
+import { escapeFileName } from './file-names.ts';
 
 /**
  * What the static builder gives an answer kind to make an endpoint's files (scripts/static/
@@ -231,9 +232,7 @@ const MAX_NAME_BYTES = 240;
  * `%252F` in the link), as static hosts decode a URL path before looking for the file.
  */
 export function fileNameOf(value: string): string {
-  const name = /[/\\%\x00-\x1f\x7f]|^\./.test(value)
-    ? value.replace(/[/\\%\x00-\x1f\x7f]|^\./g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`)
-    : value;
+  const name = escapeFileName(value);
   if (name === '' || Buffer.byteLength(name) > MAX_NAME_BYTES)
     throw new UnnamableValue(
       `${JSON.stringify(value.slice(0, 80))}${value.length > 80 ? '…' : ''} cannot be a file name (${name === '' ? 'empty' : `more than ${MAX_NAME_BYTES} bytes`})`,

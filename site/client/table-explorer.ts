@@ -1,5 +1,7 @@
 import type { BrowserDatabase } from './browser-duckdb.ts';
-import { columnChart, readStatistics, type ChartTexts, type TableStatistics } from './column-charts.ts';
+import type { TableStatistics } from '../../core/column-statistics.ts';
+import { fileNameInUrl } from '../../datasets/answers/file-names.ts';
+import { columnChart, readStatistics, type ChartTexts } from './column-charts.ts';
 import { readCatalogue, type CatalogueTable } from './downloads-catalogue.ts';
 import { createGrid } from './explorer-grid.ts';
 import { mountFilterForm, showFacet, showFilters, type FilterTexts } from './explorer-filters.ts';
@@ -56,10 +58,6 @@ interface RecordLink {
   readonly href: string;
 }
 
-/** A key as the file name the static tree gives its record (datasets/answers/static-files.ts fileNameOf), encoded once more for a URL. */
-const recordFileName = (value: string) =>
-  encodeURIComponent(value.replace(/[/\\%\x00-\x1f\x7f]|^\./g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`));
-
 export async function mountTableExplorer(root: HTMLElement): Promise<void> {
   const texts = dataOf<Texts>(root, 'texts');
   const lang = root.closest<HTMLElement>('[lang]')?.lang || 'en';
@@ -91,11 +89,12 @@ export async function mountTableExplorer(root: HTMLElement): Promise<void> {
   const tableRows = table.files.reduce((sum, file) => sum + file.rows, 0);
 
   const keyIndex = record ? columns.findIndex((column) => column.name === record.column) : -1;
+  // The record file's URL, named as the tree names it, encoded again as the viewer's `?url=` value.
   const grid = createGrid(
     find('[data-explorer-grid]'),
     columns,
     record && keyIndex >= 0
-      ? (row) => (row[keyIndex] === null ? undefined : record.href.replace('{value}', encodeURIComponent(recordFileName(row[keyIndex]!))))
+      ? (row) => (row[keyIndex] === null ? undefined : record.href.replace('{value}', encodeURIComponent(fileNameInUrl(row[keyIndex]!))))
       : undefined,
     { record: texts.record, nullValue: texts.nullValue },
   );
