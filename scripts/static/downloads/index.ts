@@ -144,7 +144,7 @@ export async function writeDownloads({
     }
   }
 
-  await writeStatistics(output, snapshot, datasets, statistics);
+  await writeStatistics(output, snapshot, tables, statistics);
 
   // Pages and the package's home are named by URL: a tree linked from its root has none to give.
   const absolute = absoluteBase(base);

@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import type { z } from 'zod';
 import { COLUMN_STATISTICS_FORMAT, tableStatisticsSchema, type TableStatistics } from '../../../core/column-statistics.ts';
 import type { Database } from '../../../core/db/duckdb.ts';
-import { columnStatisticsPath } from '../../../core/published-tree.ts';
 import { tableFiles, tableSource, type Snapshot } from '../../../core/snapshot/read.ts';
 import { sourceHash } from '../../../core/source-hash.ts';
 import { viewName, type Table } from '../../../core/table.ts';
@@ -12,6 +11,7 @@ import type { Dataset } from '../../../datasets/vocabulary/dataset.ts';
 import type { TreeOutput } from '../tree-output.ts';
 import { writeWhole } from '../whole-files.ts';
 import { describeColumns } from './column-statistics.ts';
+import type { TableDownloads } from './files.ts';
 
 /**
  * Every table's column statistics (see column-statistics.ts), published beside its download
@@ -102,11 +102,13 @@ export function statisticsDocument(snapshot: Snapshot, dataset: Dataset, table: 
   };
 }
 
-/** Writes every table's statistics into the tree. */
-export async function writeStatistics(output: TreeOutput, snapshot: Snapshot, datasets: readonly Dataset[], statistics: StatisticsOfTables): Promise<void> {
-  for (const dataset of datasets) {
-    for (const table of Object.values(dataset.tables)) {
-      await output.write(columnStatisticsPath(dataset.name, table.name), JSON.stringify(statisticsDocument(snapshot, dataset, table, statistics)));
-    }
-  }
+/** Writes every table's statistics into the tree, at the path its downloads give them. */
+export async function writeStatistics(
+  output: TreeOutput,
+  snapshot: Snapshot,
+  tables: readonly TableDownloads[],
+  statistics: StatisticsOfTables,
+): Promise<void> {
+  for (const { dataset, table, statistics: file } of tables)
+    await output.write(file.path, JSON.stringify(statisticsDocument(snapshot, dataset, table, statistics)));
 }
