@@ -121,7 +121,8 @@ function report(stage: Stage): Stage {
 /** Waits until `path` on `port` answers 200, or the process ends. */
 async function answering(port: number, path: string, { child, lastStderr }: Odsnap): Promise<void> {
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`odsnap serve exited (${child.exitCode}) before it answered:\n${lastStderr()}`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`odsnap serve exited (${child.exitCode ?? child.signalCode}) before it answered:\n${lastStderr()}`);
     const status = await fetch(`http://127.0.0.1:${port}${path}`)
       .then((response) => response.body?.cancel().then(() => response.status))
       .catch(() => undefined);

@@ -9,7 +9,7 @@ export async function startServe(args: readonly string[], port: number, stdout: 
   const child = spawn(process.execPath, ['bin/odsnap.js', 'serve', ...args, '--port', String(port)], { stdio: ['ignore', stdout, 'inherit'] });
   for (let i = 0; i < 600; i++) {
     if ((await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined))?.ok) return child;
-    if (child.exitCode !== null) break;
+    if (child.exitCode !== null || child.signalCode !== null) break;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   child.kill();

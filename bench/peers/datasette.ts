@@ -164,7 +164,7 @@ export async function startDatasette(
     const answer = await fetch(`${url}/${DATABASE}/${TABLE}.json?_size=1&_nosuggest=1`).catch(() => undefined);
     if (answer?.ok && typeof ((await answer.json()) as { filtered_table_rows_count?: unknown }).filtered_table_rows_count === 'number')
       return { url, pid: child.pid!, stop };
-    if (child.exitCode !== null) break;
+    if (child.exitCode !== null || child.signalCode !== null) break;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   await stop();

@@ -40,7 +40,8 @@ export function startSoakServer(data: SoakData): SoakServer {
 /** Waits until the server answers /healthz. */
 export async function answering(server: SoakServer): Promise<void> {
   for (;;) {
-    if (server.process.exitCode !== null) throw new Error('odsnap serve exited before it answered');
+    const { exitCode, signalCode } = server.process;
+    if (exitCode !== null || signalCode !== null) throw new Error(`odsnap serve exited (${exitCode ?? signalCode}) before it answered`);
     if ((await request('/healthz', 2000).catch(() => undefined))?.status === 200) break;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
