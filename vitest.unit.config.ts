@@ -16,6 +16,7 @@ export default defineConfig({
       'test/core/clock.test.ts',
       'test/core/progress.test.ts',
       'test/server/kept-answers.test.ts',
+      'test/server/http/respond.test.ts',
       'test/core/mirror-status.test.ts',
       'test/scripts/mirror/cadence.test.ts',
       'test/core/heap.test.ts',

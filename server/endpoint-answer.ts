@@ -8,7 +8,7 @@ import { renderContext, type RenderContext } from '../datasets/vocabulary/render
 import type { Route as EndpointMatch } from '../datasets/vocabulary/router.ts';
 import { withEscapes } from '../datasets/vocabulary/written.ts';
 import { linksVary } from './http/link-base.ts';
-import { deliver, negotiate, represent } from './http/respond.ts';
+import { deliver, negotiate, represent, send, type Body } from './http/respond.ts';
 import type { Answer } from './http/route.ts';
 import { KeptAnswers } from './kept-answers.ts';
 import type { SnapshotHost } from './snapshot-host.ts';
@@ -91,7 +91,7 @@ export function endpointAnswer(options: { readonly host: SnapshotHost; readonly 
       } finally {
         connection.release();
       }
-      const answer = await represent(request, {
+      const answerBody: Body = {
         status: 200,
         type: 'application/json; charset=utf-8',
         content: asWritten(serialize(body), served.snapshot.manifest.source),
@@ -99,9 +99,11 @@ export function endpointAnswer(options: { readonly host: SnapshotHost; readonly 
         identity: [served.id, base, url.pathname, url.search],
         vary,
         headers: { 'x-odsnap-snapshot': served.id },
-      });
+      };
       // Kept only while its snapshot is the one served: one answered from the snapshot before a swap would let go every answer kept since.
-      if (keptAs && served.id === options.host.current.id) kept.set(served.id, keptAs, answer);
+      if (!keptAs || served.id !== options.host.current.id) return send(request, response, answerBody);
+      const answer = await represent(request, answerBody);
+      kept.set(served.id, keptAs, answer);
       return deliver(request, response, answer);
     } finally {
       release();

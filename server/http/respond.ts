@@ -118,9 +118,22 @@ export interface Representation {
 
 /** A body made ready for the encoding this request accepts: compressed if it is worth it, with its ETag and headers. */
 export async function represent(request: IncomingMessage, body: Body): Promise<Representation> {
-  const encoding = body.content.length >= COMPRESS_FROM ? negotiate(request.headers['accept-encoding']) : 'identity';
+  const encoding = encodingFor(request, body);
   const etag = body.identity ? etagOf(body.identity, encoding) : undefined;
-  const notModified = [
+  const notModified = notModifiedHeaders(body, etag);
+  const content = encoding === 'identity' ? body.content : await compressors[encoding](body.content);
+  const headers = [...notModified];
+  if (encoding !== 'identity') headers.push('content-encoding', encoding);
+  headers.push('content-length', String(content.length));
+  return { status: body.status, content, etag, notModified, headers };
+}
+
+const encodingFor = (request: IncomingMessage, body: Body): Encoding =>
+  body.content.length >= COMPRESS_FROM ? negotiate(request.headers['accept-encoding']) : 'identity';
+
+/** The headers of a 304 for this body: every one but those of the body itself. */
+function notModifiedHeaders(body: Body, etag: string | undefined): string[] {
+  const headers = [
     ...CORS_LIST,
     'content-type',
     body.type,
@@ -129,13 +142,9 @@ export async function represent(request: IncomingMessage, body: Body): Promise<R
     'vary',
     body.vary ? `Accept-Encoding, ${body.vary}` : 'Accept-Encoding',
   ];
-  if (etag) notModified.push('etag', etag);
-  if (body.headers) for (const name in body.headers) notModified.push(name, body.headers[name]!);
-  const content = encoding === 'identity' ? body.content : await compressors[encoding](body.content);
-  const headers = [...notModified];
-  if (encoding !== 'identity') headers.push('content-encoding', encoding);
-  headers.push('content-length', String(content.length));
-  return { status: body.status, content, etag, notModified, headers };
+  if (etag) headers.push('etag', etag);
+  if (body.headers) for (const name in body.headers) headers.push(name, body.headers[name]!);
+  return headers;
 }
 
 /** Sends a representation: 304 to a client that holds it, no body to HEAD. Returns the bytes of body written. */
@@ -154,7 +163,12 @@ export function deliver(request: IncomingMessage, response: ServerResponse, repr
   return content.length;
 }
 
-/** Sends a body; returns the bytes written. */
+/** Sends a body; returns the bytes written. A client that holds it already gets its 304 before anything is compressed. */
 export async function send(request: IncomingMessage, response: ServerResponse, body: Body): Promise<number> {
+  const etag = body.identity && body.status === 200 ? etagOf(body.identity, encodingFor(request, body)) : undefined;
+  if (etag && matches(request.headers['if-none-match'], etag)) {
+    response.writeHead(304, notModifiedHeaders(body, etag)).end();
+    return 0;
+  }
   return deliver(request, response, await represent(request, body));
 }
