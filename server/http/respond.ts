@@ -165,8 +165,10 @@ export function deliver(request: IncomingMessage, response: ServerResponse, repr
 
 /** Sends a body; returns the bytes written. A client that holds it already gets its 304 before anything is compressed. */
 export async function send(request: IncomingMessage, response: ServerResponse, body: Body): Promise<number> {
-  const etag = body.identity && body.status === 200 ? etagOf(body.identity, encodingFor(request, body)) : undefined;
-  if (etag && matches(request.headers['if-none-match'], etag)) {
+  // Only a revalidation pays for the ETag here: every other answer has it made once, in represent.
+  const held = request.headers['if-none-match'];
+  const etag = held && body.identity && body.status === 200 ? etagOf(body.identity, encodingFor(request, body)) : undefined;
+  if (etag && matches(held, etag)) {
     response.writeHead(304, notModifiedHeaders(body, etag)).end();
     return 0;
   }
