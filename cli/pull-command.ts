@@ -124,6 +124,13 @@ export const pullCommand = defineCommand({
       default: sizeText(defaultPullLimits.maxJournalBytes).replace(' ', ''),
       check: size,
     },
+    'max-answers': {
+      type: 'string',
+      value: 'SIZE',
+      description:
+        "the most the upstream's answers of a pull may take once read, as its snapshot stages them (default: the free space on DIR's disk when the pull begins)",
+      check: size.optional(),
+    },
     'max-value': {
       type: 'string',
       value: 'SIZE',
@@ -179,6 +186,7 @@ export const pullCommand = defineCommand({
         maxRecords: options['max-records'],
         maxPages: options['max-pages'],
         maxJournalBytes: options['max-journal'],
+        ...(options['max-answers'] === undefined ? {} : { maxAnswerBytes: options['max-answers'] }),
         maxValueBytes: options['max-value'],
         maxQuarantined: options['max-quarantine'],
       },

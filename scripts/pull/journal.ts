@@ -20,9 +20,11 @@ import { nestingPast } from './upstream/nesting.ts';
  * after a `~` (see packed): the upstream's answers are repetitive JSON, and a region's pull would
  * otherwise outgrow the journal's default limit. Key and meta stay plain, so opening never inflates.
  *
- * It grows to `maxBytes` at most, counted on disk: a unit that would take it past is not written,
- * and every later append fails the same way (`full`), so an upstream that answers without end
- * cannot fill the disk.
+ * It grows to `maxBytes` at most, counted on disk, and its answers to `maxPlainBytes` at most,
+ * counted as read: a unit that would take it past either is not written, and every later append
+ * fails the same way (`full`), so an upstream that answers without end cannot fill the disk, with
+ * the journal or, through answers that pack small, with the rows the snapshot stages from them.
+ * A packed payload says its plain length (`~LENGTH:`), so opening counts it without inflating.
  */
 
 /** A record that failed validation, kept as it came with the reason. */
@@ -88,13 +90,16 @@ interface Place {
 export class Journal {
   private readonly places = new Map<string, Place>();
   private size = 0;
-  /** Set once a unit did not fit under maxBytes. */
+  /** Bytes of the lines as plain text, as staging reads them. */
+  private plainSize = 0;
+  /** Set once a unit did not fit under maxBytes or maxPlainBytes. */
   full: JournalFull | undefined;
 
   private constructor(
     readonly path: string,
     private readonly fd: number,
     private readonly maxBytes: number,
+    private readonly maxPlain: { readonly bytes: number; readonly name: string },
   ) {}
 
   /**
@@ -104,9 +109,19 @@ export class Journal {
    */
   static async open(
     path: string,
-    options: { maxDepth?: number; maxBytes?: number; onUnreadable?: (offset: number, reason: string) => void } = {},
+    options: {
+      maxDepth?: number;
+      maxBytes?: number;
+      maxPlainBytes?: number;
+      /** How a failure names maxPlainBytes: the option that set it, or where it came from. */
+      maxPlainName?: string;
+      onUnreadable?: (offset: number, reason: string) => void;
+    } = {},
   ): Promise<Journal> {
-    const journal = new Journal(path, openSync(path, 'a+'), options.maxBytes ?? Infinity);
+    const journal = new Journal(path, openSync(path, 'a+'), options.maxBytes ?? Infinity, {
+      bytes: options.maxPlainBytes ?? Infinity,
+      name: options.maxPlainName ?? '--max-answers',
+    });
     let offset = 0;
     const input = createReadStream(path, { encoding: 'utf8' });
     const fileSize = fstatSync(journal.fd).size;
@@ -116,7 +131,10 @@ export class Journal {
       if (offset + length > fileSize) break; // the last line has no newline: torn
       const head = headOf(line, maxDepth);
       if ('unreadable' in head) options.onUnreadable?.(offset, head.unreadable);
-      else journal.places.set(head.key, { meta: head.meta, offset, length });
+      else {
+        journal.places.set(head.key, { meta: head.meta, offset, length });
+        journal.plainSize += plainLengthOf(line, length);
+      }
       offset += length;
     }
     if (offset < fileSize) ftruncateSync(journal.fd, offset);
@@ -147,7 +165,9 @@ export class Journal {
     const texts = answers.map((answer) => (answer instanceof RawJson ? answer.line : JSON.stringify(answer)));
     const head = JSON.stringify(payload).slice(0, -1);
     const body = `${head}${head.length > 1 ? ',' : ''}"answers":[${texts.join(',')}]}`;
-    const line = Buffer.from(`${JSON.stringify(key)}\t${JSON.stringify(meta ?? null)}\t${packed(body)}\n`);
+    const lineHead = `${JSON.stringify(key)}\t${JSON.stringify(meta ?? null)}\t`;
+    const line = Buffer.from(`${lineHead}${packed(body)}\n`);
+    const plainLength = Buffer.byteLength(lineHead) + Buffer.byteLength(body) + 1;
     if (this.full) throw this.full;
     if (this.size + line.length > this.maxBytes) {
       this.full = new JournalFull(
@@ -155,9 +175,16 @@ export class Journal {
       );
       throw this.full;
     }
+    if (this.plainSize + plainLength > this.maxPlain.bytes) {
+      this.full = new JournalFull(
+        `the upstream's answers would take more than ${sizeText(this.maxPlain.bytes)} once read (${this.maxPlain.name}) with ${key}, after ${this.places.size} units; the pull stopped`,
+      );
+      throw this.full;
+    }
     for (let written = 0; written < line.length; ) written += writeSync(this.fd, line, written, line.length - written, this.size + written);
     this.places.set(key, { meta, offset: this.size, length: line.length });
     this.size += line.length;
+    this.plainSize += plainLength;
   }
 
   /** One unit's whole entry, read back from the file. */
@@ -235,9 +262,28 @@ function headOf(line: string, maxDepth: number): { key: string; meta: unknown } 
  */
 const PACKED = '~';
 
-/** A payload as a packed line holds it: deflated at a fast level (a pull writes a line per unit), in base64, which holds no line break. */
+/**
+ * A payload as a packed line holds it: its length in bytes and a colon (which base64 never holds),
+ * then the payload deflated at a fast level (a pull writes a line per unit) in base64, which holds
+ * no line break.
+ */
 function packed(payload: string): string {
-  return PACKED + deflateRawSync(payload, { level: constants.Z_BEST_SPEED }).toString('base64');
+  return `${PACKED}${Buffer.byteLength(payload)}:${deflateRawSync(payload, { level: constants.Z_BEST_SPEED }).toString('base64')}`;
+}
+
+const packedHead = /^~(\d+):/;
+
+/** A packed payload's deflated bytes: after its length, or, written by an odsnap that did not say the length, right after the mark. */
+const deflatedOf = (stored: string) => Buffer.from(stored.slice(stored.indexOf(':') + 1 || 1), 'base64');
+
+/**
+ * A whole line's length as plain text, from the length its packed payload says; a plain payload,
+ * or a packed one from an odsnap that did not say it, counts as long as it is on disk.
+ */
+function plainLengthOf(line: string, length: number): number {
+  const second = line.indexOf('\t', line.indexOf('\t') + 1);
+  const said = packedHead.exec(line.slice(second + 1, second + 24));
+  return said ? Buffer.byteLength(line.slice(0, second + 1)) + Number(said[1]) + 1 : length;
 }
 
 /** A line's entry, its answers' texts as written, and the line's length in bytes as plain text. */
@@ -245,7 +291,7 @@ function parseLine(line: string): { entry: Entry; plainBytes: number } {
   const first = line.indexOf('\t');
   const second = line.indexOf('\t', first + 1);
   const stored = line.slice(second + 1);
-  const inflated = stored.startsWith(PACKED) ? inflateRawSync(Buffer.from(stored.slice(1), 'base64')) : undefined;
+  const inflated = stored.startsWith(PACKED) ? inflateRawSync(deflatedOf(stored)) : undefined;
   const payload = inflated ? inflated.toString('utf8') : stored;
   const answers = memberSpan(payload, 0, 'answers');
   const texts = answers ? elementSpans(payload, answers[0]).map(([start, end]) => payload.slice(start, end)) : [];

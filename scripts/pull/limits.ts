@@ -12,6 +12,12 @@ export interface PullLimits extends CrawlLimits {
   /** Bytes the journal may take on disk, its answers compressed (`--max-journal`): past it the pull stops. */
   readonly maxJournalBytes: number;
   /**
+   * Bytes the upstream's answers may take once read (`--max-answers`): the snapshot stages rows from
+   * them on the data directory's disk, and answers that pack small would pass --max-journal a
+   * hundredfold. Past it the pull stops. Unset, the free space of that disk when the pull begins.
+   */
+  readonly maxAnswerBytes?: number;
+  /**
    * The largest value stored, in bytes: a string, or a JSON value as text (`--max-value`). A record
    * holding a larger one is quarantined with the reason: the server's database could not hold it.
    */

@@ -1,4 +1,4 @@
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, statfs, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Dataset } from '../../datasets/vocabulary/dataset.ts';
 import type { SampleSettings } from '../../datasets/vocabulary/sample.ts';
@@ -144,10 +144,14 @@ export async function pull(options: PullOptions): Promise<PullResult> {
       await rm(journalFile, { force: true });
       await writeFile(settingsFile, JSON.stringify(settings, null, 2) + '\n');
     }
+    const answerBytes = limits.maxAnswerBytes ?? (await freeBytes(options.dataDir));
     const openJournal = () =>
       Journal.open(journalFile, {
         maxDepth: options.upstream?.maxDepth,
         maxBytes: limits.maxJournalBytes,
+        maxPlainBytes: answerBytes,
+        maxPlainName:
+          limits.maxAnswerBytes === undefined ? "--max-answers, unset: the free space on the data directory's disk as the pull began" : '--max-answers',
         onUnreadable: (offset, reason) => report.event('journal-line-unreadable', { offset, reason, then: 'its unit is fetched again' }),
       });
     journal = await openJournal().catch(async (error: Error) => {
@@ -266,6 +270,12 @@ async function moveAside(runDir: string, aside: string): Promise<void> {
       if (error.code !== 'ENOENT') throw error;
     });
   }
+}
+
+/** Bytes free to an unprivileged writer on the disk holding a directory. */
+async function freeBytes(dir: string): Promise<number> {
+  const { bavail, bsize } = await statfs(dir);
+  return bavail * bsize;
 }
 
 const sameRun = (earlier: RunSettings, wanted: Omit<RunSettings, 'startedAt'>) =>

@@ -72,6 +72,13 @@ describe('a hostile upstream, mode by mode (test/fixtures/hostile-proxy.ts)', ()
       limits: { maxJournalBytes: 4 * 1024 * 1024 },
       failure: /the journal would grow past 4 MiB \(--max-journal\)/,
     },
+    {
+      // Packed, its answers pass --max-journal many times over before they fill it.
+      mode: 'total-within-cap',
+      datasets: ['rcn'],
+      limits: { maxAnswerBytes: 4 * 1024 * 1024 },
+      failure: /the upstream's answers would take more than 4 MiB once read \(--max-answers\)/,
+    },
     { mode: 'total-absurd', datasets: ['rcn'], failure: /pagination.total is 1000000000000000, more than the 2000000 records/ },
     { mode: 'total-negative', datasets: ['rcn'], failure: /pagination.total is -5, not a whole number of records/ },
     { mode: 'total-fraction', datasets: ['rcn'], failure: /pagination.total is 198.5, not a whole number of records/ },

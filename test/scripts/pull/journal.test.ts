@@ -1,5 +1,6 @@
 import { readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { deflateRawSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { entriesOf, Journal, JournalFull, RawJson } from '../../../scripts/pull/journal.ts';
 import { tempDir } from '../../fixtures/pull.ts';
@@ -46,7 +47,7 @@ describe('Journal', () => {
     journal.append({ key: 'b', meta: null, answers: [{ parsed: true }] });
     journal.close();
 
-    for (const line of lines(file)) expect(payloadOf(line)).toMatch(/^~[A-Za-z0-9+/=]+$/);
+    for (const line of lines(file)) expect(payloadOf(line)).toMatch(/^~\d+:[A-Za-z0-9+/=]+$/);
     const reopened = await Journal.open(file);
     expect(reopened.meta('a')).toEqual({ records: 1 });
     expect(reopened.read('a')).toMatchObject({ key: 'a', dataset: 'rcn', texts: ODD_TEXTS, answers: ODD_TEXTS.map((text) => JSON.parse(text)) });
@@ -73,6 +74,20 @@ describe('Journal', () => {
     expect(entries[0]!.bytes).toBe(Buffer.byteLength(plain));
     expect(readFileSync(file, 'utf8').startsWith(plain)).toBe(true);
     expect(payloadOf(lines(file)[1]!)).toMatch(/^~/);
+  });
+
+  it('reads a packed journal an odsnap wrote before packed lines said their plain length', async () => {
+    const file = await journalFile();
+    const payload = `{"dataset":"rcn","answers":[${page(0)}]}`;
+    writeFileSync(file, `"old"\t1\t~${deflateRawSync(payload).toString('base64')}\n`);
+    const journal = await Journal.open(file);
+    expect(journal.read('old')?.texts).toEqual([page(0)]);
+    journal.append({ key: 'new', meta: 2, answers: [new RawJson(page(1))] });
+    expect((await collect(journal.entries())).map((entry) => [entry.key, entry.texts])).toEqual([
+      ['old', [page(0)]],
+      ['new', [page(1)]],
+    ]);
+    journal.close();
   });
 
   it('cuts off a torn packed last line on open, and a reader passes over it', async () => {
@@ -132,5 +147,42 @@ describe('Journal', () => {
     expect(error).toBeInstanceOf(JournalFull);
     expect((error as Error).message).toMatch(/the journal would grow past .* \(--max-journal\) with \d+, after \d+ units; the pull stopped/);
     expect(statSync(file).size).toBeLessThanOrEqual(4 * plainLine);
+  });
+
+  it('stops at --max-answers counted on the answers as read, however small they pack', async () => {
+    const file = await journalFile();
+    const plainLine = Buffer.byteLength(`"0"\tnull\t{"answers":[${page(0)}]}\n`);
+    const journal = await Journal.open(file, { maxPlainBytes: 4.5 * plainLine });
+    let error: unknown;
+    let n = 0;
+    try {
+      for (; n < 100; n++) journal.append({ key: String(n), meta: null, answers: [new RawJson(page(n))] });
+    } catch (caught) {
+      error = caught;
+    }
+    journal.close();
+
+    // On disk the four units take a fraction of one plain line: a limit on disk alone would let all 100 in.
+    expect(n).toBe(4);
+    expect(statSync(file).size).toBeLessThan(plainLine);
+    expect(error).toBeInstanceOf(JournalFull);
+    expect((error as Error).message).toMatch(
+      /the upstream's answers would take more than .* once read \(--max-answers\) with 4, after 4 units; the pull stopped/,
+    );
+  });
+
+  it('counts the answers already in a journal it opens again against --max-answers', async () => {
+    const file = await journalFile();
+    const plainLine = Buffer.byteLength(`"0"\tnull\t{"answers":[${page(0)}]}\n`);
+    const first = await Journal.open(file, { maxPlainBytes: 4.5 * plainLine });
+    for (let n = 0; n < 3; n++) first.append({ key: String(n), meta: null, answers: [new RawJson(page(n))] });
+    first.close();
+
+    const resumed = await Journal.open(file, { maxPlainBytes: 4.5 * plainLine, maxPlainName: 'the free space' });
+    resumed.append({ key: '3', meta: null, answers: [new RawJson(page(3))] });
+    expect(() => resumed.append({ key: '4', meta: null, answers: [new RawJson(page(4))] })).toThrow(
+      /would take more than .* once read \(the free space\) with 4, after 4 units/,
+    );
+    resumed.close();
   });
 });
