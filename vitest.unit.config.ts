@@ -20,6 +20,8 @@ export default defineConfig({
       'test/core/mirror-status.test.ts',
       'test/scripts/mirror/cadence.test.ts',
       'test/core/heap.test.ts',
+      'test/core/memo.test.ts',
+      'test/scripts/pull/journal.test.ts',
       'test/core/source-hash.test.ts',
       'test/core/zoned-time.test.ts',
       'test/core/db/in-turn.test.ts',

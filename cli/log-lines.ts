@@ -14,8 +14,6 @@ export const logFormatOption = {
   check: z.enum(['json', 'pretty'], { error: 'must be json or pretty' }).optional(),
 } as const satisfies ValueOption;
 
-export type { LogFormat };
-
 /** Writes log records to `output`'s out, in `format`, else the command's, else by whether out is a terminal. */
 export function logWriter(output: Output, format: LogFormat | undefined): (line: Record<string, unknown>) => void {
   const pretty = (format ?? output.format ?? (output.terminal ? 'pretty' : 'json')) === 'pretty';

@@ -1,3 +1,4 @@
+import { Memo } from '../core/memo.ts';
 import type { DuckDBConnection, DuckDBInstance, DuckDBPreparedStatement, DuckDBValue } from '@duckdb/node-api';
 import { asJsonRows, chunkRows } from '../core/db/duckdb.ts';
 import type { RowReading, StatementRunner } from '../datasets/answers/serving.ts';
@@ -5,7 +6,7 @@ import { releaseResult } from './native-memory.ts';
 
 /** A connection lent to one request at a time, keeping its prepared statements between requests. */
 export class PooledConnection implements StatementRunner {
-  private readonly statements = new Map<string, DuckDBPreparedStatement>();
+  private readonly statements = new Memo<string, DuckDBPreparedStatement>(256);
 
   constructor(readonly connection: DuckDBConnection) {}
 
@@ -15,8 +16,7 @@ export class PooledConnection implements StatementRunner {
     let statement = this.statements.get(text);
     if (!statement) {
       statement = await this.connection.prepare(text);
-      if (this.statements.size >= 256) this.statements.clear();
-      this.statements.set(text, statement);
+      this.statements.remember(text, statement);
     }
     statement.clearBindings();
     if (values.length) statement.bind([...values]);

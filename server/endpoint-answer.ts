@@ -1,3 +1,4 @@
+import { Memo } from '../core/memo.ts';
 import type { SnapshotSource } from '../core/snapshot/manifest.ts';
 import type { ZoneOffsets } from '../core/zoned-time.ts';
 import { invalidParameter, refusedParameters } from '../core/problem.ts';
@@ -26,26 +27,15 @@ export function endpointAnswer(options: { readonly host: SnapshotHost; readonly 
   const vary = linksVary(options.publicUrl);
   const kept = new KeptAnswers(KEPT_BYTES);
   // Requests come with a few bases and time zones: their contexts are made once.
-  const contexts = new Map<string, RenderContext>();
+  const contexts = new Memo<string, RenderContext>(256);
   const contextOf = (base: string, timeZone: string, zoneOffsets: ZoneOffsets | undefined) => {
     const key = `${timeZone} ${base} ${zoneOffsets?.nonZero} ${zoneOffsets?.zero}`;
-    let context = contexts.get(key);
-    if (!context) {
-      if (contexts.size >= 256) contexts.clear();
-      contexts.set(key, (context = renderContext({ baseUrl: base, timeZone, ...(zoneOffsets ? { zoneOffsets } : {}) })));
-    }
-    return context;
+    return contexts.of(key, () => renderContext({ baseUrl: base, timeZone, ...(zoneOffsets ? { zoneOffsets } : {}) }));
   };
   // An endpoint's envelope, as its snapshot learned it, resolved once per base.
-  const envelopes = new Map<string, Envelope | undefined>();
-  const envelopeOf = (snapshot: string, endpoint: string, base: string, resolve: () => Envelope | undefined) => {
-    const key = `${snapshot} ${endpoint} ${base}`;
-    if (!envelopes.has(key)) {
-      if (envelopes.size >= 1024) envelopes.clear();
-      envelopes.set(key, resolve());
-    }
-    return envelopes.get(key);
-  };
+  const envelopes = new Memo<string, Envelope | undefined>(1024);
+  const envelopeOf = (snapshot: string, endpoint: string, base: string, resolve: () => Envelope | undefined) =>
+    envelopes.of(`${snapshot} ${endpoint} ${base}`, resolve);
 
   return async ({ request, response, url, base }, found) => {
     // An answer kept ready is one of the current snapshot, asked for with no query (no `snapshot`, no `timezone`).

@@ -1,3 +1,4 @@
+import { Memo } from '../core/memo.ts';
 import type { IncomingMessage } from 'node:http';
 import type { Clock } from '../core/clock.ts';
 import { notFound, problemTypePage } from '../core/problem.ts';
@@ -81,15 +82,12 @@ export function serverRoutes(options: RoutesOptions): readonly Route[] {
  * paths, each as long as a request target may be, and a memory of those is theirs to fill.
  */
 function recentlyMatched(router: (pathname: string) => EndpointMatch | undefined) {
-  const recent = new Map<string, EndpointMatch>();
+  const recent = new Memo<string, EndpointMatch>(REMEMBERED_PATHS);
   return (pathname: string): EndpointMatch | undefined => {
     const remembered = recent.get(pathname);
     if (remembered) return remembered;
     const found = router(pathname);
-    if (found && pathname.length <= REMEMBERED_PATH_LENGTH) {
-      if (recent.size >= REMEMBERED_PATHS) recent.clear();
-      recent.set(pathname, found);
-    }
+    if (found && pathname.length <= REMEMBERED_PATH_LENGTH) recent.remember(pathname, found);
     return found;
   };
 }

@@ -1,3 +1,4 @@
+import { Memo } from '../core/memo.ts';
 import type { Snapshot } from '../core/snapshot/read.ts';
 import { viewName, type Table } from '../core/table.ts';
 import type { RenderedResource } from '../datasets/answers/serving.ts';
@@ -17,7 +18,7 @@ const NOTHING = new Uint8Array(0);
  */
 class LinkBase {
   /** Bases as they go into rendered JSON, as UTF-8 (see baseBytes). */
-  private readonly bases = new Map<string, Buffer>();
+  private readonly bases = new Memo<string, Buffer>(64);
   /** Where the token was found in the text being answered (kept between answers, which are made one at a time). */
   private positions = new Uint32Array(1024);
 
@@ -53,12 +54,7 @@ class LinkBase {
 
   /** A base as it goes into rendered JSON, as UTF-8, remembered (requests come with one or a few). */
   private baseBytes(base: string): Buffer {
-    let bytes = this.bases.get(base);
-    if (!bytes) {
-      if (this.bases.size >= 64) this.bases.clear();
-      this.bases.set(base, (bytes = Buffer.from(inString(base))));
-    }
-    return bytes;
+    return this.bases.of(base, () => Buffer.from(inString(base)));
   }
 }
 

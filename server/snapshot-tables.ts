@@ -1,3 +1,4 @@
+import { Memo } from '../core/memo.ts';
 import { listValue, type DuckDBValue } from '@duckdb/node-api';
 import { quoteIdentifier } from '../core/db/duckdb.ts';
 import { chooseFiles, tableSource, type Narrowing, type Snapshot } from '../core/snapshot/read.ts';
@@ -15,7 +16,7 @@ import type { ServedRecords } from './served-records.ts';
  */
 export class SnapshotTables implements ServedTables {
   /** Lookups in small tables, remembered: a snapshot never changes, and a round trip to DuckDB costs more than the row. */
-  private readonly remembered = new Map<string, Promise<unknown>>();
+  private readonly remembered = new Memo<string, Promise<unknown>>(10_000);
 
   constructor(
     readonly snapshot: Snapshot,
@@ -68,9 +69,8 @@ export class SnapshotTables implements ServedTables {
   remember<T>(key: string, compute: () => Promise<T>): Promise<T> {
     let found = this.remembered.get(key);
     if (!found) {
-      if (this.remembered.size >= 10_000) this.remembered.clear();
-      this.remembered.set(key, (found = compute()));
-      found.catch(() => this.remembered.delete(key));
+      found = this.remembered.remember(key, compute());
+      found.catch(() => this.remembered.forget(key));
     }
     return found as Promise<T>;
   }

@@ -1,3 +1,4 @@
+import { Memo } from '../../core/memo.ts';
 import type { IncomingMessage } from 'node:http';
 
 /**
@@ -13,7 +14,7 @@ export const linksVary = (publicUrl: string | undefined): 'Host' | undefined => 
 export function linkBaseOf(publicUrl: string | undefined): (request: IncomingMessage) => string {
   const publicBase = trimmed(publicUrl);
   // Requests come with a few Host values: each is read once.
-  const bases = new Map<string, string>();
+  const bases = new Memo<string, string>(256);
   return (request) => {
     if (publicBase) return publicBase;
     const host = request.headers.host;
@@ -23,10 +24,7 @@ export function linkBaseOf(publicUrl: string | undefined): (request: IncomingMes
       // A Host that is no host (or none, from HTTP/1.0): this server's own port on localhost, so links still resolve here.
       base = `http://${named ? host : `localhost:${request.socket.localPort}`}`;
       // Only a host name is remembered: any other Host would be a key as long as the client makes it.
-      if (named) {
-        if (bases.size >= 256) bases.clear();
-        bases.set(host, base);
-      }
+      if (named) bases.remember(host, base);
     }
     return base;
   };

@@ -1,3 +1,4 @@
+import { Memo } from '../../core/memo.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
@@ -21,19 +22,14 @@ export type Encoding = 'br' | 'gzip' | 'identity';
 const COMPRESS_FROM = 1024;
 
 /** Clients send few distinct Accept-Encoding values: each is read once (if short: the client chooses its length). */
-const negotiated = new Map<string, Encoding>();
+const negotiated = new Memo<string, Encoding>(256);
 const NEGOTIATED_LENGTH = 256;
 
 /** The best encoding the client accepts, by Accept-Encoding and its q-values. */
 export function negotiate(acceptEncoding: string | undefined): Encoding {
   if (!acceptEncoding) return 'identity';
   if (acceptEncoding.length > NEGOTIATED_LENGTH) return negotiateOnce(acceptEncoding);
-  let encoding = negotiated.get(acceptEncoding);
-  if (encoding === undefined) {
-    if (negotiated.size >= 256) negotiated.clear();
-    negotiated.set(acceptEncoding, (encoding = negotiateOnce(acceptEncoding)));
-  }
-  return encoding;
+  return negotiated.of(acceptEncoding, () => negotiateOnce(acceptEncoding));
 }
 
 function negotiateOnce(acceptEncoding: string): Encoding {
