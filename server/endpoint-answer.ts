@@ -30,7 +30,7 @@ export function endpointAnswer(options: { readonly host: SnapshotHost; readonly 
   const contexts = new Memo<string, RenderContext>(256);
   const contextOf = (base: string, timeZone: string, zoneOffsets: ZoneOffsets | undefined) => {
     const key = `${timeZone} ${base} ${zoneOffsets?.nonZero} ${zoneOffsets?.zero}`;
-    return contexts.of(key, () => renderContext({ baseUrl: base, timeZone, ...(zoneOffsets ? { zoneOffsets } : {}) }));
+    return contexts.get(key) ?? contexts.remember(key, renderContext({ baseUrl: base, timeZone, ...(zoneOffsets ? { zoneOffsets } : {}) }));
   };
   // An endpoint's envelope, as its snapshot learned it, resolved once per base.
   const envelopes = new Memo<string, Envelope | undefined>(1024);

@@ -29,7 +29,8 @@ const NEGOTIATED_LENGTH = 256;
 export function negotiate(acceptEncoding: string | undefined): Encoding {
   if (!acceptEncoding) return 'identity';
   if (acceptEncoding.length > NEGOTIATED_LENGTH) return negotiateOnce(acceptEncoding);
-  return negotiated.of(acceptEncoding, () => negotiateOnce(acceptEncoding));
+  // get, then remember: no closure made on every request's way.
+  return negotiated.get(acceptEncoding) ?? negotiated.remember(acceptEncoding, negotiateOnce(acceptEncoding));
 }
 
 function negotiateOnce(acceptEncoding: string): Encoding {
