@@ -1,4 +1,5 @@
-import { closeSync, createReadStream, openSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, createReadStream, openSync, readFileSync, readSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { compareKeys, keyOf, type SortKey } from '../row-order.ts';
 
@@ -21,13 +22,13 @@ interface Line {
 
 /** Bytes of lines sorted in memory at once: a file up to this size in one go, a larger one in runs of it. */
 const RUN_BYTES = 32 * 1024 * 1024;
-/** Bytes read from each run at a time while merging. */
+/** Bytes read from each run at a time while merging, and parsed between turns of the event loop. */
 const MERGE_CHUNK_BYTES = 1024 * 1024;
 
 /** Rewrites a staged file with its lines ordered by `columns`; lines of equal keys keep their order. */
 export async function sortStagedRows(path: string, columns: readonly string[], runBytes = RUN_BYTES): Promise<void> {
   if (statSync(path).size <= runBytes) {
-    writeFileSync(path, sortedLines(readFileSync(path), columns));
+    await writeFile(path, await sortedLines(readFileSync(path), columns));
     return;
   }
   const runs = await writeRuns(path, columns, runBytes);
@@ -40,19 +41,38 @@ export async function sortStagedRows(path: string, columns: readonly string[], r
   }
 }
 
-/** Whole lines (each ending in a newline), sorted by key; equal keys keep their order (Array.sort is stable). */
-function sortedLines(data: Buffer, columns: readonly string[]): Buffer {
+/**
+ * Whole lines (each ending in a newline), sorted by key; equal keys keep their order (Array.sort is
+ * stable). Reading the keys is most of the work (each line is parsed whole): it yields every
+ * chunk's worth, so that a run takes the event loop for a chunk at a time, not for the whole run.
+ */
+async function sortedLines(data: Buffer, columns: readonly string[]): Promise<Buffer> {
   const lines: Line[] = [];
-  for (let start = 0; start < data.length; ) {
+  for (let start = 0, parsed = 0; start < data.length; ) {
     const newline = data.indexOf(10, start);
     const end = newline === -1 ? data.length : newline + 1;
     lines.push({ key: keyOf(JSON.parse(data.toString('utf8', start, end)), columns), start, end });
+    parsed += end - start;
     start = end;
+    if (parsed >= MERGE_CHUNK_BYTES) {
+      parsed = 0;
+      await yieldToEventLoop();
+    }
   }
   lines.sort((a, b) => compareKeys(a.key, b.key));
+  // Gathering the lines in order reads all over the run: it yields as parsing does.
   const sorted = Buffer.allocUnsafe(data.length);
   let used = 0;
-  for (const line of lines) used += data.copy(sorted, used, line.start, line.end);
+  let since = 0;
+  for (const line of lines) {
+    sorted.set(data.subarray(line.start, line.end), used);
+    used += line.end - line.start;
+    since += line.end - line.start;
+    if (since >= MERGE_CHUNK_BYTES) {
+      since = 0;
+      await yieldToEventLoop();
+    }
+  }
   return sorted;
 }
 
@@ -77,7 +97,8 @@ async function writeRuns(path: string, columns: readonly string[], runBytes: num
       const whole = read === 0 ? held : last + 1;
       if (whole > 0) {
         const run = `${path}.run-${runs.length}`;
-        writeFileSync(run, sortedLines(buffer.subarray(0, whole), columns));
+        // Written off the event loop: a run is tens of megabytes.
+        await writeFile(run, await sortedLines(buffer.subarray(0, whole), columns));
         runs.push(run);
         await yieldToEventLoop();
       }
