@@ -26,7 +26,7 @@ const FLUSH_BYTES = 64 * 1024;
 const ROW_GROUP_BYTES = 4 * 1024 * 1024;
 const MAX_ROW_GROUP_ROWS = 122_880;
 /**
- * Row groups of a partition's file, at most: a partition of more is cut into files of this many.
+ * Row groups of a partition's file, at most: more go into further files (`part-1.parquet`, …).
  * A file's footer grows with its row groups times its columns, and readers that fetch a footer
  * whole before any row (a browser's first view of a table) pay for all of it.
  */
