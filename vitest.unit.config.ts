@@ -22,7 +22,6 @@ export default defineConfig({
       'test/core/heap.test.ts',
       'test/core/memo.test.ts',
       'test/scripts/pull/journal.test.ts',
-      'test/scripts/pull/appended-files.test.ts',
       'test/core/source-hash.test.ts',
       'test/core/zoned-time.test.ts',
       'test/core/db/in-turn.test.ts',

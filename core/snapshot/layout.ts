@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
  *
  *   current -> snapshots/<id>        the snapshot readers use, swapped atomically
  *   snapshots/<id>/manifest.json     immutable snapshots
- *   snapshots/<id>/<data set>/<table>/<key>=<value>/…/part-0.parquet (or part-000… when cut, see table-writer.ts)
+ *   snapshots/<id>/<data set>/<table>/<key>=<value>/…/part-0.parquet
  *   cache/<id>/                      what readers derive from a snapshot (e.g. the server's
  *                                    database); safe to delete, made again when needed
  *   .staging/                        snapshots being written; never read

@@ -217,44 +217,6 @@ async function mergeRuns(runs: readonly string[], target: string, columns: reado
 /** A turn of the event loop, so that a server in the same process answers between chunks of work. */
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-/**
- * Cuts a staged file into files of `rows` lines each (the last holds the rest), in order, beside
- * it (`<path>.part-<n>`), and removes it; returns their paths.
- */
-export async function splitStagedRows(path: string, rows: number): Promise<string[]> {
-  const parts: string[] = [];
-  let output: number | undefined;
-  let buffer: string[] = [];
-  let bytes = 0;
-  let lines = 0;
-  const write = () => {
-    if (buffer.length) writeSync(output!, buffer.join('\n') + '\n');
-    buffer = [];
-    bytes = 0;
-  };
-  try {
-    for await (const text of createInterface({ input: createReadStream(path), crlfDelay: Infinity })) {
-      if (lines % rows === 0) {
-        if (output !== undefined) {
-          write();
-          closeSync(output);
-        }
-        parts.push(`${path}.part-${parts.length}`);
-        output = openSync(parts.at(-1)!, 'w');
-      }
-      buffer.push(text);
-      bytes += text.length;
-      lines++;
-      if (bytes >= MERGE_CHUNK_BYTES) write();
-    }
-    if (output !== undefined) write();
-  } finally {
-    if (output !== undefined) closeSync(output);
-  }
-  rmSync(path);
-  return parts;
-}
-
 /** Rewrites a staged file with `fill` applied to each row, line by line. */
 export async function fillStagedRows(path: string, fill: (row: Record<string, unknown>) => void): Promise<void> {
   const filled = `${path}.filled`;

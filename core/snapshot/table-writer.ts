@@ -8,7 +8,7 @@ import type { Column, Derivation } from '../table.ts';
 import { readExpression, rowDecoder, stagingType, writeExpression } from '../db/columns.ts';
 import { quoteIdentifier, quoteString, type Database } from '../db/duckdb.ts';
 import type { FileManifest, TableManifest } from './manifest.ts';
-import { fillStagedRows, sortStagedRows, splitStagedRows } from './staged-rows.ts';
+import { fillStagedRows, sortStagedRows } from './staged-rows.ts';
 
 /**
  * Writes one table of a snapshot. Rows are routed to their partition and staged as JSON lines;
@@ -25,12 +25,6 @@ const FLUSH_BYTES = 64 * 1024;
  */
 const ROW_GROUP_BYTES = 4 * 1024 * 1024;
 const MAX_ROW_GROUP_ROWS = 122_880;
-/**
- * Row groups of a partition's file, at most: more go into further files (`part-1.parquet`, …).
- * A file's footer grows with its row groups times its columns, and readers that fetch a footer
- * whole before any row (a browser's first view of a table) pay for all of it.
- */
-const ROW_GROUPS_PER_FILE = 16;
 const NULL_PARTITION = '__HIVE_DEFAULT_PARTITION__';
 
 interface Partition {
@@ -65,7 +59,6 @@ export class TableWriter {
     readonly table: Table,
     readonly tableDir: string,
     private readonly stagingDir: string,
-    private readonly rowGroupsPerFile = ROW_GROUPS_PER_FILE,
   ) {
     this.order = rowOrder(table);
     this.derived = Object.entries(table.columns).filter((entry): entry is [string, Column & { derive: Derivation }] => entry[1].derive !== undefined);
@@ -183,37 +176,28 @@ export class TableWriter {
       files.push(file);
     }
     for (const partition of partitions) {
+      const path = [this.tableDir, partition?.path, 'part-0.parquet'].filter(Boolean).join('/');
+      const target = join(snapshotDir, path);
+      await mkdir(join(target, '..'), { recursive: true });
       if (partition && !partition.inOrder) await sortStagedRows(partition.staged, this.order);
+      const from = partition
+        ? `read_json(${quoteString(partition.staged)}, format = 'newline_delimited', columns = ${staging})`
+        : `(SELECT ${columns.map(([name, c]) => `CAST(NULL AS ${stagingType(c)}) AS ${quoteIdentifier(name)}`).join(', ')} LIMIT 0)`;
       // Wide rows (JSON details) get smaller row groups, so memory stays bounded whatever the table.
       const rowGroup = partition
         ? Math.min(MAX_ROW_GROUP_ROWS, Math.max(2048, Math.floor((ROW_GROUP_BYTES * partition.rows) / partition.stagedBytes)))
         : MAX_ROW_GROUP_ROWS;
-      const fileRows = rowGroup * this.rowGroupsPerFile;
-      const parts = !partition ? [undefined] : partition.rows > fileRows ? await splitStagedRows(partition.staged, fileRows) : [partition.staged];
-      // One file is part-0; a partition cut into files numbers them to sort by name as they are
-      // ordered, part-000 onwards (readers take a table's files in name order), names that stay
-      // as the partition grows.
-      const digits = parts.length === 1 ? 1 : Math.max(3, String(parts.length - 1).length);
-      for (const [index, staged] of parts.entries()) {
-        const path = [this.tableDir, partition?.path, `part-${String(index).padStart(digits, '0')}.parquet`].filter(Boolean).join('/');
-        const target = join(snapshotDir, path);
-        await mkdir(join(target, '..'), { recursive: true });
-        const from = staged
-          ? `read_json(${quoteString(staged)}, format = 'newline_delimited', columns = ${staging})`
-          : `(SELECT ${columns.map(([name, c]) => `CAST(NULL AS ${stagingType(c)}) AS ${quoteIdentifier(name)}`).join(', ')} LIMIT 0)`;
-        await db.run(`COPY (SELECT ${select} FROM ${from}) TO ${quoteString(target)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${rowGroup})`);
-        if (staged) await rm(staged);
-        files.push({
-          path,
-          rows: partition ? Math.min(fileRows, partition.rows - index * fileRows) : 0,
-          bytes: (await stat(target)).size,
-          sha256: await sha256Of(target),
-          partition: partition?.values ?? {},
-          // The partition's time range: each of its files lies within it.
-          min: timeText(partition?.min ?? null),
-          max: timeText(partition?.max ?? null),
-        });
-      }
+      await db.run(`COPY (SELECT ${select} FROM ${from}) TO ${quoteString(target)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${rowGroup})`);
+      if (partition) await rm(partition.staged);
+      files.push({
+        path,
+        rows: partition?.rows ?? 0,
+        bytes: (await stat(target)).size,
+        sha256: await sha256Of(target),
+        partition: partition?.values ?? {},
+        min: timeText(partition?.min ?? null),
+        max: timeText(partition?.max ?? null),
+      });
     }
     files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     return {

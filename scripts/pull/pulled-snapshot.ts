@@ -244,48 +244,24 @@ async function carry(previous: Previous, dataset: Dataset, table: Table, plan: T
       return 0;
     }
     case 'append': {
-      const { linked, reread } = appendedFiles(
-        files,
-        (file) => replacedRows(plan, table, file),
-        (file) => writer.hasPartition(file.partition),
-      );
-      for (const file of linked) writer.carry(file, path(file));
-      for (const { file, replaced } of reread)
+      let linked = 0;
+      for (const file of files) {
+        const replaced = replacedRows(plan, table, file);
+        if (!replaced && !writer.hasPartition(file.partition)) {
+          writer.carry(file, path(file));
+          linked++;
+          continue;
+        }
         for await (const rows of previous.rows(dataset, table.name, [path(file)], replaced ? `NOT (${replaced})` : 'true'))
           for (const row of rows) writer.write(row);
-      return linked.length;
+      }
+      return linked;
     }
     default:
       // Not pulled this time: the table stays as it was.
       for (const file of files) writer.carry(file, path(file));
       return files.length;
   }
-}
-
-/**
- * What an appending pull does with the previous snapshot's files of a table: link those of a
- * partition this pull neither wrote into nor fetched again, and read the rest again, without the
- * rows fetched again (`replaced`, SQL). A partition's files go together, all linked or all read:
- * a partition cut into several files is written again whole, or not at all.
- */
-export function appendedFiles(
-  files: readonly FileManifest[],
-  replacedRows: (file: FileManifest) => string | undefined,
-  written: (file: FileManifest) => boolean,
-): { linked: FileManifest[]; reread: { file: FileManifest; replaced: string | undefined }[] } {
-  const byPartition = new Map<string, FileManifest[]>();
-  for (const file of files) {
-    const folder = file.path.slice(0, file.path.lastIndexOf('/'));
-    byPartition.set(folder, [...(byPartition.get(folder) ?? []), file]);
-  }
-  const linked: FileManifest[] = [];
-  const reread: { file: FileManifest; replaced: string | undefined }[] = [];
-  for (const partition of byPartition.values()) {
-    const replaced = partition.map(replacedRows);
-    if (replaced.every((where) => where === undefined) && !written(partition[0]!)) linked.push(...partition);
-    else reread.push(...partition.map((file, i) => ({ file, replaced: replaced[i] })));
-  }
-  return { linked, reread };
 }
 
 /**

@@ -68,26 +68,6 @@ describe('TableWriter', () => {
     ]);
   });
 
-  it('cuts a partition of many row groups into files named in their order, which read back as the rows in order', async () => {
-    // Rows this wide get row groups of DuckDB's least, 2,048 rows: eleven and a bit make twelve files of one row group.
-    const rows = Array.from({ length: 2048 * 11 + 5 }, (_, i) => ({
-      station: 's',
-      at: at('2025-03-01T00:00:00Z') + ((i * 7919) % (2048 * 11 + 5)) * 60_000,
-      value: i,
-      note: { text: 'x'.repeat(2100) },
-    }));
-    const writer = new TableWriter(table, 'wide', await mkdtemp(join(dir, 'w-')), 1);
-    for (const row of rows) writer.write(row);
-    const manifest = await writer.finish(db, join(dir, 'out'));
-    const names = manifest.files.map((f) => f.path.split('/').pop());
-    expect(names).toEqual(Array.from({ length: 12 }, (_, i) => `part-${String(i).padStart(3, '0')}.parquet`));
-    expect(manifest.files.map((f) => f.rows)).toEqual([...Array.from({ length: 11 }, () => 2048), 5]);
-    expect([...manifest.files].sort((a, b) => (a.path < b.path ? -1 : 1))).toEqual(manifest.files);
-    const files = manifest.files.map((f) => quoteString(join(dir, 'out', f.path)));
-    const times = await db.rows<{ at: number }>(`SELECT epoch_ms("at") AS "at" FROM read_parquet([${files.join(', ')}])`);
-    expect(times.map((row) => Number(row.at))).toEqual(rows.map((row) => row.at).sort((a, b) => a - b));
-  });
-
   it('gives a table without rows one empty file, so readers still learn its schema', async () => {
     const manifest = await new TableWriter(table, 'air/readings', dir).finish(db, join(dir, 'out'));
     expect(manifest.files).toMatchObject([{ path: 'air/readings/part-0.parquet', rows: 0 }]);
