@@ -44,7 +44,10 @@ describe('GET /api/sql', () => {
     const fromParquet = await parquetReadObjects({ file, compressors });
     expect(fromParquet.map((r) => Number(r.n))).toEqual(json.map((r) => r.n));
 
-    const arrow = tableFromIPC((await sql(query, 'arrow')).body);
+    const ipc = await sql(query, 'arrow');
+    // A problem document here (a query refused) would otherwise fail below as unreadable IPC.
+    expect([ipc.status, ipc.headers['content-type']], ipc.body.toString().slice(0, 300)).toEqual([200, 'application/vnd.apache.arrow.stream']);
+    const arrow = tableFromIPC(ipc.body);
     expect(arrow.numRows).toBe(json.length);
     expect(Array.from(arrow.getChild('n')!.toArray(), Number)).toEqual(json.map((r) => r.n));
   });
