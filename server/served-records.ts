@@ -54,7 +54,7 @@ class LinkBase {
 
   /** A base as it goes into rendered JSON, as UTF-8, remembered (requests come with one or a few). */
   private baseBytes(base: string): Buffer {
-    return this.bases.of(base, () => Buffer.from(inString(base)));
+    return this.bases.get(base) ?? this.bases.remember(base, Buffer.from(inString(base)));
   }
 }
 

@@ -1,5 +1,5 @@
-import { closeSync, createReadStream, openSync, readFileSync, readSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { closeSync, createReadStream, openSync, readSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { compareKeys, keyOf, type SortKey } from '../row-order.ts';
 
@@ -28,7 +28,7 @@ const MERGE_CHUNK_BYTES = 1024 * 1024;
 /** Rewrites a staged file with its lines ordered by `columns`; lines of equal keys keep their order. */
 export async function sortStagedRows(path: string, columns: readonly string[], runBytes = RUN_BYTES): Promise<void> {
   if (statSync(path).size <= runBytes) {
-    await writeFile(path, await sortedLines(readFileSync(path), columns));
+    await writeFile(path, await sortedLines(await readFile(path), columns));
     return;
   }
   const runs = await writeRuns(path, columns, runBytes);
@@ -97,10 +97,9 @@ async function writeRuns(path: string, columns: readonly string[], runBytes: num
       const whole = read === 0 ? held : last + 1;
       if (whole > 0) {
         const run = `${path}.run-${runs.length}`;
-        // Written off the event loop: a run is tens of megabytes.
+        // Written off the event loop (which turns meanwhile): a run is tens of megabytes.
         await writeFile(run, await sortedLines(buffer.subarray(0, whole), columns));
         runs.push(run);
-        await yieldToEventLoop();
       }
       if (read === 0) return runs;
       buffer.copy(buffer, 0, whole, held);

@@ -166,8 +166,9 @@ export class Journal {
     const head = JSON.stringify(payload).slice(0, -1);
     const body = `${head}${head.length > 1 ? ',' : ''}"answers":[${texts.join(',')}]}`;
     const lineHead = `${JSON.stringify(key)}\t${JSON.stringify(meta ?? null)}\t`;
-    const line = Buffer.from(`${lineHead}${packed(body)}\n`);
-    const plainLength = Buffer.byteLength(lineHead) + Buffer.byteLength(body) + 1;
+    const bodyBytes = Buffer.byteLength(body);
+    const line = Buffer.from(`${lineHead}${packed(body, bodyBytes)}\n`);
+    const plainLength = Buffer.byteLength(lineHead) + bodyBytes + 1;
     if (this.full) throw this.full;
     if (this.size + line.length > this.maxBytes) {
       this.full = new JournalFull(
@@ -267,14 +268,15 @@ const PACKED = '~';
  * then the payload deflated at a fast level (a pull writes a line per unit) in base64, which holds
  * no line break.
  */
-function packed(payload: string): string {
-  return `${PACKED}${Buffer.byteLength(payload)}:${deflateRawSync(payload, { level: constants.Z_BEST_SPEED }).toString('base64')}`;
+function packed(payload: string, bytes: number): string {
+  return `${PACKED}${bytes}:${deflateRawSync(payload, { level: constants.Z_BEST_SPEED }).toString('base64')}`;
 }
 
-const packedHead = /^~(\d+):/;
+/** The mark and the length a packed payload says, when it says one. */
+const packedHead = new RegExp(`^${PACKED}(\\d+):`);
 
 /** A packed payload's deflated bytes: after its length, or, written by an odsnap that did not say the length, right after the mark. */
-const deflatedOf = (stored: string) => Buffer.from(stored.slice(stored.indexOf(':') + 1 || 1), 'base64');
+const deflatedOf = (stored: string) => Buffer.from(stored.slice(packedHead.exec(stored)?.[0].length ?? PACKED.length), 'base64');
 
 /**
  * A whole line's length as plain text, from the length its packed payload says; a plain payload,

@@ -12,6 +12,17 @@ const ODD_TEXTS = [
   '"\\ud83d\\ude00 \u{1F600}"',
 ];
 
+/** Appends a page a unit until `count` or the journal refuses one: how many went in, and why it stopped. */
+function appendPages(journal: Journal, count: number): { n: number; error: unknown } {
+  let n = 0;
+  try {
+    for (; n < count; n++) journal.append({ key: String(n), meta: null, answers: [new RawJson(page(n))] });
+  } catch (error) {
+    return { n, error };
+  }
+  return { n, error: undefined };
+}
+
 /** A page of a list: repetitive JSON, as the upstreams send. */
 const page = (n: number) =>
   JSON.stringify({
@@ -26,6 +37,8 @@ const page = (n: number) =>
     pagination: { offset: n * 100, limit: 100, total: 1_000_000 },
   });
 
+/** A unit's line as plain text, as appendPages writes it. */
+const plainLineOf = (n: number) => Buffer.byteLength(`"${n}"\tnull\t{"answers":[${page(n)}]}\n`);
 const payloadOf = (line: string) => line.split('\t')[2]!;
 const lines = (file: string) => readFileSync(file, 'utf8').split('\n').slice(0, -1);
 
@@ -131,15 +144,9 @@ describe('Journal', () => {
 
   it('counts --max-journal on the packed lines it writes to disk', async () => {
     const file = await journalFile();
-    const plainLine = Buffer.byteLength(`"0"\tnull\t{"answers":[${page(0)}]}\n`);
+    const plainLine = plainLineOf(0);
     const journal = await Journal.open(file, { maxBytes: 4 * plainLine });
-    let error: unknown;
-    let n = 0;
-    try {
-      for (; n < 100; n++) journal.append({ key: String(n), meta: null, answers: [new RawJson(page(n))] });
-    } catch (caught) {
-      error = caught;
-    }
+    const { n, error } = appendPages(journal, 100);
     journal.close();
 
     // Plain, four units filled it.
@@ -151,15 +158,9 @@ describe('Journal', () => {
 
   it('stops at --max-answers counted on the answers as read, however small they pack', async () => {
     const file = await journalFile();
-    const plainLine = Buffer.byteLength(`"0"\tnull\t{"answers":[${page(0)}]}\n`);
+    const plainLine = plainLineOf(0);
     const journal = await Journal.open(file, { maxPlainBytes: 4.5 * plainLine });
-    let error: unknown;
-    let n = 0;
-    try {
-      for (; n < 100; n++) journal.append({ key: String(n), meta: null, answers: [new RawJson(page(n))] });
-    } catch (caught) {
-      error = caught;
-    }
+    const { n, error } = appendPages(journal, 100);
     journal.close();
 
     // On disk the four units take a fraction of one plain line: a limit on disk alone would let all 100 in.
@@ -173,7 +174,7 @@ describe('Journal', () => {
 
   it('counts the answers already in a journal it opens again against --max-answers', async () => {
     const file = await journalFile();
-    const plainLine = Buffer.byteLength(`"0"\tnull\t{"answers":[${page(0)}]}\n`);
+    const plainLine = plainLineOf(0);
     const first = await Journal.open(file, { maxPlainBytes: 4.5 * plainLine });
     for (let n = 0; n < 3; n++) first.append({ key: String(n), meta: null, answers: [new RawJson(page(n))] });
     first.close();
