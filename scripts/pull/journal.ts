@@ -20,7 +20,7 @@ import { nestingPast } from './upstream/nesting.ts';
  * after a `~` (see packed): the upstream's answers are repetitive JSON, and a region's pull would
  * otherwise outgrow the journal's default limit. Key and meta stay plain, so opening never inflates.
  *
- * It grows to `maxBytes` at most, counted on disk, and its answers to `maxPlainBytes` at most,
+ * It grows to `maxBytes` at most, counted on disk, and its answers to `maxPlain` at most,
  * counted as read: a unit that would take it past either is not written, and every later append
  * fails the same way (`full`), so an upstream that answers without end cannot fill the disk, with
  * the journal or, through answers that pack small, with the rows the snapshot stages from them.
@@ -78,6 +78,12 @@ export interface Entry<M = unknown> extends Payload {
   readonly meta: M;
 }
 
+/** The most its answers may take as plain text, and how a failure names that limit (the option, or where it came from). */
+export interface PlainLimit {
+  readonly bytes: number;
+  readonly name: string;
+}
+
 /** The journal would grow past its limit: the pull stops. */
 export class JournalFull extends Error {}
 
@@ -92,14 +98,14 @@ export class Journal {
   private size = 0;
   /** Bytes of the lines as plain text, as staging reads them. */
   private plainSize = 0;
-  /** Set once a unit did not fit under maxBytes or maxPlainBytes. */
+  /** Set once a unit did not fit under maxBytes or maxPlain. */
   full: JournalFull | undefined;
 
   private constructor(
     readonly path: string,
     private readonly fd: number,
     private readonly maxBytes: number,
-    private readonly maxPlain: { readonly bytes: number; readonly name: string },
+    private readonly maxPlain: PlainLimit,
   ) {}
 
   /**
@@ -109,19 +115,9 @@ export class Journal {
    */
   static async open(
     path: string,
-    options: {
-      maxDepth?: number;
-      maxBytes?: number;
-      maxPlainBytes?: number;
-      /** How a failure names maxPlainBytes: the option that set it, or where it came from. */
-      maxPlainName?: string;
-      onUnreadable?: (offset: number, reason: string) => void;
-    } = {},
+    options: { maxDepth?: number; maxBytes?: number; maxPlain?: PlainLimit; onUnreadable?: (offset: number, reason: string) => void } = {},
   ): Promise<Journal> {
-    const journal = new Journal(path, openSync(path, 'a+'), options.maxBytes ?? Infinity, {
-      bytes: options.maxPlainBytes ?? Infinity,
-      name: options.maxPlainName ?? '--max-answers',
-    });
+    const journal = new Journal(path, openSync(path, 'a+'), options.maxBytes ?? Infinity, options.maxPlain ?? { bytes: Infinity, name: '--max-answers' });
     let offset = 0;
     const input = createReadStream(path, { encoding: 'utf8' });
     const fileSize = fstatSync(journal.fd).size;

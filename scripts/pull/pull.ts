@@ -149,9 +149,10 @@ export async function pull(options: PullOptions): Promise<PullResult> {
       Journal.open(journalFile, {
         maxDepth: options.upstream?.maxDepth,
         maxBytes: limits.maxJournalBytes,
-        maxPlainBytes: answerBytes,
-        maxPlainName:
-          limits.maxAnswerBytes === undefined ? "--max-answers, unset: the free space on the data directory's disk as the pull began" : '--max-answers',
+        maxPlain: {
+          bytes: answerBytes,
+          name: limits.maxAnswerBytes === undefined ? "--max-answers, unset: the free space on the data directory's disk as the pull began" : '--max-answers',
+        },
         onUnreadable: (offset, reason) => report.event('journal-line-unreadable', { offset, reason, then: 'its unit is fetched again' }),
       });
     journal = await openJournal().catch(async (error: Error) => {

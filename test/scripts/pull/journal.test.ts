@@ -159,7 +159,7 @@ describe('Journal', () => {
   it('stops at --max-answers counted on the answers as read, however small they pack', async () => {
     const file = await journalFile();
     const plainLine = plainLineOf(0);
-    const journal = await Journal.open(file, { maxPlainBytes: 4.5 * plainLine });
+    const journal = await Journal.open(file, { maxPlain: { bytes: 4.5 * plainLine, name: '--max-answers' } });
     const { n, error } = appendPages(journal, 100);
     journal.close();
 
@@ -175,11 +175,11 @@ describe('Journal', () => {
   it('counts the answers already in a journal it opens again against --max-answers', async () => {
     const file = await journalFile();
     const plainLine = plainLineOf(0);
-    const first = await Journal.open(file, { maxPlainBytes: 4.5 * plainLine });
+    const first = await Journal.open(file, { maxPlain: { bytes: 4.5 * plainLine, name: '--max-answers' } });
     for (let n = 0; n < 3; n++) first.append({ key: String(n), meta: null, answers: [new RawJson(page(n))] });
     first.close();
 
-    const resumed = await Journal.open(file, { maxPlainBytes: 4.5 * plainLine, maxPlainName: 'the free space' });
+    const resumed = await Journal.open(file, { maxPlain: { bytes: 4.5 * plainLine, name: 'the free space' } });
     resumed.append({ key: '3', meta: null, answers: [new RawJson(page(3))] });
     expect(() => resumed.append({ key: '4', meta: null, answers: [new RawJson(page(4))] })).toThrow(
       /would take more than .* once read \(the free space\) with 4, after 4 units/,
