@@ -25,19 +25,31 @@ const RUN_BYTES = 32 * 1024 * 1024;
 /** Bytes read from each run at a time while merging, and parsed between turns of the event loop. */
 const MERGE_CHUNK_BYTES = 1024 * 1024;
 
-/** Rewrites a staged file with its lines ordered by `columns`; lines of equal keys keep their order. */
-export async function sortStagedRows(path: string, columns: readonly string[], runBytes = RUN_BYTES): Promise<void> {
+export interface SortOptions {
+  /** Bytes of lines sorted in memory at once (RUN_BYTES unless a test makes runs small). */
+  readonly runBytes?: number;
+  /** Of lines whose keys are equal, only the first is kept: the columns identify a row. */
+  readonly distinct?: boolean;
+}
+
+/**
+ * Rewrites a staged file with its lines ordered by `columns`; lines of equal keys keep their
+ * order, or with `distinct` only the first of them is kept. Returns how many lines were dropped.
+ */
+export async function sortStagedRows(path: string, columns: readonly string[], options: SortOptions = {}): Promise<number> {
+  const { runBytes = RUN_BYTES, distinct = false } = options;
   if (statSync(path).size <= runBytes) {
-    await writeFile(path, await sortedLines(await readFile(path), columns));
-    return;
+    const sorted = await sortedLines(await readFile(path), columns, distinct);
+    await writeFile(path, sorted.data);
+    return sorted.dropped;
   }
-  const runs = await writeRuns(path, columns, runBytes);
+  const runs = await writeRuns(path, columns, runBytes, distinct);
   try {
     // The runs hold every line, so the merge writes over the file: two copies on disk, not three. A
     // merge that fails leaves the partition incomplete, as any failed write of a staged snapshot.
-    await mergeRuns(runs, path, columns);
+    return runs.dropped + (await mergeRuns(runs.paths, path, columns, distinct));
   } finally {
-    for (const run of runs) rmSync(run, { force: true });
+    for (const run of runs.paths) rmSync(run, { force: true });
   }
 }
 
@@ -46,7 +58,7 @@ export async function sortStagedRows(path: string, columns: readonly string[], r
  * stable). Reading the keys is most of the work (each line is parsed whole): it yields every
  * chunk's worth, so that a run takes the event loop for a chunk at a time, not for the whole run.
  */
-async function sortedLines(data: Buffer, columns: readonly string[]): Promise<Buffer> {
+async function sortedLines(data: Buffer, columns: readonly string[], distinct: boolean): Promise<{ data: Buffer; dropped: number }> {
   const lines: Line[] = [];
   for (let start = 0, parsed = 0; start < data.length; ) {
     const newline = data.indexOf(10, start);
@@ -64,7 +76,14 @@ async function sortedLines(data: Buffer, columns: readonly string[]): Promise<Bu
   const sorted = Buffer.allocUnsafe(data.length);
   let used = 0;
   let since = 0;
+  let dropped = 0;
+  let kept: SortKey | undefined;
   for (const line of lines) {
+    if (distinct && kept && compareKeys(kept, line.key) === 0) {
+      dropped++;
+      continue;
+    }
+    kept = line.key;
     sorted.set(data.subarray(line.start, line.end), used);
     used += line.end - line.start;
     since += line.end - line.start;
@@ -73,12 +92,13 @@ async function sortedLines(data: Buffer, columns: readonly string[]): Promise<Bu
       await yieldToEventLoop();
     }
   }
-  return sorted;
+  return { data: sorted.subarray(0, used), dropped };
 }
 
 /** Sorts the file a run of whole lines at a time, each into a file of its own; returns their paths in the file's order. */
-async function writeRuns(path: string, columns: readonly string[], runBytes: number): Promise<string[]> {
+async function writeRuns(path: string, columns: readonly string[], runBytes: number, distinct: boolean): Promise<{ paths: string[]; dropped: number }> {
   const runs: string[] = [];
+  let dropped = 0;
   const input = openSync(path, 'r');
   try {
     let buffer = Buffer.allocUnsafe(runBytes);
@@ -98,10 +118,12 @@ async function writeRuns(path: string, columns: readonly string[], runBytes: num
       if (whole > 0) {
         const run = `${path}.run-${runs.length}`;
         // Written off the event loop (which turns meanwhile): a run is tens of megabytes.
-        await writeFile(run, await sortedLines(buffer.subarray(0, whole), columns));
+        const sorted = await sortedLines(buffer.subarray(0, whole), columns, distinct);
+        await writeFile(run, sorted.data);
+        dropped += sorted.dropped;
         runs.push(run);
       }
-      if (read === 0) return runs;
+      if (read === 0) return { paths: runs, dropped };
       buffer.copy(buffer, 0, whole, held);
       held -= whole;
     }
@@ -163,8 +185,11 @@ class RunReader {
   }
 }
 
-/** Merges sorted runs into one file: a heap of each run's line ahead, the least taken each time. */
-async function mergeRuns(runs: readonly string[], target: string, columns: readonly string[]): Promise<void> {
+/**
+ * Merges sorted runs into one file: a heap of each run's line ahead, the least taken each time.
+ * With `distinct`, a line whose key equals the last one written is dropped; returns how many were.
+ */
+async function mergeRuns(runs: readonly string[], target: string, columns: readonly string[], distinct: boolean): Promise<number> {
   const before = (a: RunReader, b: RunReader) => {
     const order = compareKeys(a.key, b.key);
     return order < 0 || (order === 0 && a.index < b.index);
@@ -190,16 +215,22 @@ async function mergeRuns(runs: readonly string[], target: string, columns: reado
   try {
     const out = Buffer.allocUnsafe(4 * 1024 * 1024);
     let used = 0;
+    let dropped = 0;
+    let written: SortKey | undefined;
     while (heap.length) {
       const least = heap[0]!;
       const line = least.line!;
-      if (used + line.length > out.length) {
-        writeSync(output, out, 0, used);
-        used = 0;
-        await yieldToEventLoop();
+      if (distinct && written !== undefined && compareKeys(written, least.key) === 0) dropped++;
+      else {
+        if (used + line.length > out.length) {
+          writeSync(output, out, 0, used);
+          used = 0;
+          await yieldToEventLoop();
+        }
+        if (line.length > out.length) writeSync(output, line);
+        else used += line.copy(out, used);
       }
-      if (line.length > out.length) writeSync(output, line);
-      else used += line.copy(out, used);
+      written = least.key;
       least.advance();
       if (!least.line) {
         heap[0] = heap[heap.length - 1]!;
@@ -208,6 +239,7 @@ async function mergeRuns(runs: readonly string[], target: string, columns: reado
       siftDown(0);
     }
     writeSync(output, out, 0, used);
+    return dropped;
   } finally {
     closeSync(output);
   }

@@ -48,6 +48,11 @@ export class TableWriter {
   /** Files of an earlier snapshot taken as they are, with where they are now. */
   private readonly carried: { readonly file: FileManifest; readonly from: string }[] = [];
   rows = 0;
+  /**
+   * Rows dropped because a row of the same key was written before them: a keyed table holds each
+   * key once, the first row written (a pull writes what it fetched before what it carries).
+   */
+  repeated = 0;
   private readonly order: readonly string[];
   /** Columns worked out from other tables when the table is finished (see `Derivation`). */
   private readonly derived: readonly [string, Column & { derive: Derivation }][];
@@ -95,7 +100,13 @@ export class TableWriter {
       this.partitions.set(lookup, partition);
     }
     const sortKey = keyOf(row, this.order);
-    if (partition.inOrder && partition.lastKey && compareKeys(partition.lastKey, sortKey) > 0) partition.inOrder = false;
+    const order = partition.lastKey ? compareKeys(partition.lastKey, sortKey) : -1;
+    // A row whose key was just written is the same row again (see `repeated`).
+    if (order === 0 && this.table.key) {
+      this.repeated++;
+      return;
+    }
+    if (order > 0) partition.inOrder = false;
     partition.lastKey = sortKey;
     const line = JSON.stringify(row);
     partition.buffer.push(line);
@@ -179,7 +190,12 @@ export class TableWriter {
       const path = [this.tableDir, partition?.path, 'part-0.parquet'].filter(Boolean).join('/');
       const target = join(snapshotDir, path);
       await mkdir(join(target, '..'), { recursive: true });
-      if (partition && !partition.inOrder) await sortStagedRows(partition.staged, this.order);
+      if (partition && !partition.inOrder) {
+        const dropped = await sortStagedRows(partition.staged, this.order, { distinct: Boolean(this.table.key) });
+        partition.rows -= dropped;
+        this.rows -= dropped;
+        this.repeated += dropped;
+      }
       const from = partition
         ? `read_json(${quoteString(partition.staged)}, format = 'newline_delimited', columns = ${staging})`
         : `(SELECT ${columns.map(([name, c]) => `CAST(NULL AS ${stagingType(c)}) AS ${quoteIdentifier(name)}`).join(', ')} LIMIT 0)`;

@@ -92,6 +92,10 @@ export async function writeSnapshot(
         }
         options.log?.(`writing ${dataset.name}/${tableName}: ${writer.rows.toLocaleString('en')} rows`);
         finished[tableName] = await writer.finish(db, stagedSnapshot);
+        if (writer.repeated)
+          options.log?.(
+            `${dataset.name}/${tableName}: ${writer.repeated.toLocaleString('en')} rows repeated a key already written; each key is kept once, as first written`,
+          );
       }
       datasets[dataset.name] = { tables: Object.fromEntries(Object.keys(writers).map((name) => [name, finished[name]!])) };
     }

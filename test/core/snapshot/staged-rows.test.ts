@@ -26,7 +26,7 @@ describe('sortStagedRows', () => {
   it.each(ways)('orders lines by the given columns (%s), keeping every line intact', async (_, runBytes) => {
     const path = join(dir, 'rows.jsonl');
     await writeFile(path, staged);
-    await sortStagedRows(path, ['at', 'name', 'payload'], runBytes);
+    await sortStagedRows(path, ['at', 'name', 'payload'], { runBytes });
     const sorted = (await readFile(path, 'utf8'))
       .trimEnd()
       .split('\n')
@@ -41,7 +41,7 @@ describe('sortStagedRows', () => {
   it.each(ways)('keeps lines of equal keys in the order they were staged (%s)', async (_, runBytes) => {
     const path = join(dir, 'rows.jsonl');
     await writeFile(path, staged);
-    await sortStagedRows(path, ['at'], runBytes);
+    await sortStagedRows(path, ['at'], { runBytes });
     const sorted = (await readFile(path, 'utf8'))
       .trimEnd()
       .split('\n')
@@ -51,10 +51,30 @@ describe('sortStagedRows', () => {
     expect(await readdir(dir)).toEqual(['rows.jsonl']);
   });
 
+  it.each(ways)('with distinct, keeps only the first line staged of each key, and says how many it dropped (%s)', async (_, runBytes) => {
+    const path = join(dir, 'rows.jsonl');
+    // Every row staged three times over, as a snapshot that carried rows it also fetched would.
+    await writeFile(path, staged + staged + staged);
+    const dropped = await sortStagedRows(path, ['at', 'name', 'payload'], { runBytes, distinct: true });
+    const sorted = (await readFile(path, 'utf8'))
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(dropped).toBe(2 * rows.length);
+    expect(sorted).toHaveLength(rows.length);
+    expect(new Set(sorted.map((r) => r.payload.n)).size).toBe(rows.length);
+    // Of rows equal in key but not whole, the first staged is the one kept.
+    const keyed = (version: string) => rows.map((row) => JSON.stringify({ id: row.payload.n, version, ...row })).join('\n') + '\n';
+    await writeFile(path, keyed('first') + keyed('later'));
+    expect(await sortStagedRows(path, ['id'], { runBytes, distinct: true })).toBe(rows.length);
+    const kept = (await readFile(path, 'utf8')).trimEnd().split('\n');
+    expect(kept.map((line) => JSON.parse(line).version)).toEqual(rows.map(() => 'first'));
+  });
+
   it('refuses rows merged from disk whose last is cut short, rather than drop or join it', async () => {
     const path = join(dir, 'rows.jsonl');
     await writeFile(path, staged.trimEnd());
-    await expect(sortStagedRows(path, ['at'], 4096)).rejects.toThrow(/no newline/);
+    await expect(sortStagedRows(path, ['at'], { runBytes: 4096 })).rejects.toThrow(/no newline/);
   });
 
   it('lets the event loop turn while it sorts a file that fits in one run', async () => {

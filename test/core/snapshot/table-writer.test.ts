@@ -68,6 +68,25 @@ describe('TableWriter', () => {
     ]);
   });
 
+  it('holds each key once, the row first written, whether rows repeat in order or out of it', async () => {
+    const writer = new TableWriter(table, 'air/readings', dir);
+    const first = [
+      { station: 'a', at: at('2025-01-01T00:00:00Z'), value: 1, note: null },
+      { station: 'a', at: at('2025-01-01T01:00:00Z'), value: 2, note: null },
+    ];
+    // Station a's rows again (the same twice in a row, then out of order, one with another value), and b's once.
+    for (const row of [...first, first[1]!, { ...first[0]!, value: 9 }, first[1]!]) writer.write(row);
+    writer.write({ station: 'b', at: at('2025-01-01T00:00:00Z'), value: 3, note: null });
+    const manifest = await writer.finish(db, join(dir, 'out'));
+    expect(writer.repeated).toBe(3);
+    expect(manifest.rows).toBe(3);
+    expect(manifest.files.map((f) => [f.path, f.rows])).toEqual([
+      ['air/readings/station=a/year=2025/part-0.parquet', 2],
+      ['air/readings/station=b/year=2025/part-0.parquet', 1],
+    ]);
+    expect((await read('air/readings/station=a/year=2025/part-0.parquet')).map((row) => row.value)).toEqual([1, 2]);
+  });
+
   it('gives a table without rows one empty file, so readers still learn its schema', async () => {
     const manifest = await new TableWriter(table, 'air/readings', dir).finish(db, join(dir, 'out'));
     expect(manifest.files).toMatchObject([{ path: 'air/readings/part-0.parquet', rows: 0 }]);
