@@ -16,9 +16,15 @@
  * minutes), MIRROR_SCALE (default tiny), MIRROR_KILLS (default 1: the daily kill; 0 lets one
  * mirror live the whole run, for a memory verdict over one life), MIRROR_FAULTS (default 1: the
  * daily outage and 429s; 0 for none, say to measure the bytes a day of captures takes at city
- * scale in a fraction of a day: MIRROR_DAYS may be one). Results in bench/results/mirror.json.
+ * scale in a fraction of a day: MIRROR_DAYS may be one), MIRROR_KEEP (default last=24,daily=7: the
+ * mirror's --keep; a larger one keeps every snapshot to look back at). Results in
+ * bench/results/mirror.json; the mirror's log is kept beside its data directory.
+ *
+ * Each snapshot is also checked as it is published for a key held twice (must be none), and the
+ * log for rows a pull wrote twice and kept once (said, so that their cause can be looked for).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
 import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,13 +39,14 @@ import type { Entry } from '../scripts/pull/journal.ts';
 import { LiveAnswers } from '../scripts/sample/live-answers.ts';
 import { startFaultProxy, type Fault } from '../test/fixtures/fault-proxy.ts';
 import { startMovingCity } from '../test/fixtures/moving-city.ts';
-import { differences } from '../test/fixtures/snapshot-differences.ts';
+import { differences, keysHeldTwice } from '../test/fixtures/snapshot-differences.ts';
 
 const DAYS = Number(process.env.MIRROR_DAYS ?? 3);
 const SPEED = Number(process.env.MIRROR_SPEED ?? 360);
 const SCALE = (process.env.MIRROR_SCALE ?? 'tiny') as Scale;
 const KILLS = process.env.MIRROR_KILLS !== '0';
 const FAULTS = process.env.MIRROR_FAULTS !== '0';
+const KEEP = process.env.MIRROR_KEEP ?? 'last=24,daily=7';
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
@@ -57,6 +64,9 @@ let fault: Fault | undefined;
 const proxy = await startFaultProxy(city.url, () => fault);
 const spawnOdsnap = (args: string[]) =>
   spawn(process.execPath, ['bin/odsnap.js', ...args], { env: { ...process.env, ODSNAP_CLOCK: city.clock }, stdio: ['ignore', 'ignore', 'pipe'] });
+// The mirror's own log, every life of it, kept beside its data directory: what to read when a check fails.
+const mirrorLog = createWriteStream(`${dataDir}.log`, { flags: 'a' });
+console.error(`mirror: its data in ${dataDir}, its log in ${dataDir}.log`);
 
 // The mirror's memory, sampled from /proc: each life's samples and its peak (VmHWM) at its end.
 const lives: { samples: [number, number][]; peak: number }[] = [];
@@ -64,22 +74,8 @@ const rssOf = async (pid: number, field: string) =>
   Number(/\d+/.exec((await readFile(`/proc/${pid}/status`, 'utf8')).split('\n').find((l) => l.startsWith(field)) ?? '')?.[0] ?? 0) / 1024;
 let mirror: ChildProcess;
 const startMirror = () => {
-  mirror = spawnOdsnap([
-    'mirror',
-    '--from',
-    proxy.url,
-    '--data',
-    dataDir,
-    '--pull-every',
-    '1h',
-    '--capture-every',
-    '1m',
-    '--jitter',
-    '60',
-    '--keep',
-    'last=24,daily=7',
-  ]);
-  mirror.stderr!.resume();
+  mirror = spawnOdsnap(['mirror', '--from', proxy.url, '--data', dataDir, '--pull-every', '1h', '--capture-every', '1m', '--jitter', '60', '--keep', KEEP]);
+  mirror.stderr!.pipe(mirrorLog, { end: false });
   lives.push({ samples: [], peak: 0 });
 };
 const sampler = setInterval(async () => {
@@ -88,6 +84,21 @@ const sampler = setInterval(async () => {
   life.samples.push([clock.now(), await rssOf(mirror.pid, 'VmRSS:').catch(() => 0)]);
   life.peak = Math.max(life.peak, await rssOf(mirror.pid, 'VmHWM:').catch(() => 0));
 }, 500);
+
+// Each snapshot the mirror publishes, checked as it comes: each that holds a key twice is said, the first kept with the one before it.
+let lastChecked = '';
+let firstHeldTwice: { snapshot: string; before: string; tables: Record<string, number> } | undefined;
+const checker = setInterval(async () => {
+  const snapshot = await openSnapshot(dataDir).catch(() => undefined);
+  if (!snapshot || snapshot.id === lastChecked) return;
+  const before = lastChecked;
+  lastChecked = snapshot.id;
+  const tables = await keysHeldTwice(snapshot).catch(() => ({}));
+  if (Object.keys(tables).length) {
+    firstHeldTwice ??= { snapshot: snapshot.id, before, tables };
+    console.error(`mirror: snapshot ${snapshot.id} holds keys twice (${JSON.stringify(tables)}); the one before was ${before}`);
+  }
+}, 1_000);
 
 startMirror();
 const sleepUntil = (at: number) => clock.sleepUntil(at);
@@ -148,6 +159,7 @@ for (;;) {
 }
 const registerDifferences = await differences(await openSnapshot(cityDir), await openSnapshot(dataDir));
 clearInterval(sampler);
+clearInterval(checker);
 polling = false;
 await poller;
 mirror!.kill('SIGKILL');
@@ -165,6 +177,8 @@ const report: Record<string, unknown> = {
   faults: FAULTS,
   registerDifferences,
   registersOfSnapshotBegun: comparedWith,
+  keysHeldTwice: firstHeldTwice ?? null,
+  repeatedKeys: (await readFile(`${dataDir}.log`, 'utf8')).split('\n').filter((line) => line.includes('repeated a key already written')),
 };
 /** The minutes the current snapshot holds captures of, in a live table. */
 async function committedMinutes(dataset: string, table: string): Promise<number[]> {
