@@ -4,7 +4,7 @@ import { kindOf } from '../../datasets/answers/index.ts';
 import type { Dataset } from '../../datasets/vocabulary/dataset.ts';
 import type { Clock } from '../../core/clock.ts';
 import { DatasetCrawl } from '../pull/crawler.ts';
-import { Journal } from '../pull/journal.ts';
+import { Journal, type Entry } from '../pull/journal.ts';
 import { defaultPullLimits } from '../pull/limits.ts';
 import { Upstream } from '../pull/upstream.ts';
 import { capturedAt, type LiveArchive } from './live-archive.ts';
@@ -35,6 +35,12 @@ export interface CaptureOptions {
   readonly clock: Clock;
   /** The longest a capture waits for its answer (wall ms): a capture is of a minute, not retried past it. */
   readonly timeoutMs: number;
+  /**
+   * Done before the capture goes into the archive (recording the gap it ends): a restarted mirror
+   * reads its minutes as accounted for up to its last capture, so what precedes that capture must
+   * be on disk first, or a kill between the two leaves minutes neither captured nor in a gap.
+   */
+  readonly beforeArchiving?: (at: number) => Promise<void>;
 }
 
 /**
@@ -76,14 +82,13 @@ export async function captureFeed(feed: LiveFeed, options: CaptureOptions): Prom
     });
     await crawl.run([feed.step]);
     if (crawl.failures.messages.length) return { ok: false, error: crawl.failures.messages.join('; ') };
-    let capture: Capture = { ok: false, error: 'the capture journalled nothing' };
-    for await (const entry of journal.entries()) {
-      const at = capturedAt(entry);
-      await options.archive.append(entry, at, feed.path);
-      const records = (entry.meta as { records?: number } | null)?.records ?? 0;
-      capture = { ok: true, at, records };
-    }
-    return capture;
+    const entries: Entry[] = [];
+    for await (const entry of journal.entries()) entries.push(entry);
+    const last = entries.at(-1);
+    if (!last) return { ok: false, error: 'the capture journalled nothing' };
+    await options.beforeArchiving?.(capturedAt(last));
+    for (const entry of entries) await options.archive.append(entry, capturedAt(entry), feed.path);
+    return { ok: true, at: capturedAt(last), records: (last.meta as { records?: number } | null)?.records ?? 0 };
   } finally {
     journal.close();
     upstream.close();

@@ -101,7 +101,9 @@ export async function keepCapturing(options: CapturingOptions, feeds: readonly L
       let failed = 0;
       for (const feed of feeds) {
         const account = accounts.get(feed.path)!;
-        const capture = await captureFeed(feed, { upstreamUrl: options.from, archive, clock, timeoutMs }).catch(
+        // The gap a capture ends is recorded before the capture is archived (see beforeArchiving).
+        const beforeArchiving = (at: number) => record(feed, account.captured(at));
+        const capture = await captureFeed(feed, { upstreamUrl: options.from, archive, clock, timeoutMs, beforeArchiving }).catch(
           (error: Error) => ({ ok: false, error: error.message }) as const,
         );
         if (!capture.ok) {
@@ -111,7 +113,6 @@ export async function keepCapturing(options: CapturingOptions, feeds: readonly L
           log('capture failed', { feed: feed.path, error: capture.error });
           continue;
         }
-        await record(feed, account.captured(capture.at));
         status.captured(feed.path, capture.at);
       }
       failedRounds = failed === feeds.length ? failedRounds + 1 : 0;

@@ -126,3 +126,24 @@ describe('the live archive of a long-running mirror', () => {
     expect(await hours()).toEqual([]);
   });
 });
+
+describe('a capture and the gap it ends', () => {
+  it('does what must precede a capture (recording the gap it ends) before the archive holds it, so a kill between them loses no minute', async () => {
+    const upstream = await startTestServer();
+    const archive = new LiveArchive(await tempDir('live-order'));
+    const feed = liveFeedsOf(datasets).find((f) => f.path === '/api/public/air-quality/live')!;
+    const clock = acceleratedClock(Date.parse('2026-11-01T10:00:00Z'), 60);
+    try {
+      const seen: { at: number; archived: number | undefined }[] = [];
+      const beforeArchiving = async (at: number) => void seen.push({ at, archived: await archive.lastCapture(feed.path) });
+      const capture = await captureFeed(feed, { upstreamUrl: upstream.url, archive, clock, timeoutMs: 5_000, beforeArchiving });
+      expect(capture.ok).toBe(true);
+      // Called once, with the capture's time, while the archive did not hold it yet; it holds it after.
+      expect(seen).toEqual([{ at: capture.ok ? capture.at : -1, archived: undefined }]);
+      expect(await archive.lastCapture(feed.path)).toBe(seen[0]!.at);
+    } finally {
+      archive.close();
+      await upstream.close();
+    }
+  });
+});
