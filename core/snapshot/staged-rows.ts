@@ -95,7 +95,7 @@ async function sortedLines(data: Buffer, columns: readonly string[], distinct: b
   return { data: sorted.subarray(0, used), dropped };
 }
 
-/** Sorts the file a run of whole lines at a time, each into a file of its own; returns their paths in the file's order. */
+/** Sorts the file a run of whole lines at a time, each into a file of its own; returns their paths in the file's order, and the lines `distinct` dropped. */
 async function writeRuns(path: string, columns: readonly string[], runBytes: number, distinct: boolean): Promise<{ paths: string[]; dropped: number }> {
   const runs: string[] = [];
   let dropped = 0;
