@@ -1,8 +1,7 @@
-import { Table } from 'apache-arrow';
 import type { CatalogueTable } from './downloads-catalogue.ts';
-import { readColumns } from './parquet-table.ts';
+import { readText } from './parquet-table.ts';
 import type { PublishedFiles } from './published-files.ts';
-import { textResult, type ArrowLike, type TextResult } from './sql-result.ts';
+import type { TextResult } from './sql-result.ts';
 
 /**
  * Rows of a table in the order of its published files, read straight from them with no DuckDB:
@@ -19,9 +18,7 @@ export async function naturalRows(table: CatalogueTable, files: PublishedFiles, 
     const to = Math.min(offset + limit, end);
     if (from < to) {
       const { file: bytes, metadata } = files(file);
-      const vectors = await readColumns(bytes, await metadata, from - start, to - start, table.columns);
-      // The vectors as a table in the columns' order: the same text DuckDB's results get (sql-result.ts).
-      pieces.push(textResult(new Table(Object.fromEntries(table.columns.map((column) => [column.name, vectors.get(column.name)!]))) as unknown as ArrowLike));
+      pieces.push(await readText(bytes, await metadata, from - start, to - start, table.columns));
     }
     start = end;
     if (start >= offset + limit) break;

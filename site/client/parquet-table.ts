@@ -1,33 +1,26 @@
-import {
-  Bool,
-  DateDay,
-  Field,
-  Float64,
-  Int32,
-  Int64,
-  List,
-  Table,
-  TimestampMillisecond,
-  Utf8,
-  tableToIPC,
-  vectorFromArray,
-  type DataType,
-  type Vector,
-} from 'apache-arrow';
-import { parquetReadObjects, type AsyncBuffer, type FileMetaData } from 'hyparquet';
-import { compressors } from 'hyparquet-compressors';
+import { parquetReadObjects, type AsyncBuffer, type FileMetaData, type ParquetParsers } from 'hyparquet';
+import { decompress as zstd } from 'fzstd';
+import { dayText, timestampText, type TextResult } from './sql-result.ts';
 
 /**
- * Parts of published Parquet files read in the browser with hyparquet, as Arrow that DuckDB-WASM
- * takes without any extension. DuckDB-WASM reads Parquet only through its parquet extension,
- * which it fetches from the network at run time; this keeps the page whole offline and on any
- * static host. Each column travels in a form Arrow holds exactly, and `columnSql` casts it back
- * to the type the declaration gives (decimals travel as text, so they stay exact).
+ * Parts of published Parquet files read in the browser with hyparquet: as text for a table page's
+ * rows in the files' order (natural-rows.ts), or as the values each column travels as to
+ * DuckDB-WASM (arrow-parts.ts), which takes them as Arrow without any extension. DuckDB-WASM reads
+ * Parquet only through its parquet extension, which it fetches from the network at run time; this
+ * keeps the page whole offline and on any static host. Each column travels in a form Arrow holds
+ * exactly, and `columnSql` casts it back to the type the declaration gives (decimals travel as
+ * text, so they stay exact). Nothing here loads Arrow: a page that shows rows in the files' order
+ * never needs it.
  *
  * Instants (TIMESTAMPTZ) become plain TIMESTAMP in UTC: DuckDB-WASM has no ICU extension offline,
  * and without it date_trunc, year, ::DATE and strftime have no TIMESTAMPTZ form. The server's
  * session (TimeZone=UTC) computes the same values; only its text has the zone (`+00`).
  */
+
+// The published files are written by odsnap's own writer, always with Zstandard
+// (core/snapshot/table-writer.ts); hyparquet reads Snappy itself. Other codecs' decoders (a
+// Brotli dictionary, a Snappy WebAssembly module) would only lengthen every table page's start.
+const compressors = { ZSTD: (input: Uint8Array) => zstd(input) };
 
 /** A column as the downloads catalogue describes it (`type` is the DuckDB type). */
 export interface CatalogueColumn {
@@ -50,52 +43,92 @@ const jsonText = (value: unknown) =>
   JSON.stringify(value, (_key, inner: unknown) => (typeof inner === 'bigint' ? inner.toString() : inner instanceof Date ? inner.toISOString() : inner));
 const ms = (value: unknown) => (value instanceof Date ? value.getTime() : typeof value === 'bigint' ? Number(value) : (value as number));
 
-/** The Arrow type a column travels as, and its values converted for it. */
-function arrowColumn(column: CatalogueColumn, values: readonly unknown[]): { type: DataType; values: unknown[] } {
-  const type = browserType(column);
-  const each = (convert: (value: unknown) => unknown) => values.map((value) => (value === null || value === undefined ? null : convert(value)));
-  if (INTEGER.test(type)) return { type: new Int32(), values: each(Number) };
-  if (type === 'BIGINT') return { type: new Int64(), values: each((value) => BigInt(value as number | bigint)) };
-  if (type === 'DOUBLE' || type === 'FLOAT') return { type: new Float64(), values: each(Number) };
-  if (type === 'BOOLEAN') return { type: new Bool(), values: each(Boolean) };
-  if (type === 'DATE') return { type: new DateDay(), values: each(ms) };
-  if (type === 'TIMESTAMP') return { type: new TimestampMillisecond(), values: each(ms) };
-  if (type.startsWith('DECIMAL')) {
-    const scale = Number(/,\s*(\d+)\)/.exec(type)![1]);
-    return { type: new Utf8(), values: each((value) => (typeof value === 'number' ? value.toFixed(scale) : String(value))) };
-  }
-  if (type === 'VARCHAR[]')
-    return {
-      type: new List(new Field('item', new Utf8(), true)),
-      values: each((value) => (value as unknown[]).map((item) => (item === null ? null : String(item)))),
-    };
-  return { type: new Utf8(), values: each((value) => (typeof value === 'string' ? value : jsonText(value))) };
+/** How a column travels to DuckDB-WASM: the Arrow type arrow-parts.ts gives it. */
+export type Travel = 'int32' | 'int64' | 'float64' | 'bool' | 'day' | 'instant' | 'text' | 'texts';
+
+/** A column's values as they travel, null for SQL NULL. */
+export interface TravellingColumn {
+  readonly travel: Travel;
+  readonly values: readonly unknown[];
 }
 
-/** The rows `rowStart`…`rowEnd` (one row group: hyparquet fetches only its chunks of these columns) as Arrow vectors. */
-export async function readColumns(
+/** How a column travels, and its values converted for it. */
+function travelling(column: CatalogueColumn, values: readonly unknown[]): TravellingColumn {
+  const type = browserType(column);
+  const each = (convert: (value: unknown) => unknown) => values.map((value) => (value === null || value === undefined ? null : convert(value)));
+  if (INTEGER.test(type)) return { travel: 'int32', values: each(Number) };
+  if (type === 'BIGINT') return { travel: 'int64', values: each((value) => BigInt(value as number | bigint)) };
+  if (type === 'DOUBLE' || type === 'FLOAT') return { travel: 'float64', values: each(Number) };
+  if (type === 'BOOLEAN') return { travel: 'bool', values: each(Boolean) };
+  if (type === 'DATE') return { travel: 'day', values: each(ms) };
+  if (type === 'TIMESTAMP') return { travel: 'instant', values: each(ms) };
+  if (type.startsWith('DECIMAL')) {
+    const scale = Number(/,\s*(\d+)\)/.exec(type)![1]);
+    return { travel: 'text', values: each((value) => (typeof value === 'number' ? value.toFixed(scale) : String(value))) };
+  }
+  if (type === 'VARCHAR[]') return { travel: 'texts', values: each((value) => (value as unknown[]).map((item) => (item === null ? null : String(item)))) };
+  return { travel: 'text', values: each((value) => (typeof value === 'string' ? value : jsonText(value))) };
+}
+
+/**
+ * A travelling value as text, as sql-result.ts writes it when read back from its Arrow vector:
+ * what DuckDB-WASM would show for it (test/site/client/parquet-table.test.ts holds the two equal).
+ */
+function textOf(travel: Travel, value: unknown): string | null {
+  if (value === null) return null;
+  switch (travel) {
+    case 'day':
+      return dayText(value as number);
+    case 'instant':
+      return timestampText(value as number);
+    case 'texts':
+      return JSON.stringify(value);
+    default:
+      return String(value);
+  }
+}
+
+// hyparquet turns every value of each page it reads into text (and JSON into objects), though a
+// view keeps a few hundred of a row group's rows: it gives the bytes back instead, and only the
+// rows kept are decoded. JSON stays the text the file holds, as DuckDB writes it.
+const bytesKept = { stringFromBytes: (bytes: Uint8Array) => bytes, jsonFromBytes: (bytes: Uint8Array) => bytes } as unknown as Partial<ParquetParsers>;
+const utf8 = new TextDecoder();
+function decoded(value: unknown): unknown {
+  if (value instanceof Uint8Array) return utf8.decode(value);
+  if (Array.isArray(value)) return value.map(decoded);
+  if (value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype)
+    return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, decoded(inner)]));
+  return value;
+}
+
+/** The rows `rowStart`…`rowEnd` (one row group: hyparquet fetches only its chunks of these columns), each column as it travels. */
+export async function readValues(
   file: AsyncBuffer,
   metadata: FileMetaData,
   rowStart: number,
   rowEnd: number,
   columns: readonly CatalogueColumn[],
-): Promise<Map<string, Vector>> {
-  const rows = await parquetReadObjects({ file, metadata, rowStart, rowEnd, columns: columns.map((column) => column.name), compressors });
-  return new Map(
-    columns.map((column) => {
-      const { type, values } = arrowColumn(
-        column,
-        rows.map((row) => row[column.name]),
-      );
-      return [column.name, vectorFromArray(values, type)];
-    }),
+): Promise<TravellingColumn[]> {
+  const rows = await parquetReadObjects({ file, metadata, rowStart, rowEnd, columns: columns.map((column) => column.name), compressors, parsers: bytesKept });
+  return columns.map((column) =>
+    travelling(
+      column,
+      rows.map((row) => decoded(row[column.name])),
+    ),
   );
 }
 
-/** Parts' vectors of the same columns (each part a map by column name) as one Arrow IPC stream. */
-export function partsAsArrow(columns: readonly string[], parts: readonly ReadonlyMap<string, Vector>[]): Uint8Array {
-  const tables = parts.map((part) => new Table(Object.fromEntries(columns.map((name) => [name, part.get(name)!]))));
-  return tableToIPC(tables.length === 1 ? tables[0]! : new Table(tables.flatMap((table) => table.batches)), 'stream');
+/** The same rows as text: what DuckDB-WASM would show for them, without loading it or Arrow. */
+export async function readText(
+  file: AsyncBuffer,
+  metadata: FileMetaData,
+  rowStart: number,
+  rowEnd: number,
+  columns: readonly CatalogueColumn[],
+): Promise<TextResult> {
+  const read = await readValues(file, metadata, rowStart, rowEnd, columns);
+  const rows = Array.from({ length: read[0]?.values.length ?? 0 }, (_, row) => read.map(({ travel, values }) => textOf(travel, values[row])));
+  return { columns: columns.map((column) => column.name), rowCount: rows.length, rows: (from = 0, to = rows.length) => rows.slice(from, to) };
 }
 
 const quoteIdentifier = (name: string) => `"${name.replaceAll('"', '""')}"`;

@@ -2,7 +2,8 @@ import type { Vector } from 'apache-arrow';
 import type { Connection } from './duckdb-start.ts';
 import type { CatalogueTable } from './downloads-catalogue.ts';
 import { covered, nothingHeld, ROWS_SCHEMA, viewSql, type Held } from './held-rows.ts';
-import { columnSql, createTableSql, partsAsArrow, quoteIdentifier, readColumns, type CatalogueColumn } from './parquet-table.ts';
+import { partsAsArrow, readColumns } from './arrow-parts.ts';
+import { columnSql, createTableSql, quoteIdentifier, type CatalogueColumn } from './parquet-table.ts';
 import { partKey, type Need, type Part } from './parts-needed.ts';
 import { eachAtOnce, type PublishedFiles } from './published-files.ts';
 

@@ -31,7 +31,7 @@ export interface TextResult {
 
 const twoDigits = (n: number) => String(n).padStart(2, '0');
 
-function dayText(ms: number): string {
+export function dayText(ms: number): string {
   const date = new Date(ms);
   return `${date.getUTCFullYear()}-${twoDigits(date.getUTCMonth() + 1)}-${twoDigits(date.getUTCDate())}`;
 }
