@@ -221,6 +221,15 @@ describe.skipIf(skip)('the table pages in Chromium', () => {
         const box = (await tab.locator(control).boundingBox())!;
         expect(box.x + box.width, control).toBeLessThanOrEqual(375);
       }
+      // The pager's two buttons share a line, on the screen, below the page's number.
+      const [previous, next, pageText] = await Promise.all(
+        ['[data-explorer-page="previous"]', '[data-explorer-page="next"]', '[data-explorer-page-text]'].map(
+          async (selector) => (await tab.locator(selector).boundingBox())!,
+        ),
+      );
+      expect(Math.abs(previous!.y - next!.y)).toBeLessThan(2);
+      expect(next!.x + next!.width).toBeLessThanOrEqual(375);
+      expect(pageText!.y + pageText!.height).toBeLessThanOrEqual(previous!.y);
       await tab.selectOption('[data-filter-column]', 'market_type_value');
       await tab.fill('[data-filter-value]', 'rynekWtorny');
       await afterView(tab, () => tab.click('[data-explorer-filter] button[type=submit]'));
