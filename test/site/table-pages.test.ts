@@ -89,6 +89,10 @@ describe.skipIf(skip)('the table pages in Chromium', () => {
     // The first view reads its table's own catalogue, not the whole one of every table's files.
     expect(requested).toContain(`/${tableCataloguePath('air-quality', 'readings')}`);
     expect(requested).not.toContain(`/${CATALOGUE}`);
+    // Preloaded by the page as its script fetches it (a preload that did not match would be fetched twice).
+    const own = `/${tableCataloguePath('air-quality', 'readings')}`;
+    expect(await tab.getAttribute('link[rel=preload][as=fetch]', 'href')).toBe(own);
+    expect(requested.filter((path) => path === own)).toHaveLength(1);
     await sameAsDuckDB();
     expect((await viewShown(tab)).total).toBe(largest.rows);
     // The next page, and the page across the first file's end: rows of two files.
