@@ -19,9 +19,17 @@ export interface GridColumn {
   readonly type: string;
 }
 
+/** Rows as the grid takes them: text, null for SQL NULL, undefined for a value not read yet. */
+export interface GridRows {
+  readonly rowCount: number;
+  rows(from?: number, to?: number): (string | null | undefined)[][];
+}
+
 export interface Grid {
-  /** Shows these rows (the first on top). */
-  show(result: TextResult): void;
+  /** Shows these rows, the first on top unless `keepScroll` (the same rows again, more of their columns read). */
+  show(result: GridRows | TextResult, options?: { readonly keepScroll?: boolean }): void;
+  /** How many columns, from the first, the grid's box shows before it is scrolled sideways. */
+  columnsInSight(): number;
   /** The header cell of a column: the page puts the sort button and the column's charts in it. */
   header(column: string): HTMLElement;
 }
@@ -36,7 +44,7 @@ const numeric = (type: string) => /^(U?(TINYINT|SMALLINT|INTEGER|BIGINT)|DOUBLE|
 export function createGrid(
   root: HTMLElement,
   columns: readonly GridColumn[],
-  record: ((row: readonly (string | null)[]) => string | undefined) | undefined,
+  record: ((row: readonly (string | null | undefined)[]) => string | undefined) | undefined,
   labels: { readonly record: string; readonly nullValue: string },
 ): Grid {
   const widths = [...(record ? ['4.5rem'] : []), ...columns.map((column) => (numeric(column.type) ? '8rem' : '11rem'))];
@@ -69,7 +77,7 @@ export function createGrid(
   body.setAttribute('role', 'rowgroup');
   root.replaceChildren(head, body);
 
-  let shown: (string | null)[][] = [];
+  let shown: (string | null | undefined)[][] = [];
   const virtualizer = new Virtualizer<HTMLElement, HTMLElement>({
     count: 0,
     getScrollElement: () => root,
@@ -82,7 +90,7 @@ export function createGrid(
   });
   virtualizer._didMount();
 
-  function rowElement(values: readonly (string | null)[], index: number): HTMLElement {
+  function rowElement(values: readonly (string | null | undefined)[], index: number): HTMLElement {
     const row = document.createElement('div');
     row.className = 'explorer-row';
     row.setAttribute('role', 'row');
@@ -104,9 +112,15 @@ export function createGrid(
     values.forEach((value, i) => {
       const cell = document.createElement('div');
       cell.setAttribute('role', 'cell');
-      cell.className = `explorer-cell${numeric(columns[i]!.type) ? ' number' : ''}${value === null ? ' null' : ''}`;
-      cell.textContent = value ?? labels.nullValue;
-      if (value !== null && value.length > 12) cell.title = value;
+      if (value === undefined) {
+        // Out of sight when drawn, and read a moment after the rest.
+        cell.className = 'explorer-cell pending';
+        cell.setAttribute('aria-busy', 'true');
+      } else {
+        cell.className = `explorer-cell${numeric(columns[i]!.type) ? ' number' : ''}${value === null ? ' null' : ''}`;
+        cell.textContent = value ?? labels.nullValue;
+        if (value !== null && value.length > 12) cell.title = value;
+      }
       row.append(cell);
     });
     return row;
@@ -126,14 +140,23 @@ export function createGrid(
   }
 
   return {
-    show(result) {
+    show(result, { keepScroll = false } = {}) {
       shown = result.rows();
       virtualizer.setOptions({ ...virtualizer.options, count: shown.length });
       virtualizer._willUpdate();
-      root.scrollTop = 0;
+      if (!keepScroll) root.scrollTop = 0;
       virtualizer.measure();
       draw();
     },
     header: (column) => headers.get(column)!,
+    columnsInSight() {
+      const width = root.clientWidth;
+      let count = 0;
+      for (const column of columns) {
+        if (headers.get(column.name)!.offsetLeft >= width) break;
+        count++;
+      }
+      return count;
+    },
   };
 }

@@ -1,5 +1,5 @@
 import type { CatalogueTable } from './downloads-catalogue.ts';
-import { readText } from './parquet-table.ts';
+import { readText, type CatalogueColumn } from './parquet-table.ts';
 import type { PublishedFiles } from './published-files.ts';
 import type { TextResult } from './sql-result.ts';
 
@@ -7,9 +7,16 @@ import type { TextResult } from './sql-result.ts';
  * Rows of a table in the order of its published files, read straight from them with no DuckDB:
  * what an unfiltered, unsorted page shows, as `SELECT * … LIMIT n OFFSET m` gives it over the
  * files in the catalogue's order. Only the row groups holding those rows are fetched, so a table
- * page opens without the 35 MB of DuckDB-WASM and reads one row group or two of any table.
+ * page opens without the 35 MB of DuckDB-WASM and reads one row group or two of any table;
+ * `columns` (the table's by default) are the only ones read.
  */
-export async function naturalRows(table: CatalogueTable, files: PublishedFiles, offset: number, limit: number): Promise<TextResult> {
+export async function naturalRows(
+  table: CatalogueTable,
+  files: PublishedFiles,
+  offset: number,
+  limit: number,
+  columns: readonly CatalogueColumn[] = table.columns,
+): Promise<TextResult> {
   const pieces: TextResult[] = [];
   let start = 0;
   for (const file of table.files) {
@@ -18,12 +25,17 @@ export async function naturalRows(table: CatalogueTable, files: PublishedFiles, 
     const to = Math.min(offset + limit, end);
     if (from < to) {
       const { file: bytes, metadata } = files(file);
-      pieces.push(await readText(bytes, await metadata, from - start, to - start, table.columns));
+      pieces.push(await readText(bytes, await metadata, from - start, to - start, columns));
     }
     start = end;
     if (start >= offset + limit) break;
   }
-  const columns = table.columns.map((column) => column.name);
   const rows = pieces.flatMap((piece) => piece.rows());
-  return { columns, rowCount: rows.length, rows: (from = 0, to = rows.length) => rows.slice(from, to) };
+  return { columns: columns.map((column) => column.name), rowCount: rows.length, rows: (from = 0, to = rows.length) => rows.slice(from, to) };
+}
+
+/** The same rows with more columns beside them (`right`'s after `left`'s). */
+export function sideBySide(left: TextResult, right: TextResult): TextResult {
+  const rows = left.rows().map((row, i) => [...row, ...right.rows(i, i + 1)[0]!]);
+  return { columns: [...left.columns, ...right.columns], rowCount: rows.length, rows: (from = 0, to = rows.length) => rows.slice(from, to) };
 }

@@ -3,9 +3,9 @@ import type { TableStatistics } from '../../core/column-statistics.ts';
 import { fileNameInUrl } from '../../datasets/answers/file-names.ts';
 import { columnChart, readStatistics, type ChartTexts } from './column-charts.ts';
 import { readCatalogue, type CatalogueTable } from './downloads-catalogue.ts';
-import { createGrid } from './explorer-grid.ts';
+import { createGrid, type GridRows } from './explorer-grid.ts';
 import { mountFilterForm, showFacet, showFilters, type FilterTexts } from './explorer-filters.ts';
-import { naturalRows } from './natural-rows.ts';
+import { naturalRows, sideBySide } from './natural-rows.ts';
 import { browserType } from './parquet-table.ts';
 import { publishedFiles } from './published-files.ts';
 import { statisticsBound } from './sort-bound.ts';
@@ -94,7 +94,7 @@ export async function mountTableExplorer(root: HTMLElement): Promise<void> {
     find('[data-explorer-grid]'),
     columns,
     record && keyIndex >= 0
-      ? (row) => (row[keyIndex] === null ? undefined : record.href.replace('{value}', encodeURIComponent(fileNameInUrl(row[keyIndex]!))))
+      ? (row) => (row[keyIndex] == null ? undefined : record.href.replace('{value}', encodeURIComponent(fileNameInUrl(row[keyIndex]!))))
       : undefined,
     { record: texts.record, nullValue: texts.nullValue },
   );
@@ -109,9 +109,22 @@ export async function mountTableExplorer(root: HTMLElement): Promise<void> {
         throw failure;
       }));
 
-  /** The view's rows and how many rows match, read as cheaply as the view allows. */
-  async function read(view: ViewState): Promise<{ rows: TextResult; total: number }> {
-    if (!view.filters.length && !view.sort) return { rows: await naturalRows(table!, files, view.page * PAGE_ROWS, PAGE_ROWS), total: tableRows };
+  /**
+   * The view's rows and how many rows match, read as cheaply as the view allows. Rows in the files'
+   * order are read first of the columns in sight, handed to `early` to draw, then of the others:
+   * a wide table's long columns (the register's parcels and buildings as JSON) wait until after
+   * its rows are shown.
+   */
+  async function read(view: ViewState, early: (rows: GridRows, total: number) => void): Promise<{ rows: TextResult; total: number }> {
+    if (!view.filters.length && !view.sort) {
+      const offset = view.page * PAGE_ROWS;
+      const inSight = grid.columnsInSight();
+      if (inSight < 1 || inSight >= columns.length) return { rows: await naturalRows(table!, files, offset, PAGE_ROWS), total: tableRows };
+      const first = await naturalRows(table!, files, offset, PAGE_ROWS, table!.columns.slice(0, inSight));
+      const notYet = Array.from({ length: columns.length - inSight }, () => undefined);
+      early({ rowCount: first.rowCount, rows: (from, to) => first.rows(from, to).map((row) => [...row, ...notYet]) }, tableRows);
+      return { rows: sideBySide(first, await naturalRows(table!, files, offset, PAGE_ROWS, table!.columns.slice(inSight))), total: tableRows };
+    }
     if (!database) status.textContent = texts.loadingDuckdb;
     const db = await open();
     const total = view.filters.length ? Number((await db.query(countSql(name, view.filters))).rows()[0]![0]) : tableRows;
@@ -170,10 +183,11 @@ export async function mountTableExplorer(root: HTMLElement): Promise<void> {
     showFilters(filterList, view.filters, texts, (index) => change({ ...view, filters: view.filters.filter((_, i) => i !== index), page: 0 }));
     markSort();
     if (status.textContent === '') status.textContent = texts.reading;
-    try {
-      const { rows, total } = await read(view);
-      if (asked !== shownView) return;
-      grid.show(rows);
+    let drawn = false;
+    const draw = (rows: GridRows, total: number) => {
+      // The rest of the columns of rows already drawn: the reader may have scrolled meanwhile.
+      grid.show(rows, { keepScroll: drawn });
+      drawn = true;
       const pages = Math.max(1, Math.ceil(total / PAGE_ROWS));
       const from = view.page * PAGE_ROWS;
       status.textContent = total
@@ -183,6 +197,13 @@ export async function mountTableExplorer(root: HTMLElement): Promise<void> {
       pageText.textContent = fill(texts.pageOf, { page: format(view.page + 1), pages: format(pages) });
       previous.disabled = view.page === 0;
       next.disabled = view.page + 1 >= pages;
+    };
+    try {
+      const { rows, total } = await read(view, (early, total) => {
+        if (asked === shownView) draw(early, total);
+      });
+      if (asked !== shownView) return;
+      draw(rows, total);
     } catch (failure) {
       if (asked !== shownView) return;
       problem.hidden = false;

@@ -186,6 +186,35 @@ describe.skipIf(skip)('the table pages in Chromium', () => {
     expect(problems).toEqual([]);
   });
 
+  it('draws a wide table’s rows of the columns in sight first, then reads the others into them', async () => {
+    const page = await browser.newPage();
+    try {
+      // The first row drawn: which of its cells were still to be read.
+      await page.addInitScript(`new MutationObserver((_, observer) => {
+        const row = document.querySelector('.explorer-body [role=row]');
+        if (!row) return;
+        window.firstDrawn = [...row.querySelectorAll('[role=cell]:not(.explorer-record)')].map((cell) => cell.classList.contains('pending'));
+        observer.disconnect();
+      }).observe(document, { childList: true, subtree: true })`);
+      await page.goto(`${site.url}/datasets/rcn/properties/`);
+      await shownView(page);
+      const firstDrawn = (await page.evaluate('window.firstDrawn')) as boolean[];
+      const inSight = (await page.evaluate(
+        `(() => { const grid = document.querySelector('[data-explorer-grid]'); return [...grid.querySelectorAll('[role=columnheader][data-column]')].filter((cell) => cell.offsetLeft < grid.clientWidth).length; })()`,
+      )) as number;
+      const columns = (await catalogue()).tables.find((table) => table.sqlName === 'rcn_properties')!;
+      expect(inSight).toBeGreaterThan(2);
+      expect(firstDrawn).toEqual(Array.from({ length: firstDrawn.length }, (_, i) => i >= inSight));
+      expect(firstDrawn.length).toBe((columns as unknown as { columns: unknown[] }).columns.length);
+      // Then every column, as DuckDB gives it.
+      expect(await page.locator('.explorer-body .pending').count()).toBe(0);
+      const shown = await viewShown(page);
+      expect(drawnRowsMatch(shown.rows, await rowsOf(duckdb, shown.sql))).toBeGreaterThan(9);
+    } finally {
+      await page.close();
+    }
+  });
+
   it('links a row to its record, and the view’s SQL into the query page', async () => {
     await open('/datasets/citybike/zones/');
     const href = (await tab.locator('[data-explorer-record]').first().getAttribute('href'))!;
