@@ -1,5 +1,4 @@
 import { elementScroll, observeElementOffset, observeElementRect, Virtualizer } from '@tanstack/virtual-core';
-import type { TextResult } from './sql-result.ts';
 
 /**
  * The rows of a table page in a grid that draws only the rows in sight (a page holds 500 rows of
@@ -27,7 +26,7 @@ export interface GridRows {
 
 export interface Grid {
   /** Shows these rows, the first on top unless `keepScroll` (the same rows again, more of their columns read). */
-  show(result: GridRows | TextResult, options?: { readonly keepScroll?: boolean }): void;
+  show(result: GridRows, options?: { readonly keepScroll?: boolean }): void;
   /** How many columns, from the first, the grid's box shows before it is scrolled sideways. */
   columnsInSight(): number;
   /** The header cell of a column: the page puts the sort button and the column's charts in it. */

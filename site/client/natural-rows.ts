@@ -1,7 +1,7 @@
 import type { CatalogueTable } from './downloads-catalogue.ts';
 import { readText, type CatalogueColumn } from './parquet-table.ts';
 import type { PublishedFiles } from './published-files.ts';
-import type { TextResult } from './sql-result.ts';
+import { textRows, type TextResult } from './sql-result.ts';
 
 /**
  * Rows of a table in the order of its published files, read straight from them with no DuckDB:
@@ -30,12 +30,17 @@ export async function naturalRows(
     start = end;
     if (start >= offset + limit) break;
   }
-  const rows = pieces.flatMap((piece) => piece.rows());
-  return { columns: columns.map((column) => column.name), rowCount: rows.length, rows: (from = 0, to = rows.length) => rows.slice(from, to) };
+  return textRows(
+    columns.map((column) => column.name),
+    pieces.flatMap((piece) => piece.rows()),
+  );
 }
 
 /** The same rows with more columns beside them (`right`'s after `left`'s). */
 export function sideBySide(left: TextResult, right: TextResult): TextResult {
-  const rows = left.rows().map((row, i) => [...row, ...right.rows(i, i + 1)[0]!]);
-  return { columns: [...left.columns, ...right.columns], rowCount: rows.length, rows: (from = 0, to = rows.length) => rows.slice(from, to) };
+  const rightRows = right.rows();
+  return textRows(
+    [...left.columns, ...right.columns],
+    left.rows().map((row, i) => [...row, ...rightRows[i]!]),
+  );
 }

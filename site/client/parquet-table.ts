@@ -1,6 +1,6 @@
 import { parquetReadObjects, type AsyncBuffer, type FileMetaData, type ParquetParsers } from 'hyparquet';
 import { decompress as zstd } from 'fzstd';
-import { dayText, timestampText, type TextResult } from './sql-result.ts';
+import { ARROW, textRows, valueText, type ArrowType, type TextResult } from './sql-result.ts';
 
 /**
  * Parts of published Parquet files read in the browser with hyparquet: as text for a table page's
@@ -71,22 +71,20 @@ function travelling(column: CatalogueColumn, values: readonly unknown[]): Travel
 }
 
 /**
- * A travelling value as text, as sql-result.ts writes it when read back from its Arrow vector:
- * what DuckDB-WASM would show for it (test/site/client/parquet-table.test.ts holds the two equal).
+ * The Arrow type each way of travelling reads back as (arrow-parts.ts makes the vectors): a
+ * travelling value is written as text by sql-result.ts, as if read back from its vector, so a page
+ * shows what DuckDB-WASM would (test/site/client/parquet-table.test.ts holds the two equal).
  */
-function textOf(travel: Travel, value: unknown): string | null {
-  if (value === null) return null;
-  switch (travel) {
-    case 'day':
-      return dayText(value as number);
-    case 'instant':
-      return timestampText(value as number);
-    case 'texts':
-      return JSON.stringify(value);
-    default:
-      return String(value);
-  }
-}
+const readsBackAs: Record<Travel, ArrowType> = {
+  int32: { typeId: ARROW.Int },
+  int64: { typeId: ARROW.Int },
+  float64: { typeId: ARROW.Float },
+  bool: { typeId: ARROW.Bool },
+  day: { typeId: ARROW.Date },
+  instant: { typeId: ARROW.Timestamp, timezone: null },
+  text: { typeId: ARROW.Utf8 },
+  texts: { typeId: ARROW.List },
+};
 
 // hyparquet turns every value of each page it reads into text (and JSON into objects), though a
 // view keeps a few hundred of a row group's rows: it gives the bytes back instead, and only the
@@ -127,8 +125,11 @@ export async function readText(
   columns: readonly CatalogueColumn[],
 ): Promise<TextResult> {
   const read = await readValues(file, metadata, rowStart, rowEnd, columns);
-  const rows = Array.from({ length: read[0]?.values.length ?? 0 }, (_, row) => read.map(({ travel, values }) => textOf(travel, values[row])));
-  return { columns: columns.map((column) => column.name), rowCount: rows.length, rows: (from = 0, to = rows.length) => rows.slice(from, to) };
+  const rows = Array.from({ length: read[0]?.values.length ?? 0 }, (_, row) => read.map(({ travel, values }) => valueText(values[row], readsBackAs[travel])));
+  return textRows(
+    columns.map((column) => column.name),
+    rows,
+  );
 }
 
 const quoteIdentifier = (name: string) => `"${name.replaceAll('"', '""')}"`;

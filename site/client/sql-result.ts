@@ -5,8 +5,8 @@
  * download.
  */
 
-/** Arrow's type ids (`Type` in apache-arrow's enum.ts), the few that need more than String(). */
-const ARROW = { Decimal: 7, Date: 8, Timestamp: 10, List: 12, Struct: 13, Map: 17, FixedSizeList: 16 } as const;
+/** Arrow's type ids (`Type` in apache-arrow's enum.ts): those written with more than String(), and the plain ones columns travel as (parquet-table.ts). */
+export const ARROW = { Int: 2, Float: 3, Utf8: 5, Bool: 6, Decimal: 7, Date: 8, Timestamp: 10, List: 12, Struct: 13, Map: 17, FixedSizeList: 16 } as const;
 
 /** What this module reads of an Arrow type. */
 export interface ArrowType {
@@ -29,9 +29,14 @@ export interface TextResult {
   rows(from?: number, to?: number): (string | null)[][];
 }
 
+/** Rows already written as text. */
+export function textRows(columns: readonly string[], rows: (string | null)[][]): TextResult {
+  return { columns, rowCount: rows.length, rows: (from = 0, to = rows.length) => rows.slice(from, to) };
+}
+
 const twoDigits = (n: number) => String(n).padStart(2, '0');
 
-export function dayText(ms: number): string {
+function dayText(ms: number): string {
   const date = new Date(ms);
   return `${date.getUTCFullYear()}-${twoDigits(date.getUTCMonth() + 1)}-${twoDigits(date.getUTCDate())}`;
 }
