@@ -21,9 +21,14 @@
  * Works in .cache/bench/cost/<scale>/ (deleted first; BENCH_KEEP=1 leaves it after). Appends each
  * scale's figures to bench/results/cost-<time>.json as it ends, so a long run that fails late keeps
  * what it measured, and prints a markdown table at the end.
+ *
+ * `-- --resume` goes on with a scale whose run was stopped (a region's takes longer than a working
+ * session here): stages it finished are kept as measured (`stages.json` in its directory), and a
+ * stopped pull goes on from its journal as a pull does, its lives' seconds added and its peaks the
+ * most of any life. Any other stage stopped half-way is run again whole, its stopped life not counted.
  */
 import { spawn } from 'node:child_process';
-import { statfsSync } from 'node:fs';
+import { statfsSync, writeFileSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { openSnapshot } from '../core/snapshot/read.ts';
@@ -33,7 +38,9 @@ import { stop } from './processes.ts';
 import { MemoryPeaks } from './soak/memory.ts';
 import { filesOf, sized } from './tree-references.ts';
 const reporting = process.argv[2] === '--report';
-const chosen = (process.argv.slice(2).length ? process.argv.slice(2) : ['tiny', 'small', 'city', 'region']) as Scale[];
+const resuming = process.argv.includes('--resume');
+const named = process.argv.slice(2).filter((arg) => arg !== '--resume');
+const chosen = (named.length ? named : ['tiny', 'small', 'city', 'region']) as Scale[];
 if (!reporting) for (const scale of chosen) if (!scales.includes(scale)) throw new Error(`unknown scale ${scale}: one of ${scales.join(', ')}`);
 
 interface Stage {
@@ -45,6 +52,15 @@ interface Stage {
   readonly ownPeakMiB: number;
   /** The most disk the stage took at once, beyond what the file system held when it began (all of it: journals, staging, spill). */
   readonly peakDiskMiB: number;
+  /** How many processes the stage took, when a stopped run went on (`--resume`); one if absent. */
+  readonly lives?: number;
+}
+
+/** What a scale's run has measured so far, kept in its directory for `--resume`. */
+interface Progress {
+  readonly done: Stage[];
+  /** The stage under way as last seen (every few seconds), with the lives before it. */
+  running?: Stage;
 }
 
 interface ScaleFigures {
@@ -69,7 +85,7 @@ function odsnap(args: readonly string[], env: Record<string, string> = {}) {
 type Odsnap = ReturnType<typeof odsnap>;
 
 /** The most the file system under `dir` filled beyond what it held at the start, sampled every second. */
-function watchDisk(dir: string): { stop(): number } {
+function watchDisk(dir: string): { most(): number; stop(): number } {
   const used = () => {
     const { blocks, bfree, bsize } = statfsSync(dir);
     return (blocks - bfree) * bsize;
@@ -78,6 +94,7 @@ function watchDisk(dir: string): { stop(): number } {
   let most = before;
   const sampler = setInterval(() => void (most = Math.max(most, used())), 1000);
   return {
+    most: () => most - before,
     stop() {
       clearInterval(sampler);
       return Math.max(most, used()) - before;
@@ -89,22 +106,40 @@ function watchDisk(dir: string): { stop(): number } {
  * Runs an odsnap command as a stage, timing it and sampling its processes' memory and the disk:
  * until it exits, or, given `ready`, until `ready` resolves, then stops it.
  */
-async function timed(stage: Stage['stage'], args: readonly string[], env: Record<string, string> = {}, ready?: (run: Odsnap) => Promise<void>): Promise<Stage> {
-  console.error(`  ${stage}: odsnap ${args.join(' ')}`);
+async function timed(
+  stage: Stage['stage'],
+  args: readonly string[],
+  {
+    env = {},
+    ready,
+    earlier,
+    seen,
+  }: { env?: Record<string, string>; ready?: (run: Odsnap) => Promise<void>; earlier?: Stage; seen?: (so: Stage) => void } = {},
+): Promise<Stage> {
+  console.error(`  ${stage}: odsnap ${args.join(' ')}${earlier ? ` (going on after ${earlier.seconds.toFixed(0)} s)` : ''}`);
   const started = performance.now();
   const disk = watchDisk(process.cwd());
   const run = odsnap(args, env);
   const memory = new MemoryPeaks(run.child.pid!);
+  const sofar = (peakDisk: number): Stage => ({
+    stage,
+    seconds: (earlier?.seconds ?? 0) + (performance.now() - started) / 1000,
+    peakMiB: Math.max(earlier?.peakMiB ?? 0, memory.peak.all / 1024),
+    ownPeakMiB: Math.max(earlier?.ownPeakMiB ?? 0, memory.peak.server / 1024),
+    peakDiskMiB: Math.max(earlier?.peakDiskMiB ?? 0, peakDisk / 2 ** 20),
+    ...(earlier ? { lives: (earlier.lives ?? 1) + 1 } : {}),
+  });
+  const watching = seen && setInterval(() => seen(sofar(disk.most())), 5000);
   try {
     if (ready) await ready(run);
     else {
       const code = await new Promise<number | null>((resolve) => run.child.on('exit', resolve));
       if (code !== 0) throw new Error(`odsnap ${args.join(' ')} failed (exit ${code}):\n${run.lastStderr()}`);
     }
-    const seconds = (performance.now() - started) / 1000;
-    return report({ stage, seconds, peakMiB: memory.peak.all / 1024, ownPeakMiB: memory.peak.server / 1024, peakDiskMiB: disk.stop() / 2 ** 20 });
+    return report(sofar(disk.stop()));
   } finally {
     // Also when it failed: no sampler, and no process of the stage, outlives it.
+    if (watching) clearInterval(watching);
     memory.stop();
     disk.stop();
     await stop(run.child);
@@ -113,7 +148,7 @@ async function timed(stage: Stage['stage'], args: readonly string[], env: Record
 
 function report(stage: Stage): Stage {
   console.error(
-    `  ${stage.stage}: ${stage.seconds.toFixed(1)} s, peak ${stage.peakMiB.toFixed(0)} MiB (odsnap's own process ${stage.ownPeakMiB.toFixed(0)}), disk up to ${stage.peakDiskMiB.toFixed(0)} MiB more`,
+    `  ${stage.stage}: ${stage.seconds.toFixed(1)} s${stage.lives ? ` over ${stage.lives} processes` : ''}, peak ${stage.peakMiB.toFixed(0)} MiB (odsnap's own process ${stage.ownPeakMiB.toFixed(0)}), disk up to ${stage.peakDiskMiB.toFixed(0)} MiB more`,
   );
   return stage;
 }
@@ -133,33 +168,71 @@ async function answering(port: number, path: string, { child, lastStderr }: Odsn
 
 async function measureScale(scale: Scale): Promise<ScaleFigures> {
   const dir = join(process.cwd(), '.cache', 'bench', 'cost', scale);
-  await rm(dir, { recursive: true, force: true });
+  const progressFile = join(dir, 'stages.json');
+  const progress: Progress = resuming
+    ? await readFile(progressFile, 'utf8').then(
+        (text) => JSON.parse(text) as Progress,
+        () => ({ done: [] }),
+      )
+    : { done: [] };
+  if (!progress.done.length && !progress.running) await rm(dir, { recursive: true, force: true });
   await mkdir(dir, { recursive: true });
+  const save = () => writeFileSync(progressFile, JSON.stringify(progress, null, 2));
   const [sampleDir, mirrorDir, tree] = [join(dir, 'sample'), join(dir, 'mirror'), join(dir, 'dist')];
-  const stages: Stage[] = [];
   console.error(`${scale}:`);
 
-  stages.push(await timed('sample', ['sample', '--scale', scale, '--out', sampleDir]));
+  /** Runs a stage unless an earlier run finished it; only a pull goes on from a stopped life. */
+  const stage = async (name: Stage['stage'], run: (earlier: Stage | undefined, seen: (so: Stage) => void) => Promise<Stage>) => {
+    const finished = progress.done.find((done) => done.stage === name);
+    if (finished) {
+      console.error(`  ${name}: measured by an earlier run`);
+      report(finished);
+      return;
+    }
+    const earlier = name === 'pull' && progress.running?.stage === 'pull' ? progress.running : undefined;
+    const measured = await run(earlier, (so) => {
+      progress.running = so;
+      save();
+    });
+    progress.done.push(measured);
+    progress.running = undefined;
+    save();
+  };
 
-  const upstreamPort = await freePort();
-  const upstream = odsnap(['serve', '--data', sampleDir, '--port', String(upstreamPort), '--quiet'], { ODSNAP_CACHE_DIR: join(dir, 'upstream-cache') });
-  try {
-    await answering(upstreamPort, '/api/public/rcn/transactions?limit=1', upstream);
-    stages.push(await timed('pull', ['pull', '--from', `http://127.0.0.1:${upstreamPort}`, '--data', mirrorDir]));
-  } finally {
-    await stop(upstream.child);
-  }
+  await stage('sample', async (_, seen) => {
+    await rm(sampleDir, { recursive: true, force: true });
+    return timed('sample', ['sample', '--scale', scale, '--out', sampleDir], { seen });
+  });
 
-  stages.push(await timed('build', ['build', '--data', mirrorDir, '--out', tree]));
+  await stage('pull', async (earlier, seen) => {
+    if (!earlier) await rm(mirrorDir, { recursive: true, force: true });
+    const upstreamPort = await freePort();
+    const upstream = odsnap(['serve', '--data', sampleDir, '--port', String(upstreamPort), '--quiet'], { ODSNAP_CACHE_DIR: join(dir, 'upstream-cache') });
+    try {
+      await answering(upstreamPort, '/api/public/rcn/transactions?limit=1', upstream);
+      return await timed('pull', ['pull', '--from', `http://127.0.0.1:${upstreamPort}`, '--data', mirrorDir], { earlier, seen });
+    } finally {
+      await stop(upstream.child);
+    }
+  });
 
-  const servePort = await freePort();
-  const serveArgs = ['serve', '--data', mirrorDir, '--port', String(servePort), '--quiet'];
-  // An empty cache directory: the serving database is built in the stage.
-  stages.push(
-    await timed('serve', serveArgs, { ODSNAP_CACHE_DIR: join(dir, 'serve-cache') }, (server) =>
-      answering(servePort, '/api/public/rcn/transactions?limit=1', server),
-    ),
-  );
+  await stage('build', async (_, seen) => {
+    await rm(tree, { recursive: true, force: true });
+    return timed('build', ['build', '--data', mirrorDir, '--out', tree], { seen });
+  });
+
+  await stage('serve', async (_, seen) => {
+    const servePort = await freePort();
+    const cache = join(dir, 'serve-cache');
+    await rm(cache, { recursive: true, force: true });
+    // An empty cache directory: the serving database is built in the stage.
+    return timed('serve', ['serve', '--data', mirrorDir, '--port', String(servePort), '--quiet'], {
+      env: { ODSNAP_CACHE_DIR: cache },
+      ready: (server) => answering(servePort, '/api/public/rcn/transactions?limit=1', server),
+      seen,
+    });
+  });
+  const stages = stageNames.map((name) => progress.done.find((done) => done.stage === name)!);
 
   const { manifest } = await openSnapshot(mirrorDir);
   const tables = Object.values(manifest.datasets).flatMap((dataset) => Object.values(dataset.tables));
