@@ -1,7 +1,7 @@
 import type { ChartData } from '../../datasets/vocabulary/figure.ts';
 import type { Language } from '../../core/text.ts';
 import { uiOf } from '../i18n/ui.ts';
-import { locale, timeOf } from './scales.ts';
+import { dateFormat, timeOf } from './scales.ts';
 
 /**
  * The words of a chart in the page's language: values named where the declaration names them
@@ -52,9 +52,9 @@ export function xLabelOf(chart: ChartData, x: string, lang: Language): Label {
         : x.includes('T')
           ? { dateStyle: 'medium', timeStyle: 'short' }
           : { dateStyle: 'medium' };
-  const formatted = new Intl.DateTimeFormat(locale(lang), { ...options, timeZone: 'UTC' }).format(time);
+  const formatted = dateFormat(lang, { ...options, timeZone: 'UTC' }).format(time);
   return { text: period === 'week' ? uiOf(lang).readableCharts.weekOf(formatted) : formatted };
 }
 
 /** A day (YYYY-MM-DD) written out in the page's language. */
-export const dayLabel = (day: string, lang: Language) => new Intl.DateTimeFormat(locale(lang), { dateStyle: 'long', timeZone: 'UTC' }).format(timeOf(day));
+export const dayLabel = (day: string, lang: Language) => dateFormat(lang, { dateStyle: 'long', timeZone: 'UTC' }).format(timeOf(day));

@@ -1,6 +1,6 @@
 import type { Language } from '../../core/text.ts';
 import type { MapValue } from '../../datasets/vocabulary/figure.ts';
-import { locale } from './scales.ts';
+import { numberFormat } from './scales.ts';
 
 /**
  * What a map says of a place beyond its name, in the page's language: the figure of a layer with
@@ -10,8 +10,8 @@ import { locale } from './scales.ts';
 
 export function placeFigure(value: MapValue | undefined, place: { readonly value?: number; readonly count?: number }, lang: Language): string {
   if (!value || place.value === undefined) return '';
-  const number = new Intl.NumberFormat(locale(lang), { maximumFractionDigits: Math.abs(place.value) < 100 ? 1 : 0 }).format(place.value);
-  const count = value.count && place.count !== undefined ? ` · ${value.count[lang]}: ${new Intl.NumberFormat(locale(lang)).format(place.count)}` : '';
+  const number = numberFormat(lang, { maximumFractionDigits: Math.abs(place.value) < 100 ? 1 : 0 }).format(place.value);
+  const count = value.count && place.count !== undefined ? ` · ${value.count[lang]}: ${numberFormat(lang).format(place.count)}` : '';
   return `${number} ${value.unit[lang]}${count}`;
 }
 
@@ -20,7 +20,7 @@ export function placeFigure(value: MapValue | undefined, place: { readonly value
  * suffix is a word ("13,8" over "tys."), which on one line would be wider than the circle.
  */
 export function placeBadge(value: number, lang: Language): readonly string[] {
-  const format = new Intl.NumberFormat(locale(lang), { notation: 'compact', maximumFractionDigits: value >= 1000 && value < 100_000 ? 1 : 0 });
+  const format = numberFormat(lang, { notation: 'compact', maximumFractionDigits: value >= 1000 && value < 100_000 ? 1 : 0 });
   const parts = format.formatToParts(value);
   const suffix = parts.findIndex((part) => part.type === 'compact');
   if (suffix < 0 || parts[suffix]!.value.length < 2) return [format.format(value)];

@@ -5,6 +5,24 @@ import type { Language } from '../../core/text.ts';
 export const locale = (lang: Language) => (lang === 'pl' ? 'pl-PL' : 'en-GB');
 
 /**
+ * Formatters, made once for each language and options. Each holds its locale's calendar and symbols
+ * in native memory that V8's collector does not weigh, so one made per label of a chart of tens of
+ * thousands of points held hundreds of megabytes until the collector happened by, and was most of
+ * the site build's peak memory.
+ */
+const formatters = new Map<string, Intl.DateTimeFormat | Intl.NumberFormat>();
+const formatter = <F extends Intl.DateTimeFormat | Intl.NumberFormat>(kind: string, lang: Language, options: object, make: () => F): F => {
+  const key = `${kind} ${lang} ${JSON.stringify(options)}`;
+  let found = formatters.get(key);
+  if (!found) formatters.set(key, (found = make()));
+  return found as F;
+};
+export const dateFormat = (lang: Language, options: Intl.DateTimeFormatOptions) =>
+  formatter('date', lang, options, () => new Intl.DateTimeFormat(locale(lang), options));
+export const numberFormat = (lang: Language, options: Intl.NumberFormatOptions = {}) =>
+  formatter('number', lang, options, () => new Intl.NumberFormat(locale(lang), options));
+
+/**
  * Ticks at 1, 2, 2.5 or 5 × 10ⁿ covering [min, max], about `count` of them; the domain grows to the
  * outer ticks. `fractionDigits`: what a label needs to show every tick as it is (1012.5, not 1,013).
  */
@@ -32,13 +50,13 @@ export function niceTicks(min: number, max: number, count = 5): { ticks: number[
  */
 export function formatNumber(value: number, lang: Language, compact = false, fractionDigits = 0): string {
   const abs = Math.abs(value);
-  if (compact) return new Intl.NumberFormat(locale(lang), { notation: 'compact', maximumFractionDigits: 1 }).format(value);
-  return new Intl.NumberFormat(locale(lang), { maximumFractionDigits: Math.max(fractionDigits, abs >= 100 ? 0 : abs >= 1 ? 2 : 3) }).format(value);
+  if (compact) return numberFormat(lang, { notation: 'compact', maximumFractionDigits: 1 }).format(value);
+  return numberFormat(lang, { maximumFractionDigits: Math.max(fractionDigits, abs >= 100 ? 0 : abs >= 1 ? 2 : 3) }).format(value);
 }
 
 /** Degrees of longitude or latitude with a fixed number of decimals, in the page's language (52,2297° in Polish). */
 export const formatDegrees = (value: number, lang: Language, digits: number) =>
-  `${new Intl.NumberFormat(locale(lang), { minimumFractionDigits: digits, maximumFractionDigits: digits, useGrouping: false }).format(value)}°`;
+  `${numberFormat(lang, { minimumFractionDigits: digits, maximumFractionDigits: digits, useGrouping: false }).format(value)}°`;
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -93,7 +111,7 @@ export function timeTicks(min: number, max: number, count: number, lang: Languag
     if (t < min) t += step.days * DAY;
     for (; t <= max; t += step.days * DAY) ticks.push(t);
   }
-  const format = (options: Intl.DateTimeFormatOptions) => new Intl.DateTimeFormat(locale(lang), { ...options, timeZone: 'UTC' });
+  const format = (options: Intl.DateTimeFormatOptions) => dateFormat(lang, { ...options, timeZone: 'UTC' });
   const day = format({ day: 'numeric', month: 'short' });
   // Made once, not per tick: a formatter is costly to make and the site draws many axes.
   const clock = format({ hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
@@ -104,7 +122,7 @@ export function timeTicks(min: number, max: number, count: number, lang: Languag
 
 /** A day or an instant for text: `2024-10-01`, or `2024-10-01 22:00 UTC` when the time matters. */
 /** A day (or the day of an instant, in UTC) written out in the language, e.g. `3 March 2025`. */
-export const formatDay = (iso: string, lang: Language) => new Intl.DateTimeFormat(locale(lang), { dateStyle: 'long', timeZone: 'UTC' }).format(new Date(iso));
+export const formatDay = (iso: string, lang: Language) => dateFormat(lang, { dateStyle: 'long', timeZone: 'UTC' }).format(new Date(iso));
 
 export function formatTime(value: string, withTime = false): string {
   if (!value.includes('T')) return value;
@@ -121,5 +139,5 @@ export function formatDuration(seconds: number, lang: Language): string {
     ['minute', 60],
   ] as const;
   const [unit, size] = units.find(([, size]) => Math.abs(seconds) >= size) ?? ['second', 1];
-  return new Intl.NumberFormat(locale(lang), { style: 'unit', unit, unitDisplay: 'long', maximumFractionDigits: 1 }).format(seconds / size);
+  return numberFormat(lang, { style: 'unit', unit, unitDisplay: 'long', maximumFractionDigits: 1 }).format(seconds / size);
 }

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { ChartData } from '../../datasets/vocabulary/figure.ts';
 import { text } from '../../core/text.ts';
 import { chartGeometry } from '../../site/figures/chart-geometry.ts';
@@ -197,6 +197,25 @@ describe('readable charts', () => {
     expect(labelOf(data, 'Mróz', 'en')).toEqual({ text: 'Frost' });
     expect(labelOf(data, 'Odczuwalna (°C)', 'en')).toEqual({ text: 'Odczuwalna (°C)', lang: 'pl' });
     expect(labelOf(data, 'Odczuwalna (°C)', 'pl')).toEqual({ text: 'Odczuwalna (°C)' });
+  });
+});
+
+describe('drawing a chart', () => {
+  it('makes each date and number formatter once, not once per point', () => {
+    // A formatter holds its locale's data in native memory the collector does not weigh: one per
+    // label of a chart of 68 thousand points took the site build's peak past a gigabyte.
+    const dates = vi.spyOn(Intl, 'DateTimeFormat');
+    const numbers = vi.spyOn(Intl, 'NumberFormat');
+    try {
+      const rows = days(2000).flatMap((day, i) => ['a', 'b', 'c'].map((series) => ({ x: day, y: (i * 7) % 1000, series })));
+      for (const lang of ['en', 'pl'] as const) chartGeometry(chart(rows, { name: 'many' }), lang);
+      chartGeometry(chart(rows, { name: 'again' }), 'en');
+      expect(dates.mock.calls.length).toBeLessThan(20);
+      expect(numbers.mock.calls.length).toBeLessThan(20);
+    } finally {
+      dates.mockRestore();
+      numbers.mockRestore();
+    }
   });
 });
 
