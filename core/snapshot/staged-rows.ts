@@ -142,6 +142,8 @@ class RunReader {
   /** The line ahead, with its newline, and its key; undefined once the run is read. */
   line: Buffer | undefined;
   key: SortKey = [];
+  /** The line ahead, parsed. */
+  row: Record<string, unknown> = {};
 
   constructor(
     path: string,
@@ -161,7 +163,8 @@ class RunReader {
       if (newline !== -1 && newline < this.held) {
         this.line = this.buffer.subarray(this.start, newline + 1);
         this.start = newline + 1;
-        this.key = keyOf(JSON.parse(this.line.toString('utf8')), this.columns);
+        this.row = JSON.parse(this.line.toString('utf8')) as Record<string, unknown>;
+        this.key = keyOf(this.row, this.columns);
         return;
       }
       if (this.ended) {
@@ -243,6 +246,36 @@ async function mergeRuns(runs: readonly string[], target: string, columns: reado
   } finally {
     closeSync(output);
   }
+}
+
+/**
+ * Fills each staged row from the line of `valuesPath` of the same key (or from none), both files in
+ * the order of `key` (see sortStagedRows): the two are read side by side, a chunk of each at a time,
+ * so memory holds neither file, whatever their size. Of lines of `valuesPath` with equal keys, the
+ * last is the one given.
+ */
+export async function joinStagedRows(
+  path: string,
+  valuesPath: string,
+  key: readonly string[],
+  fill: (row: Record<string, unknown>, values: Readonly<Record<string, unknown>> | undefined) => void,
+): Promise<void> {
+  const values = new RunReader(valuesPath, key, 0);
+  let found: { key: SortKey; row: Record<string, unknown> } | undefined;
+  await fillStagedRows(path, (row) => {
+    const wanted = keyOf(row, key);
+    if (!found || compareKeys(found.key, wanted) !== 0) {
+      found = undefined;
+      while (values.line && compareKeys(values.key, wanted) < 0) values.advance();
+      while (values.line && compareKeys(values.key, wanted) === 0) {
+        found = { key: values.key, row: values.row };
+        values.advance();
+      }
+    }
+    fill(row, found?.row);
+  });
+  // Read to its end, so that its file is closed.
+  while (values.line) values.advance();
 }
 
 /** A turn of the event loop, so that a server in the same process answers between chunks of work. */

@@ -8,7 +8,7 @@ import type { Column, Derivation } from '../table.ts';
 import { readExpression, rowDecoder, stagingType, writeExpression } from '../db/columns.ts';
 import { quoteIdentifier, quoteString, type Database } from '../db/duckdb.ts';
 import type { FileManifest, TableManifest } from './manifest.ts';
-import { fillStagedRows, sortStagedRows } from './staged-rows.ts';
+import { joinStagedRows, sortStagedRows } from './staged-rows.ts';
 
 /**
  * Writes one table of a snapshot. Rows are routed to their partition and staged as JSON lines;
@@ -227,32 +227,32 @@ export class TableWriter {
     };
   }
 
-  /** Fills the derived columns of every staged row from their queries. */
+  /**
+   * Fills the derived columns of every staged row from their queries. Each query's answers are
+   * written to a file and put in the key's order, as the staged rows are, and the two read side by
+   * side: held in a map, a register's answers took more memory than the rest of the snapshot's
+   * writing, and grew with it.
+   */
   private async derive(db: Database): Promise<void> {
     const key = this.table.key!;
-    const values = new Map<string, Record<string, unknown>>();
-    const keyText = (row: Readonly<Record<string, unknown>>) => JSON.stringify(keyOf(row, key));
+    for (const partition of this.partitions.values()) await sortStagedRows(partition.staged, key);
     for (const [name, column] of this.derived) {
       const answer = { ...Object.fromEntries(key.map((k) => [k, this.table.columns[k]!])), value: column };
       const decode = rowDecoder(answer);
       const select = Object.entries(answer)
         .map(([k, c]) => readExpression(k, c))
         .join(', ');
-      for (const found of await db.rows(`SELECT ${select} FROM (${column.derive.sql})`)) {
-        const row = decode(found);
-        const id = keyText(row);
-        if (!values.has(id)) values.set(id, {});
-        values.get(id)![name] = row.value;
-      }
+      const values = join(this.stagingDir, `derived-${name}.jsonl`);
+      for await (const rows of db.stream(`SELECT ${select} FROM (${column.derive.sql})`))
+        appendFileSync(values, rows.map((row) => `${JSON.stringify(decode(row))}\n`).join(''));
+      appendFileSync(values, '');
+      await sortStagedRows(values, key);
+      for (const partition of this.partitions.values())
+        await joinStagedRows(partition.staged, values, key, (row, found) => void (row[name] = found?.value ?? null));
+      await rm(values);
     }
-    for (const partition of this.partitions.values()) {
-      await fillStagedRows(partition.staged, (row) => {
-        const found = values.get(keyText(row));
-        for (const [name] of this.derived) row[name] = found?.[name] ?? null;
-      });
-      // Rows were put in order without their derived values.
-      partition.inOrder = false;
-    }
+    // Rows were put in order without their derived values.
+    for (const partition of this.partitions.values()) partition.inOrder = false;
   }
 }
 
