@@ -26,6 +26,7 @@ export default defineConfig({
       'test/core/zoned-time.test.ts',
       'test/core/db/in-turn.test.ts',
       'test/core/snapshot/staged-rows.test.ts',
+      'test/core/snapshot/staged-join.test.ts',
       'test/core/snapshot/table-writer.test.ts',
       'test/datasets/declarations.test.ts',
       'test/datasets/vocabulary/geometry.test.ts',

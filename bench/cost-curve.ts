@@ -37,39 +37,18 @@ import { freePort } from '../test/fixtures/loopback.ts';
 import { stop } from './processes.ts';
 import { MemoryPeaks } from './soak/memory.ts';
 import { filesOf, sized } from './tree-references.ts';
+import { render, stageNames, type ScaleFigures, type Stage } from './cost-report.ts';
 const reporting = process.argv[2] === '--report';
 const resuming = process.argv.includes('--resume');
 const named = process.argv.slice(2).filter((arg) => arg !== '--resume');
 const chosen = (named.length ? named : ['tiny', 'small', 'city', 'region']) as Scale[];
 if (!reporting) for (const scale of chosen) if (!scales.includes(scale)) throw new Error(`unknown scale ${scale}: one of ${scales.join(', ')}`);
 
-interface Stage {
-  readonly stage: 'sample' | 'pull' | 'build' | 'serve';
-  readonly seconds: number;
-  /** The stage's processes together, at their peak. */
-  readonly peakMiB: number;
-  /** The odsnap process alone, at its peak (the rest: the site's build, the serving database's). */
-  readonly ownPeakMiB: number;
-  /** The most disk the stage took at once, beyond what the file system held when it began (all of it: journals, staging, spill). */
-  readonly peakDiskMiB: number;
-  /** How many processes the stage took, when a stopped run went on (`--resume`); one if absent. */
-  readonly lives?: number;
-}
-
 /** What a scale's run has measured so far, kept in its directory for `--resume`. */
 interface Progress {
   readonly done: Stage[];
   /** The stage under way as last seen (every few seconds), with the lives before it. */
   running?: Stage;
-}
-
-interface ScaleFigures {
-  readonly scale: Scale;
-  readonly rows: number;
-  readonly parquetBytes: number;
-  readonly treeFiles: number;
-  readonly treeBytes: number;
-  readonly stages: Stage[];
 }
 
 /**
@@ -247,54 +226,6 @@ async function measureScale(scale: Scale): Promise<ScaleFigures> {
   };
   if (!process.env.BENCH_KEEP) await rm(dir, { recursive: true, force: true });
   return figures;
-}
-
-/** A bar per scale and stage, its length the logarithm of the seconds: a curve that stays straight grows in proportion. */
-function chart(measured: readonly ScaleFigures[]): string[] {
-  const all = measured.flatMap((m) => m.stages.map((stage) => stage.seconds));
-  const [least, most] = [Math.min(...all), Math.max(...all)];
-  const width = 40;
-  const bar = (seconds: number) =>
-    '█'.repeat(Math.max(1, Math.round(((Math.log(seconds) - Math.log(least)) / (Math.log(most) - Math.log(least) || 1)) * width)));
-  const lines = [`seconds, on a log scale (${least.toFixed(1)} to ${most.toFixed(0)} s)`, ''];
-  for (const name of stageNames) {
-    for (const [i, m] of measured.entries()) {
-      const stage = m.stages.find((s) => s.stage === name);
-      if (!stage) continue;
-      lines.push(
-        `${(i === 0 ? name : '').padEnd(6)} ${m.scale.padEnd(6)} ${`${millions(m.rows)} M rows`.padStart(14)}  ${bar(stage.seconds)} ${stage.seconds.toFixed(1)}`,
-      );
-    }
-    lines.push('');
-  }
-  return lines.slice(0, -1);
-}
-
-const millions = (n: number) => (n / 1e6).toLocaleString('en', { maximumFractionDigits: 2 });
-const mib = (bytes: number) => (bytes / 2 ** 20).toLocaleString('en', { maximumFractionDigits: 0 });
-const stageNames = ['sample', 'pull', 'build', 'serve'] as const;
-
-/** A figure an earlier run's results may lack (runs before it was measured). */
-const whole = (value: number | undefined) => (value === undefined ? '–' : value.toFixed(0));
-
-/** The table and the chart of the figures, in Markdown. */
-function render(measured: readonly ScaleFigures[]): string {
-  const cell = (m: ScaleFigures, name: Stage['stage']) => {
-    const stage = m.stages.find((s) => s.stage === name);
-    return stage ? `${stage.seconds.toFixed(1)} / ${whole(stage.peakMiB)} (${whole(stage.ownPeakMiB)}) / ${whole(stage.peakDiskMiB)}` : '–';
-  };
-  return [
-    `| scale | rows (M) | Parquet (MiB) | tree files | tree (MiB) | ${stageNames.map((s) => `${s}: s / peak MiB (own) / disk MiB`).join(' | ')} |`,
-    `| --- | ---: | ---: | ---: | ---: | ${stageNames.map(() => '---:').join(' | ')} |`,
-    ...measured.map(
-      (m) =>
-        `| ${m.scale} | ${millions(m.rows)} | ${mib(m.parquetBytes)} | ${m.treeFiles.toLocaleString('en')} | ${mib(m.treeBytes)} | ${stageNames.map((name) => cell(m, name)).join(' | ')} |`,
-    ),
-    '',
-    '```',
-    ...chart(measured),
-    '```',
-  ].join('\n');
 }
 
 // `--report FILE…`: the table and chart of earlier runs' results, scales in the order given.

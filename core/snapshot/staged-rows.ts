@@ -1,6 +1,5 @@
-import { closeSync, createReadStream, openSync, readSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readSync, rmSync, statSync, writeSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
-import { createInterface } from 'node:readline';
 import { compareKeys, keyOf, type SortKey } from '../row-order.ts';
 
 /**
@@ -132,8 +131,8 @@ async function writeRuns(path: string, columns: readonly string[], runBytes: num
   }
 }
 
-/** A sorted run read back a chunk at a time, one line ahead. */
-class RunReader {
+/** A sorted run (or any file of lines in order) read back a chunk at a time, one line ahead. */
+export class RunReader {
   private readonly fd: number;
   private buffer: Buffer;
   private start = 0;
@@ -248,61 +247,5 @@ async function mergeRuns(runs: readonly string[], target: string, columns: reado
   }
 }
 
-/**
- * Fills each staged row from the line of `valuesPath` of the same key (or from none), both files in
- * the order of `key` (see sortStagedRows): the two are read side by side, a chunk of each at a time,
- * so memory holds neither file, whatever their size. Of lines of `valuesPath` with equal keys, the
- * last is the one given.
- */
-export async function joinStagedRows(
-  path: string,
-  valuesPath: string,
-  key: readonly string[],
-  fill: (row: Record<string, unknown>, values: Readonly<Record<string, unknown>> | undefined) => void,
-): Promise<void> {
-  const values = new RunReader(valuesPath, key, 0);
-  let found: { key: SortKey; row: Record<string, unknown> } | undefined;
-  await fillStagedRows(path, (row) => {
-    const wanted = keyOf(row, key);
-    if (!found || compareKeys(found.key, wanted) !== 0) {
-      found = undefined;
-      while (values.line && compareKeys(values.key, wanted) < 0) values.advance();
-      while (values.line && compareKeys(values.key, wanted) === 0) {
-        found = { key: values.key, row: values.row };
-        values.advance();
-      }
-    }
-    fill(row, found?.row);
-  });
-  // Read to its end, so that its file is closed.
-  while (values.line) values.advance();
-}
-
 /** A turn of the event loop, so that a server in the same process answers between chunks of work. */
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
-
-/** Rewrites a staged file with `fill` applied to each row, line by line. */
-export async function fillStagedRows(path: string, fill: (row: Record<string, unknown>) => void): Promise<void> {
-  const filled = `${path}.filled`;
-  const output = openSync(filled, 'w');
-  try {
-    let buffer: string[] = [];
-    let bytes = 0;
-    for await (const text of createInterface({ input: createReadStream(path), crlfDelay: Infinity })) {
-      const row = JSON.parse(text) as Record<string, unknown>;
-      fill(row);
-      const line = JSON.stringify(row);
-      buffer.push(line);
-      bytes += line.length;
-      if (bytes >= 4 * 1024 * 1024) {
-        writeSync(output, buffer.join('\n') + '\n');
-        buffer = [];
-        bytes = 0;
-      }
-    }
-    if (buffer.length) writeSync(output, buffer.join('\n') + '\n');
-  } finally {
-    closeSync(output);
-  }
-  renameSync(filled, path);
-}

@@ -8,7 +8,8 @@ import type { Column, Derivation } from '../table.ts';
 import { readExpression, rowDecoder, stagingType, writeExpression } from '../db/columns.ts';
 import { quoteIdentifier, quoteString, type Database } from '../db/duckdb.ts';
 import type { FileManifest, TableManifest } from './manifest.ts';
-import { joinStagedRows, sortStagedRows } from './staged-rows.ts';
+import { joinStagedRows } from './staged-join.ts';
+import { sortStagedRows } from './staged-rows.ts';
 
 /**
  * Writes one table of a snapshot. Rows are routed to their partition and staged as JSON lines;
