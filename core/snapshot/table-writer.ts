@@ -246,7 +246,7 @@ export class TableWriter {
       const values = join(this.stagingDir, `derived-${name}.jsonl`);
       for await (const rows of db.stream(`SELECT ${select} FROM (${column.derive.sql})`))
         appendFileSync(values, rows.map((row) => `${JSON.stringify(decode(row))}\n`).join(''));
-      appendFileSync(values, '');
+      appendFileSync(values, ''); // there even when the query has no answer
       await sortStagedRows(values, key);
       for (const partition of this.partitions.values())
         await joinStagedRows(partition.staged, values, key, (row, found) => void (row[name] = found?.value ?? null));
