@@ -1,4 +1,5 @@
 import type { Language } from '../../core/text.ts';
+import { Memo } from '../../core/memo.ts';
 
 /** Axes of the charts: round tick values, time ticks on calendar boundaries (UTC), labels in the page's language. */
 
@@ -8,19 +9,14 @@ export const locale = (lang: Language) => (lang === 'pl' ? 'pl-PL' : 'en-GB');
  * Formatters, made once for each language and options. Each holds its locale's calendar and symbols
  * in native memory that V8's collector does not weigh, so one made per label of a chart of tens of
  * thousands of points held hundreds of megabytes until the collector happened by, and was most of
- * the site build's peak memory.
+ * the site build's peak memory. The site asks for a few dozen kinds.
  */
-const formatters = new Map<string, Intl.DateTimeFormat | Intl.NumberFormat>();
-const formatter = <F extends Intl.DateTimeFormat | Intl.NumberFormat>(kind: string, lang: Language, options: object, make: () => F): F => {
-  const key = `${kind} ${lang} ${JSON.stringify(options)}`;
-  let found = formatters.get(key);
-  if (!found) formatters.set(key, (found = make()));
-  return found as F;
-};
+const dateFormats = new Memo<string, Intl.DateTimeFormat>(256);
+const numberFormats = new Memo<string, Intl.NumberFormat>(256);
 export const dateFormat = (lang: Language, options: Intl.DateTimeFormatOptions) =>
-  formatter('date', lang, options, () => new Intl.DateTimeFormat(locale(lang), options));
+  dateFormats.of(`${lang} ${JSON.stringify(options)}`, () => new Intl.DateTimeFormat(locale(lang), options));
 export const numberFormat = (lang: Language, options: Intl.NumberFormatOptions = {}) =>
-  formatter('number', lang, options, () => new Intl.NumberFormat(locale(lang), options));
+  numberFormats.of(`${lang} ${JSON.stringify(options)}`, () => new Intl.NumberFormat(locale(lang), options));
 
 /**
  * Ticks at 1, 2, 2.5 or 5 × 10ⁿ covering [min, max], about `count` of them; the domain grows to the
@@ -113,7 +109,6 @@ export function timeTicks(min: number, max: number, count: number, lang: Languag
   }
   const format = (options: Intl.DateTimeFormatOptions) => dateFormat(lang, { ...options, timeZone: 'UTC' });
   const day = format({ day: 'numeric', month: 'short' });
-  // Made once, not per tick: a formatter is costly to make and the site draws many axes.
   const clock = format({ hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
   const calendar = step.months >= 12 ? format({ year: 'numeric' }) : step.months ? format({ month: 'short', year: 'numeric' }) : day;
   const label = (value: number) => (step.hours ? (value % DAY === 0 ? day : clock) : calendar).format(value);
