@@ -49,6 +49,11 @@ interface Progress {
   readonly done: Stage[];
   /** The stage under way as last seen (every few seconds), with the lives before it. */
   running?: Stage;
+  /**
+   * The port the sample's upstream is served on for the pull. A pull goes on from its journal
+   * only when asked of the same upstream, address included: a resumed pull must find it there.
+   */
+  upstreamPort?: number;
 }
 
 /**
@@ -185,7 +190,11 @@ async function measureScale(scale: Scale): Promise<ScaleFigures> {
 
   await stage('pull', async (earlier, seen) => {
     if (!earlier) await rm(mirrorDir, { recursive: true, force: true });
-    const upstreamPort = await freePort();
+    if (!earlier || progress.upstreamPort === undefined) {
+      progress.upstreamPort = await freePort();
+      save();
+    }
+    const upstreamPort = progress.upstreamPort;
     const upstream = odsnap(['serve', '--data', sampleDir, '--port', String(upstreamPort), '--quiet'], { ODSNAP_CACHE_DIR: join(dir, 'upstream-cache') });
     try {
       await answering(upstreamPort, '/api/public/rcn/transactions?limit=1', upstream);
