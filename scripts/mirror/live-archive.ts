@@ -3,7 +3,8 @@ import { appendFile, mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { dataLayout } from '../../core/snapshot/layout.ts';
 import type { LiveGap } from '../../core/mirror-status.ts';
-import { entriesOf, Journal, RawJson, type Batch, type Entry } from '../pull/journal.ts';
+import { Journal } from '../pull/journal.ts';
+import { entriesOf, RawJson, type Batch, type Entry } from '../pull/journal-line.ts';
 
 /**
  * The live archive: every capture of the live feeds a long-running mirror makes between its

@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import type { Dataset } from '../../datasets/vocabulary/dataset.ts';
 import type { Manifest } from '../../core/snapshot/manifest.ts';
-import type { Entry } from '../pull/journal.ts';
+import type { Entry } from '../pull/journal-line.ts';
 import { Normalizer } from '../pull/normalize.ts';
 import { capturedAt, type LiveArchive } from './live-archive.ts';
 

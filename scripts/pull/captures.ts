@@ -1,5 +1,6 @@
 import type { Dataset } from '../../datasets/vocabulary/dataset.ts';
-import { RawJson, type Batch, type Entry, type Journal } from './journal.ts';
+import type { Journal } from './journal.ts';
+import { RawJson, type Batch, type Entry } from './journal-line.ts';
 import type { Previous } from './previous.ts';
 
 /**

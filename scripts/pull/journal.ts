@@ -1,10 +1,7 @@
 import { closeSync, createReadStream, ftruncateSync, fstatSync, openSync, readSync, writeSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { constants, deflateRawSync, inflateRawSync } from 'node:zlib';
-import type { RecordPlace } from '../../datasets/answers/crawling.ts';
-import { elementSpans, memberSpan, minify } from '../../datasets/vocabulary/json-text.ts';
+import { HEAD_BYTES, headOf, keyOf, packed, parseLine, plainLengthOf, RawJson, type Entry } from './journal-line.ts';
 import { sizeText } from './limits.ts';
-import { nestingPast } from './upstream/nesting.ts';
 
 /**
  * The checkpoint of a pull: an append-only file with one line per finished unit of work (a
@@ -27,57 +24,6 @@ import { nestingPast } from './upstream/nesting.ts';
  * A packed payload says its plain length (`~LENGTH:`), so opening counts it without inflating.
  */
 
-/** A record that failed validation, kept as it came with the reason. */
-export interface Quarantined {
-  readonly resource: string;
-  readonly url: string;
-  readonly reason: string;
-  readonly record: unknown;
-}
-
-/** Where the records of one resource are in a stored answer, and the request that brought them. */
-export interface Batch extends RecordPlace {
-  /** Which of the unit's answers. */
-  readonly answer: number;
-  /** Path and query parameters of the request, e.g. { counterId: 'x', from: …, to: … }. */
-  readonly params: Readonly<Record<string, string>>;
-  /** The request's endpoint path relative to the data set. */
-  readonly path: string;
-  readonly url: string;
-  /** Epoch ms of the answer: the capture time of live data. */
-  readonly fetchedAt: number;
-  /**
-   * Epoch ms the request for the answer was sent (its last attempt, on the clock of fetchedAt):
-   * live data shows the upstream at some moment from askedAt to fetchedAt. Optional when read:
-   * journals and live archives written before it was recorded have none.
-   */
-  readonly askedAt?: number;
-}
-
-/** An answer kept as the JSON text the upstream sent, written into the journal as it is. */
-export class RawJson {
-  constructor(readonly json: string) {}
-
-  /** The text for a journal line, which may hold no line break (JSON allows them between tokens, which go; the rest stays as written). */
-  get line(): string {
-    return /[\r\n]/.test(this.json) ? minify(this.json) : this.json;
-  }
-}
-
-export interface Payload {
-  readonly dataset?: string;
-  readonly batches?: readonly Batch[];
-  /** The unit's answers; a batch points into one of them. */
-  readonly answers?: readonly unknown[];
-  /** The same answers as the JSON text they came in (read back from the journal). */
-  readonly texts?: readonly string[];
-}
-
-export interface Entry<M = unknown> extends Payload {
-  readonly key: string;
-  readonly meta: M;
-}
-
 /** The most its answers may take as plain text, and how a failure names that limit (the option, or where it came from). */
 export interface PlainLimit {
   readonly bytes: number;
@@ -87,14 +33,64 @@ export interface PlainLimit {
 /** The journal would grow past its limit: the pull stops. */
 export class JournalFull extends Error {}
 
-interface Place {
-  readonly meta: unknown;
-  readonly offset: number;
-  readonly length: number;
+/**
+ * Where each unit's line is in the file, by key. Kept small, since a region's pull journals a
+ * million units: a slot number per key, offsets and lengths in typed arrays, and a unit's meta read
+ * back from its line when asked for rather than held.
+ */
+class Places {
+  private readonly slots = new Map<string, number>();
+  private offsets = new Float64Array(1024);
+  private lengths = new Float64Array(1024);
+
+  get size(): number {
+    return this.slots.size;
+  }
+
+  has(key: string): boolean {
+    return this.slots.has(key);
+  }
+
+  get(key: string): { offset: number; length: number } | undefined {
+    const slot = this.slots.get(key);
+    return slot === undefined ? undefined : { offset: this.offsets[slot]!, length: this.lengths[slot]! };
+  }
+
+  /** Whether the line at `offset` is the one that counts for its key (of a unit written twice, the later). */
+  counts(key: string | undefined, offset: number): boolean {
+    if (key === undefined) return false;
+    const slot = this.slots.get(key);
+    return slot !== undefined && this.offsets[slot] === offset;
+  }
+
+  set(key: string, offset: number, length: number): void {
+    let slot = this.slots.get(key);
+    if (slot === undefined) {
+      slot = this.slots.size;
+      if (slot === this.offsets.length) {
+        this.offsets = grown(this.offsets);
+        this.lengths = grown(this.lengths);
+      }
+      this.slots.set(key, slot);
+    }
+    this.offsets[slot] = offset;
+    this.lengths[slot] = length;
+  }
+
+  /** Every unit's place, in the order first written. */
+  *all(): Generator<{ offset: number; length: number }> {
+    for (let slot = 0; slot < this.slots.size; slot++) yield { offset: this.offsets[slot]!, length: this.lengths[slot]! };
+  }
 }
 
+const grown = (array: Float64Array) => {
+  const larger = new Float64Array(array.length * 2);
+  larger.set(array);
+  return larger;
+};
+
 export class Journal {
-  private readonly places = new Map<string, Place>();
+  private readonly places = new Places();
   private size = 0;
   /** Bytes of the lines as plain text, as staging reads them. */
   private plainSize = 0;
@@ -128,7 +124,7 @@ export class Journal {
       const head = headOf(line, maxDepth);
       if ('unreadable' in head) options.onUnreadable?.(offset, head.unreadable);
       else {
-        journal.places.set(head.key, { meta: head.meta, offset, length });
+        journal.places.set(head.key, offset, length);
         journal.plainSize += plainLengthOf(line, length);
       }
       offset += length;
@@ -146,13 +142,15 @@ export class Journal {
     return this.places.has(key);
   }
 
+  /** A unit's meta, read back from its line. */
   meta<M>(key: string): M | undefined {
-    return this.places.get(key)?.meta as M | undefined;
+    const place = this.places.get(key);
+    return place && (this.headAt(place.offset, place.length).meta as M);
   }
 
-  /** Every unit's meta, kept in memory. */
+  /** Every unit's meta, read back from the file in the order the units were first written. */
   *metas(): Generator<unknown> {
-    for (const place of this.places.values()) yield place.meta;
+    for (const place of this.places.all()) yield this.headAt(place.offset, place.length).meta;
   }
 
   /** Appends a finished unit in one write; answers given as RawJson go in as the text they are. */
@@ -179,7 +177,7 @@ export class Journal {
       throw this.full;
     }
     for (let written = 0; written < line.length; ) written += writeSync(this.fd, line, written, line.length - written, this.size + written);
-    this.places.set(key, { meta, offset: this.size, length: line.length });
+    this.places.set(key, this.size, line.length);
     this.size += line.length;
     this.plainSize += plainLength;
   }
@@ -188,9 +186,30 @@ export class Journal {
   read<M>(key: string): Entry<M> | undefined {
     const place = this.places.get(key);
     if (!place) return undefined;
-    const buffer = Buffer.alloc(place.length);
-    readSync(this.fd, buffer, 0, place.length, place.offset);
-    return parseLine(buffer.toString('utf8', 0, place.length - 1)).entry as Entry<M>;
+    return parseLine(this.text(place.offset, place.length - 1)).entry as Entry<M>;
+  }
+
+  /** The key and meta of the line at `offset`, reading no more of it than they take. */
+  private headAt(offset: number, length: number): { key: string; meta: unknown } {
+    let text = this.text(offset, Math.min(length - 1, HEAD_BYTES));
+    let second = text.indexOf('\t', text.indexOf('\t') + 1);
+    if (second === -1) {
+      text = this.text(offset, length - 1);
+      second = text.indexOf('\t', text.indexOf('\t') + 1);
+    }
+    const first = text.indexOf('\t');
+    return { key: JSON.parse(text.slice(0, first)) as string, meta: JSON.parse(text.slice(first + 1, second)) };
+  }
+
+  /** `length` bytes of the file from `offset`, as text. */
+  private text(offset: number, length: number): string {
+    const buffer = Buffer.allocUnsafe(length);
+    for (let read = 0; read < length; ) {
+      const got = readSync(this.fd, buffer, read, length - read, offset + read);
+      if (got === 0) throw new Error(`${this.path} ended at ${offset + read}, inside a line it indexed`);
+      read += got;
+    }
+    return buffer.toString('utf8');
   }
 
   /**
@@ -198,13 +217,12 @@ export class Journal {
    * take once read, whatever it takes on disk); of a unit written twice (see open), the line that counts.
    */
   async *entries(): AsyncGenerator<Entry & { readonly bytes: number }> {
-    const counted = new Set([...this.places.values()].map((place) => place.offset));
     const input = createReadStream(this.path, { encoding: 'utf8', end: Math.max(0, this.size - 1) });
     let offset = 0;
     for await (const line of createInterface({ input, crlfDelay: Infinity })) {
       const at = offset;
       offset += Buffer.byteLength(line) + 1;
-      if (!line || !counted.has(at)) continue;
+      if (!line || !this.places.counts(keyOf(line), at)) continue;
       const { entry, plainBytes } = parseLine(line);
       yield { ...entry, bytes: plainBytes + 1 };
     }
@@ -216,83 +234,3 @@ export class Journal {
 }
 
 const defaultMaxDepth = 64;
-
-/**
- * Every whole entry of a journal that another process may be appending to (a live archive's hour
- * while the mirror captures), in the order written: read only, so a torn last line is passed
- * over, not cut off as `Journal.open` would.
- */
-export async function* entriesOf(path: string): AsyncGenerator<Entry> {
-  const fd = openSync(path, 'r');
-  try {
-    const size = fstatSync(fd).size;
-    let offset = 0;
-    for await (const line of createInterface({ input: createReadStream(path, { encoding: 'utf8', end: Math.max(0, size - 1) }), crlfDelay: Infinity })) {
-      offset += Buffer.byteLength(line) + 1;
-      if (offset > size) break;
-      if (line) yield parseLine(line).entry;
-    }
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/** A whole line's key and meta, or why it cannot be read back. */
-function headOf(line: string, maxDepth: number): { key: string; meta: unknown } | { unreadable: string } {
-  // The payload's own nesting, and the few levels the line wraps it in (entry, answers). A packed
-  // payload is not inflated to check it: only this odsnap or a later one packs, and they journal
-  // only answers that passed the same limit when fetched (upstream/attempt.ts); the lines nested
-  // too deep are plain ones from an odsnap that had no limit, which this still catches.
-  if (nestingPast(line, maxDepth + 4) !== undefined) return { unreadable: `nested deeper than ${maxDepth} levels` };
-  // Lines are written whole from JSON.stringify or from answers that parsed: only the head is read now.
-  try {
-    const [key, meta] = line.split('\t', 2);
-    return { key: JSON.parse(key!) as string, meta: JSON.parse(meta!) };
-  } catch (error) {
-    return { unreadable: (error as Error).message };
-  }
-}
-
-/**
- * Marks a packed payload: a payload written plain (by an odsnap before packing) is a JSON object,
- * and no JSON text starts with `~`, so both forms read.
- */
-const PACKED = '~';
-
-/**
- * A payload as a packed line holds it: its length in bytes and a colon (which base64 never holds),
- * then the payload deflated at a fast level (a pull writes a line per unit) in base64, which holds
- * no line break.
- */
-function packed(payload: string, bytes: number): string {
-  return `${PACKED}${bytes}:${deflateRawSync(payload, { level: constants.Z_BEST_SPEED }).toString('base64')}`;
-}
-
-/** The mark and the length a packed payload says, when it says one. */
-const packedHead = new RegExp(`^${PACKED}(\\d+):`);
-
-/** A packed payload's deflated bytes: after its length, or, written by an odsnap that did not say the length, right after the mark. */
-const deflatedOf = (stored: string) => Buffer.from(stored.slice(packedHead.exec(stored)?.[0].length ?? PACKED.length), 'base64');
-
-/**
- * A whole line's length as plain text, from the length its packed payload says; a plain payload,
- * or a packed one from an odsnap that did not say it, counts as long as it is on disk.
- */
-function plainLengthOf(line: string, length: number): number {
-  const second = line.indexOf('\t', line.indexOf('\t') + 1);
-  const said = packedHead.exec(line.slice(second + 1, second + 24));
-  return said ? Buffer.byteLength(line.slice(0, second + 1)) + Number(said[1]) + 1 : length;
-}
-
-/** A line's entry, its answers' texts as written, and the line's length in bytes as plain text. */
-function parseLine(line: string): { entry: Entry; plainBytes: number } {
-  const first = line.indexOf('\t');
-  const second = line.indexOf('\t', first + 1);
-  const stored = line.slice(second + 1);
-  const inflated = stored.startsWith(PACKED) ? inflateRawSync(deflatedOf(stored)) : undefined;
-  const payload = inflated ? inflated.toString('utf8') : stored;
-  const answers = memberSpan(payload, 0, 'answers');
-  const texts = answers ? elementSpans(payload, answers[0]).map(([start, end]) => payload.slice(start, end)) : [];
-  const entry = { key: JSON.parse(line.slice(0, first)), meta: JSON.parse(line.slice(first + 1, second)), ...JSON.parse(payload), texts };
-  return { entry, plainBytes: Buffer.byteLength(line.slice(0, second + 1)) + (inflated?.length ?? Buffer.byteLength(stored)) };
-}

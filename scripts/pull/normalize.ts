@@ -6,7 +6,7 @@ import { elementSpans, memberSpan, minify, type Span } from '../../datasets/voca
 import { relativeLinks, renderContext, type RenderContext } from '../../datasets/vocabulary/render.ts';
 import { relativeText } from '../../datasets/vocabulary/written.ts';
 import type { Table } from '../../core/table.ts';
-import type { Batch, Quarantined } from './journal.ts';
+import type { Batch, Quarantined } from './journal-line.ts';
 
 /**
  * How the records of an upstream's answers become stored rows. A crawl keeps answers as they came

@@ -1,7 +1,8 @@
 import type { Resource } from '../../datasets/vocabulary/dataset.ts';
 import { queryString, type RenderContext } from '../../datasets/vocabulary/render.ts';
 import { formatInstant } from '../../core/zoned-time.ts';
-import type { Batch, Journal } from './journal.ts';
+import type { Journal } from './journal.ts';
+import type { Batch } from './journal-line.ts';
 import { recordsOf } from './normalize.ts';
 
 /**

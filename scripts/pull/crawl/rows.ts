@@ -2,7 +2,8 @@ import { addDays, utcDayOf } from '../../../core/calendar.ts';
 import type { Table } from '../../../core/table.ts';
 import type { Fetched, RecordPlace, Span } from '../../../datasets/answers/crawling.ts';
 import type { Dataset } from '../../../datasets/vocabulary/dataset.ts';
-import type { Batch, Journal } from '../journal.ts';
+import type { Journal } from '../journal.ts';
+import type { Batch } from '../journal-line.ts';
 import { Normalizer } from '../normalize.ts';
 
 /**

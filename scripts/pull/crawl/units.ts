@@ -1,7 +1,8 @@
 import type { Fetched, Found, RecordPlace } from '../../../datasets/answers/crawling.ts';
 import type { Dataset } from '../../../datasets/vocabulary/dataset.ts';
 import { escapesIn, type EscapeEvidence } from '../../../datasets/vocabulary/written.ts';
-import { RawJson, type Batch, type Journal } from '../journal.ts';
+import type { Journal } from '../journal.ts';
+import { RawJson, type Batch } from '../journal-line.ts';
 import { baseIn } from '../public-base.ts';
 import type { Tally } from '../report.ts';
 import type { Observations, UnitObserved } from './observations.ts';

@@ -2,7 +2,8 @@ import { readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { deflateRawSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { entriesOf, Journal, JournalFull, RawJson } from '../../../scripts/pull/journal.ts';
+import { Journal, JournalFull } from '../../../scripts/pull/journal.ts';
+import { entriesOf, RawJson } from '../../../scripts/pull/journal-line.ts';
 import { tempDir } from '../../fixtures/pull.ts';
 
 /** Answers as an upstream may write them: spacing, escapes, number forms and key order that a parse and stringify would not keep. */
@@ -185,5 +186,29 @@ describe('Journal', () => {
       /would take more than .* once read \(the free space\) with 4, after 4 units/,
     );
     resumed.close();
+  });
+
+  it("reads each unit's meta back from its line, however long, and of a unit written twice the later", async () => {
+    const file = await journalFile();
+    const long = { base: 'https://example.org', note: `ł${'x'.repeat(10_000)}\t` };
+    const journal = await Journal.open(file);
+    journal.append({ key: 'short', meta: { records: 1 }, answers: [new RawJson(page(0))] });
+    journal.append({ key: 'long', meta: long, answers: [new RawJson(page(1))] });
+    journal.append({ key: 'twice', meta: { records: 2 }, answers: [new RawJson(page(2))] });
+    journal.append({ key: 'twice', meta: { records: 3 }, answers: [new RawJson(page(3))] });
+    const expected = [{ records: 1 }, long, { records: 3 }];
+    expect([...journal.metas()]).toEqual(expected);
+    journal.close();
+
+    const reopened = await Journal.open(file);
+    expect(reopened.units).toBe(3);
+    expect([reopened.meta('short'), reopened.meta('long'), reopened.meta('twice'), reopened.meta('none')]).toEqual([...expected, undefined]);
+    expect([...reopened.metas()]).toEqual(expected);
+    expect((await collect(reopened.entries())).map((entry) => [entry.key, entry.meta])).toEqual([
+      ['short', { records: 1 }],
+      ['long', long],
+      ['twice', { records: 3 }],
+    ]);
+    reopened.close();
   });
 });
