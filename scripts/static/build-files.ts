@@ -124,6 +124,7 @@ async function writeEndpoint(files: AsyncIterable<StaticFile>, output: TreeOutpu
     count++;
     progress(count);
   }
+  output.closeSegments();
   await listing.finish();
 }
 

@@ -1,26 +1,39 @@
-import { goneFrom, linesOf, parseLines, type Segment, type TreeState } from './tree-state.ts';
+import { closeSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
+import { goneFrom, linesOf, parseLines, segmentHead, stateHead, type Segment, type TreeState } from './tree-state.ts';
 
-/** A segment of the tree being written: carried whole from the tree in use (its text), or made file by file. */
+/**
+ * A segment of the tree being written: carried whole from the tree in use (its text), made file by
+ * file while its endpoint is written (its files), or, once that endpoint is done, its lines set
+ * down in the spill file (where they are).
+ */
 interface NextSegment {
   readonly print: string;
-  /** Files added one by one; a carried segment has its count and text instead. */
-  readonly files?: Map<string, string>;
-  readonly count?: number;
+  files?: Map<string, string>;
+  count?: number;
   text?: string;
+  spilled?: { readonly offset: number; readonly bytes: number };
 }
 
 /**
  * What the tree being written will list in its state (see tree-state.ts): each file's entry (its
  * content hash and input), files not in segments and segments, each file once.
+ *
+ * The lines of a segment made file by file go to a file beside the state (`spill`) once their
+ * endpoint is done (`closeSegments`), and the state is written from there: held in memory, the
+ * register's items made the build's memory grow with the data, a line per file.
  */
 export class NextState {
   private readonly files = new Map<string, string>();
   private readonly segments = new Map<string, NextSegment>();
+  private spillFd: number | undefined;
+  private spillSize = 0;
+
+  constructor(private readonly spill: string) {}
 
   /** Lists a file, in `segment` if given (which must be open). */
   add(path: string, entry: string, segment?: string): void {
     const files = segment === undefined ? this.files : this.segments.get(segment)?.files;
-    if (!files) throw new Error(`${path}: segment ${segment} was not opened`);
+    if (!files) throw new Error(`${path}: segment ${segment} was not opened, or was closed`);
     const size = files.size;
     files.set(path, entry);
     if (files.size === size) throw new Error(`the static tree got ${path} twice`);
@@ -37,6 +50,20 @@ export class NextState {
     this.newSegment(key, { print, count, text });
   }
 
+  /** Sets down the lines of every open segment in the spill file: their files are all in. */
+  closeSegments(): void {
+    for (const segment of this.segments.values()) {
+      if (!segment.files) continue;
+      const text = Buffer.from(linesOf([...segment.files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))));
+      this.spillFd ??= openSync(this.spill, 'w+');
+      for (let written = 0; written < text.length; ) written += writeSync(this.spillFd, text, written, text.length - written, this.spillSize + written);
+      segment.spilled = { offset: this.spillSize, bytes: text.length };
+      segment.count = segment.files.size;
+      segment.files = undefined;
+      this.spillSize += text.length;
+    }
+  }
+
   /** Files of a segment, in the order the state lists them (by path). */
   segmentFiles(key: string): string[] {
     return [...parseLines(this.segmentText(key)).keys()];
@@ -44,19 +71,29 @@ export class NextState {
 
   /** Files `previous` (what the tree held before) lists that this state does not. */
   gone(previous: TreeState | undefined): Generator<string> {
-    return goneFrom(previous, this.files, new Map([...this.segments].map(([key, segment]) => [key, { text: this.segmentText(key), files: segment.files }])));
+    return goneFrom(previous, this.files, this.segments.keys(), (key) => this.segmentText(key));
   }
 
-  /** The state to save. */
-  state(snapshot: string, renderKey: string): TreeState {
-    const segments = new Map(
-      [...this.segments.keys()].map((key) => {
-        const text = this.segmentText(key);
-        const { print, files, count } = this.segments.get(key)!;
-        return [key, { print, count: files?.size ?? count!, text }];
-      }),
-    );
-    return { snapshot, renderKey, files: this.files, segments };
+  /** Writes the state to `fd` (see tree-state.ts), a segment at a time. */
+  write(fd: number, snapshot: string, renderKey: string): void {
+    const put = (text: string) => {
+      const data = Buffer.from(text);
+      for (let written = 0; written < data.length; ) written += writeSync(fd, data, written, data.length - written);
+    };
+    put(stateHead(snapshot, renderKey));
+    put(linesOf(this.files));
+    for (const [key, segment] of this.segments) {
+      const text = this.segmentText(key);
+      put(segmentHead(key, segment.print, segment.files?.size ?? segment.count!, text));
+      put(text);
+    }
+  }
+
+  /** Removes the spill file. */
+  close(): void {
+    if (this.spillFd !== undefined) closeSync(this.spillFd);
+    this.spillFd = undefined;
+    rmSync(this.spill, { force: true });
   }
 
   private newSegment(key: string, segment: NextSegment): void {
@@ -64,10 +101,19 @@ export class NextState {
     this.segments.set(key, segment);
   }
 
-  /** A segment's lines, sorted by path (made once). */
+  /** A segment's lines, sorted by path. */
   private segmentText(key: string): string {
     const segment = this.segments.get(key);
     if (!segment) throw new Error(`the static tree has no segment ${key}`);
-    return (segment.text ??= linesOf([...segment.files!].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))));
+    if (segment.spilled) {
+      const data = Buffer.allocUnsafe(segment.spilled.bytes);
+      for (let read = 0; read < data.length; ) {
+        const got = readSync(this.spillFd!, data, read, data.length - read, segment.spilled.offset + read);
+        if (got === 0) throw new Error(`${this.spill} ended inside segment ${key}`);
+        read += got;
+      }
+      return data.toString('utf8');
+    }
+    return segment.text ?? linesOf([...segment.files!].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   }
 }

@@ -2,7 +2,7 @@ import { mkdir, readdir, rename, rm, symlink } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { VARIANTS } from './variants.ts';
 import { writeWhole } from './whole-files.ts';
-import { entryIn, hashIn, stateFileOf, stateText, treesOf, type TreeState } from './tree-state.ts';
+import { entryIn, hashIn, stateFileOf, treesOf, type TreeState } from './tree-state.ts';
 
 /**
  * Where a build's files go: the one of `<out>`'s two trees (`.<out>-trees/a` and `…/b`) that
@@ -82,9 +82,9 @@ export class TreeBeingWritten {
     for (const { suffix } of VARIANTS) await rm(join(this.dir, path + suffix), { force: true });
   }
 
-  /** Saves what it holds, then points `out` at it. */
-  async swapIn(state: TreeState): Promise<void> {
-    await writeWhole(this.stateFile, stateText(state));
+  /** Saves what it holds (its state, which `write` writes to the file it is given), then points `out` at it. */
+  async swapIn(write: (fd: number) => void): Promise<void> {
+    await writeWhole(this.stateFile, write);
     // A new symlink renamed over the old one: readers see the old tree or the new, never neither.
     const temporary = `${this.out}.${process.pid}.tmp`;
     await rm(temporary, { force: true });

@@ -46,7 +46,7 @@ export class TreeOutput {
   readonly counts: TreeCounts = { files: 0, written: 0, bytes: 0, linked: 0, carried: 0, reenveloped: 0, extended: 0, deleted: 0 };
   /** The tree being written, absolute. */
   readonly dir: string;
-  private readonly next = new NextState();
+  private readonly next: NextState;
   /** Where files are compressed and written, off the main thread, which renders the next ones meanwhile. */
   private readonly writers = new TreeWriters((done) => {
     this.counts.written += done.written;
@@ -62,6 +62,7 @@ export class TreeOutput {
     private readonly renderKey: string,
   ) {
     this.dir = tree.dir;
+    this.next = new NextState(`${tree.dir}.state-next`);
   }
 
   /**
@@ -108,6 +109,11 @@ export class TreeOutput {
       const waiting = this.linkFromInUse(path, hasVariants(path));
       if (waiting) await waiting;
     }
+  }
+
+  /** Says the segments opened so far have all their files: their lines go to disk (see NextState). */
+  closeSegments(): void {
+    this.next.closeSegments();
   }
 
   /** Files of a segment of the tree being written, in the order its state lists them (by path). */
@@ -210,6 +216,7 @@ export class TreeOutput {
    */
   async close(): Promise<void> {
     await this.writers.close();
+    this.next.close();
     if (!this.published) await this.tree.discard();
   }
 
@@ -220,7 +227,7 @@ export class TreeOutput {
       await this.tree.delete(path);
       this.counts.deleted++;
     }
-    await this.tree.swapIn(this.next.state(snapshot, this.renderKey));
+    await this.tree.swapIn((fd) => this.next.write(fd, snapshot, this.renderKey));
     this.published = true;
   }
 

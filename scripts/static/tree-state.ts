@@ -59,13 +59,14 @@ export const entryIn = (state: TreeState | undefined, path: string, segment?: st
  */
 export const stateFileOf = (tree: string) => `${tree}.state`;
 
-export function stateText(state: TreeState): string {
-  const parts = [JSON.stringify({ snapshot: state.snapshot, renderKey: state.renderKey }), '\n', linesOf(state.files)];
-  // A segment: a line that starts with a tab (no path is empty) giving its key, print, files and
-  // the length of its lines, then its lines.
-  for (const [key, segment] of state.segments) parts.push(`\t${key}\t${segment.print}\t${segment.count}\t${segment.text.length}\n`, segment.text);
-  return parts.join('');
-}
+/** The state's first line. */
+export const stateHead = (snapshot: string, renderKey: string) => `${JSON.stringify({ snapshot, renderKey })}\n`;
+
+/**
+ * A segment's line: it starts with a tab (no path is empty) and gives its key, print, files and
+ * the length of its lines (`text`, which follow it).
+ */
+export const segmentHead = (key: string, print: string, count: number, text: string) => `\t${key}\t${print}\t${count}\t${text.length}\n`;
 
 export function linesOf(files: Iterable<[string, string]>): string {
   const parts = [];
@@ -130,24 +131,28 @@ const readJsonState = (tree: string) =>
   );
 
 /**
- * Files a tree being written over held that its new state does not list. A segment the same as
+ * Files a tree being written over held that its new state does not list: `next` its files not in
+ * segments, `nextSegments` the keys of its segments and `textOf` their lines. A segment the same as
  * before is not looked into: its files were listed once, in it, so no other segment holds them.
  */
 export function* goneFrom(
   previous: TreeState | undefined,
   next: ReadonlyMap<string, string>,
-  nextSegments: ReadonlyMap<string, { text: string; files?: Map<string, string> }>,
+  nextSegments: Iterable<string>,
+  textOf: (key: string) => string,
 ): Generator<string> {
   if (!previous) return;
   const changed = new Set<string>();
-  for (const [key, { text, files }] of nextSegments) {
-    if (previous.segments.get(key)?.text === text) continue;
-    for (const path of (files ?? parseLines(text)).keys()) changed.add(path);
+  const unchanged = new Set<string>();
+  for (const key of nextSegments) {
+    const text = textOf(key);
+    if (previous.segments.get(key)?.text === text) unchanged.add(key);
+    else for (const path of parseLines(text).keys()) changed.add(path);
   }
   const kept = (path: string) => next.has(path) || changed.has(path);
   for (const path of previous.files.keys()) if (!kept(path)) yield path;
   for (const [key, segment] of previous.segments) {
-    if (nextSegments.get(key)?.text === segment.text) continue;
+    if (unchanged.has(key)) continue;
     for (const path of filesIn(segment).keys()) if (!kept(path)) yield path;
   }
 }

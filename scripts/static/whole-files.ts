@@ -1,3 +1,4 @@
+import { closeSync, openSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
 
 /**
@@ -10,10 +11,21 @@ export function namingPath(path: string, error: unknown): unknown {
   return Object.assign(new Error(`${error.message} '${path}'`, { cause: error }), { code: (error as NodeJS.ErrnoException).code });
 }
 
-/** Writes a file whole or not at all: one cut short (a full disk) is removed, not left for a later build to read. */
-export async function writeWhole(path: string, data: string | Uint8Array): Promise<void> {
+/**
+ * Writes a file whole or not at all: one cut short (a full disk) is removed, not left for a later
+ * build to read. `data` may be a function that writes it part by part to the file it is given.
+ */
+export async function writeWhole(path: string, data: string | Uint8Array | ((fd: number) => void)): Promise<void> {
   try {
-    await writeFile(path, data);
+    if (typeof data !== 'function') await writeFile(path, data);
+    else {
+      const fd = openSync(path, 'w');
+      try {
+        data(fd);
+      } finally {
+        closeSync(fd);
+      }
+    }
   } catch (error) {
     await rm(path, { force: true });
     throw namingPath(path, error);

@@ -92,4 +92,41 @@ describe("a static tree's saved state", () => {
     expect(existsSync(join(third.tree, 'api/items/c.json.br'))).toBe(false);
     expect(JSON.parse(await readFile(join(third.tree, 'api/items/b.json'), 'utf8'))).toEqual({ path: 'api/items/b.json' });
   });
+
+  it("sets down a segment's lines on disk once its files are all in, and saves from there the state it would have held", async () => {
+    const out = join(await tempDir('tree-closed-segments'), 'dist');
+    const output = await TreeOutput.open(out, 'key');
+    const spill = `${output.dir}.state-next`;
+    try {
+      output.openSegment('items#1', 'p1');
+      output.openSegment('items#2', 'p2');
+      for (const path of ['api/items/b.json', 'api/items/ż.json', 'api/items/a.json'])
+        await output.write(path, JSON.stringify({ path }), { input: `in/${path}`, segment: 'items#1' });
+      await output.write('api/items/c.json', '{}', { segment: 'items#2' });
+      expect(existsSync(spill)).toBe(false);
+      output.closeSegments();
+      // Sorted by path, each segment's lines one after the other.
+      expect((await readFile(spill, 'utf8')).split('\n').map((line) => line.split('\t')[0])).toEqual([
+        'api/items/a.json',
+        'api/items/b.json',
+        'api/items/ż.json',
+        'api/items/c.json',
+        '',
+      ]);
+      await expect(output.write('api/items/d.json', '{}', { segment: 'items#1' })).rejects.toThrow(/segment items#1 was not opened, or was closed/);
+      expect(output.segmentFiles('items#1')).toEqual(['api/items/a.json', 'api/items/b.json', 'api/items/ż.json']);
+      await output.write('api/loose.json', '{}');
+      await output.publish('S');
+    } finally {
+      await output.close();
+    }
+    expect(existsSync(spill)).toBe(false);
+    const state = (await readState(await realpath(out)))!;
+    expect([...state.segments].map(([key, segment]) => [key, segment.print, segment.count])).toEqual([
+      ['items#1', 'p1', 3],
+      ['items#2', 'p2', 1],
+    ]);
+    expect([...filesOfState(state).keys()].sort()).toEqual(['api/items/a.json', 'api/items/b.json', 'api/items/c.json', 'api/items/ż.json', 'api/loose.json']);
+    expect(filesOfState(state).get('api/items/ż.json')).toMatch(/^[\w-]+\tin\/api\/items\/ż\.json$/);
+  });
 });
