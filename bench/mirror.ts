@@ -35,7 +35,7 @@ import { openSnapshot, tableFiles, tableSource } from '../core/snapshot/read.ts'
 import { datasets } from '../datasets/index.ts';
 import type { Scale } from '../datasets/vocabulary/sample.ts';
 import { askedAt, capturedAt, LiveArchive } from '../scripts/mirror/live-archive.ts';
-import type { Entry } from '../scripts/pull/journal.ts';
+import type { Entry } from '../scripts/pull/journal-line.ts';
 import { LiveAnswers } from '../scripts/sample/live-answers.ts';
 import { startFaultProxy, type Fault } from '../test/fixtures/fault-proxy.ts';
 import { startMovingCity } from '../test/fixtures/moving-city.ts';
