@@ -104,7 +104,18 @@ export interface StreamOptions {
   readonly order?: readonly string[];
   readonly among?: { readonly column: string; readonly values: readonly string[] };
   readonly window?: { readonly offset: number; readonly limit: number };
+  /** Each row with its print and bucket (ROW_PRINT, ROW_BUCKET), of `buckets` alone if given, in no order. */
+  readonly withPrints?: { readonly prints: RowPrints; readonly buckets?: readonly number[] };
 }
+
+/** Where a table's row prints are, for StreamOptions.withPrints (see TreePrints.rowPrintsOf). */
+export interface RowPrints {
+  readonly table: string;
+  readonly keyColumn: string;
+}
+
+/** The fields a row streamed withPrints has besides its columns. */
+export const [ROW_PRINT, ROW_BUCKET] = ['__print', '__bucket'] as const;
 
 export type PrintsWanted =
   | { readonly kind: 'buckets'; readonly resource: string; readonly keyColumn: string }
@@ -164,6 +175,8 @@ export interface TreePrints {
   prints(dataset: Dataset, wanted: Extract<PrintsWanted, { kind: 'pages' }>): Promise<PagePrint[]>;
   /** The key and print of each row in these buckets (all by default), in row order. */
   rowPrints(dataset: Dataset, resourceName: string, keyColumn: string, buckets?: readonly number[]): Promise<{ key: string; print: string; bucket: number }[]>;
+  /** Where the rows' prints are, to read rows with them (StreamOptions.withPrints). */
+  rowPrintsOf(dataset: Dataset, resourceName: string, keyColumn: string): Promise<RowPrints>;
   /**
    * Per group of rows (equal `by` columns, the same UTC day or month of `time`, or with `range`,
    * each day or month whose range returns them): their count and fingerprint.
@@ -185,6 +198,8 @@ export interface FileSource {
   readonly previousSegment: (key: string) => string | undefined;
   /** Most rows a scan of every changing series may hold (see the series kind's files); default 1,000,000. */
   readonly seriesInOneScan?: number;
+  /** Most rows of changed item buckets whose prints are held (see the item kind's files); default 100,000. */
+  readonly itemPrintsHeld?: number;
   /** What the upstream defaults to for this endpoint (see the manifest's endpoints). */
   readonly defaults: Defaults;
   /** Which rows the endpoint's from..to ranges return, as the snapshot records it (see rangeRuleOf); absent: the sample city's rule. */

@@ -27,6 +27,7 @@ export interface FilesInput {
   /** How the files render links and instants (see static-context.ts). */
   readonly context: RenderContext;
   readonly seriesInOneScan?: number;
+  readonly itemPrintsHeld?: number;
   readonly onProgress?: (event: { endpoint: string; files: number }) => void;
   readonly onStep?: (text: string) => void;
 }
@@ -59,7 +60,7 @@ export async function writeFiles(input: FilesInput): Promise<FilesWritten> {
 
 /** What an endpoint's kind renders its files from. */
 function sourceOf(
-  { tables, prints, context, output, seriesInOneScan }: FilesInput,
+  { tables, prints, context, output, seriesInOneScan, itemPrintsHeld }: FilesInput,
   dataset: Dataset,
   endpoint: Endpoint,
   leftOut: (reason: string) => void,
@@ -73,6 +74,7 @@ function sourceOf(
     previousInput: (path: string, segment?: string) => output.previousInput(path, segment),
     previousSegment: (key: string) => output.previousSegment(key),
     seriesInOneScan,
+    itemPrintsHeld,
     defaults: tables.defaultsOf(endpoint),
     range: rangeRuleOf(tables.snapshot.manifest, endpoint.fullPath),
     envelope: envelopeFor(tables.upstreamOf(endpoint), context),

@@ -35,6 +35,8 @@ export interface BuildOptions {
   readonly full?: boolean;
   /** Most rows of series months read in one scan (see the series kind's files); 0 reads each series on its own. */
   readonly seriesInOneScan?: number;
+  /** Most rows of changed item buckets whose prints are held, to read only the rows that changed (see the item kind's files); 0 reads every item with its print. */
+  readonly itemPrintsHeld?: number;
   /** Fewest rows for which a stream reads repeated texts as ENUMs (see SnapshotRows.stream); 0 in every stream. */
   readonly repeatedTextsFrom?: number;
   /** Build the site (Astro, see site.ts) into the tree too. */
@@ -94,6 +96,7 @@ async function buildLocked(options: BuildOptions): Promise<BuildResult> {
       base,
       context,
       seriesInOneScan: options.seriesInOneScan,
+      itemPrintsHeld: options.itemPrintsHeld,
       onProgress: options.onProgress,
       onStep,
     });

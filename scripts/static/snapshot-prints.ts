@@ -6,7 +6,7 @@ import { inTurn, quoteIdentifier, quoteString, type Database } from '../../core/
 import { rowOrder } from '../../core/row-order.ts';
 import { chooseFiles, tableSource, type Snapshot } from '../../core/snapshot/read.ts';
 import type { Column } from '../../core/table.ts';
-import type { BucketPrint, GroupPrint, GroupRange, PagePrint, PrintsWanted, TreePrints } from '../../datasets/answers/static-files.ts';
+import type { BucketPrint, GroupPrint, GroupRange, PagePrint, PrintsWanted, RowPrints, TreePrints } from '../../datasets/answers/static-files.ts';
 import { byTimeAlone, rangeUnitsSql } from '../../datasets/answers/time-range.ts';
 import type { Dataset } from '../../datasets/vocabulary/dataset.ts';
 import { columnsOf, resourceIn, selection } from './snapshot-rows.ts';
@@ -156,6 +156,10 @@ export class SnapshotPrints implements TreePrints {
    * table, so that one read serves every resource stored in it (a list of summaries changes when
    * a detail it leaves out does, which is rare, and costs a file rendered again).
    */
+  async rowPrintsOf(dataset: Dataset, resourceName: string, keyColumn: string): Promise<RowPrints> {
+    return { table: await this.printsTable(this.db, dataset, resourceName, keyColumn), keyColumn };
+  }
+
   async rowPrints(
     dataset: Dataset,
     resourceName: string,

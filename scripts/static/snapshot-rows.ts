@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { listValue, type DuckDBValue } from '@duckdb/node-api';
 import type { Query } from '../../datasets/answers/index.ts';
-import type { StreamOptions, TreeRows } from '../../datasets/answers/static-files.ts';
+import { ROW_BUCKET, ROW_PRINT, type StreamOptions, type TreeRows } from '../../datasets/answers/static-files.ts';
 import type { Column, ColumnKind } from '../../core/table.ts';
 import type { Dataset, Resource } from '../../datasets/vocabulary/dataset.ts';
 import type { Table } from '../../core/table.ts';
@@ -97,7 +97,7 @@ export class SnapshotRows implements TreeRows {
    */
   async *stream(dataset: Dataset, resourceName: string, narrow: Narrowing = {}, options: StreamOptions = {}): AsyncGenerator<Record<string, unknown>[]> {
     const { table, columns } = columnsOf(dataset, resourceName);
-    const { among, window } = options;
+    const { among, window, withPrints } = options;
     const values: DuckDBValue[] = [];
     const bind = (value: DuckDBValue) => `$${values.push(value)}`;
     const { source, where, rows } = selection(this.snapshot, dataset, table, narrow, bind);
@@ -110,6 +110,13 @@ export class SnapshotRows implements TreeRows {
       if (texts?.length === 0) return `CAST(NULL AS VARCHAR) AS ${quoteIdentifier(name)}`;
       return texts ? `CAST(${quoteIdentifier(name)} AS ENUM(${texts.map(quoteString).join(', ')})) AS ${quoteIdentifier(name)}` : readExpression(name, column);
     };
+    const decode = rowDecoder(Object.fromEntries(columns));
+    if (withPrints) {
+      const sql = withPrintsSql(columns.map(read).join(', '), source, where, withPrints);
+      for await (const batch of few ? this.db.stream(sql, values) : this.db.streamJson(sql, values))
+        yield batch.map((row) => decode(Object.assign(row, { [ROW_BUCKET]: Number(row[ROW_BUCKET]) })));
+      return;
+    }
     const wanted = options.order ?? rowOrder(table);
     const sql =
       `SELECT ${columns.map(read).join(', ')} ${selected}` +
@@ -117,7 +124,6 @@ export class SnapshotRows implements TreeRows {
       (!among && inStoredOrder(table, narrow, wanted) ? '' : ` ORDER BY ${wanted.map(quoteIdentifier).join(', ')}`) +
       // DuckDB skips the rows before the window itself: they never become JS objects.
       (window ? ` LIMIT ${bind(window.limit)} OFFSET ${bind(window.offset)}` : '');
-    const decode = rowDecoder(Object.fromEntries(columns));
     for await (const batch of few ? this.db.stream(sql, values) : this.db.streamJson(sql, values)) yield batch.map(decode);
   }
 
@@ -184,4 +190,19 @@ export class SnapshotRows implements TreeRows {
       value: (resource, row) => valueOf(this.resource(dataset, resource).render(row, context)) as Record<string, unknown>,
     };
   }
+}
+
+/**
+ * The query of rows joined to their prints (see StreamOptions.withPrints). The prints' columns are
+ * renamed so that no column of the table can be mistaken for one; the join keeps no order, and
+ * none is asked for: sorting a register's wide rows would cost more than reading them.
+ */
+function withPrintsSql(list: string, source: string, where: readonly string[], { prints, buckets }: NonNullable<StreamOptions['withPrints']>): string {
+  const key = `CAST(${quoteIdentifier(prints.keyColumn)} AS VARCHAR)`;
+  const conditions = [...where, ...(buckets ? [`__b IN (${buckets.map((bucket) => `${Math.trunc(bucket)}`).join(', ') || 'NULL'})`] : [])];
+  return (
+    `SELECT ${list}, __h AS ${ROW_PRINT}, __b AS ${ROW_BUCKET} FROM ${source} ` +
+    `JOIN (SELECT k AS __k, b AS __b, CAST(h AS VARCHAR) AS __h FROM ${prints.table}) ON ${key} = __k` +
+    (conditions.length ? ` WHERE ${conditions.join(' AND ')}` : '')
+  );
 }

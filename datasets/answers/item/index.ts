@@ -3,7 +3,7 @@ import { notFound } from '../../../core/problem.ts';
 import type { AnswerKind } from '../kind.ts';
 import { columnProblems, paramProblems, resourceProblems, tableOf } from '../problems.ts';
 import { findRow, renderRows, resourceOf, SerializedJson } from '../serving.ts';
-import { pathIn, UnnamableValue, WHOLE, wholeLayout, type CarriedFile } from '../static-files.ts';
+import { pathIn, ROW_BUCKET, ROW_PRINT, UnnamableValue, WHOLE, wholeLayout, type CarriedFile } from '../static-files.ts';
 
 /**
  * The value as each match column's key text (DuckDB's text of the column's value), where that is
@@ -25,6 +25,12 @@ function recordKeys(table: Table, match: readonly string[], value: unknown): [st
   }
   return keys;
 }
+
+/**
+ * Rows of changed buckets, at most, whose prints are read first and held (a rebuild after a pull);
+ * past it, rows are read with their prints, so that a first build holds nothing per row.
+ */
+const ITEM_PRINTS_HELD = 100_000;
 
 const missing = (answer: ItemAnswer, value: unknown) =>
   notFound(`no ${answer.resource} has ${answer.match.join(' or ')} ${JSON.stringify(value)}`, answer.param);
@@ -102,21 +108,42 @@ export const item: AnswerKind<ItemAnswer> = {
         carried: source.previousSegment(segmentOf(bucket)) === print,
       }));
       yield { type: 'segments', segments, places: printed.buckets };
-      const changed = segments.filter((segment) => !segment.carried).map((segment) => segment.place);
+      const changed = segments.filter((segment) => !segment.carried);
       if (!changed.length) return;
-      const prints = await printed.rowPrints(dataset, answer.resource, column, changed.length === segments.length ? undefined : changed);
-      const wanted = new Map<string, CarriedFile>();
-      const unchanged: CarriedFile[] = [];
-      for (const { key, print, bucket } of prints) {
-        let path: string;
+      const only = changed.length === segments.length ? undefined : changed.map((segment) => segment.place);
+      /** The item's file of a key, unless the key can name no file. */
+      const fileOf = (key: string, print: string, bucket: number): CarriedFile | undefined => {
         try {
-          path = pathIn(source, wholeLayout, { [answer.param]: key }, WHOLE);
+          return { path: pathIn(source, wholeLayout, { [answer.param]: key }, WHOLE), input: print, segment: segmentOf(bucket) };
         } catch (error) {
           if (!(error instanceof UnnamableValue)) throw error;
           source.leftOut?.(error.message);
-          continue;
+          return undefined;
         }
-        const file = { path, input: print, segment: segmentOf(bucket) };
+      };
+      // Many rows to look at (a first build): each read once with its print, nothing held per row.
+      if (changed.reduce((sum, segment) => sum + segment.files, 0) > (source.itemPrintsHeld ?? ITEM_PRINTS_HELD)) {
+        const withPrints = { prints: await printed.rowPrintsOf(dataset, answer.resource, column), buckets: only };
+        for await (const batch of rows.stream(dataset, answer.resource, {}, { withPrints })) {
+          const unchanged: CarriedFile[] = [];
+          for (const row of batch) {
+            const file = fileOf(String(row[column]), BigInt(row[ROW_PRINT] as string).toString(36), row[ROW_BUCKET] as number);
+            delete row[ROW_PRINT];
+            delete row[ROW_BUCKET];
+            if (!file) continue;
+            if (source.previousInput(file.path, file.segment) === file.input) unchanged.push(file);
+            else yield { type: 'rendered', ...file, body: resource.render(row, context) };
+          }
+          if (unchanged.length) yield { type: 'carried', files: unchanged };
+        }
+        return;
+      }
+      // A few (a rebuild after a pull): their prints first, then only the rows whose print changed.
+      const wanted = new Map<string, CarriedFile>();
+      const unchanged: CarriedFile[] = [];
+      for (const { key, print, bucket } of await printed.rowPrints(dataset, answer.resource, column, only)) {
+        const file = fileOf(key, print, bucket);
+        if (!file) continue;
         if (source.previousInput(file.path, file.segment) === print) unchanged.push(file);
         else wanted.set(key, file);
       }

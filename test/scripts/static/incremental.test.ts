@@ -6,6 +6,7 @@ import { defaultUntil } from '../../../datasets/vocabulary/sample.ts';
 import { datasets } from '../../../datasets/index.ts';
 import { generateSample } from '../../../scripts/sample/generate.ts';
 import { buildStatic } from '../../../scripts/static/build-static.ts';
+import { readState } from '../../../scripts/static/tree-state.ts';
 import { INDEX } from '../../../core/published-tree.ts';
 import { openSnapshot } from '../../../core/snapshot/read.ts';
 import { tempDir } from '../../fixtures/tiny.ts';
@@ -97,12 +98,18 @@ describe('rebuilding the static tree', () => {
 
   /**
    * A rebuilt tree holds what a build from nothing makes of the same snapshot. The rebuild reads
-   * the changed months of series in one scan; the build from nothing, series by series.
+   * the changed months of series in one scan; the build from nothing, series by series. The
+   * rebuild reads items' prints first, then the rows that changed; the build from nothing, every
+   * item with its print.
    */
   async function expectSameAsFreshBuild(tree: Map<string, { content: Buffer }>) {
-    const fresh = await snapshotOf((await buildStatic({ dataDir, out: join(dirname(out), `fresh-${++freshBuilds}`), datasets, seriesInOneScan: 0 })).tree);
+    const freshTree = (await buildStatic({ dataDir, out: join(dirname(out), `fresh-${++freshBuilds}`), datasets, seriesInOneScan: 0, itemPrintsHeld: 0 })).tree;
+    const fresh = await snapshotOf(freshTree);
     expect([...tree.keys()].sort()).toEqual([...fresh.keys()].sort());
     for (const [path, file] of fresh) expect(tree.get(path)!.content.equals(file.content), path).toBe(true);
+    // Items are listed in the same segments, each file with the same print, whichever way they were read.
+    const segmentsOf = async (dir: string) => [...(await readState(dir))!.segments].map(([key, { print, count, text }]) => [key, print, count, text]);
+    expect(await segmentsOf(await realpath(out))).toEqual(await segmentsOf(freshTree));
   }
 
   it('leaves the tree in use as it was when a build stops half-way, and the next build completes', async () => {
