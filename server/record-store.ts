@@ -1,4 +1,5 @@
-import { closeSync, openSync, readSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, openSync, writeFileSync, writeSync } from 'node:fs';
+import { readAt } from '../core/file-bytes.ts';
 
 /**
  * Rendered items in a file, found by key without a statement: a transaction, a property with its
@@ -101,15 +102,6 @@ function hashOf(key: string): number {
   return hash >>> 0;
 }
 
-/** Reads `length` bytes at `position` of a file into `into` (from its start). */
-function readAt(fd: number, into: Uint8Array, length: number, position: number): void {
-  for (let read = 0; read < length; ) {
-    const n = readSync(fd, into, read, length - read, position + read);
-    if (n === 0) throw new Error('a record file ends before its index says');
-    read += n;
-  }
-}
-
 /** A typed array of `count` elements read at `position`. */
 function arrayAt<T extends Uint32Array | Float64Array>(
   fd: number,
@@ -118,7 +110,7 @@ function arrayAt<T extends Uint32Array | Float64Array>(
   position: number,
 ): T {
   const array = new Type(count);
-  readAt(fd, new Uint8Array(array.buffer), count * Type.BYTES_PER_ELEMENT, position);
+  readAt(fd, new Uint8Array(array.buffer), count * Type.BYTES_PER_ELEMENT, position, 'a record file');
   return array;
 }
 
@@ -145,10 +137,10 @@ export class RecordFile {
     const indexFd = openSync(`${path}.index`, 'r');
     try {
       const length = Buffer.alloc(4);
-      readAt(indexFd, length, 4, 0);
+      readAt(indexFd, length, 4, 0, 'a record file');
       const headerLength = length.readUInt32LE(0);
       const headerBytes = Buffer.alloc(headerLength);
-      readAt(indexFd, headerBytes, headerLength, 4);
+      readAt(indexFd, headerBytes, headerLength, 4, 'a record file');
       const header = JSON.parse(headerBytes.toString('utf8')) as Header;
       if (header.format !== FORMAT) throw new Error(`${path}.index: format ${header.format}, not ${FORMAT}`);
       let at = 4 + headerLength;
@@ -161,7 +153,7 @@ export class RecordFile {
         const keysAt = at;
         // The keys are read once, to hash them, and let go.
         const blob = Buffer.allocUnsafeSlow(keyBytes);
-        readAt(indexFd, blob, keyBytes, keysAt);
+        readAt(indexFd, blob, keyBytes, keysAt, 'a record file');
         at += keyBytes;
         const keyedRows = arrayAt(indexFd, Uint32Array, keyed, at);
         at += 4 * keyed;
@@ -210,7 +202,7 @@ export class RecordFile {
       // A key of other length in bytes is another key; else compare the text.
       if (offsets[row + 1]! - start !== bytes) continue;
       const stored = bytes <= this.scratch.length ? this.scratch : Buffer.allocUnsafe(bytes);
-      readAt(this.indexFd, stored, bytes, keysAt + start);
+      readAt(this.indexFd, stored, bytes, keysAt + start, 'a record file');
       if (stored.toString('utf8', 0, bytes) === key) return this.body(row);
     }
     return undefined;
@@ -241,11 +233,11 @@ export class RecordFile {
       const start = this.offsets[rows[i]!]!;
       const end = this.offsets[rows[last]! + 1]!;
       if (last === i) {
-        readAt(this.fd, out.subarray(at), end - start, start);
+        readAt(this.fd, out.subarray(at), end - start, start, 'a record file');
         at += end - start;
       } else {
         // Read past the joined bytes, then copied into place with the separators between.
-        readAt(this.fd, run, end - start, start);
+        readAt(this.fd, run, end - start, start, 'a record file');
         for (let r = i; r <= last; r++) {
           if (r > i) out[at++] = separator;
           at += run.copy(out, at, this.offsets[rows[r]!]! - start, this.offsets[rows[r]! + 1]! - start);
@@ -260,7 +252,7 @@ export class RecordFile {
   private body(row: number): Buffer {
     const start = this.offsets[row]!;
     const buffer = Buffer.allocUnsafe(this.offsets[row + 1]! - start);
-    readAt(this.fd, buffer, buffer.length, start);
+    readAt(this.fd, buffer, buffer.length, start, 'a record file');
     return buffer;
   }
 

@@ -61,9 +61,6 @@ export interface Entry<M = unknown> extends Payload {
   readonly meta: M;
 }
 
-/** Bytes read for a line's key and meta at first: most heads take far fewer; a longer one is read whole. */
-export const HEAD_BYTES = 4096;
-
 /** A line's key, or none when it cannot be read (a line open passed over). */
 export function keyOf(line: string): string | undefined {
   try {

@@ -1,6 +1,7 @@
-import { closeSync, createReadStream, ftruncateSync, fstatSync, openSync, readSync, writeSync } from 'node:fs';
+import { closeSync, createReadStream, ftruncateSync, fstatSync, openSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { HEAD_BYTES, headOf, keyOf, packed, parseLine, plainLengthOf, RawJson, type Entry } from './journal-line.ts';
+import { readAt, writeAt } from '../../core/file-bytes.ts';
+import { headOf, keyOf, packed, parseLine, plainLengthOf, RawJson, type Entry } from './journal-line.ts';
 import { sizeText } from './limits.ts';
 
 /**
@@ -176,7 +177,7 @@ export class Journal {
       );
       throw this.full;
     }
-    for (let written = 0; written < line.length; ) written += writeSync(this.fd, line, written, line.length - written, this.size + written);
+    writeAt(this.fd, line, this.size);
     this.places.set(key, this.size, line.length);
     this.size += line.length;
     this.plainSize += plainLength;
@@ -204,11 +205,7 @@ export class Journal {
   /** `length` bytes of the file from `offset`, as text. */
   private text(offset: number, length: number): string {
     const buffer = Buffer.allocUnsafe(length);
-    for (let read = 0; read < length; ) {
-      const got = readSync(this.fd, buffer, read, length - read, offset + read);
-      if (got === 0) throw new Error(`${this.path} ended at ${offset + read}, inside a line it indexed`);
-      read += got;
-    }
+    readAt(this.fd, buffer, length, offset, this.path);
     return buffer.toString('utf8');
   }
 
@@ -234,3 +231,6 @@ export class Journal {
 }
 
 const defaultMaxDepth = 64;
+
+/** Bytes read for a line's key and meta at first: most heads take far fewer; a longer one is read whole. */
+const HEAD_BYTES = 4096;

@@ -1,4 +1,5 @@
-import { closeSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, openSync, rmSync } from 'node:fs';
+import { readAt, writeAt } from '../../core/file-bytes.ts';
 import { goneFrom, linesOf, parseLines, segmentHead, stateHead, type Segment, type TreeState } from './tree-state.ts';
 
 /**
@@ -54,9 +55,9 @@ export class NextState {
   closeSegments(): void {
     for (const segment of this.segments.values()) {
       if (!segment.files) continue;
-      const text = Buffer.from(linesOf([...segment.files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))));
+      const text = Buffer.from(linesByPath(segment.files));
       this.spillFd ??= openSync(this.spill, 'w+');
-      for (let written = 0; written < text.length; ) written += writeSync(this.spillFd, text, written, text.length - written, this.spillSize + written);
+      writeAt(this.spillFd, text, this.spillSize);
       segment.spilled = { offset: this.spillSize, bytes: text.length };
       segment.count = segment.files.size;
       segment.files = undefined;
@@ -76,10 +77,7 @@ export class NextState {
 
   /** Writes the state to `fd` (see tree-state.ts), a segment at a time. */
   write(fd: number, snapshot: string, renderKey: string): void {
-    const put = (text: string) => {
-      const data = Buffer.from(text);
-      for (let written = 0; written < data.length; ) written += writeSync(fd, data, written, data.length - written);
-    };
+    const put = (text: string) => writeAt(fd, Buffer.from(text));
     put(stateHead(snapshot, renderKey));
     put(linesOf(this.files));
     for (const [key, segment] of this.segments) {
@@ -107,13 +105,12 @@ export class NextState {
     if (!segment) throw new Error(`the static tree has no segment ${key}`);
     if (segment.spilled) {
       const data = Buffer.allocUnsafe(segment.spilled.bytes);
-      for (let read = 0; read < data.length; ) {
-        const got = readSync(this.spillFd!, data, read, data.length - read, segment.spilled.offset + read);
-        if (got === 0) throw new Error(`${this.spill} ended inside segment ${key}`);
-        read += got;
-      }
+      readAt(this.spillFd!, data, data.length, segment.spilled.offset, this.spill);
       return data.toString('utf8');
     }
-    return segment.text ?? linesOf([...segment.files!].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    return segment.text ?? linesByPath(segment.files!);
   }
 }
+
+/** A segment's files as the state's lines, sorted by path. */
+const linesByPath = (files: Map<string, string>) => linesOf([...files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));

@@ -114,7 +114,10 @@ export class SnapshotRows implements TreeRows {
     if (withPrints) {
       const sql = withPrintsSql(columns.map(read).join(', '), source, where, withPrints);
       for await (const batch of few ? this.db.stream(sql, values) : this.db.streamJson(sql, values))
-        yield batch.map((row) => decode(Object.assign(row, { [ROW_BUCKET]: Number(row[ROW_BUCKET]) })));
+        yield batch.map((row) => {
+          row[ROW_BUCKET] = Number(row[ROW_BUCKET]);
+          return decode(row);
+        });
       return;
     }
     const wanted = options.order ?? rowOrder(table);

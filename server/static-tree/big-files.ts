@@ -1,4 +1,5 @@
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, openSync } from 'node:fs';
+import { readAt } from '../../core/file-bytes.ts';
 import type { ServerResponse } from 'node:http';
 import { memoryOf, PathMemory } from './path-memory.ts';
 
@@ -74,12 +75,7 @@ export class BigFiles {
   }
 
   private read(path: string, start: number, length: number, buffer: Buffer): Buffer {
-    const fd = this.descriptorOf(path);
-    for (let read = 0; read < length; ) {
-      const n = readSync(fd, buffer, read, length - read, start + read);
-      if (n === 0) throw new Error(`${path} ended before its size`);
-      read += n;
-    }
+    readAt(this.descriptorOf(path), buffer, length, start, path);
     return buffer;
   }
 
