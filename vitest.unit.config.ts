@@ -40,6 +40,7 @@ export default defineConfig({
       'test/datasets/answers/page/offset-page.test.ts',
       'test/scripts/pull/range-rules.test.ts',
       'test/scripts/sample/register-days.test.ts',
+      'test/scripts/static/next-state.test.ts',
       'test/scripts/static/tree-output.test.ts',
       'test/scripts/static/tree-writers.test.ts',
       'test/scripts/static/variants.test.ts',

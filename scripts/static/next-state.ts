@@ -1,5 +1,6 @@
 import { closeSync, openSync, rmSync } from 'node:fs';
 import { readAt, writeAt } from '../../core/file-bytes.ts';
+import { namingPath } from './whole-files.ts';
 import { goneFrom, linesOf, parseLines, segmentHead, stateHead, type Segment, type TreeState } from './tree-state.ts';
 
 /**
@@ -56,8 +57,12 @@ export class NextState {
     for (const segment of this.segments.values()) {
       if (!segment.files) continue;
       const text = Buffer.from(linesByPath(segment.files));
-      this.spillFd ??= openSync(this.spill, 'w+');
-      writeAt(this.spillFd, text, this.spillSize);
+      try {
+        this.spillFd ??= openSync(this.spill, 'w+');
+        writeAt(this.spillFd, text, this.spillSize);
+      } catch (error) {
+        throw namingPath(this.spill, error);
+      }
       segment.spilled = { offset: this.spillSize, bytes: text.length };
       segment.count = segment.files.size;
       segment.files = undefined;
