@@ -1,4 +1,5 @@
-import { lstat, readdir, readFile, readlink, rm } from 'node:fs/promises';
+import { type FileHandle, lstat, open, readdir, readFile, readlink, rm } from 'node:fs/promises';
+import { StringDecoder } from 'node:string_decoder';
 import { basename, dirname, join } from 'node:path';
 
 /**
@@ -74,41 +75,75 @@ export function linesOf(files: Iterable<[string, string]>): string {
   return parts.join('');
 }
 
-/** Reads lines of files from `start` into `files`, up to the end of the text or a segment's line; returns where it stopped. */
-function readLines(text: string, start: number, files: Map<string, string>): number {
-  while (start < text.length && text.charCodeAt(start) !== 9) {
-    const end = text.indexOf('\n', start);
-    const tab = text.indexOf('\t', start);
-    if (end < 0 || tab < 0 || tab > end) throw new Error(`a static tree's state has an unreadable line: ${JSON.stringify(text.slice(start, start + 200))}`);
-    const path = text.slice(start, tab);
-    files.set(path.startsWith('"') ? (JSON.parse(path) as string) : path, text.slice(tab + 1, end));
-    start = end + 1;
-  }
-  return start;
+/** Reads `path\tentry` lines into a map of files. */
+function readLine(line: string, files: Map<string, string>): void {
+  const tab = line.indexOf('\t');
+  if (tab <= 0) throw new Error(`a static tree's state has an unreadable line: ${JSON.stringify(line.slice(0, 200))}`);
+  const path = line.slice(0, tab);
+  files.set(path.startsWith('"') ? (JSON.parse(path) as string) : path, line.slice(tab + 1));
 }
 
 export const parseLines = (text: string) => {
   const files = new Map<string, string>();
-  readLines(text, 0, files);
+  let start = 0;
+  for (let end = text.indexOf('\n'); end >= 0; start = end + 1, end = text.indexOf('\n', start)) readLine(text.slice(start, end), files);
+  if (start < text.length) readLine(text.slice(start), files);
   return files;
 };
 
-/** The files and hashes of a tree, as its saved state lists them; undefined when it has none (it is incomplete). */
+/**
+ * The files and hashes of a tree, as its saved state lists them; undefined when it has none (it is
+ * incomplete). Read line by line: the state of a national tree is longer than the longest string
+ * V8 makes, so it is never one string.
+ */
 export async function readState(tree: string): Promise<TreeState | undefined> {
-  const text = await readFile(stateFileOf(tree), 'utf8').catch(() => undefined);
-  if (text === undefined) return readJsonState(tree);
-  const header = text.indexOf('\n');
-  const { snapshot, renderKey } = JSON.parse(text.slice(0, header)) as { snapshot: string; renderKey: string };
-  const files = new Map<string, string>();
-  const segments = new Map<string, Segment>();
-  for (let start = readLines(text, header + 1, files); start < text.length; start = readLines(text, start, files)) {
-    // A segment's line, then its lines, skipped over unread.
-    const end = text.indexOf('\n', start);
-    const [, key, print, count, length] = text.slice(start, end).split('\t');
-    segments.set(key!, { print: print!, count: Number(count), text: text.slice(end + 1, end + 1 + Number(length)) });
-    start = end + 1 + Number(length);
+  const input = await open(stateFileOf(tree)).catch(() => undefined);
+  if (!input) return readJsonState(tree);
+  try {
+    let head: { snapshot: string; renderKey: string } | undefined;
+    const files = new Map<string, string>();
+    const segments = new Map<string, Segment>();
+    /** The segment whose lines are being read, with its lines so far. */
+    let segment: { key: string; print: string; count: number; length: number; lines: string[] } | undefined;
+    const closeSegment = () => {
+      if (!segment) return;
+      const text = segment.lines.join('');
+      if (text.length !== segment.length)
+        throw new Error(`a static tree's state has a segment ${segment.key} of ${text.length} characters, not ${segment.length}`);
+      segments.set(segment.key, { print: segment.print, count: segment.count, text });
+      segment = undefined;
+    };
+    for await (const line of linesIn(input)) {
+      if (!head) head = JSON.parse(line) as typeof head;
+      else if (line.startsWith('\t')) {
+        // A segment's line: its lines follow, up to the next segment's or the end.
+        closeSegment();
+        const [, key, print, count, length] = line.split('\t');
+        segment = { key: key!, print: print!, count: Number(count), length: Number(length), lines: [] };
+      } else if (segment) segment.lines.push(line, '\n');
+      else readLine(line, files);
+    }
+    closeSegment();
+    if (!head) return undefined;
+    return { snapshot: head.snapshot, renderKey: head.renderKey, files, segments };
+  } finally {
+    await input.close();
   }
-  return { snapshot, renderKey, files, segments };
+}
+
+/** The lines of a file, split at line feeds alone: a path may hold a carriage return. */
+async function* linesIn(file: FileHandle): AsyncGenerator<string> {
+  const decoder = new StringDecoder('utf8');
+  const chunk = Buffer.allocUnsafe(1 << 20);
+  let rest = '';
+  for (let read = (await file.read(chunk, 0, chunk.length)).bytesRead; read > 0; read = (await file.read(chunk, 0, chunk.length)).bytesRead) {
+    const text = rest + decoder.write(chunk.subarray(0, read));
+    let start = 0;
+    for (let end = text.indexOf('\n'); end >= 0; start = end + 1, end = text.indexOf('\n', start)) yield text.slice(start, end);
+    rest = text.slice(start);
+  }
+  rest += decoder.end();
+  if (rest) yield rest;
 }
 
 /** Every file a state lists, in segments or not. */

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { TreeOutput } from '../../../scripts/static/tree-output.ts';
-import { filesOfState, readState, treesDir } from '../../../scripts/static/tree-state.ts';
+import { filesIn, filesOfState, linesOf, readState, segmentHead, stateFileOf, stateHead, treesDir } from '../../../scripts/static/tree-state.ts';
 import { tempDir } from '../../fixtures/tiny.ts';
 
 describe("a static tree's saved state", () => {
@@ -31,6 +31,32 @@ describe("a static tree's saved state", () => {
       await again.close();
     }
     expect(JSON.parse(await readFile(join(await realpath(out), 'api/with\nbreak.json'), 'utf8'))).toEqual({ n: 2 });
+  });
+
+  it('is read line by line, a line split between reads, a multi-byte character too, and a carriage return within a path', async () => {
+    const tree = join(await tempDir('tree-state-lines'), 'a');
+    const loose = new Map([
+      ['api/with\rreturn.json', 'h0'],
+      ['api/plain.json', 'h1\tinput'],
+    ]);
+    // The state is read a mebibyte at a time: the first segment's lines run over that mark, and a
+    // two-byte "ł" is made to straddle it.
+    const head = stateHead('S1', 'key') + linesOf(loose);
+    const filler = 'x'.repeat((1 << 20) - Buffer.byteLength(head) - 200);
+    const first = linesOf([
+      [`api/${filler}.json`, 'h2'],
+      ['api/' + 'ł'.repeat(100) + '.json', 'h3\tin'],
+    ]);
+    const second = linesOf([['api/"quoted".json', 'h4']]);
+    await writeFile(stateFileOf(tree), head + segmentHead('items#0', 'p0', 2, first) + first + segmentHead('items#1', 'p1', 1, second) + second);
+    expect(Buffer.byteLength(head + segmentHead('items#0', 'p0', 2, first) + first)).toBeGreaterThan(1 << 20);
+    const state = (await readState(tree))!;
+    expect([state.snapshot, state.renderKey, state.files]).toEqual(['S1', 'key', loose]);
+    expect([...state.segments].map(([key, { print, count, text }]) => [key, print, count, text])).toEqual([
+      ['items#0', 'p0', 2, first],
+      ['items#1', 'p1', 1, second],
+    ]);
+    expect(filesIn(state.segments.get('items#1')!)).toEqual(new Map([['api/"quoted".json', 'h4']]));
   });
 
   it('is read from the JSON an older odsnap saved', async () => {
