@@ -49,7 +49,6 @@ export default defineConfig({
       'test/site/figures.test.ts',
       'test/site/query-model.test.ts',
       'test/site/client/*.test.ts',
-      'test/site/snapshot/tree-ready.test.ts',
     ],
     globalSetup: ['test/setup/run-dir.ts'],
     // As in the full suite: a loaded machine must not fail a test by its clock alone.

@@ -3,7 +3,7 @@ import { sourceHash } from '../../core/source-hash.ts';
 import { lockOutput } from './build-lock.ts';
 import { startRun, type BuildRun } from './build-run.ts';
 import { leftOutWarnings, writeFiles } from './build-files.ts';
-import { addSite, startSite } from './build-site.ts';
+import { addSite } from './build-site.ts';
 import { connectionTo, openTables, readPrintsAhead } from './build-tables.ts';
 import { publishChanges } from './changes.ts';
 import { startColumnStatistics, startCsvTwins, writeDownloads } from './downloads/index.ts';
@@ -76,15 +76,13 @@ async function buildLocked(options: BuildOptions): Promise<BuildResult> {
   const base = (options.base ?? '').replace(/\/+$/, '');
   const run = startRun();
   try {
-    // The snapshot's tables; what reads them whole starts at once, each on a connection of its own,
-    // and so does the site's bundling, in a process of its own, once the tree to write is open.
+    // The snapshot's tables; what reads them whole starts at once, each on a connection of its own.
     const tables = await openTables(dataDir, datasets, run, options.repeatedTextsFrom);
     const figures = startFigures(await connectionTo(tables, run), datasets, run);
     const csv = startCsvTwins(await connectionTo(tables, run), tables.snapshot, datasets, { out, full }, run, onStep);
     const statistics = startColumnStatistics(await connectionTo(tables, run), tables.snapshot, datasets, { out, full }, run, onStep);
     const prints = readPrintsAhead(await connectionTo(tables, run), tables, datasets, { out, full }, run);
     const output = await openTree(out, base, tables.snapshot.manifest.endpoints, full, run);
-    const site = await startSite(tables.snapshot.cacheDir, output, { build: options.site, base, tiles: options.tiles }, run);
     const context = staticContext(datasets, base, tables.defaultsOf);
 
     // Then the tree, step by step, each taking up what was started for it.
@@ -131,10 +129,10 @@ async function buildLocked(options: BuildOptions): Promise<BuildResult> {
       base,
       site: options.site,
     });
-    // Nothing reads the tables past here: their memory goes before the site renders its pages.
+    // Nothing reads the tables past here: their memory goes before the site is built.
     await prints.settle();
     tables.close();
-    if (site) await addSite(output, site, onStep);
+    if (options.site) await addSite(output, tables.snapshot.cacheDir, { base, tiles: options.tiles }, run, onStep);
     await output.publish(tables.snapshot.manifest.id);
     await prints.prunePrintsCache();
 

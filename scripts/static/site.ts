@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { NO_TILES } from '../../core/base-map.ts';
 
@@ -31,11 +31,6 @@ export interface SiteBuild {
   readonly tree?: string;
   /** What the tree's links start with: '' or e.g. https://cdn.example.org/odsnap. The site is served under the same path. */
   readonly base?: string;
-  /**
-   * A file that will say when `tree` is ready to be read (see site/snapshot/tree-ready.ts): the
-   * site is bundled meanwhile, its pages made after. Write it with `treeIsReady`.
-   */
-  readonly ready?: string;
   /** The maps' raster tiles, a URL template or none (see core/base-map.ts). */
   readonly tiles?: string;
 }
@@ -58,7 +53,6 @@ export function startSiteBuild(options: SiteBuild): RunningSiteBuild {
   const env: Record<string, string> = {
     ASTRO_TELEMETRY_DISABLED: '1',
     ...(options.tree ? { ODSNAP_SITE_TREE: options.tree } : {}),
-    ...(options.ready ? { ODSNAP_SITE_TREE_READY: options.ready } : {}),
     // Always set, so a setting left in the calling process's environment does not choose for it.
     ODSNAP_SITE_TILES: options.tiles ?? NO_TILES,
     ...(base ? { ODSNAP_SITE_BASE: `${base.pathname.replace(/\/+$/, '')}/` } : {}),
@@ -101,12 +95,6 @@ export function startSiteBuild(options: SiteBuild): RunningSiteBuild {
       child?.kill();
     },
   };
-}
-
-/** Tells a site build waiting on `ready` that its tree can be read. */
-export async function treeIsReady(ready: string): Promise<void> {
-  await mkdir(dirname(ready), { recursive: true });
-  await writeFile(ready, 'ready');
 }
 
 /** Every file a site build wrote, as paths relative to its directory. */

@@ -5,12 +5,10 @@ import { languages, type Language } from '../../core/text.ts';
 import { datasets } from '../docs/site-docs.ts';
 import { chartCsv, chartCsvName, chartTable } from '../figures/chart-table.ts';
 import { localePath, routes } from '../routes.ts';
-import { treeReady } from '../snapshot/tree-ready.ts';
 import { siteSnapshot } from '../snapshot/tree-snapshot.ts';
 
 /** Each chart's rows as CSV beside its data-set page, in each language: the table the page shows (figures/chart-table.ts). */
 export const getStaticPaths = (async () => {
-  await treeReady();
   const snapshot = siteSnapshot(datasets);
   if (!snapshot) return [];
   return languages.flatMap((lang) =>
