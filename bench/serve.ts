@@ -105,6 +105,8 @@ try {
   // range over the rounds, so that a quiet or a noisy moment shows as spread rather than as a result.
   const everyScenario = [...Object.entries(plan), ['all of the above, mixed', mixed] as const];
   const loads = new Map<string, { sixteen: Measured[]; raw: Measured[]; bare: Measured[] }>();
+  /** The server's peak after each scenario's first turn: which kind of request raises it. */
+  const peakAfter = new Map<string, number>();
   for (let round = 1; round <= ROUNDS; round++) {
     for (const [name, paths] of everyScenario) {
       const load = loads.get(name) ?? { sixteen: [], raw: [], bare: [] };
@@ -117,6 +119,7 @@ try {
         ),
       );
       load.bare.push(await measure(bodiesUrl, { paths }, SECONDS));
+      if (round === 1) peakAfter.set(name, (await memoryOf(child.pid!)).peakMiB);
     }
     console.error(`  round ${round} of ${ROUNDS}: done`);
   }
@@ -144,8 +147,7 @@ try {
       ofRaw: name in plan ? spread(load.sixteen.map((run, i) => run.reqPerSec / load.raw[i]!.reqPerSec)) : undefined,
       ofBare: spread(load.sixteen.map((run, i) => run.reqPerSec / load.bare[i]!.reqPerSec)),
       target: RECORD_SCENARIOS.has(name) ? 'records: ≥ 0.5× bare' : PAGE_SCENARIOS.has(name) ? 'pages: ≥ 0.9× raw' : '',
-      // The server's peak so far: shows which kind of request raises it.
-      peakMiB: (await memoryOf(child.pid!)).peakMiB,
+      peakMiB: peakAfter.get(name)!,
     });
   }
   const peerRows = 'missing' in peer ? [] : await againstDatasette(peer, plan['transactions, filtered page'] ?? []);
@@ -156,7 +158,7 @@ try {
     ratio && Number.isFinite(ratio.median) ? `${ratio.median.toFixed(2)}× (${ratio.min.toFixed(2)}–${ratio.max.toFixed(2)}×)` : '–';
   const cell = (m: Measured) => (Number.isFinite(m.reqPerSec) ? `${Math.round(m.reqPerSec).toLocaleString('en')} / ${ms(m.p50)} / ${ms(m.p99)}` : '–');
   const table = [
-    '| scenario | raw DuckDB back to back p50 ms | raw DuckDB alternating p50 / p99 ms | server 1 conn p50 / p99 ms | p50 ÷ raw | bare node:http, same bytes, p50 ms | (raw + bare) ÷ raw | server 16 conn req/s / p50 / p99 ms (median run) | raw DuckDB 16 at once req/s / p50 / p99 ms | server ÷ raw req/s, median (range) of rounds | bare node:http, same bodies, 16 conn req/s / p50 / p99 ms | server ÷ bare req/s, median (range) of rounds | target | errors | peak RSS so far |',
+    '| scenario | raw DuckDB back to back p50 ms | raw DuckDB alternating p50 / p99 ms | server 1 conn p50 / p99 ms | p50 ÷ raw | bare node:http, same bytes, p50 ms | (raw + bare) ÷ raw | server 16 conn req/s / p50 / p99 ms (median run) | raw DuckDB 16 at once req/s / p50 / p99 ms | server ÷ raw req/s, median (range) of rounds | bare node:http, same bodies, 16 conn req/s / p50 / p99 ms | server ÷ bare req/s, median (range) of rounds | target | errors | peak RSS after its first round |',
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     ...rows.map(
       (r: any) =>
