@@ -2,7 +2,7 @@
  * npm run bench:build [-- small|city] — `odsnap build` of the whole tree, beside a raw write of
  * the same bytes in the same run, and incremental rebuilds.
  *
- * 1. A full build into a fresh `dist` (in its own process, peak RSS sampled): files/s and MB/s,
+ * 1. A full build into a fresh `dist` (in its own process, peak RSS sampled with the site's Astro and on its own): files/s and MB/s,
  *    variants (.gz, .br) included, Parquet downloads (hard links) left out.
  * 2. The reference: mkdir and write of the same paths, with the same sizes, into another
  *    directory, the bytes taken from memory (a pool read from the tree's own files): what writing
@@ -35,7 +35,7 @@ import { join } from 'node:path';
 import { addDays } from '../core/calendar.ts';
 import { defaultSeed, defaultUntil, type Scale } from '../datasets/vocabulary/sample.ts';
 import { generatedOnce, sampleDataDir } from './city.ts';
-import { watchPeakRss } from './processes.ts';
+import { MemoryPeaks } from './soak/memory.ts';
 import { bytePool, changedFiles, compressAlone, filesOf, rawWrite, remove, settle, sized } from './tree-references.ts';
 
 const scale = (process.argv[2] ?? 'city') as Scale;
@@ -45,11 +45,11 @@ const out = join(work, 'dist');
 const grownDataDir = () =>
   generatedOnce(join(process.cwd(), '.cache', 'bench', `${scale}-next`), { scale, seed: defaultSeed, until: addDays(defaultUntil, 1) });
 
-/** `odsnap build` in its own process; its peak RSS, time and summary line. */
+/** `odsnap build` in its own process; its peak RSS with the site's Astro and on its own, time and summary line. */
 async function build(dataDir: string, ...options: string[]) {
   const started = performance.now();
   const child = spawn(process.execPath, ['bin/odsnap.js', 'build', '--data', dataDir, '--out', out, ...options], { stdio: ['ignore', 'ignore', 'pipe'] });
-  const memory = watchPeakRss(child.pid!);
+  const memory = new MemoryPeaks(child.pid!);
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
   const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
@@ -64,7 +64,8 @@ async function build(dataDir: string, ...options: string[]) {
   const count = (label: string) => Number(new RegExp(`([\\d,]+) ${label}`).exec(summary)?.[1]?.replaceAll(',', '') ?? NaN);
   return {
     seconds: (performance.now() - started) / 1000,
-    peakMiB: memory.peakKiB / 1024,
+    peakMiB: memory.peak.all / 1024,
+    ownPeakMiB: memory.peak.server / 1024,
     written: count('written'),
     linked: count('linked'),
     deleted: count('deleted'),
@@ -106,12 +107,12 @@ const files = await sized(
   (await filesOf(tree)).filter((file) => !file.endsWith('.parquet')),
 );
 const treeBytes = files.reduce((n, f) => n + f.size, 0);
-console.log(`| ${scale} | files | MB | seconds | files/s | MB/s | peak RSS MiB |`);
+console.log(`| ${scale} | files | MB | seconds | files/s | MB/s | peak RSS MiB, all (odsnap's own) |`);
 console.log('| --- | --- | --- | --- | --- | --- | --- |');
 await record(
   'full',
   { ...full, files: files.length, bytes: treeBytes },
-  `| odsnap build, full | ${count(files.length)} | ${(treeBytes / 1e6).toFixed(0)} | ${full.seconds.toFixed(1)} | ${fps(files.length, full.seconds)} | ${mb(treeBytes, full.seconds)} | ${Math.round(full.peakMiB)} |`,
+  `| odsnap build, full | ${count(files.length)} | ${(treeBytes / 1e6).toFixed(0)} | ${full.seconds.toFixed(1)} | ${fps(files.length, full.seconds)} | ${mb(treeBytes, full.seconds)} | ${Math.round(full.peakMiB)} (${Math.round(full.ownPeakMiB)}) |`,
 );
 
 console.error(`${scale}: compressing the tree's JSON alone…`);
@@ -143,7 +144,7 @@ const floor = raw.seconds / (raw.seconds + compression.seconds);
 await record('floor', floor, `| raw ÷ (raw + compression alone): about the best a build could reach | | | | ${floor.toFixed(2)}× | | |`);
 
 console.log('');
-console.log('| rebuild | written | linked | deleted | seconds | peak RSS MiB |');
+console.log("| rebuild | written | linked | deleted | seconds | peak RSS MiB, all (odsnap's own) |");
 console.log('| --- | --- | --- | --- | --- | --- |');
 console.error(`${scale}: the same snapshot again (fills the second tree)…`);
 const again = await build(dataDir);
@@ -151,7 +152,7 @@ console.error(`  ${again.summary}`);
 await record(
   'again',
   again,
-  `| same snapshot (fills the second tree) | ${count(again.written)} | ${count(again.linked)} | ${count(again.deleted)} | ${again.seconds.toFixed(1)} | ${Math.round(again.peakMiB)} |`,
+  `| same snapshot (fills the second tree) | ${count(again.written)} | ${count(again.linked)} | ${count(again.deleted)} | ${again.seconds.toFixed(1)} | ${Math.round(again.peakMiB)} (${Math.round(again.ownPeakMiB)}) |`,
 );
 const grown = await grownDataDir();
 console.error(`${scale}: grown by a day…`);
@@ -161,7 +162,7 @@ console.error(`  ${incremental.summary}`);
 await record(
   'incremental',
   incremental,
-  `| after a day more | ${count(incremental.written)} | ${count(incremental.linked)} | ${count(incremental.deleted)} | ${incremental.seconds.toFixed(1)} | ${Math.round(incremental.peakMiB)} |`,
+  `| after a day more | ${count(incremental.written)} | ${count(incremental.linked)} | ${count(incremental.deleted)} | ${incremental.seconds.toFixed(1)} | ${Math.round(incremental.peakMiB)} (${Math.round(incremental.ownPeakMiB)}) |`,
 );
 const changed = await sized(await realpath(out), await changedFiles(inUse, await realpath(out)));
 const rawChanged = await rawWrite(changed, pool, join(work, 'raw-changed'));
@@ -177,14 +178,14 @@ const back = await build(dataDir);
 await record(
   'back',
   back,
-  `| back a day (the first snapshot again) | ${count(back.written)} | ${count(back.linked)} | ${count(back.deleted)} | ${back.seconds.toFixed(1)} | ${Math.round(back.peakMiB)} |`,
+  `| back a day (the first snapshot again) | ${count(back.written)} | ${count(back.linked)} | ${count(back.deleted)} | ${back.seconds.toFixed(1)} | ${Math.round(back.peakMiB)} (${Math.round(back.ownPeakMiB)}) |`,
 );
 const treeOnly = await build(grown, '--no-site');
 console.error(`  ${treeOnly.summary}`);
 await record(
   'incrementalTreeOnly',
   treeOnly,
-  `| after a day more, the tree alone (--no-site; the site's files deleted) | ${count(treeOnly.written)} | ${count(treeOnly.linked)} | ${count(treeOnly.deleted)} | ${treeOnly.seconds.toFixed(1)} | ${Math.round(treeOnly.peakMiB)} |`,
+  `| after a day more, the tree alone (--no-site; the site's files deleted) | ${count(treeOnly.written)} | ${count(treeOnly.linked)} | ${count(treeOnly.deleted)} | ${treeOnly.seconds.toFixed(1)} | ${Math.round(treeOnly.peakMiB)} (${Math.round(treeOnly.ownPeakMiB)}) |`,
 );
 console.log('');
 console.log('Files include the .gz and .br variants; the Parquet downloads (hard links to the snapshot) are left out of both sides.');
