@@ -85,9 +85,9 @@ function readLine(line: string, files: Map<string, string>): void {
 
 export const parseLines = (text: string) => {
   const files = new Map<string, string>();
-  let start = 0;
-  for (let end = text.indexOf('\n'); end >= 0; start = end + 1, end = text.indexOf('\n', start)) readLine(text.slice(start, end), files);
-  if (start < text.length) readLine(text.slice(start), files);
+  const lines = text.split('\n');
+  if (lines.at(-1) === '') lines.pop(); // the last line's break
+  for (const line of lines) readLine(line, files);
   return files;
 };
 
@@ -137,10 +137,9 @@ async function* linesIn(file: FileHandle): AsyncGenerator<string> {
   const chunk = Buffer.allocUnsafe(1 << 20);
   let rest = '';
   for (let read = (await file.read(chunk, 0, chunk.length)).bytesRead; read > 0; read = (await file.read(chunk, 0, chunk.length)).bytesRead) {
-    const text = rest + decoder.write(chunk.subarray(0, read));
-    let start = 0;
-    for (let end = text.indexOf('\n'); end >= 0; start = end + 1, end = text.indexOf('\n', start)) yield text.slice(start, end);
-    rest = text.slice(start);
+    const lines = (rest + decoder.write(chunk.subarray(0, read))).split('\n');
+    rest = lines.pop()!;
+    yield* lines;
   }
   rest += decoder.end();
   if (rest) yield rest;
