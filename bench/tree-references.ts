@@ -133,7 +133,10 @@ export async function compressAlone(tree: string, jsonFiles: readonly string[]) 
 export async function changedFiles(from: string, to: string): Promise<string[]> {
   const hashes = async (tree: string) => {
     const state = await readState(tree);
-    return state ? filesOfState(state) : new Map<string, string>();
+    if (!state) return new Map<string, string>();
+    const files = filesOfState(state);
+    state.close();
+    return files;
   };
   const before = await hashes(from);
   const hashOf = (entry: string | undefined) => entry?.split('\t')[0];

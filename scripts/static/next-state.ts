@@ -4,15 +4,15 @@ import { namingPath } from './whole-files.ts';
 import { goneFrom, linesOf, parseLines, segmentHead, stateHead, type Segment, type TreeState } from './tree-state.ts';
 
 /**
- * A segment of the tree being written: carried whole from the tree in use (its text), made file by
- * file while its endpoint is written (its files), or, once that endpoint is done, its lines set
- * down in the spill file (where they are).
+ * A segment of the tree being written: carried whole from the tree in use (its lines read from
+ * that tree's state when needed), made file by file while its endpoint is written (its files), or,
+ * once that endpoint is done, its lines set down in the spill file (where they are).
  */
 interface NextSegment {
   readonly print: string;
   files?: Map<string, string>;
   count?: number;
-  text?: string;
+  carried?: Segment;
   spilled?: { readonly offset: number; readonly bytes: number };
 }
 
@@ -48,8 +48,8 @@ export class NextState {
   }
 
   /** Lists a segment carried whole, its lines as the tree in use's state has them. */
-  keepSegment(key: string, { print, count, text }: Segment): void {
-    this.newSegment(key, { print, count, text });
+  keepSegment(key: string, carried: Segment): void {
+    this.newSegment(key, { print: carried.print, count: carried.count, carried });
   }
 
   /** Sets down the lines of every open segment in the spill file: their files are all in. */
@@ -113,7 +113,7 @@ export class NextState {
       readAt(this.spillFd!, data, data.length, segment.spilled.offset, this.spill);
       return data.toString('utf8');
     }
-    return segment.text ?? linesByPath(segment.files!);
+    return segment.carried?.text() ?? linesByPath(segment.files!);
   }
 }
 

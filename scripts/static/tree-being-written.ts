@@ -2,7 +2,7 @@ import { mkdir, readdir, rename, rm, symlink } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { VARIANTS } from './variants.ts';
 import { writeWhole } from './whole-files.ts';
-import { entryIn, hashIn, stateFileOf, treesOf, type TreeState } from './tree-state.ts';
+import { entryIn, hashIn, sameLines, stateFileOf, treesOf, type TreeState } from './tree-state.ts';
 
 /**
  * Where a build's files go: the one of `<out>`'s two trees (`.<out>-trees/a` and `…/b`) that
@@ -33,10 +33,17 @@ export class TreeBeingWritten {
   static async open(out: string): Promise<{ tree: TreeBeingWritten; inUse: { dir: string; state: TreeState } | undefined }> {
     const absolute = resolve(out);
     const { dir, state, inUse } = await treesOf(absolute);
-    // From here on the tree is being changed; its saved state would be a lie if the build stopped.
-    await rm(stateFileOf(dir), { force: true });
-    await rm(`${dir}.json`, { force: true }); // as older builds saved it
-    await mkdir(dir, { recursive: true });
+    try {
+      // From here on the tree is being changed; its saved state would be a lie if the build stopped.
+      // It is still read (see readState): what it held tells which files need not be written again.
+      await rm(stateFileOf(dir), { force: true });
+      await rm(`${dir}.json`, { force: true }); // as older builds saved it
+      await mkdir(dir, { recursive: true });
+    } catch (error) {
+      state?.close();
+      inUse?.state.close();
+      throw error;
+    }
     return { tree: new TreeBeingWritten(absolute, dir, state), inUse };
   }
 
@@ -58,7 +65,7 @@ export class TreeBeingWritten {
 
   /** Whether it held a segment with exactly these lines before. */
   holdsSegment(key: string, text: string): boolean {
-    return this.previous?.segments.get(key)?.text === text;
+    return sameLines(this.previous?.segments.get(key), text);
   }
 
   /**

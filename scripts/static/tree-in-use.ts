@@ -66,6 +66,11 @@ export class TreeInUse {
     return hashIn(entryIn(this.tree?.state, path, segment));
   }
 
+  /** Lets go of its state's file (see TreeState.close). */
+  close(): void {
+    this.tree?.state.close();
+  }
+
   /** Where it holds a file (one it holds). */
   pathOf(path: string): string {
     return join(this.tree!.dir, path);

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { NextState } from './next-state.ts';
 import { TreeBeingWritten } from './tree-being-written.ts';
 import { TreeInUse } from './tree-in-use.ts';
-import { filesIn, hashIn, INPUT_SEPARATOR } from './tree-state.ts';
+import { hashIn, INPUT_SEPARATOR } from './tree-state.ts';
 import { ownBytes, TreeWriters, type FileJob } from './tree-writers.ts';
 import { hasVariants, VARIANTS } from './variants.ts';
 
@@ -103,8 +103,8 @@ export class TreeOutput {
     this.next.keepSegment(key, segment);
     this.counts.files += segment.count;
     this.counts.carried += segment.count;
-    if (this.tree.holdsSegment(key, segment.text)) return;
-    for (const [path, entry] of filesIn(segment)) {
+    if (this.tree.holdsSegment(key, segment.text())) return;
+    for (const [path, entry] of segment.files()) {
       if (this.tree.holds(path, hashIn(entry)!, key)) continue;
       const waiting = this.linkFromInUse(path, hasVariants(path));
       if (waiting) await waiting;
@@ -217,6 +217,8 @@ export class TreeOutput {
   async close(): Promise<void> {
     await this.writers.close();
     this.next.close();
+    this.tree.previous?.close();
+    this.inUse.close();
     if (!this.published) await this.tree.discard();
   }
 

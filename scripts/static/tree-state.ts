@@ -1,20 +1,32 @@
 import { type FileHandle, lstat, open, readdir, readFile, readlink, rm } from 'node:fs/promises';
 import { StringDecoder } from 'node:string_decoder';
 import { basename, dirname, join } from 'node:path';
+import { readAt } from '../../core/file-bytes.ts';
 
 /**
  * What a static tree holds, as saved beside it once it is complete (see tree-output.ts): every
  * file's content hash and the input it was made from, files in segments kept as one text each.
  */
 
-/** A segment of a tree's state: files made from one group of rows. */
+/**
+ * A segment of a tree's state: files made from one group of rows. Its lines stay in the state
+ * file until asked for: held, a national tree's segments took more than a gigabyte, twice over
+ * when a build reads the states of both trees.
+ */
 export interface Segment {
   /** The fingerprint of everything its files are made from. */
   readonly print: string;
   readonly count: number;
-  /** Its files' lines, `path\tentry\n` each, sorted by path: read into a map only when asked. */
-  readonly text: string;
-  parsed?: Map<string, string>;
+  /** The length of its lines, in characters. */
+  readonly length: number;
+  /** Its files' lines, `path\tentry\n` each, sorted by path. */
+  text(): string;
+  /**
+   * Its files, path → entry, parsed from its lines when first asked and kept: a build asks for
+   * files of many segments in turn (items come in row order, their segments by a hash of the key),
+   * but only of segments that changed.
+   */
+  files(): Map<string, string>;
 }
 
 export interface TreeState {
@@ -29,6 +41,8 @@ export interface TreeState {
   readonly files: Map<string, string>;
   /** The segments, by key; their files are not in `files`. */
   readonly segments: Map<string, Segment>;
+  /** Lets go of the state file its segments are read from. */
+  close(): void;
 }
 
 export const INPUT_SEPARATOR = '\t';
@@ -42,14 +56,11 @@ export const inputIn = (entry: string | undefined) => {
   return tab < 0 ? undefined : entry!.slice(tab + 1);
 };
 
-/** A segment's files, path → entry. */
-export const filesIn = (segment: Segment) => (segment.parsed ??= parseLines(segment.text));
-
 /** A file's entry in a state: looked up in its segment, if it has one, and among the loose files. */
 export const entryIn = (state: TreeState | undefined, path: string, segment?: string) => {
   if (!state) return undefined;
   const inSegment = segment === undefined ? undefined : state.segments.get(segment);
-  return (inSegment && filesIn(inSegment).get(path)) ?? state.files.get(path);
+  return (inSegment && inSegment.files().get(path)) ?? state.files.get(path);
 };
 
 /**
@@ -94,40 +105,87 @@ export const parseLines = (text: string) => {
 /**
  * The files and hashes of a tree, as its saved state lists them; undefined when it has none (it is
  * incomplete). Read line by line: the state of a national tree is longer than the longest string
- * V8 makes, so it is never one string.
+ * V8 makes, so it is never one string. Its segments are read again when asked for, from the file
+ * kept open (a build deletes the state of the tree it writes over, and still reads it).
  */
 export async function readState(tree: string): Promise<TreeState | undefined> {
   const input = await open(stateFileOf(tree)).catch(() => undefined);
   if (!input) return readJsonState(tree);
+  const file = new StateFile(input, stateFileOf(tree));
   try {
     let head: { snapshot: string; renderKey: string } | undefined;
     const files = new Map<string, string>();
     const segments = new Map<string, Segment>();
-    /** The segment whose lines are being read, with its lines so far. */
-    let segment: { key: string; print: string; count: number; length: number; lines: string[] } | undefined;
+    /** The segment whose lines are being read: where they start, and their length so far in characters and in bytes. */
+    let segment: { key: string; print: string; count: number; length: number; offset: number; characters: number; bytes: number } | undefined;
     const closeSegment = () => {
       if (!segment) return;
-      const text = segment.lines.join('');
-      if (text.length !== segment.length)
-        throw new Error(`a static tree's state has a segment ${segment.key} of ${text.length} characters, not ${segment.length}`);
-      segments.set(segment.key, { print: segment.print, count: segment.count, text });
+      if (segment.characters !== segment.length)
+        throw new Error(`a static tree's state has a segment ${segment.key} of ${segment.characters} characters, not ${segment.length}`);
+      segments.set(segment.key, file.segment(segment.print, segment.count, segment.length, segment.key, { offset: segment.offset, bytes: segment.bytes }));
       segment = undefined;
     };
+    let offset = 0;
     for await (const line of linesIn(input)) {
+      const bytes = Buffer.byteLength(line) + 1;
       if (!head) head = JSON.parse(line) as typeof head;
       else if (line.startsWith('\t')) {
         // A segment's line: its lines follow, up to the next segment's or the end.
         closeSegment();
         const [, key, print, count, length] = line.split('\t');
-        segment = { key: key!, print: print!, count: Number(count), length: Number(length), lines: [] };
-      } else if (segment) segment.lines.push(line, '\n');
-      else readLine(line, files);
+        segment = { key: key!, print: print!, count: Number(count), length: Number(length), offset: offset + bytes, characters: 0, bytes: 0 };
+      } else if (segment) {
+        segment.characters += line.length + 1;
+        segment.bytes += bytes;
+      } else readLine(line, files);
+      offset += bytes;
     }
     closeSegment();
-    if (!head) return undefined;
-    return { snapshot: head.snapshot, renderKey: head.renderKey, files, segments };
-  } finally {
-    await input.close();
+    if (!head) {
+      file.close();
+      return undefined;
+    }
+    return { snapshot: head.snapshot, renderKey: head.renderKey, files, segments, close: () => file.close() };
+  } catch (error) {
+    file.close();
+    throw error;
+  }
+}
+
+/** A state file kept open for its segments' lines, read when asked. */
+class StateFile {
+  private open = true;
+  /** Segments' files once parsed, by key. */
+  private readonly parsed = new Map<string, Map<string, string>>();
+
+  constructor(
+    private readonly handle: FileHandle,
+    private readonly path: string,
+  ) {}
+
+  segment(print: string, count: number, length: number, key: string, at: { readonly offset: number; readonly bytes: number }): Segment {
+    const text = () => this.text(at);
+    const files = () => {
+      let parsed = this.parsed.get(key);
+      if (!parsed) this.parsed.set(key, (parsed = parseLines(text())));
+      return parsed;
+    };
+    return { print, count, length, text, files };
+  }
+
+  private text({ offset, bytes }: { readonly offset: number; readonly bytes: number }): string {
+    if (!this.open) throw new Error(`${this.path} was read after it was closed`);
+    const data = Buffer.allocUnsafe(bytes);
+    readAt(this.handle.fd, data, bytes, offset, this.path);
+    return data.toString('utf8');
+  }
+
+  close(): void {
+    if (!this.open) return;
+    this.open = false;
+    this.parsed.clear();
+    // Nothing waits for it: the file is only read, so closing it cannot lose anything.
+    this.handle.close().catch(() => undefined);
   }
 }
 
@@ -148,7 +206,7 @@ async function* linesIn(file: FileHandle): AsyncGenerator<string> {
 /** Every file a state lists, in segments or not. */
 export function filesOfState(state: TreeState): Map<string, string> {
   const files = new Map(state.files);
-  for (const segment of state.segments.values()) for (const [path, entry] of filesIn(segment)) files.set(path, entry);
+  for (const segment of state.segments.values()) for (const [path, entry] of segment.files()) files.set(path, entry);
   return files;
 }
 
@@ -159,7 +217,13 @@ const readJsonState = (tree: string) =>
       const state = JSON.parse(text) as { snapshot: string; renderKey: string; files: Record<string, string>; inputs?: Record<string, string> };
       // Trees written before hashes and inputs shared one map: read them into it.
       for (const [path, input] of Object.entries(state.inputs ?? {})) state.files[path] += INPUT_SEPARATOR + input;
-      return { snapshot: state.snapshot, renderKey: state.renderKey, files: new Map(Object.entries(state.files)), segments: new Map<string, Segment>() };
+      return {
+        snapshot: state.snapshot,
+        renderKey: state.renderKey,
+        files: new Map(Object.entries(state.files)),
+        segments: new Map<string, Segment>(),
+        close: () => undefined,
+      };
     },
     () => undefined,
   );
@@ -180,16 +244,19 @@ export function* goneFrom(
   const unchanged = new Set<string>();
   for (const key of nextSegments) {
     const text = textOf(key);
-    if (previous.segments.get(key)?.text === text) unchanged.add(key);
+    if (sameLines(previous.segments.get(key), text)) unchanged.add(key);
     else for (const path of parseLines(text).keys()) changed.add(path);
   }
   const kept = (path: string) => next.has(path) || changed.has(path);
   for (const path of previous.files.keys()) if (!kept(path)) yield path;
   for (const [key, segment] of previous.segments) {
     if (unchanged.has(key)) continue;
-    for (const path of filesIn(segment).keys()) if (!kept(path)) yield path;
+    for (const path of segment.files().keys()) if (!kept(path)) yield path;
   }
 }
+
+/** Whether a segment has exactly these lines: read only when they are as long. */
+export const sameLines = (segment: Segment | undefined, text: string) => segment !== undefined && segment.length === text.length && segment.text() === text;
 
 export const treesDir = (out: string) => join(dirname(out), `.${basename(out)}-trees`);
 

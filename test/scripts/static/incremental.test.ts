@@ -108,7 +108,12 @@ describe('rebuilding the static tree', () => {
     expect([...tree.keys()].sort()).toEqual([...fresh.keys()].sort());
     for (const [path, file] of fresh) expect(tree.get(path)!.content.equals(file.content), path).toBe(true);
     // Items are listed in the same segments, each file with the same print, whichever way they were read.
-    const segmentsOf = async (dir: string) => [...(await readState(dir))!.segments].map(([key, { print, count, text }]) => [key, print, count, text]);
+    const segmentsOf = async (dir: string) => {
+      const state = (await readState(dir))!;
+      const segments = [...state.segments].map(([key, { print, count, text }]) => [key, print, count, text()]);
+      state.close();
+      return segments;
+    };
     expect(await segmentsOf(await realpath(out))).toEqual(await segmentsOf(freshTree));
   }
 

@@ -1,9 +1,9 @@
-import { mkdir, readFile, realpath, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, realpath, rm, stat, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { TreeOutput } from '../../../scripts/static/tree-output.ts';
-import { filesIn, filesOfState, linesOf, readState, segmentHead, stateFileOf, stateHead, treesDir } from '../../../scripts/static/tree-state.ts';
+import { filesOfState, linesOf, readState, segmentHead, stateFileOf, stateHead, treesDir } from '../../../scripts/static/tree-state.ts';
 import { tempDir } from '../../fixtures/tiny.ts';
 
 describe("a static tree's saved state", () => {
@@ -22,6 +22,7 @@ describe("a static tree's saved state", () => {
     expect([...state.files.keys()].sort()).toEqual([...paths].sort());
     expect(state.files.get('api/with\ttab.json')).toMatch(/^[\w-]+\tinput-1$/);
     expect(state.files.get('api/plain.json')).toMatch(/^[\w-]+$/);
+    state.close();
     // Each file's content is what the state says: a build over it carries every file with an unchanged input.
     const again = await TreeOutput.open(out, 'key');
     try {
@@ -33,7 +34,7 @@ describe("a static tree's saved state", () => {
     expect(JSON.parse(await readFile(join(await realpath(out), 'api/with\nbreak.json'), 'utf8'))).toEqual({ n: 2 });
   });
 
-  it('is read line by line, a line split between reads, a multi-byte character too, and a carriage return within a path', async () => {
+  it('is read line by line (a line split between reads, a multi-byte character too, a carriage return within a path), its segments again when asked, once deleted too', async () => {
     const tree = join(await tempDir('tree-state-lines'), 'a');
     const loose = new Map([
       ['api/with\rreturn.json', 'h0'],
@@ -52,11 +53,16 @@ describe("a static tree's saved state", () => {
     expect(Buffer.byteLength(head + segmentHead('items#0', 'p0', 2, first) + first)).toBeGreaterThan(1 << 20);
     const state = (await readState(tree))!;
     expect([state.snapshot, state.renderKey, state.files]).toEqual(['S1', 'key', loose]);
-    expect([...state.segments].map(([key, { print, count, text }]) => [key, print, count, text])).toEqual([
+    expect([...state.segments].map(([key, { print, count, text }]) => [key, print, count, text()])).toEqual([
       ['items#0', 'p0', 2, first],
       ['items#1', 'p1', 1, second],
     ]);
-    expect(filesIn(state.segments.get('items#1')!)).toEqual(new Map([['api/"quoted".json', 'h4']]));
+    expect(state.segments.get('items#1')!.files()).toEqual(new Map([['api/"quoted".json', 'h4']]));
+    // A build deletes the state of the tree it writes over before it has read its segments.
+    await rm(stateFileOf(tree));
+    expect(state.segments.get('items#0')!.text()).toBe(first);
+    state.close();
+    expect(() => state.segments.get('items#1')!.text()).toThrow(/read after it was closed/);
   });
 
   it('is read from the JSON an older odsnap saved', async () => {
@@ -105,6 +111,7 @@ describe("a static tree's saved state", () => {
     expect([...state.segments.keys()]).toEqual(['items#1', 'items#2']);
     expect([...filesOfState(state).keys()].sort()).toEqual(['api/items/a.json', 'api/items/b.json', 'api/items/c.json', 'api/loose.json']);
     expect(filesOfState(state).get('api/items/a.json')).toMatch(/\tp1\/api\/items\/a\.json$/);
+    state.close();
 
     // The other tree is empty: the carried segment's files (and the unchanged loose one) are linked into it, with their variants.
     const second = await build({ 'items#1': one }, ['items#1']);
@@ -154,5 +161,6 @@ describe("a static tree's saved state", () => {
     ]);
     expect([...filesOfState(state).keys()].sort()).toEqual(['api/items/a.json', 'api/items/b.json', 'api/items/c.json', 'api/items/ż.json', 'api/loose.json']);
     expect(filesOfState(state).get('api/items/ż.json')).toMatch(/^[\w-]+\tin\/api\/items\/ż\.json$/);
+    state.close();
   });
 });
