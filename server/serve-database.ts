@@ -17,20 +17,22 @@ import type { Dataset } from '../datasets/vocabulary/dataset.ts';
 import { renderContext } from '../datasets/vocabulary/render.ts';
 import { stringify } from '../datasets/vocabulary/written.ts';
 import { RecordFileWriter } from './record-store.ts';
+import { writeSeriesFiles } from './series-files.ts';
 import { lookupColumns, recordedResources, storagePlan } from './storage-plan.ts';
 
 /**
  * The server's own database for a snapshot: the tables requests page through or look up by key,
  * copied from the Parquet files in list order, with what their filters derive; beside it, record
  * files of the rows of the resources pages and items answer with, rendered (see
- * renderedResources and record-store.ts). DuckDB keeps it
+ * renderedResources and record-store.ts), and series files of those series answer with
+ * (series-files.ts). DuckDB keeps it
  * compressed on disk and caches what requests touch, so memory stays bounded however large the
  * snapshot. Built once, under a temporary name, then kept in the data directory's cache beside the
  * snapshot it was made from.
  */
 
 /** Bump when what the file holds changes: an older file is then built again. */
-const FORMAT = 9;
+const FORMAT = 10;
 export const SCHEMA = 'served';
 
 const inSchema = (table: string) => `${SCHEMA}.${quoteIdentifier(table)}`;
@@ -51,6 +53,8 @@ export async function serveDatabasePath(snapshot: Snapshot): Promise<string> {
     new URL(import.meta.url),
     new URL('./storage-plan.ts', import.meta.url),
     new URL('./record-store.ts', import.meta.url),
+    new URL('./series-store.ts', import.meta.url),
+    new URL('./series-files.ts', import.meta.url),
     new URL('../core/db/columns.ts', import.meta.url),
   ]);
   return join(snapshot.cacheDir, `serve-v${FORMAT}-${(await codeKey).slice(0, 12)}.duckdb`);
@@ -171,6 +175,10 @@ export async function buildServeDatabase(snapshot: Snapshot, datasets: readonly 
         }
         const recorded = recordedResources(dataset, table);
         if (recorded.length) await writeRecordFiles(connection, stored, table, recorded, token, records);
+      }
+      for (const table of Object.values(dataset.tables)) {
+        const stored = viewName(dataset, table.name);
+        await writeSeriesFiles(connection, dataset, table, token, (name) => recordFile(records, stored, name));
       }
     }
     await run('CHECKPOINT');

@@ -1,11 +1,13 @@
 import { Memo } from '../core/memo.ts';
 import type { Snapshot } from '../core/snapshot/read.ts';
 import { viewName, type Table } from '../core/table.ts';
-import type { RenderedResource } from '../datasets/answers/serving.ts';
+import type { RenderedResource, RenderedSeries } from '../datasets/answers/serving.ts';
 import type { Dataset, Resource } from '../datasets/vocabulary/dataset.ts';
 import { RecordFile } from './record-store.ts';
 import { recordFile, recordsDir } from './serve-database.ts';
-import { recordedResources } from './storage-plan.ts';
+import { servedSeries } from './series-files.ts';
+import { SeriesFile } from './series-store.ts';
+import { keptSeries, recordedResources } from './storage-plan.ts';
 
 /** The base goes inside JSON strings: escaped as JSON would write it. */
 const inString = (base: string) => JSON.stringify(base).slice(1, -1);
@@ -59,19 +61,24 @@ class LinkBase {
 }
 
 /**
- * A served snapshot's resources stored rendered: their record files (record-store.ts) beside its
- * serving database, opened, and the links' base put into what is read from them. A resource whose
- * files cannot be read is answered from its stored rows, rendered per request.
+ * A served snapshot's resources stored rendered: their record files (record-store.ts) and series
+ * files (series-store.ts) beside its serving database, opened, and the links' base put into what
+ * is read from them. A resource whose files cannot be read is answered from its rows, rendered
+ * per request.
  */
 export class ServedRecords {
   /** Each resource stored rendered, as answers read it, by `<data set>/<resource>`. */
   private readonly renderedOf = new Map<string, RenderedResource>();
+  /** Each series kept rendered, as answers read it, by `<data set>/<series name>` (see KeptSeries). */
+  private readonly seriesOf = new Map<string, RenderedSeries>();
 
   private constructor(
     private readonly files: ReadonlyMap<string, RecordFile>,
+    private readonly seriesFiles: ReadonlyMap<string, SeriesFile>,
     linkBase: LinkBase,
   ) {
     for (const [key, records] of files) this.renderedOf.set(key, { records, withBase: linkBase.withBase });
+    for (const [key, file] of seriesFiles) this.seriesOf.set(key, servedSeries(file));
   }
 
   /**
@@ -84,11 +91,21 @@ export class ServedRecords {
     isStored: (dataset: Dataset, table: Table) => boolean,
     databasePath: string,
     token: string,
-    log?: (event: Record<string, unknown>) => void,
+    options: { readonly series: boolean; readonly log?: (event: Record<string, unknown>) => void },
   ): ServedRecords {
+    const { log } = options;
     const files = new Map<string, RecordFile>();
+    const seriesFiles = new Map<string, SeriesFile>();
     for (const dataset of datasets) {
       for (const table of Object.values(dataset.tables)) {
+        for (const series of options.series ? keptSeries(dataset, table) : []) {
+          const file = recordFile(recordsDir(databasePath), viewName(dataset, table.name), series.name);
+          try {
+            seriesFiles.set(`${dataset.name}/${series.name}`, SeriesFile.open(file));
+          } catch (error) {
+            log?.({ event: 'series-file-unreadable', snapshot: snapshot.id, file, error: (error as Error).message });
+          }
+        }
         if (!isStored(dataset, table)) continue;
         for (const { resource } of recordedResources(dataset, table)) {
           const file = recordFile(recordsDir(databasePath), viewName(dataset, table.name), resource.name);
@@ -100,7 +117,7 @@ export class ServedRecords {
         }
       }
     }
-    return new ServedRecords(files, new LinkBase(Buffer.from(token)));
+    return new ServedRecords(files, seriesFiles, new LinkBase(Buffer.from(token)));
   }
 
   /** A resource's rows kept rendered, if they are: its record file, and how the links' base goes into its texts. */
@@ -108,7 +125,13 @@ export class ServedRecords {
     return this.renderedOf.get(`${dataset.name}/${resource.name}`);
   }
 
+  /** A resource's rows kept rendered as series named by `columns`, if they are. */
+  series(dataset: Dataset, resource: Resource, columns: readonly string[]): RenderedSeries | undefined {
+    return this.seriesOf.get(`${dataset.name}/${resource.name}@${columns.join('+')}`);
+  }
+
   close(): void {
     for (const file of this.files.values()) file.close();
+    for (const file of this.seriesFiles.values()) file.close();
   }
 }

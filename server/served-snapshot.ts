@@ -105,7 +105,7 @@ export class ServedSnapshot {
     };
     const pool = new ConnectionPool(duckdb.instance, options.connections ?? 4, prepare);
     // A resource whose record files cannot be read is then answered from its stored rows, rendered per request.
-    const records = ServedRecords.open(snapshot, datasets, isStored, path, token, options.log);
+    const records = ServedRecords.open(snapshot, datasets, isStored, path, token, { series: options.inProcess ?? true, log: options.log });
     const tables = new SnapshotTables(snapshot, stored, storedSchema, records, kept);
     const served = new ServedSnapshot(snapshot, datasets, tables, duckdb, pool, records, kept, unmark);
     if (options.inMemory !== 'later') {

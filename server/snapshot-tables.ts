@@ -3,7 +3,7 @@ import { listValue, type DuckDBValue } from '@duckdb/node-api';
 import { quoteIdentifier } from '../core/db/duckdb.ts';
 import { chooseFiles, tableSource, type Narrowing, type Snapshot } from '../core/snapshot/read.ts';
 import { viewName } from '../core/table.ts';
-import type { RenderedResource, ServedTables } from '../datasets/answers/serving.ts';
+import type { RenderedResource, RenderedSeries, ServedTables } from '../datasets/answers/serving.ts';
 import type { Dataset, Resource } from '../datasets/vocabulary/dataset.ts';
 import type { Endpoint } from '../datasets/vocabulary/endpoint.ts';
 import type { KeptForKinds } from './kept-for-kinds.ts';
@@ -52,6 +52,10 @@ export class SnapshotTables implements ServedTables {
 
   rendered(dataset: Dataset, resource: Resource): RenderedResource | undefined {
     return this.records.rendered(dataset, resource);
+  }
+
+  series(dataset: Dataset, resource: Resource, columns: readonly string[]): RenderedSeries | undefined {
+    return this.records.series(dataset, resource, columns);
   }
 
   inMemory(dataset: Dataset, tableName: string): string {

@@ -112,6 +112,36 @@ export function lookupColumns(dataset: Dataset, table: Table): string[] {
   return [...new Set(columns)];
 }
 
+/** A series kept rendered (see series-store.ts): what names its rows, and the files they are in. */
+export interface KeptSeries {
+  readonly resource: Resource;
+  /** The columns whose values name a series, in order. */
+  readonly columns: readonly string[];
+  readonly time: string;
+  /** The files' name, without extensions, beside the record files. */
+  readonly name: string;
+}
+
+/** Columns whose values name a series as the server finds them (a parent's key, turned to text). */
+const NAMING_KINDS: ReadonlySet<string> = new Set(['varchar', 'integer']);
+
+/**
+ * The series kept rendered from a table, one per resource and naming columns the kinds ask for:
+ * where the columns naming a series are text or integers (whose text JS and DuckDB write alike)
+ * and the time is an instant.
+ */
+export function keptSeries(dataset: Dataset, table: Table): KeptSeries[] {
+  const kept = new Map<string, KeptSeries>();
+  for (const { storage } of needs(dataset)) {
+    const ask = storage.series;
+    if (!ask || !inTable(dataset, table)(ask.resource)) continue;
+    if (!ask.columns.every((column) => NAMING_KINDS.has(table.columns[column]?.kind ?? '')) || table.columns[ask.time]?.kind !== 'instant') continue;
+    const name = `${ask.resource}@${ask.columns.join('+')}`;
+    kept.set(name, { resource: dataset.resources[ask.resource]!, columns: ask.columns, time: ask.time, name });
+  }
+  return [...kept.values()];
+}
+
 export interface StoredTable {
   /** SQL of the columns made for filters, `… AS name`. */
   readonly derived: string[];

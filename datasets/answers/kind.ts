@@ -38,6 +38,11 @@ export interface Storage {
    * its items are found by.
    */
   readonly rendered?: { readonly resource: string; readonly keys: readonly string[] };
+  /**
+   * A resource whose rows are kept rendered as series (see server/series-store.ts): in the order of
+   * the columns that name a series, then of `time`, found by a span of time without a statement.
+   */
+  readonly series?: { readonly resource: string; readonly columns: readonly string[]; readonly time: string };
   /** Columns made by SQL for the kind's statements, `… AS name`, stored with the resource's table. */
   readonly derived?: { readonly resource: string; readonly columns: readonly string[] };
   /**

@@ -44,6 +44,22 @@ export interface RenderedRecords {
   withJoined<T>(rows: readonly number[], separator: number, use: (bytes: Buffer) => T): T;
 }
 
+/** A resource's rows kept rendered as series (server/series-files.ts): found by the values naming a series and a span of time. */
+export interface RenderedSeries {
+  /**
+   * The rows of the series named by `values` whose time is in the span (epoch microseconds, `to`
+   * included when `toIncluded`), oldest first, as rendered in `context` (its zone and links): the
+   * items of a JSON array, joined by commas, and how many. `instants` are the keys of the
+   * resource's instants, moved into the zone in rows an upstream wrote (see inTimeZone).
+   */
+  rows(
+    values: readonly unknown[],
+    span: { readonly from: number; readonly to: number; readonly toIncluded: boolean },
+    context: RenderContext,
+    instants: ReadonlySet<string>,
+  ): { readonly text: string; readonly count: number };
+}
+
 /** A snapshot's tables as the server holds them for answering (server/snapshot-tables.ts). */
 export interface ServedTables {
   readonly snapshot: { readonly manifest: Manifest };
@@ -53,6 +69,8 @@ export interface ServedTables {
   source(dataset: Dataset, resource: Resource, files?: readonly string[], bind?: (value: DuckDBValue) => string): string;
   /** The resource's rows kept rendered, if they are. */
   rendered(dataset: Dataset, resource: Resource): RenderedResource | undefined;
+  /** The resource's rows kept rendered as series named by `columns`, if they are. */
+  series(dataset: Dataset, resource: Resource, columns: readonly string[]): RenderedSeries | undefined;
   /** SQL naming the columns of a table its kinds keep in memory (Storage.inMemory); its rows match the stored table's by row number. */
   inMemory(dataset: Dataset, tableName: string): string;
   /** What the endpoint's kind keeps in the server's process (Storage.inProcess), once read; its own to know the type of. */

@@ -166,6 +166,16 @@ export const valueOf = (rendered: unknown): unknown => (rendered instanceof Writ
 
 const keysOf = (schema: z.ZodType): string[] => (schema instanceof z.ZodObject ? Object.keys(schema.shape) : []);
 
+/** The keys of a resource's instants, those inTimeZone moves into a request's zone. */
+export const instantKeys = (schema: z.ZodType): ReadonlySet<string> =>
+  new Set(
+    schema instanceof z.ZodObject
+      ? Object.entries(schema.shape as Record<string, z.ZodType>)
+          .filter(([, field]) => isInstant(field))
+          .map(([key]) => key)
+      : [],
+  );
+
 /** Whether a field is an instant (see field.ts `instant`), null or absent allowed. */
 function isInstant(schema: z.ZodType): boolean {
   let inner: z.ZodType = schema;
@@ -183,13 +193,7 @@ function isInstant(schema: z.ZodType): boolean {
 export function asWritten(schema: z.ZodType, stored: z.ZodType): (text: string, context: RenderContext) => WrittenJson {
   const own = new Set(keysOf(schema));
   const dropped = new Set(keysOf(stored).filter((key) => !own.has(key)));
-  const instants = new Set(
-    schema instanceof z.ZodObject
-      ? Object.entries(schema.shape as Record<string, z.ZodType>)
-          .filter(([, field]) => isInstant(field))
-          .map(([key]) => key)
-      : [],
-  );
+  const instants = instantKeys(schema);
   return (text, context) => {
     let shown = dropped.size ? withoutMembers(text, dropped) : text;
     if (instants.size && context.timeZone !== 'UTC') shown = inTimeZone(shown, instants, context);

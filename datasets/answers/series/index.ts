@@ -25,8 +25,14 @@ export const series: AnswerKind<SeriesAnswer, SeriesStep, MonthUnit> = {
 
   server: {
     serve: answerSeries,
-    /** A parent is found by its match columns, one value at a time: indexed, so the one row is fetched rather than every id scanned. */
-    storage: (answer) => ({ lookups: answer.parents.map((parent) => ({ resource: parent.resource, columns: parent.match })) }),
+    /**
+     * A parent is found by its match columns, one value at a time: indexed, so the one row is
+     * fetched rather than every id scanned. The rows are kept rendered, by parents and time.
+     */
+    storage: (answer) => ({
+      lookups: answer.parents.map((parent) => ({ resource: parent.resource, columns: parent.match })),
+      series: { resource: answer.resource, columns: answer.parents.map((parent) => parent.column), time: answer.time },
+    }),
   },
 
   tree: { layout: () => monthLayout, files: seriesFiles },

@@ -1,14 +1,16 @@
 import type { DuckDBValue } from '@duckdb/node-api';
 import { quoteIdentifier } from '../../../core/db/duckdb.ts';
 import { notFound } from '../../../core/problem.ts';
-import { castParam, columnsFor, enveloped, findRow, renderRows, resourceOf, selectList, type AnswerRequest } from '../serving.ts';
-import { dayRangeOf, rangeCondition, rangeNarrowing } from '../time-range.ts';
+import { rowOrder } from '../../../core/row-order.ts';
+import type { Table } from '../../../core/table.ts';
+import { instantKeys, WrittenJson } from '../../vocabulary/written.ts';
+import { castParam, columnsFor, enveloped, findRow, renderRows, resourceOf, selectList, type AnswerRequest, type RenderedSeries } from '../serving.ts';
+import { dayRangeOf, rangeCondition, rangeNarrowing, type DayRange } from '../time-range.ts';
 import type { SeriesAnswer } from './declaration.ts';
 
 /** Rows under their parents (each must exist) in a time range, oldest first, in the endpoint's envelope. */
 export async function answerSeries(request: AnswerRequest, answer: SeriesAnswer) {
   const resource = resourceOf(request.dataset, answer.resource);
-  const table = request.dataset.tables[resource.table]!;
   const equal: Record<string, unknown> = {};
   for (const parent of answer.parents) {
     const value = request.params[parent.param];
@@ -17,6 +19,41 @@ export async function answerSeries(request: AnswerRequest, answer: SeriesAnswer)
     equal[parent.column] = found.row[parent.key];
   }
   const range = dayRangeOf(request);
+  const kept = request.served.series(
+    request.dataset,
+    resource,
+    answer.parents.map((parent) => parent.column),
+  );
+  const { rows, count } = kept ? keptRows(request, answer, kept, equal, range) : await readRows(request, answer, equal, range);
+  return enveloped(answer.envelope(rows, request.params, request.context), request.envelope, { count });
+}
+
+/** The rows from the series kept rendered: one run of texts, spliced into the envelope as written. */
+function keptRows(request: AnswerRequest, answer: SeriesAnswer, kept: RenderedSeries, equal: Record<string, unknown>, range: DayRange) {
+  const { text, count } = kept.rows(
+    answer.parents.map((parent) => equal[parent.column]),
+    { from: range.from * 1000, to: range.to * 1000, toIncluded: range.rule.toInclusive === true },
+    request.context,
+    instantKeysOf(request, answer),
+  );
+  // The rows' array as one text: the envelope only places it, and stringify writes it as it is.
+  return { rows: count ? (new WrittenJson(`[${text}]`) as unknown as unknown[]) : [], count };
+}
+
+const instantsOf = new WeakMap<SeriesAnswer, ReadonlySet<string>>();
+const instantKeysOf = (request: AnswerRequest, answer: SeriesAnswer) => {
+  let keys = instantsOf.get(answer);
+  if (!keys) instantsOf.set(answer, (keys = instantKeys(resourceOf(request.dataset, answer.resource).schema)));
+  return keys;
+};
+
+/** Rows of one time in the order of the table's rows, as in the series files. */
+const order = (answer: SeriesAnswer, table: Table) => [...new Set([answer.time, ...rowOrder(table)])].map(quoteIdentifier).join(', ');
+
+/** The rows read with a statement from where they are stored, and rendered. */
+async function readRows(request: AnswerRequest, answer: SeriesAnswer, equal: Record<string, unknown>, range: DayRange) {
+  const resource = resourceOf(request.dataset, answer.resource);
+  const table = request.dataset.tables[resource.table]!;
   const values: DuckDBValue[] = [];
   const bind = (value: DuckDBValue) => `$${values.push(value)}`;
   const conditions = Object.entries(equal).map(([column, value]) => `${quoteIdentifier(column)} = ${castParam(table.columns[column]!, bind(value as string))}`);
@@ -27,9 +64,9 @@ export async function answerSeries(request: AnswerRequest, answer: SeriesAnswer)
   // The parents' columns hold one value in every row: reading it thousands of times is waste.
   const varying = columnsFor(request, resource).filter(([name]) => !(name in equal));
   const rows = await request.connection.rows(
-    `SELECT ${selectList(varying)} FROM ${from} WHERE ${conditions.join(' AND ')} ORDER BY ${quoteIdentifier(answer.time)}`,
+    `SELECT ${selectList(varying)} FROM ${from} WHERE ${conditions.join(' AND ')} ORDER BY ${order(answer, table)}`,
     values,
   );
   for (const row of rows) Object.assign(row, equal);
-  return enveloped(answer.envelope(renderRows(request, resource, rows), request.params, request.context), request.envelope, { count: rows.length });
+  return { rows: renderRows(request, resource, rows), count: rows.length };
 }
