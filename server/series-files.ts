@@ -65,9 +65,9 @@ export function servedSeries(file: SeriesFile): RenderedSeries {
   const mark = new RegExp(`\\\\u0000${nonce}:(-?[0-9.e+-]+)\\\\u0000`, 'g');
   const inString = (text: string) => JSON.stringify(text).slice(1, -1);
   return {
-    rows(values, { from, to, toIncluded }, context, instants) {
-      const run = file.run(seriesKey(values), from, to, toIncluded);
-      if (!run.count) return { text: '', count: 0 };
+    rows(values, { from, to, toIncluded }, context, instants, page) {
+      const run = file.run(seriesKey(values), from, to, toIncluded, page);
+      if (!run.count) return { text: '', count: 0, total: run.total };
       const instantsIn = (text: string) => text.replace(mark, (_, ms: string) => inString(context.time(Number(ms))));
       let text: string;
       if (!run.written) text = instantsIn(run.bytes.toString('utf8', 0, run.bytes.length - 1));
@@ -80,7 +80,8 @@ export function servedSeries(file: SeriesFile): RenderedSeries {
         }
         text = texts.join(',');
       }
-      return { text: context.base === undefined || !text.includes(token) ? text : text.replaceAll(token, inString(context.base)), count: run.count };
+      const linked = context.base === undefined || !text.includes(token) ? text : text.replaceAll(token, inString(context.base));
+      return { text: linked, count: run.count, total: run.total };
     },
   };
 }

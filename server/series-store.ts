@@ -115,6 +115,8 @@ export class SeriesFileWriter {
 /** The rows of one series in a span of time: their texts, each followed by a comma, and where each starts. */
 export interface SeriesRun {
   readonly count: number;
+  /** How many rows the span holds, those skipped and those past `take` included. */
+  readonly total: number;
   readonly bytes: Buffer;
   /** Where each row's text starts in `bytes`, and where the last ends (one more than `count`). */
   readonly starts: Float64Array;
@@ -151,21 +153,24 @@ export class SeriesFile {
 
   /**
    * The rows of a series whose time is from `from` up to `to` (microseconds), `to` included when
-   * `toIncluded`, oldest first; none for a series it does not hold.
+   * `toIncluded`, oldest first, the first `skip` left out and at most `take`; none for a series it
+   * does not hold.
    */
-  run(key: string, from: number, to: number, toIncluded: boolean): SeriesRun {
+  run(key: string, from: number, to: number, toIncluded: boolean, { skip = 0, take = Number.POSITIVE_INFINITY } = {}): SeriesRun {
     const found = this.series.get(key);
-    if (!found) return { count: 0, bytes: Buffer.alloc(0), starts: new Float64Array(1), written: false };
+    if (!found) return { count: 0, total: 0, bytes: Buffer.alloc(0), starts: new Float64Array(1), written: false };
     const [first, count, written] = found;
-    const start = this.firstRow(first, first + count, (time) => time >= from);
-    const end = this.firstRow(start, first + count, toIncluded ? (time) => time > to : (time) => time >= to);
+    const spanStart = this.firstRow(first, first + count, (time) => time >= from);
+    const spanEnd = this.firstRow(spanStart, first + count, toIncluded ? (time) => time > to : (time) => time >= to);
+    const start = Math.min(spanStart + skip, spanEnd);
+    const end = Math.min(start + take, spanEnd);
     const starts = new Float64Array(2 * (end - start + 1));
     readAt(this.rows, new Uint8Array(starts.buffer), starts.byteLength, start * ENTRY, `${this.path}.rows`);
     const places = new Float64Array(end - start + 1);
     for (let i = 0; i < places.length; i++) places[i] = starts[2 * i]! - starts[0]!;
     const bytes = Buffer.allocUnsafe(places[places.length - 1]!);
     readAt(this.bodies, bytes, bytes.length, starts[0]!, `${this.path}.bodies`);
-    return { count: end - start, bytes, starts: places, written };
+    return { count: end - start, total: spanEnd - spanStart, bytes, starts: places, written };
   }
 
   close(): void {

@@ -24,7 +24,11 @@ export const numberedPage: AnswerKind<NumberedPageAnswer, WindowsStep, DayUnit> 
   problems: (answer, scope) => readProblems(scope, answer.resource, [answer.time, ...(answer.until ? [answer.until] : [])]),
   reads: (answer) => [answer.resource],
 
-  server: { serve: answerNumberedPage },
+  server: {
+    serve: answerNumberedPage,
+    /** Its rows are kept rendered in time order, as one series: a page is found by the times around the range. */
+    storage: (answer) => ({ series: { resource: answer.resource, columns: [], time: answer.time } }),
+  },
 
   tree: { layout: () => dayLayout, files: numberedPageFiles },
 

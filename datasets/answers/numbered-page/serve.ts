@@ -1,13 +1,15 @@
 import type { DuckDBValue } from '@duckdb/node-api';
-import { columnsFor, enveloped, renderRows, resourceOf, selectList, type AnswerRequest } from '../serving.ts';
+import { asItems, columnsFor, enveloped, instantKeysOf, renderRows, resourceOf, selectList, type AnswerRequest } from '../serving.ts';
 import { dayRangeOf, rangeCondition, rangeNarrowing } from '../time-range.ts';
 import type { NumberedPageAnswer } from './declaration.ts';
 import { numberedPage } from './numbered-page.ts';
 import { needsTotal, type PageFacts } from '../envelope.ts';
 
 /**
- * Numbered pages of the rows whose time falls in from..to. The files hold rows in time order and
- * DuckDB keeps that order without ORDER BY, so a page is a scan that stops after it.
+ * Numbered pages of the rows whose time falls in from..to: from the rows kept rendered in time
+ * order (server/series-files.ts) where the range chooses rows by their start; else read from the
+ * files, which hold rows in time order, kept by DuckDB without ORDER BY, so a page is a scan that
+ * stops after it.
  */
 export async function answerNumberedPage(request: AnswerRequest, answer: NumberedPageAnswer) {
   const resource = resourceOf(request.dataset, answer.resource);
@@ -17,6 +19,20 @@ export async function answerNumberedPage(request: AnswerRequest, answer: Numbere
   const bind = (value: DuckDBValue) => `$${values.push(value)}`;
   const page = request.params.page as number;
   const pageSize = request.params.pageSize as number;
+  // Kept rendered in time order, rows chosen by their start are a run found by the times around the range.
+  const kept = (range.rule.by ?? 'start') === 'start' ? request.served.series(request.dataset, resource, []) : undefined;
+  if (kept) {
+    const skip = (page - 1) * pageSize;
+    const { text, count, total } = kept.rows(
+      [],
+      { from: range.from * 1000, to: range.to * 1000, toIncluded: range.rule.toInclusive === true },
+      request.context,
+      instantKeysOf(resource),
+      { skip, take: pageSize },
+    );
+    const facts: PageFacts = { count, page, pageSize, ...(needsTotal(request.envelope) ? { total } : {}) };
+    return enveloped(numberedPage(asItems(text, count), page, pageSize, total > skip + pageSize), request.envelope, facts);
+  }
   const files =
     table.timeColumn === answer.time
       ? request.served.files(request.dataset, resource.table, rangeNarrowing(range))

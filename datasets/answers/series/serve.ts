@@ -3,8 +3,19 @@ import { quoteIdentifier } from '../../../core/db/duckdb.ts';
 import { notFound } from '../../../core/problem.ts';
 import { rowOrder } from '../../../core/row-order.ts';
 import type { Table } from '../../../core/table.ts';
-import { instantKeys, WrittenJson } from '../../vocabulary/written.ts';
-import { castParam, columnsFor, enveloped, findRow, renderRows, resourceOf, selectList, type AnswerRequest, type RenderedSeries } from '../serving.ts';
+import {
+  asItems,
+  castParam,
+  columnsFor,
+  enveloped,
+  findRow,
+  instantKeysOf,
+  renderRows,
+  resourceOf,
+  selectList,
+  type AnswerRequest,
+  type RenderedSeries,
+} from '../serving.ts';
 import { dayRangeOf, rangeCondition, rangeNarrowing, type DayRange } from '../time-range.ts';
 import type { SeriesAnswer } from './declaration.ts';
 
@@ -34,18 +45,10 @@ function keptRows(request: AnswerRequest, answer: SeriesAnswer, kept: RenderedSe
     answer.parents.map((parent) => equal[parent.column]),
     { from: range.from * 1000, to: range.to * 1000, toIncluded: range.rule.toInclusive === true },
     request.context,
-    instantKeysOf(request, answer),
+    instantKeysOf(resourceOf(request.dataset, answer.resource)),
   );
-  // The rows' array as one text: the envelope only places it, and stringify writes it as it is.
-  return { rows: count ? (new WrittenJson(`[${text}]`) as unknown as unknown[]) : [], count };
+  return { rows: asItems(text, count), count };
 }
-
-const instantsOf = new WeakMap<SeriesAnswer, ReadonlySet<string>>();
-const instantKeysOf = (request: AnswerRequest, answer: SeriesAnswer) => {
-  let keys = instantsOf.get(answer);
-  if (!keys) instantsOf.set(answer, (keys = instantKeys(resourceOf(request.dataset, answer.resource).schema)));
-  return keys;
-};
 
 /** Rows of one time in the order of the table's rows, as in the series files. */
 const order = (answer: SeriesAnswer, table: Table) => [...new Set([answer.time, ...rowOrder(table)])].map(quoteIdentifier).join(', ');

@@ -8,7 +8,7 @@ import { startTestServer, type TestServer } from '../../../fixtures/server.ts';
 import { tinySnapshot, withDatabase } from '../../../fixtures/tiny.ts';
 
 /**
- * A series' rows are kept rendered in UTC, by parents and time (server/series-store.ts), and
+ * A series' rows (and a numbered page's) are kept rendered in UTC, by parents and time (server/series-store.ts), and
  * moved into a request's zone as it is answered; rendered per request, they come from a DuckDB
  * statement. The two must answer every request alike, byte for byte: a server that keeps them is
  * compared with one that never does, over HTTP, for every series endpoint of every data set, on
@@ -30,6 +30,13 @@ const seriesEndpoints = datasets.flatMap((dataset) =>
   }),
 );
 
+const numberedEndpoints = datasets.flatMap((dataset) =>
+  dataset.endpoints.flatMap((endpoint) => {
+    const answer = answerAs(endpoint.answer, 'numbered-page');
+    return answer ? [{ dataset, endpoint, answer }] : [];
+  }),
+);
+
 beforeAll(async () => {
   [keeping, reading] = await Promise.all([
     startTestServer({ publicUrl: 'http://odsnap.test' }),
@@ -37,8 +44,12 @@ beforeAll(async () => {
   ]);
   const snapshot = await tinySnapshot();
   await withDatabase(async (db) => {
-    for (const { dataset, answer } of seriesEndpoints) {
-      for (const name of [answer.resource, ...answer.parents.map((parent) => parent.resource)]) {
+    const reads = [
+      ...seriesEndpoints.map(({ dataset, answer }) => ({ dataset, resources: [answer.resource, ...answer.parents.map((parent) => parent.resource)] })),
+      ...numberedEndpoints.map(({ dataset, answer }) => ({ dataset, resources: [answer.resource] })),
+    ];
+    for (const { dataset, resources } of reads) {
+      for (const name of resources) {
         const table = dataset.resources[name]!.table;
         const key = `${dataset.name}/${table}`;
         if (!rowsOf.has(key)) rowsOf.set(key, await readTable(db, snapshot, dataset, table));
@@ -83,11 +94,46 @@ describe("a series' rows kept rendered", () => {
         if ('timezone' in endpoint.params && random.chance(0.8)) query.set('timezone', random.pick(ZONES));
         return `${path}?${query}`;
       });
-      for (const path of paths) {
-        const [kept, read] = await Promise.all([keeping.fetch(path), reading.fetch(path)]);
-        expect(kept.status, path).toBe(read.status);
-        expect(await kept.text(), path).toBe(await read.text());
+      await sameAnswers(paths);
+    }
+  });
+
+  it('give numbered pages as the rows read per request: any page, past the last too, in any zone', async () => {
+    const random = new Random('kept-numbered-pages');
+    expect(numberedEndpoints.length).toBeGreaterThan(0);
+    for (const { dataset, endpoint, answer } of numberedEndpoints) {
+      const resource = dataset.resources[answer.resource]!;
+      expect(keeping.host.current.tables.series(dataset, resource, []), `${dataset.name}/${resource.name}`).toBeDefined();
+      const rows = rowsOf.get(`${dataset.name}/${resource.table}`)!;
+      const paths = Array.from({ length: 60 }, () => {
+        const from = new Date(random.pick(rows)[answer.time] as number).toISOString().slice(0, 10);
+        const query = new URLSearchParams({ from: addDays(from, -random.int(0, 1)), to: addDays(from, random.int(0, 3)) });
+        if (random.chance(0.8)) query.set('pageSize', String(random.pick([1, 7, 100, 500])));
+        if (random.chance(0.8)) query.set('page', String(random.pick([1, 2, 3, 40])));
+        if (random.chance(0.8)) query.set('timezone', random.pick(ZONES));
+        return `${endpoint.fullPath}?${query}`;
+      });
+      // Pages that end exactly where the range does, and one past it: whether there is a next page.
+      for (let i = 0; i < 10; i++) {
+        const day = new Date(random.pick(rows)[answer.time] as number).toISOString().slice(0, 10);
+        const n = rows.filter((row) => new Date(row[answer.time] as number).toISOString().startsWith(day)).length;
+        for (const [pageSize, page] of [
+          [n, 1],
+          [n + 1, 1],
+          [Math.max(1, n - 1), 1],
+          [Math.max(1, Math.ceil(n / 2)), 2],
+        ])
+          paths.push(`${endpoint.fullPath}?from=${day}&to=${day}&timezone=UTC&pageSize=${Math.min(500, pageSize!)}&page=${page}`);
       }
+      await sameAnswers(paths);
     }
   });
 });
+
+async function sameAnswers(paths: readonly string[]): Promise<void> {
+  for (const path of paths) {
+    const [kept, read] = await Promise.all([keeping.fetch(path), reading.fetch(path)]);
+    expect(kept.status, path).toBe(read.status);
+    expect(await kept.text(), path).toBe(await read.text());
+  }
+}
