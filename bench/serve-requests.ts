@@ -25,6 +25,8 @@ export const RECORD_SCENARIOS: ReadonlySet<string> = new Set([
 ]);
 /** Scenarios of filtered pages with exact totals: compared with raw DuckDB at 16 in flight (target ≥ 0.9×) and a peer. */
 export const PAGE_SCENARIOS: ReadonlySet<string> = new Set(['transactions, filtered page', 'properties, filtered page']);
+/** Scenarios of series and numbered pages over a span of days: compared with raw DuckDB at 16 in flight (target ≥ 0.9×). */
+export const SERIES_SCENARIOS: ReadonlySet<string> = new Set(['counter readings, one month', 'rides, one day, a page', 'air history, one week']);
 
 /** Ad-hoc requests per scenario, drawn from the city's own ids, streets and places (found with `sql`). */
 export async function scenarios(sql: (text: string) => Promise<Rows>): Promise<Record<string, string[]>> {

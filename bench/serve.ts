@@ -4,8 +4,9 @@
  *
  * For each scenario, a few hundred ad-hoc requests (random filters, ids, ranges) are answered
  * twice, request by request: in this process by timing, straight in DuckDB, exactly the SQL
- * statements that answer it (those the server runs when it runs any: it finds pages of plain
- * filters by a scan of its own, see datasets/answers/page/scan.ts), and alternating with that over HTTP by `odsnap serve` in its
+ * statements that answer it (those the server runs when it keeps nothing in its process: it finds
+ * pages of plain filters by a scan of its own, see datasets/answers/page/scan.ts, and series and
+ * numbered pages from their rows kept rendered, see server/series-files.ts), and alternating with that over HTTP by `odsnap serve` in its
  * own process, one connection, timed to the microsecond. Pairing them means both see the same
  * machine at the same moment, so the ratio does not drift with background load. A bare node:http
  * server answering the same number of bytes takes its turn too: no Node server can answer in
@@ -15,7 +16,7 @@
  * latency against the server and against a bare node:http server answering each path with the
  * very body the server gave (the ceiling of any Node server, and proof that wrk is not the limit),
  * beside the same statements run straight in DuckDB 16 at a time. Targets: single records ≥ 0.5×
- * the bare server's requests/s; filtered pages ≥ 0.9× raw DuckDB's; the transactions mix's first
+ * the bare server's requests/s; filtered pages, series and rides ≥ 0.9× raw DuckDB's; the transactions mix's first
  * pages ≥ 10× Datasette's with its count (`--datasette DIR` or BENCH_DATASETTE, see
  * bench/peers/datasette.ts; without it the run says so and leaves that row out).
  */
@@ -26,7 +27,7 @@ import { datasets } from '../datasets/index.ts';
 import { openSnapshot } from '../core/snapshot/read.ts';
 import { ServedSnapshot } from '../server/served-snapshot.ts';
 import { cityDataDir, median, ms, percentile, type Spread, spread } from './city.ts';
-import { PAGE_SCENARIOS, PER_SCENARIO, RECORD_SCENARIOS, RECORDS_NONE_KEPT, scenarios } from './serve-requests.ts';
+import { PAGE_SCENARIOS, PER_SCENARIO, RECORD_SCENARIOS, RECORDS_NONE_KEPT, SERIES_SCENARIOS, scenarios } from './serve-requests.ts';
 import { startBareServer, startBodiesServer, startServe } from './processes.ts';
 import { datasetteLocation, datasettePathFor, startDatasette, transactionsDatabase } from './peers/datasette.ts';
 import { measure, wrk, type Measured } from './wrk.ts';
@@ -146,7 +147,13 @@ try {
       // Raw DuckDB runs only the mix's requests that have a statement (not items): no like-for-like ratio.
       ofRaw: name in plan ? spread(load.sixteen.map((run, i) => run.reqPerSec / load.raw[i]!.reqPerSec)) : undefined,
       ofBare: spread(load.sixteen.map((run, i) => run.reqPerSec / load.bare[i]!.reqPerSec)),
-      target: RECORD_SCENARIOS.has(name) ? 'records: ≥ 0.5× bare' : PAGE_SCENARIOS.has(name) ? 'pages: ≥ 0.9× raw' : '',
+      target: RECORD_SCENARIOS.has(name)
+        ? 'records: ≥ 0.5× bare'
+        : PAGE_SCENARIOS.has(name)
+          ? 'pages: ≥ 0.9× raw'
+          : SERIES_SCENARIOS.has(name)
+            ? 'series: ≥ 0.9× raw'
+            : '',
       peakMiB: peakAfter.get(name)!,
     });
   }
