@@ -23,5 +23,9 @@ export interface SeriesAnswer {
   readonly resource: string;
   readonly parents: readonly Parent[];
   readonly time: string;
+  /**
+   * The answer around the rows: it places `items` and must not look into them, since rows kept
+   * rendered come as one text standing for the whole array (see asItems in serving.ts).
+   */
   readonly envelope: (items: unknown[], params: Readonly<Record<string, unknown>>, context: RenderContext) => unknown;
 }
