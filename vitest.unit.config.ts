@@ -45,6 +45,7 @@ export default defineConfig({
       'test/scripts/static/tree-writers.test.ts',
       'test/scripts/static/variants.test.ts',
       'test/server/record-store.test.ts',
+      'test/server/series-store.test.ts',
       'test/site/docs.test.ts',
       'test/site/figures.test.ts',
       'test/site/query-model.test.ts',
