@@ -5,6 +5,7 @@ import { dayLabel, labelOf, xLabelOf, type Label } from './chart-labels.ts';
 import { panelGeometry, type ChartFrame, type PanelGeometry, type YDomain } from './chart-panel.ts';
 import { smallestStep, unique, uniqueBy, type Row } from './chart-rows.ts';
 import { formatNumber, niceTicks, timeOf, timeTicks } from './scales.ts';
+import { extremes } from './extremes.ts';
 
 /**
  * A published chart (datasets/vocabulary/figure.ts) laid out for SVG at build time: one panel per
@@ -82,9 +83,7 @@ export function chartGeometry(chart: ChartData, lang: Language, size: ChartSize 
   const categories = chart.x.time ? [] : unique(chart.rows.map((row) => row.x));
   const categoryIndex = new Map(categories.map((x, i) => [x, i]));
   const xValue = (row: Row) => (chart.x.time ? timeOf(row.x) : categoryIndex.get(row.x)!);
-  const xs = chart.rows.map(xValue);
-  const xMin = xs.length ? Math.min(...xs) : 0;
-  const xMax = xs.length ? Math.max(...xs) : 1;
+  const { min: xMin, max: xMax } = extremes(chart.rows.map(xValue)) ?? { min: 0, max: 1 };
 
   // Room on the left for the widest y label of any panel.
   const byPanel = new Map(panelKeys.map((key) => [key, chart.rows.filter((row) => (row.panel ?? '') === key)]));
@@ -194,8 +193,7 @@ export function chartGeometry(chart: ChartData, lang: Language, size: ChartSize 
 
 /** The y domain of a panel: its values, from zero when zero is near (always for bars), grown to round ticks. */
 function yDomain(values: readonly number[], bars: boolean, count: number) {
-  let min = values.length ? Math.min(...values) : 0;
-  let max = values.length ? Math.max(...values) : 1;
+  let { min, max } = extremes(values) ?? { min: 0, max: 1 };
   if (bars || (min >= 0 && min <= 0.4 * max)) min = Math.min(min, 0);
   if (bars || (max <= 0 && max >= 0.4 * min)) max = Math.max(max, 0);
   return niceTicks(min, max, count);

@@ -5,6 +5,7 @@ import { labelOf, xLabelOf, yLabelOf } from './chart-labels.ts';
 import { linePath, thinColumns } from './chart-lines.ts';
 import { groupBy, type Row } from './chart-rows.ts';
 import { formatNumber, type niceTicks, timeOf } from './scales.ts';
+import { extremes } from './extremes.ts';
 
 /**
  * One panel of a chart laid out for SVG: its y axis, its bands, its marks (a path per series, or
@@ -153,6 +154,7 @@ export function panelGeometry(frame: ChartFrame, key: string, rows: readonly Row
     }
   }
   const values = rows.map((row) => row.y);
+  const range = extremes(values);
   const title = key ? labelOf(chart, key, lang) : { text: '' };
   const declared = chart.panels[key];
   const valueName = declared ? declared[lang] : yLabelOf(chart, key, lang);
@@ -184,8 +186,8 @@ export function panelGeometry(frame: ChartFrame, key: string, rows: readonly Row
     bars,
     ...(incompletePosition === undefined ? {} : { incompleteSpan: { x: round(spanLeft), width: round(Math.max(plot.right - spanLeft, 4)) } }),
     tips,
-    yMin: values.length ? Math.min(...values) : 0,
-    yMax: values.length ? Math.max(...values) : 0,
+    yMin: range?.min ?? 0,
+    yMax: range?.max ?? 0,
     rows: rows.length,
   };
 }

@@ -1,6 +1,7 @@
 import type { MapLayerData } from '../../datasets/vocabulary/figure.ts';
 import type { Language, Text } from '../../core/text.ts';
 import { formatDegrees, niceTicks } from './scales.ts';
+import { extremes } from './extremes.ts';
 
 /**
  * Places of every data set's map layers projected for SVG, with no tile server: equirectangular,
@@ -52,13 +53,13 @@ const MAX_HEIGHT = 640;
 export function mapGeometry(layers: readonly MapLayerInput[], lang: Language): MapGeometry | undefined {
   const places = layers.flatMap((entry) => entry.layer.places);
   if (!places.length) return undefined;
-  const lons = places.map((place) => place.lon);
-  const lats = places.map((place) => place.lat);
-  const [midLon, midLat] = [(Math.min(...lons) + Math.max(...lons)) / 2, (Math.min(...lats) + Math.max(...lats)) / 2];
+  const lon = extremes(places.map((place) => place.lon))!;
+  const lat = extremes(places.map((place) => place.lat))!;
+  const [midLon, midLat] = [(lon.min + lon.max) / 2, (lat.min + lat.max) / 2];
   const cos = Math.cos((midLat * Math.PI) / 180);
   // The places' extent with a margin (at least ~1 km), in degrees of latitude.
-  const spanX = Math.max((Math.max(...lons) - Math.min(...lons)) * cos, 0.01) * 1.16;
-  const spanY = Math.max(Math.max(...lats) - Math.min(...lats), 0.01) * 1.16;
+  const spanX = Math.max((lon.max - lon.min) * cos, 0.01) * 1.16;
+  const spanY = Math.max(lat.max - lat.min, 0.01) * 1.16;
   const height = Math.round(Math.min(Math.max((WIDTH * spanY) / spanX, MIN_HEIGHT), MAX_HEIGHT));
   const scale = Math.min(WIDTH / spanX, height / spanY);
   const project = (lon: number, lat: number) => ({ x: round(WIDTH / 2 + (lon - midLon) * cos * scale), y: round(height / 2 - (lat - midLat) * scale) });

@@ -6,6 +6,7 @@ import type { Text } from '../../core/text.ts';
 import { isSynthetic, type SnapshotSource } from '../../core/snapshot/manifest.ts';
 import { CATALOGUE, CHANGES_INDEX, changesPath, figuresPath, STATUS_FILE } from '../../core/published-tree.ts';
 import type { StatusDocument } from '../../core/status-document.ts';
+import { extremes } from '../figures/extremes.ts';
 
 /**
  * What the data-set pages, the map and the downloads page show of the snapshot: read once per
@@ -158,10 +159,10 @@ function readChanges(treeDir: string, index: TreeIndex): TreeSnapshot['changes']
 
 /** The bounding box of map places, in degrees. */
 export function boundingBox(places: readonly { readonly lon: number; readonly lat: number }[]) {
-  if (!places.length) return undefined;
-  const lons = places.map((place) => place.lon);
-  const lats = places.map((place) => place.lat);
-  return { west: Math.min(...lons), east: Math.max(...lons), south: Math.min(...lats), north: Math.max(...lats) };
+  const lon = extremes(places.map((place) => place.lon));
+  const lat = extremes(places.map((place) => place.lat));
+  if (!lon || !lat) return undefined;
+  return { west: lon.min, east: lon.max, south: lat.min, north: lat.max };
 }
 
 let cached: TreeSnapshot | null | undefined;

@@ -43,6 +43,16 @@ describe('chartGeometry', () => {
     expect(tops).toBeLessThanOrEqual(1200);
   });
 
+  it("draws a region's daily totals: many panels of many days, more values than a call's arguments can hold", () => {
+    // 160 counters over 1,800 days: 288,000 rows, where Math.min(...values) overflowed the stack.
+    const x = days(1800);
+    const rows = Array.from({ length: 160 }, (_, c) => x.map((day, i) => ({ panel: `counter ${c}`, x: day, y: (i * (c + 1)) % 997 }))).flat();
+    const geometry = chartGeometry(chart(rows, { y: { label: text('Bicycles per day', 'Rowery na dobę'), scale: 'shared' } }), 'en');
+    expect(geometry.panels).toHaveLength(160);
+    expect(geometry.panels[0]!.yMax).toBe(996);
+    expect([geometry.xFirst, geometry.xLast]).toEqual([x[0], x.at(-1)]);
+  });
+
   it('thins the tooltips as the lines, the same columns in both drawings, keeping the extremes', () => {
     const rows = ['one', 'two'].flatMap((series) => days(5000).map((day, i) => ({ x: day, y: series === 'one' && i === 2500 ? 1000 : i % 7, series })));
     const [wide, phone] = (['wide', 'phone'] as const).map((size) => chartGeometry(chart(rows), 'en', size).panels[0]!.tips);
