@@ -1,5 +1,5 @@
-import { closeSync, openSync, writeFileSync, writeSync } from 'node:fs';
-import { readAt } from '../core/file-bytes.ts';
+import { closeSync, openSync, writeFileSync } from 'node:fs';
+import { readAt, TextAppender } from '../core/file-bytes.ts';
 
 /**
  * Rendered items in a file, found by key without a statement: a transaction, a property with its
@@ -29,44 +29,24 @@ export class RecordFileWriter {
   private readonly offsets: number[] = [0];
   /** Keys as text until the end: a Buffer per key held the builder's memory to twice its size at city scale. */
   private readonly keys: (string | null)[][];
-  /** Bodies are encoded straight into this, written when full. */
-  private readonly pending = Buffer.allocUnsafe(1 << 20);
-  private pendingBytes = 0;
-  private written = 0;
+  private readonly bodies: TextAppender;
 
   constructor(
     private readonly path: string,
     private readonly columns: readonly string[],
   ) {
     this.fd = openSync(`${path}.bodies`, 'w');
+    this.bodies = new TextAppender(this.fd);
     this.keys = columns.map(() => []);
   }
 
   add(text: string, keys: readonly (string | null)[]): void {
-    // A UTF-16 unit takes at most three bytes in UTF-8.
-    if (this.pendingBytes + text.length * 3 > this.pending.length) this.flush();
-    let bytes: number;
-    if (text.length * 3 <= this.pending.length) {
-      bytes = this.pending.write(text, this.pendingBytes);
-      this.pendingBytes += bytes;
-    } else {
-      const body = Buffer.from(text);
-      writeSync(this.fd, body, 0, body.length, this.written);
-      bytes = body.length;
-      this.written += bytes;
-    }
-    this.offsets.push(this.offsets.at(-1)! + bytes);
+    this.offsets.push(this.offsets.at(-1)! + this.bodies.append(text));
     keys.forEach((key, i) => this.keys[i]!.push(key));
   }
 
-  private flush(): void {
-    if (this.pendingBytes) writeSync(this.fd, this.pending, 0, this.pendingBytes, this.written);
-    this.written += this.pendingBytes;
-    this.pendingBytes = 0;
-  }
-
   finish(): void {
-    this.flush();
+    this.bodies.flush();
     closeSync(this.fd);
     const rows = this.offsets.length - 1;
     const sections: Buffer[] = [Buffer.from(new Float64Array(this.offsets).buffer)];

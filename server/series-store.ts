@@ -1,5 +1,5 @@
 import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
-import { readAt, writeAt } from '../core/file-bytes.ts';
+import { readAt, TextAppender, writeAt } from '../core/file-bytes.ts';
 
 /**
  * A series endpoint's rows kept rendered (a counter's readings, a station's history of a sensor),
@@ -35,12 +35,9 @@ export const seriesKey = (values: readonly unknown[]) => JSON.stringify(values.m
 
 /** Writes an endpoint's series files, a row at a time, in order of series and time. */
 export class SeriesFileWriter {
-  private readonly bodies: number;
+  private readonly bodiesFd: number;
+  private readonly bodies: TextAppender;
   private readonly rows: number;
-  /** Texts are encoded straight into this, written when full. */
-  private readonly pending = Buffer.allocUnsafe(1 << 20);
-  private pendingBytes = 0;
-  private written = 0;
   private count = 0;
   private readonly series: [key: string, first: number, count: number, written: 0 | 1][] = [];
   private readonly seen = new Set<string>();
@@ -51,7 +48,8 @@ export class SeriesFileWriter {
   private entriesWritten = 0;
 
   constructor(private readonly path: string) {
-    this.bodies = openSync(`${path}.bodies`, 'w');
+    this.bodiesFd = openSync(`${path}.bodies`, 'w');
+    this.bodies = new TextAppender(this.bodiesFd);
     this.rows = openSync(`${path}.rows`, 'w');
   }
 
@@ -71,29 +69,16 @@ export class SeriesFileWriter {
     }
     if (written) current[3] = 1;
     this.lastTime = timeMicros;
-    this.entry(this.written + this.pendingBytes, timeMicros);
-    // A UTF-16 unit takes at most three bytes in UTF-8, and the comma one.
-    if (this.pendingBytes + text.length * 3 + 1 > this.pending.length) this.flushBodies();
-    if (text.length * 3 + 1 <= this.pending.length) this.pendingBytes += this.pending.write(`${text},`, this.pendingBytes);
-    else {
-      const bytes = Buffer.from(`${text},`);
-      writeAt(this.bodies, bytes, this.written);
-      this.written += bytes.length;
-    }
+    this.entry(this.bodies.size, timeMicros);
+    this.bodies.append(`${text},`);
     this.count++;
   }
 
-  private flushBodies(): void {
-    writeAt(this.bodies, this.pending.subarray(0, this.pendingBytes), this.written);
-    this.written += this.pendingBytes;
-    this.pendingBytes = 0;
-  }
-
   finish(about: Readonly<Record<string, string>> = {}): void {
-    this.flushBodies();
-    this.entry(this.written, Number.NaN);
+    this.bodies.flush();
+    this.entry(this.bodies.size, Number.NaN);
     this.flushEntries();
-    closeSync(this.bodies);
+    closeSync(this.bodiesFd);
     closeSync(this.rows);
     writeFileSync(`${this.path}.series`, JSON.stringify({ format: FORMAT, rows: this.count, about, series: this.series } satisfies SeriesIndex));
   }

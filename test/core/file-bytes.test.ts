@@ -1,7 +1,7 @@
 import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readAt, writeAt } from '../../core/file-bytes.ts';
+import { readAt, TextAppender, writeAt } from '../../core/file-bytes.ts';
 import { tempDir } from '../fixtures/tiny.ts';
 
 describe('bytes at a place in a file', () => {
@@ -31,5 +31,20 @@ describe('bytes at a place in a file', () => {
     } finally {
       closeSync(fd);
     }
+  });
+});
+
+describe('texts appended to a file', () => {
+  it('writes them in order as UTF-8, across the held buffer and past its size, counting their bytes', async () => {
+    const file = join(await tempDir('text-appender'), 'f');
+    const fd = openSync(file, 'w');
+    const texts = ['żółw,', 'a'.repeat(700_000), 'ł'.repeat(300_000), 'x'.repeat(2_000_000), 'end'];
+    const appender = new TextAppender(fd);
+    const lengths = texts.map((text) => appender.append(text));
+    appender.flush();
+    closeSync(fd);
+    expect(lengths).toEqual(texts.map((text) => Buffer.byteLength(text)));
+    expect(appender.size).toBe(lengths.reduce((a, b) => a + b, 0));
+    expect(readFileSync(file, 'utf8')).toBe(texts.join(''));
   });
 });
