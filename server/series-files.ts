@@ -5,9 +5,9 @@ import { quoteIdentifier, streamJsonRows } from '../core/db/duckdb.ts';
 import { rowOrder } from '../core/row-order.ts';
 import { viewName, type Table } from '../core/table.ts';
 import type { RenderedSeries } from '../datasets/answers/serving.ts';
-import type { Dataset } from '../datasets/vocabulary/dataset.ts';
+import type { Dataset, Resource } from '../datasets/vocabulary/dataset.ts';
 import { renderContext, type RenderContext } from '../datasets/vocabulary/render.ts';
-import { inTimeZone, stringify, WrittenJson } from '../datasets/vocabulary/written.ts';
+import { escapedInString, instantKeys, inTimeZone, stringify, WrittenJson } from '../datasets/vocabulary/written.ts';
 import { type SeriesFile, SeriesFileWriter, seriesKey } from './series-store.ts';
 import { keptSeries } from './storage-plan.ts';
 
@@ -58,17 +58,17 @@ export async function writeSeriesFiles(
   }
 }
 
-/** A series' files opened for answers. */
-export function servedSeries(file: SeriesFile): RenderedSeries {
+/** A series' files opened for answers, its rows rendered as `resource`. */
+export function servedSeries(file: SeriesFile, resource: Resource): RenderedSeries {
   const { nonce, token } = file.about as { nonce: string; token: string };
+  const instants = instantKeys(resource.schema);
   // The mark as it stands in JSON text, where \0 is written \u0000.
   const mark = new RegExp(`\\\\u0000${nonce}:(-?[0-9.e+-]+)\\\\u0000`, 'g');
-  const inString = (text: string) => JSON.stringify(text).slice(1, -1);
   return {
-    rows(values, { from, to, toIncluded }, context, instants, page) {
+    rows(values, { from, to, toIncluded }, context, page) {
       const run = file.run(seriesKey(values), from, to, toIncluded, page);
       if (!run.count) return { text: '', count: 0, total: run.total };
-      const instantsIn = (text: string) => text.replace(mark, (_, ms: string) => inString(context.time(Number(ms))));
+      const instantsIn = (text: string) => text.replace(mark, (_, ms: string) => escapedInString(context.time(Number(ms))));
       let text: string;
       if (!run.written) text = instantsIn(run.bytes.toString('utf8', 0, run.bytes.length - 1));
       else {
@@ -80,7 +80,7 @@ export function servedSeries(file: SeriesFile): RenderedSeries {
         }
         text = texts.join(',');
       }
-      const linked = context.base === undefined || !text.includes(token) ? text : text.replaceAll(token, inString(context.base));
+      const linked = context.base === undefined || !text.includes(token) ? text : text.replaceAll(token, escapedInString(context.base));
       return { text: linked, count: run.count, total: run.total };
     },
   };

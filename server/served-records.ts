@@ -3,14 +3,12 @@ import type { Snapshot } from '../core/snapshot/read.ts';
 import { viewName, type Table } from '../core/table.ts';
 import type { RenderedResource, RenderedSeries } from '../datasets/answers/serving.ts';
 import type { Dataset, Resource } from '../datasets/vocabulary/dataset.ts';
+import { escapedInString } from '../datasets/vocabulary/written.ts';
 import { RecordFile } from './record-store.ts';
 import { recordFile, recordsDir } from './serve-database.ts';
 import { servedSeries } from './series-files.ts';
 import { SeriesFile } from './series-store.ts';
 import { keptSeries, recordedResources } from './storage-plan.ts';
-
-/** The base goes inside JSON strings: escaped as JSON would write it. */
-const inString = (base: string) => JSON.stringify(base).slice(1, -1);
 
 const NOTHING = new Uint8Array(0);
 
@@ -56,7 +54,7 @@ class LinkBase {
 
   /** A base as it goes into rendered JSON, as UTF-8, remembered (requests come with one or a few). */
   private baseBytes(base: string): Buffer {
-    return this.bases.get(base) ?? this.bases.remember(base, Buffer.from(inString(base)));
+    return this.bases.get(base) ?? this.bases.remember(base, Buffer.from(escapedInString(base)));
   }
 }
 
@@ -74,11 +72,11 @@ export class ServedRecords {
 
   private constructor(
     private readonly files: ReadonlyMap<string, RecordFile>,
-    private readonly seriesFiles: ReadonlyMap<string, SeriesFile>,
+    private readonly seriesFiles: ReadonlyMap<string, { readonly file: SeriesFile; readonly resource: Resource }>,
     linkBase: LinkBase,
   ) {
     for (const [key, records] of files) this.renderedOf.set(key, { records, withBase: linkBase.withBase });
-    for (const [key, file] of seriesFiles) this.seriesOf.set(key, servedSeries(file));
+    for (const [key, { file, resource }] of seriesFiles) this.seriesOf.set(key, servedSeries(file, resource));
   }
 
   /**
@@ -95,13 +93,13 @@ export class ServedRecords {
   ): ServedRecords {
     const { log } = options;
     const files = new Map<string, RecordFile>();
-    const seriesFiles = new Map<string, SeriesFile>();
+    const seriesFiles = new Map<string, { file: SeriesFile; resource: Resource }>();
     for (const dataset of datasets) {
       for (const table of Object.values(dataset.tables)) {
         for (const series of options.series ? keptSeries(dataset, table) : []) {
           const file = recordFile(recordsDir(databasePath), viewName(dataset, table.name), series.name);
           try {
-            seriesFiles.set(`${dataset.name}/${series.name}`, SeriesFile.open(file));
+            seriesFiles.set(`${dataset.name}/${series.name}`, { file: SeriesFile.open(file), resource: series.resource });
           } catch (error) {
             log?.({ event: 'series-file-unreadable', snapshot: snapshot.id, file, error: (error as Error).message });
           }
@@ -132,6 +130,6 @@ export class ServedRecords {
 
   close(): void {
     for (const file of this.files.values()) file.close();
-    for (const file of this.seriesFiles.values()) file.close();
+    for (const { file } of this.seriesFiles.values()) file.close();
   }
 }

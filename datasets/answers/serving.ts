@@ -8,7 +8,7 @@ import type { Column } from '../../core/table.ts';
 import type { Dataset, Resource } from '../vocabulary/dataset.ts';
 import type { Endpoint } from '../vocabulary/endpoint.ts';
 import type { RenderContext } from '../vocabulary/render.ts';
-import { instantKeys, stringify, WrittenJson } from '../vocabulary/written.ts';
+import { stringify, WrittenJson } from '../vocabulary/written.ts';
 import type { Envelope } from './envelope.ts';
 
 /**
@@ -50,14 +50,12 @@ export interface RenderedSeries {
    * The rows of the series named by `values` whose time is in the span (epoch microseconds, `to`
    * included when `toIncluded`), oldest first, as rendered in `context` (its zone and links): the
    * items of a JSON array, joined by commas, and how many; with `page`, the first `skip` left out
-   * and at most `take`, `total` counting them all. `instants` are the keys of the resource's
-   * instants, moved into the zone in rows an upstream wrote (see inTimeZone).
+   * and at most `take`, `total` counting them all.
    */
   rows(
     values: readonly unknown[],
     span: { readonly from: number; readonly to: number; readonly toIncluded: boolean },
     context: RenderContext,
-    instants: ReadonlySet<string>,
     page?: { readonly skip: number; readonly take: number },
   ): { readonly text: string; readonly count: number; readonly total: number };
 }
@@ -116,14 +114,6 @@ export const serialize = (body: unknown): Buffer => (body instanceof SerializedJ
  * the whole array, which the envelope only places and stringify writes as it is.
  */
 export const asItems = (text: string, count: number): unknown[] => (count ? (new WrittenJson(`[${text}]`) as unknown as unknown[]) : []);
-
-const instantsOf = new WeakMap<Resource, ReadonlySet<string>>();
-/** The keys of a resource's instants (see instantKeys), read from its schema once. */
-export const instantKeysOf = (resource: Resource): ReadonlySet<string> => {
-  let keys = instantsOf.get(resource);
-  if (!keys) instantsOf.set(resource, (keys = instantKeys(resource.schema)));
-  return keys;
-};
 
 export function resourceOf(dataset: Dataset, name: string): Resource {
   const resource = dataset.resources[name];

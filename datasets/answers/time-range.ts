@@ -31,6 +31,12 @@ export function dayRangeOf(request: AnswerRequest): DayRange {
   };
 }
 
+/**
+ * The range as a span of a row's time in epoch microseconds, for rows kept rendered by their
+ * start (see RenderedSeries): the rule's `to` included or not.
+ */
+export const startSpan = ({ from, to, rule }: DayRange) => ({ from: from * 1000, to: to * 1000, toIncluded: rule.toInclusive === true });
+
 /** The files a range's rows can be in, by the min/max of the time column. */
 export function rangeNarrowing({ from, to, rule }: DayRange): Pick<Narrowing, 'from' | 'to'> {
   // Chosen by their end or by overlap, rows may start long before `from`.

@@ -44,7 +44,8 @@ export function stringify(value: unknown): string {
   return splice.texts.length ? json.replace(Splice.marker, (_, i: string) => splice.texts[Number(i)]!) : json;
 }
 
-const escapedInString = (text: string) => JSON.stringify(text).slice(1, -1);
+/** A text as it stands inside a JSON string: escaped as JSON.stringify writes it, without the quotes. */
+export const escapedInString = (text: string) => JSON.stringify(text).slice(1, -1);
 
 /**
  * The text with every string that is a link on one of `bases` (the upstream's public address

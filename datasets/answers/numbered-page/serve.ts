@@ -1,6 +1,6 @@
 import type { DuckDBValue } from '@duckdb/node-api';
-import { asItems, columnsFor, enveloped, instantKeysOf, renderRows, resourceOf, selectList, type AnswerRequest } from '../serving.ts';
-import { dayRangeOf, rangeCondition, rangeNarrowing } from '../time-range.ts';
+import { asItems, columnsFor, enveloped, renderRows, resourceOf, selectList, type AnswerRequest } from '../serving.ts';
+import { dayRangeOf, rangeCondition, rangeNarrowing, startSpan } from '../time-range.ts';
 import type { NumberedPageAnswer } from './declaration.ts';
 import { numberedPage } from './numbered-page.ts';
 import { needsTotal, type PageFacts } from '../envelope.ts';
@@ -23,13 +23,7 @@ export async function answerNumberedPage(request: AnswerRequest, answer: Numbere
   const kept = (range.rule.by ?? 'start') === 'start' ? request.served.series(request.dataset, resource, []) : undefined;
   if (kept) {
     const skip = (page - 1) * pageSize;
-    const { text, count, total } = kept.rows(
-      [],
-      { from: range.from * 1000, to: range.to * 1000, toIncluded: range.rule.toInclusive === true },
-      request.context,
-      instantKeysOf(resource),
-      { skip, take: pageSize },
-    );
+    const { text, count, total } = kept.rows([], startSpan(range), request.context, { skip, take: pageSize });
     const facts: PageFacts = { count, page, pageSize, ...(needsTotal(request.envelope) ? { total } : {}) };
     return enveloped(numberedPage(asItems(text, count), page, pageSize, total > skip + pageSize), request.envelope, facts);
   }

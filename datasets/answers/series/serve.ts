@@ -3,20 +3,8 @@ import { quoteIdentifier } from '../../../core/db/duckdb.ts';
 import { notFound } from '../../../core/problem.ts';
 import { rowOrder } from '../../../core/row-order.ts';
 import type { Table } from '../../../core/table.ts';
-import {
-  asItems,
-  castParam,
-  columnsFor,
-  enveloped,
-  findRow,
-  instantKeysOf,
-  renderRows,
-  resourceOf,
-  selectList,
-  type AnswerRequest,
-  type RenderedSeries,
-} from '../serving.ts';
-import { dayRangeOf, rangeCondition, rangeNarrowing, type DayRange } from '../time-range.ts';
+import { asItems, castParam, columnsFor, enveloped, findRow, renderRows, resourceOf, selectList, type AnswerRequest, type RenderedSeries } from '../serving.ts';
+import { dayRangeOf, rangeCondition, rangeNarrowing, startSpan, type DayRange } from '../time-range.ts';
 import type { SeriesAnswer } from './declaration.ts';
 
 /** Rows under their parents (each must exist) in a time range, oldest first, in the endpoint's envelope. */
@@ -43,9 +31,8 @@ export async function answerSeries(request: AnswerRequest, answer: SeriesAnswer)
 function keptRows(request: AnswerRequest, answer: SeriesAnswer, kept: RenderedSeries, equal: Record<string, unknown>, range: DayRange) {
   const { text, count } = kept.rows(
     answer.parents.map((parent) => equal[parent.column]),
-    { from: range.from * 1000, to: range.to * 1000, toIncluded: range.rule.toInclusive === true },
+    startSpan(range),
     request.context,
-    instantKeysOf(resourceOf(request.dataset, answer.resource)),
   );
   return { rows: asItems(text, count), count };
 }
