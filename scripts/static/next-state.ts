@@ -5,46 +5,59 @@ import { goneFrom, linesOf, parseLines, segmentHead, stateHead, type Segment, ty
 
 /**
  * A segment of the tree being written: carried whole from the tree in use (its lines read from
- * that tree's state when needed), made file by file while its endpoint is written (its files), or,
- * once that endpoint is done, its lines set down in the spill file (where they are).
+ * that tree's state when needed), or made file by file while its endpoint is written, its lines
+ * set down in the spill file a piece at a time (`pieces`) and sorted when read.
  */
 interface NextSegment {
   readonly print: string;
-  files?: Map<string, string>;
-  count?: number;
+  count: number;
   carried?: Segment;
-  spilled?: { readonly offset: number; readonly bytes: number };
+  /** Lines not set down yet (path and entry), while its endpoint is written; undefined once closed. */
+  pending?: [string, string][];
+  /** Where its lines are in the spill file, in the order they came. */
+  pieces?: { readonly offset: number; readonly bytes: number }[];
 }
+
+/** Lines held in all before they are set down in the spill file: a bound on the build's memory, whatever the data. */
+export const LINES_HELD = 50_000;
 
 /**
  * What the tree being written will list in its state (see tree-state.ts): each file's entry (its
  * content hash and input), files not in segments and segments, each file once.
  *
- * The lines of a segment made file by file go to a file beside the state (`spill`) once their
- * endpoint is done (`closeSegments`), and the state is written from there: held in memory, the
- * register's items made the build's memory grow with the data, a line per file.
+ * The lines of segments made file by file go to a file beside the state (`spill`) every
+ * LINES_HELD lines, and the state is written from there: held until their endpoint was done, the
+ * register's items made the build's memory grow with the data, a line per file. Items come in row
+ * order and their segments by a hash of the key, so each segment's pieces are sorted when read.
  */
 export class NextState {
   private readonly files = new Map<string, string>();
   private readonly segments = new Map<string, NextSegment>();
   private spillFd: number | undefined;
   private spillSize = 0;
+  private linesHeld = 0;
 
   constructor(private readonly spill: string) {}
 
   /** Lists a file, in `segment` if given (which must be open). */
   add(path: string, entry: string, segment?: string): void {
-    const files = segment === undefined ? this.files : this.segments.get(segment)?.files;
-    if (!files) throw new Error(`${path}: segment ${segment} was not opened, or was closed`);
-    const size = files.size;
-    files.set(path, entry);
-    if (files.size === size) throw new Error(`the static tree got ${path} twice`);
+    if (segment === undefined) {
+      const size = this.files.size;
+      this.files.set(path, entry);
+      if (this.files.size === size) throw new Error(`the static tree got ${path} twice`);
+      return;
+    }
+    const open = this.segments.get(segment);
+    if (!open?.pending) throw new Error(`${path}: segment ${segment} was not opened, or was closed`);
+    open.pending.push([path, entry]);
+    open.count++;
+    if (++this.linesHeld >= LINES_HELD) this.setDown();
   }
 
   /** Starts a segment whose files will be added one by one. */
   openSegment(key: string, print: string): void {
     if (/[\t\n]/.test(key + print)) throw new Error(`segment ${JSON.stringify(key)}: a key or print holds a tab or a line break`);
-    this.newSegment(key, { print, files: new Map() });
+    this.newSegment(key, { print, count: 0, pending: [], pieces: [] });
   }
 
   /** Lists a segment carried whole, its lines as the tree in use's state has them. */
@@ -52,22 +65,33 @@ export class NextState {
     this.newSegment(key, { print: carried.print, count: carried.count, carried });
   }
 
-  /** Sets down the lines of every open segment in the spill file: their files are all in. */
+  /** Closes every open segment, its lines set down in the spill file: their files are all in. */
   closeSegments(): void {
+    this.setDown();
+    for (const segment of this.segments.values()) segment.pending = undefined;
+  }
+
+  /** Sets down the lines held of every open segment in the spill file, in one write. */
+  private setDown(): void {
+    const texts: Buffer[] = [];
+    let offset = this.spillSize;
     for (const segment of this.segments.values()) {
-      if (!segment.files) continue;
-      const text = Buffer.from(linesByPath(segment.files));
-      try {
-        this.spillFd ??= openSync(this.spill, 'w+');
-        writeAt(this.spillFd, text, this.spillSize);
-      } catch (error) {
-        throw namingPath(this.spill, error);
-      }
-      segment.spilled = { offset: this.spillSize, bytes: text.length };
-      segment.count = segment.files.size;
-      segment.files = undefined;
-      this.spillSize += text.length;
+      if (!segment.pending?.length) continue;
+      const text = Buffer.from(linesOf(segment.pending));
+      texts.push(text);
+      segment.pieces!.push({ offset, bytes: text.length });
+      segment.pending = [];
+      offset += text.length;
     }
+    this.linesHeld = 0;
+    if (!texts.length) return;
+    try {
+      this.spillFd ??= openSync(this.spill, 'w+');
+      writeAt(this.spillFd, Buffer.concat(texts), this.spillSize);
+    } catch (error) {
+      throw namingPath(this.spill, error);
+    }
+    this.spillSize = offset;
   }
 
   /** Files of a segment, in the order the state lists them (by path). */
@@ -87,7 +111,7 @@ export class NextState {
     put(linesOf(this.files));
     for (const [key, segment] of this.segments) {
       const text = this.segmentText(key);
-      put(segmentHead(key, segment.print, segment.files?.size ?? segment.count!, text));
+      put(segmentHead(key, segment.print, segment.count, text));
       put(text);
     }
   }
@@ -108,12 +132,19 @@ export class NextState {
   private segmentText(key: string): string {
     const segment = this.segments.get(key);
     if (!segment) throw new Error(`the static tree has no segment ${key}`);
-    if (segment.spilled) {
-      const data = Buffer.allocUnsafe(segment.spilled.bytes);
-      readAt(this.spillFd!, data, data.length, segment.spilled.offset, this.spill);
-      return data.toString('utf8');
-    }
-    return segment.carried?.text() ?? linesByPath(segment.files!);
+    if (segment.carried) return segment.carried.text();
+    const files = new Map<string, string>();
+    const pieces = segment.pieces!.map(({ offset, bytes }) => {
+      const data = Buffer.allocUnsafe(bytes);
+      readAt(this.spillFd!, data, bytes, offset, this.spill);
+      return parseLines(data.toString('utf8'));
+    });
+    for (const piece of [...pieces, segment.pending ?? []])
+      for (const [path, entry] of piece) {
+        if (files.has(path)) throw new Error(`the static tree got ${path} twice`);
+        files.set(path, entry);
+      }
+    return linesByPath(files);
   }
 }
 
