@@ -13,8 +13,10 @@ import { keptSeries } from './storage-plan.ts';
 
 /**
  * The serving database's series (series-store.ts): a table's rows rendered once as each series
- * resource, read from the snapshot's Parquet files in order (DuckDB sorts them, spilling what does
- * not fit its memory to disk), and answered from there.
+ * resource, read from the snapshot's Parquet files in order, and answered from there. DuckDB sorts
+ * them a group of about ROWS_PER_SORT rows at a time (whole days of whole series, in the files'
+ * order): a region's air readings sorted in one statement needed more than the builder's DuckDB
+ * may take, and the need grew with the table.
  *
  * A row is rendered with links under the build's token and each instant as a mark holding its
  * epoch milliseconds; a request's answer is the run of texts with each mark replaced by the
@@ -26,6 +28,11 @@ import { keptSeries } from './storage-plan.ts';
 /** A rendering context for the files: links under `token`, each instant a mark `\0<nonce>:<ms>\0` (escaped as JSON writes it). */
 const markingContext = (token: string, nonce: string): RenderContext => ({ ...renderContext({ baseUrl: token }), time: (ms) => `\0${nonce}:${ms}\0` });
 
+/** About the most rows one statement sorts (more only when one series has more in a day). */
+export const ROWS_PER_SORT = 2_000_000;
+
+const DAY_MICROS = 86_400_000_000;
+
 export async function writeSeriesFiles(
   connection: DuckDBConnection,
   dataset: Dataset,
@@ -33,27 +40,52 @@ export async function writeSeriesFiles(
   token: string,
   /** Where a series' files go (without extensions), by its name. */
   fileOf: (name: string) => string,
+  rowsPerSort = ROWS_PER_SORT,
 ): Promise<void> {
   const decode = rowDecoder(table.columns);
-  const stored = viewName(dataset, table.name);
+  const stored = quoteIdentifier(viewName(dataset, table.name));
   for (const series of keptSeries(dataset, table)) {
     // Unguessable, so no text in the data can be taken for a mark.
     const nonce = randomBytes(9).toString('base64url');
     const context = markingContext(token, nonce);
-    const naming = series.columns.map((column, i) => `CAST(${quoteIdentifier(column)} AS VARCHAR) AS "__series${i}"`);
+    const columns = series.columns.map(quoteIdentifier);
+    const naming = columns.map((column, i) => `CAST(${column} AS VARCHAR) AS "__series${i}"`);
     const time = quoteIdentifier(series.time);
-    const present = [...series.columns, series.time].map((column) => `${quoteIdentifier(column)} IS NOT NULL`).join(' AND ');
+    const present = [...columns, time].map((column) => `${column} IS NOT NULL`).join(' AND ');
     // Rows of one time in the order of the table's rows, as the server's statements give them.
     const order = [...new Set([...series.columns, series.time, ...rowOrder(table)])].map(quoteIdentifier).join(', ');
+    const day = `epoch_us(${time}) // ${DAY_MICROS}`;
+    // Each series' days, numbered into groups in the files' order; its own names, so that a
+    // statement joining it names the table's columns alone.
+    const groups = '"__series_groups"';
+    const keys = columns.map((_, i) => `"__key${i}"`);
+    await connection.run(
+      `CREATE OR REPLACE TEMP TABLE ${groups} AS
+       SELECT ${[...columns.map((column, i) => `${column} AS ${keys[i]}`), '"__day"'].join(', ')},
+         (sum(n) OVER (ORDER BY ${[...columns, '"__day"'].join(', ')} ROWS UNBOUNDED PRECEDING) - n) // ${Math.max(1, Math.trunc(rowsPerSort))} AS "__group",
+         "__first", "__last"
+       FROM (SELECT ${[...columns, `${day} AS "__day"`].join(', ')}, count(*) AS n, min(epoch_us(${time})) AS "__first", max(epoch_us(${time})) AS "__last"
+             FROM ${stored} WHERE ${present} GROUP BY ALL)`,
+    );
+    const bounds = (await connection.runAndReadAll(`SELECT "__group", min("__first"), max("__last") FROM ${groups} GROUP BY ALL ORDER BY "__group"`)).getRows();
     const writer = new SeriesFileWriter(fileOf(series.name));
-    const sql = `SELECT ${[...naming, `epoch_us(${time}) AS "__time"`, readList(table.columns)].join(', ')} FROM ${quoteIdentifier(stored)} WHERE ${present} ORDER BY ${order}`;
-    for await (const rows of streamJsonRows(connection, sql)) {
-      for (const read of rows) {
-        const key = seriesKey(series.columns.map((_, i) => read[`__series${i}`]));
-        const rendered = series.resource.render(decode(read), context);
-        writer.add(key, Number(read.__time), stringify(rendered), rendered instanceof WrittenJson);
+    for (const [group, first, last] of bounds) {
+      const matching = [...columns.map((column, i) => `k.${keys[i]} = ${column}`), `k."__day" = ${day}`].join(' AND ');
+      // The group's first and last instants let DuckDB pass over files and row groups: a series of no key (rides) runs in time order.
+      const within = `${time} BETWEEN make_timestamptz(${BigInt(first as bigint)}) AND make_timestamptz(${BigInt(last as bigint)})`;
+      const sql =
+        `SELECT ${[...naming, `epoch_us(${time}) AS "__time"`, readList(table.columns)].join(', ')} FROM ${stored} ` +
+        `SEMI JOIN (SELECT * FROM ${groups} WHERE "__group" = ${Number(group)}) AS k ON ${matching} ` +
+        `WHERE ${present} AND ${within} ORDER BY ${order}`;
+      for await (const rows of streamJsonRows(connection, sql)) {
+        for (const read of rows) {
+          const key = seriesKey(series.columns.map((_, i) => read[`__series${i}`]));
+          const rendered = series.resource.render(decode(read), context);
+          writer.add(key, Number(read.__time), stringify(rendered), rendered instanceof WrittenJson);
+        }
       }
     }
+    await connection.run(`DROP TABLE ${groups}`);
     writer.finish({ nonce, token });
   }
 }
