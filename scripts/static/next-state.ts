@@ -14,8 +14,16 @@ interface NextSegment {
   carried?: Segment;
   /** Lines not set down yet (path and entry), while its endpoint is written; undefined once closed. */
   pending?: [string, string][];
-  /** Where its lines are in the spill file, in the order they came. */
-  pieces?: { readonly offset: number; readonly bytes: number }[];
+  /** Where its lines are in the spill file, in the order they came, while it is open. */
+  pieces?: Place[];
+  /** Where its lines are in the spill file, sorted by path, once it is closed. */
+  sorted?: Place;
+}
+
+/** A run of bytes in the spill file. */
+interface Place {
+  readonly offset: number;
+  readonly bytes: number;
 }
 
 /** Lines held in all before they are set down in the spill file: a bound on the build's memory, whatever the data. */
@@ -65,10 +73,20 @@ export class NextState {
     this.newSegment(key, { print: carried.print, count: carried.count, carried });
   }
 
-  /** Closes every open segment, its lines set down in the spill file: their files are all in. */
+  /**
+   * Closes every open segment, their files being all in: its pieces are read back once, sorted by
+   * path and set down again as one run, which the listing and the saved state then read as it is.
+   */
   closeSegments(): void {
-    this.setDown();
-    for (const segment of this.segments.values()) segment.pending = undefined;
+    this.linesHeld = 0;
+    for (const segment of this.segments.values()) {
+      if (!segment.pending) continue;
+      const text = Buffer.from(this.sortedLines(segment));
+      this.append(text);
+      segment.sorted = { offset: this.spillSize - text.length, bytes: text.length };
+      segment.pending = undefined;
+      segment.pieces = undefined;
+    }
   }
 
   /** Sets down the lines held of every open segment in the spill file, in one write. */
@@ -84,14 +102,24 @@ export class NextState {
       offset += text.length;
     }
     this.linesHeld = 0;
-    if (!texts.length) return;
+    if (texts.length) this.append(Buffer.concat(texts));
+  }
+
+  /** Writes at the end of the spill file. */
+  private append(data: Buffer): void {
     try {
       this.spillFd ??= openSync(this.spill, 'w+');
-      writeAt(this.spillFd, Buffer.concat(texts), this.spillSize);
+      writeAt(this.spillFd, data, this.spillSize);
     } catch (error) {
       throw namingPath(this.spill, error);
     }
-    this.spillSize = offset;
+    this.spillSize += data.length;
+  }
+
+  private read({ offset, bytes }: Place): string {
+    const data = Buffer.allocUnsafe(bytes);
+    readAt(this.spillFd!, data, bytes, offset, this.spill);
+    return data.toString('utf8');
   }
 
   /** Files of a segment, in the order the state lists them (by path). */
@@ -133,13 +161,13 @@ export class NextState {
     const segment = this.segments.get(key);
     if (!segment) throw new Error(`the static tree has no segment ${key}`);
     if (segment.carried) return segment.carried.text();
+    return segment.sorted ? this.read(segment.sorted) : this.sortedLines(segment);
+  }
+
+  /** The lines of a segment still open, from its pieces and those held, sorted by path. */
+  private sortedLines(segment: NextSegment): string {
     const files = new Map<string, string>();
-    const pieces = segment.pieces!.map(({ offset, bytes }) => {
-      const data = Buffer.allocUnsafe(bytes);
-      readAt(this.spillFd!, data, bytes, offset, this.spill);
-      return parseLines(data.toString('utf8'));
-    });
-    for (const piece of [...pieces, segment.pending ?? []])
+    for (const piece of [...segment.pieces!.map((place) => parseLines(this.read(place))), segment.pending ?? []])
       for (const [path, entry] of piece) {
         if (files.has(path)) throw new Error(`the static tree got ${path} twice`);
         files.set(path, entry);
