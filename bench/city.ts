@@ -18,7 +18,9 @@ export const sampleDataDir = (scale: Scale) => generatedOnce(join(process.cwd(),
  */
 export async function generatedOnce(dataDir: string, settings: SampleSettings): Promise<string> {
   if (existsSync(dataLayout(dataDir).current) && !shapeMismatch(await openSnapshot(dataDir), datasets)) return dataDir;
-  console.error(`generating the ${settings.scale} sample (until ${settings.until}) for benchmarks${settings.scale === 'city' ? ' (2–3 minutes)' : ''}…`);
+  console.error(
+    `generating the ${settings.scale} sample (until ${settings.until}) for benchmarks${settings.scale === 'city' ? ' (2–3 minutes)' : settings.scale === 'region' ? ' (about 10 minutes)' : ''}…`,
+  );
   await generateSample({ dataDir, datasets, settings, step: (text) => console.error(`  ${text}`) });
   return dataDir;
 }

@@ -1,5 +1,5 @@
 /**
- * npm run bench:soak — `odsnap serve` at city scale for ten minutes as a public server lives:
+ * npm run bench:soak — `odsnap serve` at city scale (SOAK_SCALE=region for a region) for ten minutes as a public server lives:
  * v1 requests of every kind on 12 connections, SQL queries on 4 more (light ones, and the abusive
  * ones of issue 28: past the time limit, past memory, huge values, self-joins, every odd type), and
  * a hot swap to the next day's snapshot half-way. The server starts on a snapshot whose serving
@@ -22,20 +22,20 @@
 import { join } from 'node:path';
 import { addDays } from '../core/calendar.ts';
 import { defaultSeed, defaultUntil } from '../datasets/vocabulary/sample.ts';
-import { cityDataDir, generatedOnce, percentile } from './city.ts';
+import { generatedOnce, percentile, sampleDataDir } from './city.ts';
 import { agent, generatorReach } from './soak/client.ts';
 import { soakDataDir } from './soak/data-dir.ts';
 import { newTally, run, sqlRows, v1Requests } from './soak/load.ts';
 import { reportSoak } from './soak/report.ts';
 import { answering, startSoakServer } from './soak/server.ts';
-import { IDLE_SECONDS } from './soak/settings.ts';
+import { IDLE_SECONDS, SCALE } from './soak/settings.ts';
 import { soakWithSwap } from './soak/swap.ts';
 
-// Two days of the city: the first served from the start, the next swapped in half-way.
-const first = await cityDataDir();
-const next = await generatedOnce(join(process.cwd(), '.cache', 'bench', 'city-next'), { scale: 'city', seed: defaultSeed, until: addDays(defaultUntil, 1) });
+// Two days of the sample: the first served from the start, the next swapped in half-way.
+const first = await sampleDataDir(SCALE);
+const next = await generatedOnce(join(process.cwd(), '.cache', 'bench', `${SCALE}-next`), { scale: SCALE, seed: defaultSeed, until: addDays(defaultUntil, 1) });
 const data = await soakDataDir(first, next);
-console.error(`soak: ${data.dir}, derived files in ${data.cache} (empty: the serving databases are built in the run)`);
+console.error(`soak at ${SCALE} scale: ${data.dir}, derived files in ${data.cache} (empty: the serving databases are built in the run)`);
 
 const started = performance.now();
 const server = startSoakServer(data);

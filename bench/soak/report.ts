@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { ms, percentile } from '../city.ts';
 import type { Tally } from './load.ts';
 import type { Memory, MemoryPeaks } from './memory.ts';
-import { IDLE_SECONDS, SECONDS, SQL_CONNECTIONS, V1_CONNECTIONS } from './settings.ts';
+import { IDLE_SECONDS, SCALE, SECONDS, SQL_CONNECTIONS, V1_CONNECTIONS } from './settings.ts';
 import type { Soaked } from './swap.ts';
 
 export interface SoakRun {
@@ -26,6 +26,8 @@ export async function reportSoak({ startSeconds, idle, medianBytes, reach, soake
   const soakP50 = percentile(soak.v1, 50);
   const MiB = (kib: number) => `${(kib / 1024).toFixed(0)} MiB`;
   const lines = [
+    `At ${SCALE} scale.`,
+    '',
     '| | idle (v1 only) | soak (v1 + SQL, hot swap) |',
     '| --- | --- | --- |',
     `| seconds | ${IDLE_SECONDS} | ${SECONDS} |`,
@@ -60,6 +62,7 @@ export async function reportSoak({ startSeconds, idle, medianBytes, reach, soake
     join('bench/results', `soak-${new Date().toISOString().replace(/[:.]/g, '-')}.json`),
     JSON.stringify(
       {
+        scale: SCALE,
         seconds: SECONDS,
         idleSeconds: IDLE_SECONDS,
         startSeconds,
