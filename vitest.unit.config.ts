@@ -20,6 +20,7 @@ export default defineConfig({
       'test/core/mirror-status.test.ts',
       'test/scripts/mirror/cadence.test.ts',
       'test/core/heap.test.ts',
+      'test/scripts/static/downloads/column-statistics-memory.test.ts',
       'test/core/memo.test.ts',
       'test/core/file-bytes.test.ts',
       'test/scripts/pull/journal.test.ts',

@@ -5,8 +5,8 @@ import type { Column } from '../../../core/table.ts';
 
 /**
  * A table's column statistics (see core/column-statistics.ts), worked out by DuckDB over its
- * Parquet files in three queries: one scan of every column for counts, distinct values, least and
- * greatest; one scan of the columns described by their values, for the top values and the
+ * Parquet files: one scan of every column for counts, distinct values, least and greatest (exact
+ * counts of distinct values a column at a time, see countDistinct); one scan of the columns described by their values, for the top values and the
  * histograms' bins at once (GROUPING SETS, one hash table per column, spilled past the memory
  * limit); and, without a scan, the bins' edges. A histogram's width needs the least and greatest
  * value first, hence two scans, not one. Values are texts as the CSV twins write them: the same SQL
@@ -135,8 +135,8 @@ export async function describeColumns(
   // 1. Counts, distinct values, least and greatest (for histograms, in units too).
   const firstPass = declared.flatMap(({ i, column, by, sql }) => [
     { sql: `count(${sql})`, name: `${i} values`, type: 'BIGINT' },
-    // Columns of top values count theirs in the second scan, exactly.
-    ...(by === 'top' ? [] : [{ sql: approximate ? `approx_count_distinct(${sql})` : `count(DISTINCT ${sql})`, name: `${i} distinct`, type: 'BIGINT' }]),
+    // Columns of top values count theirs in the second scan, exactly; exact counts are below.
+    ...(by === 'top' || !approximate ? [] : [{ sql: `approx_count_distinct(${sql})`, name: `${i} distinct`, type: 'BIGINT' }]),
     ...(by === 'counts'
       ? []
       : [
@@ -151,6 +151,13 @@ export async function describeColumns(
       : []),
   ]);
   const [first] = await db.rows<Texts>(asCsvTexts([{ sql: 'count(*)', name: 'rows', type: 'BIGINT' }, ...firstPass], `(SELECT * FROM ${source})`));
+  const exact = approximate
+    ? new Map<number, number>()
+    : await countDistinct(
+        db,
+        source,
+        declared.filter((c) => c.by !== 'top'),
+      );
   const of = (i: number, what: string) => first![`${i} ${what}`] ?? null;
   const counted = Number(first!.rows);
   const described = declared.map((c) => {
@@ -158,7 +165,7 @@ export async function describeColumns(
     const low = Number(of(c.i, 'low'));
     const high = Number(of(c.i, 'high'));
     // An estimate may exceed the values there are.
-    const distinct = Math.min(values, Number(of(c.i, 'distinct')));
+    const distinct = Math.min(values, exact.get(c.i) ?? Number(of(c.i, 'distinct')));
     const binned = c.by === 'histogram' && values > 0 && Number.isFinite(low) && Number.isFinite(high);
     return { ...c, values, distinct, width: binned ? widthFor(scaleOf(c.column), low, high, distinct) : undefined };
   });
@@ -217,6 +224,21 @@ interface Counted {
   readonly count: number;
   /** The column's distinct non-null values (its groups): exact. */
   readonly distinct: number;
+}
+
+/**
+ * Exact counts of distinct values, a column at a time: counted in one scan, DuckDB holds every
+ * column's distinct values at once (a register's ids and JSON details), which ran a region's
+ * register out of memory.
+ * Parquet reads only the column each query asks for, so the scans cost little more than one.
+ */
+async function countDistinct(db: Database, source: string, columns: readonly { i: number; sql: string }[]): Promise<Map<number, number>> {
+  const counts = new Map<number, number>();
+  for (const { i, sql } of columns) {
+    const [row] = await db.rows<{ n: bigint }>(`SELECT count(DISTINCT ${sql}) AS n FROM ${source}`);
+    counts.set(i, Number(row!.n));
+  }
+  return counts;
 }
 
 /**
