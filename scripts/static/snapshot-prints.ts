@@ -9,7 +9,7 @@ import type { Column } from '../../core/table.ts';
 import type { BucketPrint, GroupPrint, GroupRange, PagePrint, PrintsWanted, RowPrints, TreePrints } from '../../datasets/answers/static-files.ts';
 import { byTimeAlone, rangeUnitsSql } from '../../datasets/answers/time-range.ts';
 import type { Dataset } from '../../datasets/vocabulary/dataset.ts';
-import { columnsOf, resourceIn, selection } from './snapshot-rows.ts';
+import { columnsOf, inStoredOrder, resourceIn, selection } from './snapshot-rows.ts';
 import { writeWhole } from './whole-files.ts';
 
 /** DuckDB's hash of a row's columns (64 bits). */
@@ -109,15 +109,21 @@ export class SnapshotPrints implements TreePrints {
     let made = this.printsTables.get(key);
     if (!made) {
       const name = quoteIdentifier(`odsnap_prints_${this.printsTables.size}`);
-      const source = tableSource(chooseFiles(this.snapshot, dataset, table.name));
+      const files = chooseFiles(this.snapshot, dataset, table.name);
       const keyText = `CAST(${quoteIdentifier(keyColumn)} AS VARCHAR)`;
+      const printed = `${keyText} AS k, hash(${keyText}) % ${BUCKETS} AS b, ${rowHash(Object.entries(table.columns))} AS h`;
       const order = rowOrder(table).map((column, i) => [quoteIdentifier(column), `o${i}`] as const);
-      // Printed below the window, so that its sort holds the prints and the order, not the rows
-      // (a window over the register's wide rows took a gigabyte).
       made = db
         .run(
-          `CREATE TABLE ${name} AS SELECT k, b, row_number() OVER (ORDER BY ${order.map(([, alias]) => alias).join(', ')}) - 1 AS rn, h FROM ` +
-            `(SELECT ${keyText} AS k, hash(${keyText}) % ${BUCKETS} AS b, ${order.map(([column, alias]) => `${column} AS ${alias}`).join(', ')}, ${rowHash(Object.entries(table.columns))} AS h FROM ${source})`,
+          // One file read in its order is the order the pages are written in (see inStoredOrder):
+          // a row's place is its row number in the file, with no sort (the window below, over a
+          // region's properties, took more than half the build's DuckDB memory).
+          files.length === 1 && inStoredOrder(table, {}, rowOrder(table)) && !('file_row_number' in table.columns)
+            ? `CREATE TABLE ${name} AS SELECT ${printed}, file_row_number AS rn FROM read_parquet(${quoteString(files[0]!)}, hive_partitioning = false, file_row_number = true)`
+            : // Printed below the window, so that its sort holds the prints and the order, not the
+              // rows (a window over the register's wide rows took a gigabyte).
+              `CREATE TABLE ${name} AS SELECT k, b, row_number() OVER (ORDER BY ${order.map(([, alias]) => alias).join(', ')}) - 1 AS rn, h FROM ` +
+                `(SELECT ${printed}, ${order.map(([column, alias]) => `${column} AS ${alias}`).join(', ')} FROM ${tableSource(files)})`,
         )
         .then(() => name);
       this.printsTables.set(key, made);

@@ -19,7 +19,7 @@ import { chosenFiles, tableSource, type Narrowing, type Snapshot } from '../../c
  * fixes, the order asked is the stored one, and every partition is either fixed too or a year or
  * month of the first column of that order (manifest order is then time order).
  */
-function inStoredOrder(table: Table, narrow: Narrowing, order: readonly string[]): boolean {
+export function inStoredOrder(table: Table, narrow: Narrowing, order: readonly string[]): boolean {
   const fixed = new Set(Object.keys(narrow.equal ?? {}));
   const stored = rowOrder(table).filter((column) => !fixed.has(column));
   const asked = order.filter((column) => !fixed.has(column));
