@@ -121,13 +121,23 @@ export class SnapshotRows implements TreeRows {
       return;
     }
     const wanted = options.order ?? rowOrder(table);
+    // The IN filter is a join, which keeps no order; the few rows it passes are sorted.
+    const stored = !among && inStoredOrder(table, narrow, wanted);
     const sql =
       `SELECT ${columns.map(read).join(', ')} ${selected}` +
-      // The IN filter is a join, which keeps no order; the few rows it passes are sorted.
-      (!among && inStoredOrder(table, narrow, wanted) ? '' : ` ORDER BY ${wanted.map(quoteIdentifier).join(', ')}`) +
-      // DuckDB skips the rows before the window itself: they never become JS objects.
-      (window ? ` LIMIT ${bind(window.limit)} OFFSET ${bind(window.offset)}` : '');
-    for await (const batch of few ? this.db.stream(sql, values) : this.db.streamJson(sql, values)) yield batch.map(decode);
+      (stored ? '' : ` ORDER BY ${wanted.map(quoteIdentifier).join(', ')}`) +
+      // DuckDB skips the rows before the window itself: they never become JS objects. Rows read
+      // in stored order get no LIMIT: to keep their order, DuckDB holds every row up to it before
+      // passing on the first (a register's list, all of it), where the stream is cut here instead.
+      (window ? `${stored ? '' : ` LIMIT ${bind(window.limit)}`} OFFSET ${bind(window.offset)}` : '');
+    let left = stored && window ? window.limit : Infinity;
+    if (left <= 0) return;
+    for await (const batch of few ? this.db.stream(sql, values) : this.db.streamJson(sql, values)) {
+      const taken = batch.length > left ? batch.slice(0, left) : batch;
+      left -= taken.length;
+      yield taken.map(decode);
+      if (left === 0) return;
+    }
   }
 
   /**

@@ -51,4 +51,35 @@ describe('rows of a snapshot, as the static build reads them', () => {
       expect(ways).toEqual(['json']);
     });
   });
+
+  it('reads a window of rows as the rows at those places, stored ones without a LIMIT that would hold them all', async () => {
+    const snapshot = await tinySnapshot();
+    await withDatabase(async (db) => {
+      const statements: string[] = [];
+      const rows = new SnapshotRows({ ...db, streamJson: (sql, params) => (statements.push(sql), db.streamJson(sql, params)) }, snapshot, Infinity);
+      const read = async (resource: string, window?: { offset: number; limit: number }) => {
+        const all: Record<string, unknown>[] = [];
+        for await (const batch of rows.stream(datasetNamed('rcn'), resource, {}, window && { window })) all.push(...batch);
+        return all;
+      };
+      // Properties are stored in list order, in one file; transactions by year, so they are sorted.
+      for (const [resource, stored] of [
+        ['propertySummary', true],
+        ['transaction', false],
+      ] as const) {
+        const whole = await read(resource);
+        expect(whole.length).toBeGreaterThan(150);
+        for (const window of [
+          { offset: 0, limit: whole.length },
+          { offset: 5, limit: 10 },
+          { offset: whole.length - 7, limit: 100 },
+          { offset: 3, limit: 0 },
+        ]) {
+          statements.length = 0;
+          expect(await read(resource, window), `${resource} ${JSON.stringify(window)}`).toEqual(whole.slice(window.offset, window.offset + window.limit));
+          if (window.limit) expect(statements.join('').includes(' LIMIT '), resource).toBe(!stored);
+        }
+      }
+    });
+  });
 });
