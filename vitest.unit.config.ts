@@ -21,6 +21,7 @@ export default defineConfig({
       'test/scripts/mirror/cadence.test.ts',
       'test/core/heap.test.ts',
       'test/scripts/static/downloads/column-statistics-memory.test.ts',
+      'test/scripts/static/stored-order.test.ts',
       'test/core/memo.test.ts',
       'test/core/file-bytes.test.ts',
       'test/scripts/pull/journal.test.ts',

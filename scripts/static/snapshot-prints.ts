@@ -4,12 +4,13 @@ import { join } from 'node:path';
 import type { DuckDBValue } from '@duckdb/node-api';
 import { inTurn, quoteIdentifier, quoteString, type Database } from '../../core/db/duckdb.ts';
 import { rowOrder } from '../../core/row-order.ts';
-import { chooseFiles, tableSource, type Snapshot } from '../../core/snapshot/read.ts';
+import { chosenFiles, tableSource, type Snapshot } from '../../core/snapshot/read.ts';
 import type { Column } from '../../core/table.ts';
 import type { BucketPrint, GroupPrint, GroupRange, PagePrint, PrintsWanted, RowPrints, TreePrints } from '../../datasets/answers/static-files.ts';
 import { byTimeAlone, rangeUnitsSql } from '../../datasets/answers/time-range.ts';
 import type { Dataset } from '../../datasets/vocabulary/dataset.ts';
-import { columnsOf, inStoredOrder, resourceIn, selection } from './snapshot-rows.ts';
+import { columnsOf, resourceIn, selection } from './snapshot-rows.ts';
+import { ROW_NUMBER, StoredOrder, withPlaces } from './stored-order.ts';
 import { writeWhole } from './whole-files.ts';
 
 /** DuckDB's hash of a row's columns (64 bits). */
@@ -54,13 +55,16 @@ export class SnapshotPrints implements TreePrints {
   private readonly ahead = new Map<string, Promise<BucketPrint[] | PagePrint[]>>();
   /** Tables of row prints, by data set, table and key column (see printsTable). */
   private readonly printsTables = new Map<string, Promise<string>>();
+  private readonly storedOrder: StoredOrder;
 
   constructor(
     private readonly db: Database,
     readonly snapshot: Snapshot,
     /** Where the group prints of Parquet files are kept between builds; none: read every time. */
     private readonly printsCache?: string,
-  ) {}
+  ) {
+    this.storedOrder = new StoredOrder(snapshot);
+  }
 
   /** What the prints of `wanted` are, read ahead (see readAhead) or now. */
   prints(dataset: Dataset, wanted: { kind: 'buckets'; resource: string; keyColumn: string }): Promise<BucketPrint[]>;
@@ -109,23 +113,22 @@ export class SnapshotPrints implements TreePrints {
     let made = this.printsTables.get(key);
     if (!made) {
       const name = quoteIdentifier(`odsnap_prints_${this.printsTables.size}`);
-      const files = chooseFiles(this.snapshot, dataset, table.name);
+      const files = chosenFiles(this.snapshot, dataset, table.name);
       const keyText = `CAST(${quoteIdentifier(keyColumn)} AS VARCHAR)`;
       const printed = `${keyText} AS k, hash(${keyText}) % ${BUCKETS} AS b, ${rowHash(Object.entries(table.columns))} AS h`;
       const order = rowOrder(table).map((column, i) => [quoteIdentifier(column), `o${i}`] as const);
-      made = db
-        .run(
-          // One file read in its order is the order the pages are written in (see inStoredOrder):
-          // a row's place is its row number in the file, with no sort (the window below, over a
-          // region's properties, took more than half the build's DuckDB memory).
-          files.length === 1 && inStoredOrder(table, {}, rowOrder(table)) && !('file_row_number' in table.columns)
-            ? `CREATE TABLE ${name} AS SELECT ${printed}, file_row_number AS rn FROM read_parquet(${quoteString(files[0]!)}, hive_partitioning = false, file_row_number = true)`
-            : // Printed below the window, so that its sort holds the prints and the order, not the
-              // rows (a window over the register's wide rows took a gigabyte).
-              `CREATE TABLE ${name} AS SELECT k, b, row_number() OVER (ORDER BY ${order.map(([, alias]) => alias).join(', ')}) - 1 AS rn, h FROM ` +
-                `(SELECT ${printed}, ${order.map(([column, alias]) => `${column} AS ${alias}`).join(', ')} FROM ${tableSource(files)})`,
-        )
-        .then(() => name);
+      made = this.storedOrder.holds(db, dataset, table, {}, rowOrder(table)).then(async (stored) => {
+        // Files read in their order are in the order the pages are written in: no sort. Else
+        // printed below the window, so that its sort holds the prints and the order, not the
+        // rows (a window over the register's wide rows took a gigabyte).
+        const rows =
+          stored && !(ROW_NUMBER in table.columns)
+            ? withPlaces(this.snapshot, files, printed)
+            : `SELECT k, b, row_number() OVER (ORDER BY ${order.map(([, alias]) => alias).join(', ')}) - 1 AS rn, h FROM ` +
+              `(SELECT ${printed}, ${order.map(([column, alias]) => `${column} AS ${alias}`).join(', ')} FROM ${tableSource(files.map((file) => join(this.snapshot.dir, file.path)))})`;
+        await db.run(`CREATE TABLE ${name} AS ${rows}`);
+        return name;
+      });
       this.printsTables.set(key, made);
     }
     return made;

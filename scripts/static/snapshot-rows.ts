@@ -11,21 +11,7 @@ import { rowOrder } from '../../core/row-order.ts';
 import { quoteIdentifier, quoteString, type Database } from '../../core/db/duckdb.ts';
 import { readExpression, rowDecoder } from '../../core/db/columns.ts';
 import { chosenFiles, tableSource, type Narrowing, type Snapshot } from '../../core/snapshot/read.ts';
-
-/**
- * Whether the chosen files, read in manifest order, already give rows in `order`, so DuckDB need
- * not sort them (a sort of wide rows is what costs memory): each file holds its rows in row order,
- * and DuckDB keeps the order of files and rows. That is so when, leaving out the columns `narrow`
- * fixes, the order asked is the stored one, and every partition is either fixed too or a year or
- * month of the first column of that order (manifest order is then time order).
- */
-export function inStoredOrder(table: Table, narrow: Narrowing, order: readonly string[]): boolean {
-  const fixed = new Set(Object.keys(narrow.equal ?? {}));
-  const stored = rowOrder(table).filter((column) => !fixed.has(column));
-  const asked = order.filter((column) => !fixed.has(column));
-  if (asked.length !== stored.length || asked.some((column, i) => column !== stored[i])) return false;
-  return (table.partitionBy ?? []).every((partition) => (partition.part ? partition.column === stored[0] : fixed.has(partition.column)));
-}
+import { StoredOrder } from './stored-order.ts';
 
 /**
  * Streams over at least this many rows (by the manifest's counts of the files they read) look for
@@ -73,12 +59,16 @@ export function selection(snapshot: Snapshot, dataset: Dataset, table: Table, na
  * take them.
  */
 export class SnapshotRows implements TreeRows {
+  private readonly storedOrder: StoredOrder;
+
   constructor(
     private readonly db: Database,
     readonly snapshot: Snapshot,
     /** See REPEATED_TEXTS_FROM; 0 looks in every stream. */
     private readonly repeatedTextsFrom = REPEATED_TEXTS_FROM,
-  ) {}
+  ) {
+    this.storedOrder = new StoredOrder(snapshot);
+  }
 
   resource(dataset: Dataset, name: string): Resource {
     return resourceIn(dataset, name);
@@ -122,7 +112,7 @@ export class SnapshotRows implements TreeRows {
     }
     const wanted = options.order ?? rowOrder(table);
     // The IN filter is a join, which keeps no order; the few rows it passes are sorted.
-    const stored = !among && inStoredOrder(table, narrow, wanted);
+    const stored = !among && (await this.storedOrder.holds(this.db, dataset, table, narrow, wanted));
     const sql =
       `SELECT ${columns.map(read).join(', ')} ${selected}` +
       (stored ? '' : ` ORDER BY ${wanted.map(quoteIdentifier).join(', ')}`) +

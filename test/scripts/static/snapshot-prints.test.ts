@@ -29,7 +29,7 @@ describe('row prints of a snapshot, as the static build reads them', () => {
           );
           expect(placed, `${dataset.name} ${resource}`).toEqual(sorted);
         }
-      // Both ways of placing rows were tried: a file's row numbers, and a sort of many files' rows.
+      // Tables of one file and of many were placed (by their row numbers, or by a sort where the files are not in order).
       expect(files.one).toBeGreaterThan(0);
       expect(files.more).toBeGreaterThan(0);
     });

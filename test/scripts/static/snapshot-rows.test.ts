@@ -46,29 +46,39 @@ describe('rows of a snapshot, as the static build reads them', () => {
     const snapshot = await tinySnapshot();
     await withDatabase(async (db) => {
       const ways: string[] = [];
-      const rows = await new SnapshotRows(recording(db, ways), snapshot).all(datasetNamed('bike-counter'), 'reading');
+      const asked: string[] = [];
+      const rows = await new SnapshotRows(recording({ ...db, rows: (sql, params) => (asked.push(sql), db.rows(sql, params)) }, ways), snapshot).all(
+        datasetNamed('bike-counter'),
+        'reading',
+      );
       expect(rows.length).toBeGreaterThan(100);
-      expect(ways).toEqual(['json']);
+      expect(ways.filter((way) => way !== 'query')).toEqual(['json']);
+      // The only query before it asks whether the files are in order (see stored-order.ts).
+      expect(asked.filter((sql) => sql.includes('approx_count_distinct') || sql.includes('list(DISTINCT'))).toEqual([]);
     });
   });
 
-  it('reads a window of rows as the rows at those places, stored ones without a LIMIT that would hold them all', async () => {
+  it('reads a window of rows as the rows at those places, those in stored order without a sort or a LIMIT that would hold them all', async () => {
     const snapshot = await tinySnapshot();
     await withDatabase(async (db) => {
       const statements: string[] = [];
       const rows = new SnapshotRows({ ...db, streamJson: (sql, params) => (statements.push(sql), db.streamJson(sql, params)) }, snapshot, Infinity);
-      const read = async (resource: string, window?: { offset: number; limit: number }) => {
-        const all: Record<string, unknown>[] = [];
-        for await (const batch of rows.stream(datasetNamed('rcn'), resource, {}, window && { window })) all.push(...batch);
-        return all;
-      };
-      // Properties are stored in list order, in one file; transactions by year, so they are sorted.
-      for (const [resource, stored] of [
-        ['propertySummary', true],
-        ['transaction', false],
+      // Properties are stored in list order, in one file; transactions in files by year, which
+      // hold them in list order one after another, so they need no sort either; read by id, they do.
+      for (const [resource, order, sorted] of [
+        ['propertySummary', undefined, false],
+        ['transaction', undefined, false],
+        ['transaction', ['transaction_gml_id'], true],
       ] as const) {
-        const whole = await read(resource);
+        const read = async (window?: { offset: number; limit: number }) => {
+          const all: Record<string, unknown>[] = [];
+          for await (const batch of rows.stream(datasetNamed('rcn'), resource, {}, { window, order })) all.push(...batch);
+          return all;
+        };
+        statements.length = 0;
+        const whole = await read();
         expect(whole.length).toBeGreaterThan(150);
+        expect(statements.join('').includes(' ORDER BY '), `${resource} sorted`).toBe(sorted);
         for (const window of [
           { offset: 0, limit: whole.length },
           { offset: 5, limit: 10 },
@@ -76,8 +86,8 @@ describe('rows of a snapshot, as the static build reads them', () => {
           { offset: 3, limit: 0 },
         ]) {
           statements.length = 0;
-          expect(await read(resource, window), `${resource} ${JSON.stringify(window)}`).toEqual(whole.slice(window.offset, window.offset + window.limit));
-          if (window.limit) expect(statements.join('').includes(' LIMIT '), resource).toBe(!stored);
+          expect(await read(window), `${resource} ${JSON.stringify(window)}`).toEqual(whole.slice(window.offset, window.offset + window.limit));
+          if (window.limit) expect(statements.join('').includes(' LIMIT '), resource).toBe(sorted);
         }
       }
     });
