@@ -108,9 +108,8 @@ export interface StreamOptions {
   readonly withPrints?: { readonly prints: RowPrints; readonly buckets?: readonly number[] };
 }
 
-/** Where a table's row prints are, for StreamOptions.withPrints (see TreePrints.rowPrintsOf). */
+/** How a table's rows are printed, for StreamOptions.withPrints (see TreePrints.rowPrintsOf): by their key's bucket and all their columns. */
 export interface RowPrints {
-  readonly table: string;
   readonly keyColumn: string;
 }
 

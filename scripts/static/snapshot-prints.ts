@@ -5,16 +5,13 @@ import type { DuckDBValue } from '@duckdb/node-api';
 import { inTurn, quoteIdentifier, quoteString, type Database } from '../../core/db/duckdb.ts';
 import { rowOrder } from '../../core/row-order.ts';
 import { chosenFiles, tableSource, type Snapshot } from '../../core/snapshot/read.ts';
-import type { Column } from '../../core/table.ts';
 import type { BucketPrint, GroupPrint, GroupRange, PagePrint, PrintsWanted, RowPrints, TreePrints } from '../../datasets/answers/static-files.ts';
 import { byTimeAlone, rangeUnitsSql } from '../../datasets/answers/time-range.ts';
 import type { Dataset } from '../../datasets/vocabulary/dataset.ts';
 import { columnsOf, resourceIn, selection } from './snapshot-rows.ts';
+import { BUCKETS, rowHash, rowPrintSql } from './row-prints.ts';
 import { ROW_NUMBER, StoredOrder, withPlaces } from './stored-order.ts';
 import { writeWhole } from './whole-files.ts';
-
-/** DuckDB's hash of a row's columns (64 bits). */
-const rowHash = (columns: readonly [string, Column][]) => `hash(${columns.map(([name]) => quoteIdentifier(name)).join(', ')})`;
 
 /** The columns rows are grouped by, as text, so that groupPrints and printsBetween key a group alike. */
 const groupColumns = (by: readonly string[]) => by.map((column) => `CAST(${quoteIdentifier(column)} AS VARCHAR) AS ${quoteIdentifier(column)}`);
@@ -35,13 +32,6 @@ const compareTexts = (a: readonly string[], b: readonly string[]) => {
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i]! < b[i]! ? -1 : 1;
   return 0;
 };
-
-/**
- * Items are fingerprinted in buckets of rows by key (DuckDB's hash of it), so that a rebuild
- * finds the few that changed without reading every row's print: a new or changed row changes its
- * bucket alone, wherever it sits in row order.
- */
-export const BUCKETS = 4096;
 
 /**
  * Fingerprints of a snapshot's rows, by which a rebuild tells the files whose rows changed from
@@ -114,8 +104,7 @@ export class SnapshotPrints implements TreePrints {
     if (!made) {
       const name = quoteIdentifier(`odsnap_prints_${this.printsTables.size}`);
       const files = chosenFiles(this.snapshot, dataset, table.name);
-      const keyText = `CAST(${quoteIdentifier(keyColumn)} AS VARCHAR)`;
-      const printed = `${keyText} AS k, hash(${keyText}) % ${BUCKETS} AS b, ${rowHash(Object.entries(table.columns))} AS h`;
+      const printed = rowPrintSql(table, keyColumn);
       const order = rowOrder(table).map((column, i) => [quoteIdentifier(column), `o${i}`] as const);
       made = this.storedOrder.holds(db, dataset, table, {}, rowOrder(table)).then(async (stored) => {
         // Files read in their order are in the order the pages are written in: no sort. Else
@@ -165,8 +154,8 @@ export class SnapshotPrints implements TreePrints {
    * table, so that one read serves every resource stored in it (a list of summaries changes when
    * a detail it leaves out does, which is rare, and costs a file rendered again).
    */
-  async rowPrintsOf(dataset: Dataset, resourceName: string, keyColumn: string): Promise<RowPrints> {
-    return { table: await this.printsTable(this.db, dataset, resourceName, keyColumn), keyColumn };
+  async rowPrintsOf(_dataset: Dataset, _resourceName: string, keyColumn: string): Promise<RowPrints> {
+    return { keyColumn };
   }
 
   async rowPrints(
@@ -236,7 +225,7 @@ export class SnapshotPrints implements TreePrints {
         ? [`strftime(odsnap_unit, ${format})`, `(SELECT *, unnest(${units.candidates}) AS odsnap_unit FROM ${parquet}) WHERE ${units.condition}`]
         : [`strftime(${quoteIdentifier(time)}, ${format})`, parquet];
       const rows = await this.db.rows<Record<string, string> & { file: string; unit: string; n: bigint; h: bigint; l: bigint; f: bigint }>(
-        `SELECT filename AS file, ${[...groups, `${when} AS unit`].join(', ')}, count(*) AS n, bit_xor(${rowHash(columns)}) AS h, ` +
+        `SELECT filename AS file, ${[...groups, `${when} AS unit`].join(', ')}, count(*) AS n, bit_xor(${rowHash(columns.map(([name]) => name))}) AS h, ` +
           `epoch_ms(max(${quoteIdentifier(time)})) AS l, epoch_ms(min(${quoteIdentifier(time)})) AS f FROM ${from} GROUP BY ALL`,
       );
       const shaOf = new Map(missing.map((file, i) => [paths[i]!, file.sha256]));
@@ -280,7 +269,7 @@ export class SnapshotPrints implements TreePrints {
     const { source, where } = selection(this.snapshot, dataset, table, { from, to }, (value) => `$${values.push(value)}`);
     const groups = groupColumns(by);
     const rows = await this.db.rows<Record<string, string> & { n: bigint; h: bigint }>(
-      `SELECT ${[...groups, `count(*) AS n, bit_xor(${rowHash(columns)}) AS h`].join(', ')} FROM ${source} WHERE ${where.join(' AND ')} GROUP BY ALL`,
+      `SELECT ${[...groups, `count(*) AS n, bit_xor(${rowHash(columns.map(([name]) => name))}) AS h`].join(', ')} FROM ${source} WHERE ${where.join(' AND ')} GROUP BY ALL`,
       values,
     );
     return new Map(rows.map((row) => [JSON.stringify(by.map((column) => row[column]!)), printOf(Number(row.n), row.h)]));

@@ -11,6 +11,7 @@ import { rowOrder } from '../../core/row-order.ts';
 import { quoteIdentifier, quoteString, type Database } from '../../core/db/duckdb.ts';
 import { readExpression, rowDecoder } from '../../core/db/columns.ts';
 import { chosenFiles, tableSource, type Narrowing, type Snapshot } from '../../core/snapshot/read.ts';
+import { rowPrintSql } from './row-prints.ts';
 import { StoredOrder } from './stored-order.ts';
 
 /**
@@ -102,7 +103,7 @@ export class SnapshotRows implements TreeRows {
     };
     const decode = rowDecoder(Object.fromEntries(columns));
     if (withPrints) {
-      const sql = withPrintsSql(columns.map(read).join(', '), source, where, withPrints);
+      const sql = withPrintsSql(table, columns.map(read).join(', '), source, where, withPrints);
       for await (const batch of few ? this.db.stream(sql, values) : this.db.streamJson(sql, values))
         yield batch.map((row) => {
           row[ROW_BUCKET] = Number(row[ROW_BUCKET]);
@@ -196,16 +197,19 @@ export class SnapshotRows implements TreeRows {
 }
 
 /**
- * The query of rows joined to their prints (see StreamOptions.withPrints). The prints' columns are
- * renamed so that no column of the table can be mistaken for one; the join keeps no order, and
- * none is asked for: sorting a register's wide rows would cost more than reading them.
+ * The query of rows with their prints (see StreamOptions.withPrints), each worked out from its row
+ * as the prints tables work it out (no join to them: its hash table held a register's keys). The
+ * prints' columns are named so that no column of the table can be mistaken for one; no order is
+ * asked for: sorting a register's wide rows would cost more than reading them.
  */
-function withPrintsSql(list: string, source: string, where: readonly string[], { prints, buckets }: NonNullable<StreamOptions['withPrints']>): string {
-  const key = `CAST(${quoteIdentifier(prints.keyColumn)} AS VARCHAR)`;
-  const conditions = [...where, ...(buckets ? [`__b IN (${buckets.map((bucket) => `${Math.trunc(bucket)}`).join(', ') || 'NULL'})`] : [])];
-  return (
-    `SELECT ${list}, __h AS ${ROW_PRINT}, __b AS ${ROW_BUCKET} FROM ${source} ` +
-    `JOIN (SELECT k AS __k, b AS __b, CAST(h AS VARCHAR) AS __h FROM ${prints.table}) ON ${key} = __k` +
-    (conditions.length ? ` WHERE ${conditions.join(' AND ')}` : '')
-  );
+function withPrintsSql(
+  table: Table,
+  list: string,
+  source: string,
+  where: readonly string[],
+  { prints, buckets }: NonNullable<StreamOptions['withPrints']>,
+): string {
+  const printed = `SELECT *, ${rowPrintSql(table, prints.keyColumn, '__')} FROM ${source}` + (where.length ? ` WHERE ${where.join(' AND ')}` : '');
+  const chosen = buckets ? ` WHERE __b IN (${buckets.map((bucket) => `${Math.trunc(bucket)}`).join(', ') || 'NULL'})` : '';
+  return `SELECT ${list}, CAST(__h AS VARCHAR) AS ${ROW_PRINT}, __b AS ${ROW_BUCKET} FROM (${printed})${chosen}`;
 }

@@ -4,11 +4,12 @@ import { rowOrder } from '../../../core/row-order.ts';
 import { tableSource, tableFiles } from '../../../core/snapshot/read.ts';
 import { datasets } from '../../../datasets/index.ts';
 import { SnapshotPrints } from '../../../scripts/static/snapshot-prints.ts';
-import { resourceIn } from '../../../scripts/static/snapshot-rows.ts';
+import { resourceIn, SnapshotRows } from '../../../scripts/static/snapshot-rows.ts';
+import { ROW_BUCKET, ROW_PRINT } from '../../../datasets/answers/static-files.ts';
 import { tinySnapshot, withDatabase } from '../../fixtures/tiny.ts';
 
 describe('row prints of a snapshot, as the static build reads them', () => {
-  it('places every row of every resource where the row order puts it, with or without a sort', async () => {
+  it('places every row of every resource where the row order puts it, and prints rows streamed with their prints alike', async () => {
     const snapshot = await tinySnapshot();
     await withDatabase(async (db) => {
       const prints = new SnapshotPrints(db, snapshot);
@@ -21,13 +22,23 @@ describe('row prints of a snapshot, as the static build reads them', () => {
           if (!table.key) continue;
           const parts = tableFiles(snapshot, dataset.name, table.name);
           files[parts.length === 1 ? 'one' : 'more']++;
-          const { table: printed } = await prints.rowPrintsOf(dataset, resource, key);
           const order = rowOrder(table).map(quoteIdentifier).join(', ');
-          const placed = await db.rows<{ k: string; rn: bigint }>(`SELECT k, rn FROM ${printed} ORDER BY rn`);
-          const sorted = await db.rows<{ k: string; rn: bigint }>(
-            `SELECT CAST(${quoteIdentifier(key)} AS VARCHAR) AS k, row_number() OVER (ORDER BY ${order}) - 1 AS rn FROM ${tableSource(parts)} ORDER BY rn`,
-          );
-          expect(placed, `${dataset.name} ${resource}`).toEqual(sorted);
+          const placed = await prints.rowPrints(dataset, resource, key);
+          const sorted = await db.rows<{ k: string }>(`SELECT CAST(${quoteIdentifier(key)} AS VARCHAR) AS k FROM ${tableSource(parts)} ORDER BY ${order}`);
+          expect(
+            placed.map((row) => row.key),
+            `${dataset.name} ${resource}`,
+          ).toEqual(sorted.map((row) => row.k));
+          // Rows streamed with their prints are printed as the prints table prints them.
+          const streamed: string[] = [];
+          for await (const batch of new SnapshotRows(db, snapshot).stream(
+            dataset,
+            resource,
+            {},
+            { withPrints: { prints: await prints.rowPrintsOf(dataset, resource, key) } },
+          ))
+            for (const row of batch) streamed.push(`${BigInt(row[ROW_PRINT] as string).toString(36)} ${row[ROW_BUCKET]}`);
+          expect(streamed.sort()).toEqual(placed.map((row) => `${row.print} ${row.bucket}`).sort());
         }
       // Tables of one file and of many were placed (by their row numbers, or by a sort where the files are not in order).
       expect(files.one).toBeGreaterThan(0);
