@@ -5,10 +5,11 @@ import type { Column } from '../../../core/table.ts';
 
 /**
  * A table's column statistics (see core/column-statistics.ts), worked out by DuckDB over its
- * Parquet files: one scan of every column for counts, distinct values, least and greatest (exact
- * counts of distinct values a column at a time, see countDistinct); one scan of the columns described by their values, for the top values and the
- * histograms' bins at once (GROUPING SETS, one hash table per column, spilled past the memory
- * limit); and, without a scan, the bins' edges. A histogram's width needs the least and greatest
+ * Parquet files: one scan of every column for counts, least and greatest values and estimated
+ * distinct values (exact ones a column at a time, see countDistinct); one scan of the columns
+ * described by their values, for the top values and the histograms' bins at once (GROUPING SETS,
+ * one hash table per column, spilled past the memory limit); and, without a scan, the bins'
+ * edges. A histogram's width needs the least and greatest
  * value first, hence two scans, not one. Values are texts as the CSV twins write them: the same SQL
  * (core/db/csv.ts) formats both.
  */
@@ -229,8 +230,8 @@ interface Counted {
 /**
  * Exact counts of distinct values, a column at a time: counted in one scan, DuckDB holds every
  * column's distinct values at once (a register's ids and JSON details), which ran a region's
- * register out of memory.
- * Parquet reads only the column each query asks for, so the scans cost little more than one.
+ * register out of memory. Parquet reads only the column each query asks for, so the scans cost
+ * little more than one.
  */
 async function countDistinct(db: Database, source: string, columns: readonly { i: number; sql: string }[]): Promise<Map<number, number>> {
   const counts = new Map<number, number>();
