@@ -9,9 +9,8 @@ import type { Column } from '../../../core/table.ts';
  * distinct values (exact ones a column at a time, see countDistinct); one scan of the columns
  * described by their values, for the top values and the histograms' bins at once (GROUPING SETS,
  * one hash table per column, spilled past the memory limit); and, without a scan, the bins'
- * edges. A histogram's width needs the least and greatest
- * value first, hence two scans, not one. Values are texts as the CSV twins write them: the same SQL
- * (core/db/csv.ts) formats both.
+ * edges. A histogram's width needs the least and greatest value first, hence two scans, not one.
+ * Values are texts as the CSV twins write them: the same SQL (core/db/csv.ts) formats both.
  */
 
 const BINS = 20;
